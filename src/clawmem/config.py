@@ -1,0 +1,219 @@
+"""Typed settings, read once at the entry points and passed down.
+
+Sources, later wins: built-in defaults (the reference's), ``<home>/clawmem.toml``, ``CLAWMEM_*``
+environment variables, then ``--set key=value`` flags. Keys use the reference's spelling
+(``memory.search.query.maxResults``). An unknown key or a bad value raises :class:`ConfigError`
+naming the key, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import ConfigError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
+
+
+class QuerySettings(_Model):
+    max_results: int = Field(6, ge=1, le=1000, alias="maxResults", description="results returned by default")
+    min_score: float = Field(0.35, ge=0.0, le=1.0, alias="minScore",
+                             description="threshold judged on the score before temporal decay")
+
+
+class FtsSettings(_Model):
+    tokenizer: Literal["cjk", "unicode61", "trigram"] = Field(
+        "cjk", description="cjk: CJK bigrams + porter stemming (finds 2-character Chinese words); "
+        "unicode61 and trigram as in the reference")
+
+
+class VectorSettings(_Model):
+    enabled: bool = Field(True, description="use stored vectors in search")
+
+
+class StoreSettings(_Model):
+    fts: FtsSettings = FtsSettings()
+    vector: VectorSettings = VectorSettings()
+
+
+class RemoteSettings(_Model):
+    base_url: str | None = Field(None, alias="baseUrl", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
+    api_key: str | None = Field(None, alias="apiKey", description="API key (falls back to OPENAI_API_KEY for openai)")
+    headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
+    timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds")
+
+
+class ChunkingSettings(_Model):
+    tokens: int = Field(400, ge=32, le=8192)
+    overlap: int = Field(80, ge=0, le=4096)
+
+    @model_validator(mode="after")
+    def _overlap_below_tokens(self):
+        if self.overlap >= self.tokens:
+            raise ValueError("overlap must be smaller than tokens")
+        return self
+
+
+class ExtraPath(_Model):
+    path: str
+    pattern: str | None = Field(None, description="root-relative glob, '/' separators")
+
+
+class SearchSettings(_Model):
+    enabled: bool = True
+    provider: str = Field("auto", description="auto | local | openai | none | fake (tests)")
+    model: str | None = Field(None, description="embedding model; provider default when unset")
+    fallback: str = Field("none", description="provider to use when the configured one cannot start")
+    extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
+    query: QuerySettings = QuerySettings()
+    store: StoreSettings = StoreSettings()
+    remote: RemoteSettings = RemoteSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+
+    @field_validator("provider", "fallback")
+    @classmethod
+    def _lower(cls, v: str) -> str:
+        v = v.strip().lower()
+        if not v:
+            raise ValueError("must not be empty")
+        return v
+
+
+class MemorySettings(_Model):
+    search: SearchSettings = SearchSettings()
+
+
+class AgentSettings(_Model):
+    workspace: str | None = None
+
+
+class Settings(_Model):
+    timezone: str | None = Field(None, description="IANA zone for daily notes; host zone when unset")
+    memory: MemorySettings = MemorySettings()
+    agents: dict[str, AgentSettings] = Field(default_factory=dict)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, v: str | None) -> str | None:
+        if v in (None, ""):
+            return None
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {v!r}") from exc
+        return v
+
+    # -- conveniences -------------------------------------------------------------------------
+    @property
+    def search(self) -> SearchSettings:
+        return self.memory.search
+
+    def tz(self) -> tzinfo:
+        if self.timezone:
+            return ZoneInfo(self.timezone)
+        return datetime.now().astimezone().tzinfo  # host zone
+
+    def redacted(self) -> dict[str, Any]:
+        data = self.model_dump(by_alias=True, mode="json")
+        remote = data["memory"]["search"]["remote"]
+        if remote.get("apiKey"):
+            remote["apiKey"] = "***"
+        remote["headers"] = {k: "***" for k in remote.get("headers", {})}
+        return data
+
+
+# Environment variables and the dotted key each one sets.
+ENV_KEYS: dict[str, str] = {
+    "CLAWMEM_EMBEDDING_PROVIDER": "memory.search.provider",
+    "CLAWMEM_EMBEDDING_MODEL": "memory.search.model",
+    "CLAWMEM_EMBEDDING_FALLBACK": "memory.search.fallback",
+    "CLAWMEM_EMBEDDING_BASE_URL": "memory.search.remote.baseUrl",
+    "CLAWMEM_EMBEDDING_API_KEY": "memory.search.remote.apiKey",
+    "CLAWMEM_FTS_TOKENIZER": "memory.search.store.fts.tokenizer",
+    "CLAWMEM_MAX_RESULTS": "memory.search.query.maxResults",
+    "CLAWMEM_MIN_SCORE": "memory.search.query.minScore",
+    "CLAWMEM_TIMEZONE": "timezone",
+}
+# Read by the entry points (paths), not settings keys; listed so they are not "unknown".
+ENV_OTHER = {"CLAWMEM_HOME", "CLAWMEM_AGENT", "CLAWMEM_WORKSPACE", "CLAWMEM_CONFIG", "CLAWMEM_LOG"}
+
+
+def _set_dotted(tree: dict, key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = tree
+    for part in parts[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    node[parts[-1]] = value
+
+
+def _parse_flag_value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _error_key(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p in ("str", "ExtraPath")))
+
+
+def _validate(tree: dict) -> Settings:
+    try:
+        return Settings.model_validate(tree)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = _error_key(err["loc"]) or "(settings)"
+        if err["type"] == "extra_forbidden":
+            raise ConfigError(f"unknown settings key {key!r}") from None
+        msg = err["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"bad value for {key!r}: {msg}") from None
+
+
+def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
+                  overrides: list[str] | None = None) -> Settings:
+    """Build settings from the file, the environment and ``key=value`` overrides."""
+    env = dict(os.environ if env is None else env)
+    tree: dict = {}
+    if config_file is not None and config_file.exists():
+        try:
+            tree = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {config_file}: {exc}") from None
+        _validate(tree)  # name the file's own bad keys before env/flags mix in
+    for name in sorted(env):
+        if not name.startswith("CLAWMEM_"):
+            continue
+        if name in ENV_KEYS:
+            value: Any = env[name]
+            if name in ("CLAWMEM_MAX_RESULTS", "CLAWMEM_MIN_SCORE"):
+                value = _parse_flag_value(value)
+            _set_dotted(tree, ENV_KEYS[name], value)
+        elif name not in ENV_OTHER:
+            raise ConfigError(f"unknown environment variable {name!r} (known: {', '.join(sorted(ENV_KEYS))})")
+    for item in overrides or []:
+        if "=" not in item:
+            raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        key, raw = item.split("=", 1)
+        key = key.strip()
+        if not key:
+            raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        _set_dotted(tree, key, _parse_flag_value(raw))
+    settings = _validate(tree)
+    remote = settings.memory.search.remote
+    if settings.memory.search.provider == "openai" and not remote.api_key and env.get("OPENAI_API_KEY"):
+        remote.api_key = env["OPENAI_API_KEY"]
+    return settings

@@ -1,0 +1,36 @@
+"""A deterministic embedder for tests, registered like any other provider.
+
+Each token (ASCII word, CJK character and bigram) is hashed into one of ``dims`` buckets, so texts
+that share words get similar vectors. Model ``broken`` fails every call, to exercise error paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..errors import EmbeddingError
+from ..text.cjk import similarity_tokens
+from .base import Embedder
+
+
+class FakeEmbedder(Embedder):
+    provider = "fake"
+    remote = False
+    calls = 0  # texts embedded by all fake instances, for tests
+    def __init__(self, model: str | None = None):
+        self.model = model or "hash-64"
+        self.dims = 64
+        self.key_options = {}
+
+    def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:
+        if self.model == "broken":
+            raise EmbeddingError("fake provider 'broken' always fails")
+        FakeEmbedder.calls += len(texts)
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for tok in similarity_tokens(text):
+                h = int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=4).digest(), "little")
+                out[i, h % self.dims] += 1.0
+        return out
