@@ -214,6 +214,10 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
         _set_dotted(tree, key, _parse_flag_value(raw))
     settings = _validate(tree)
     remote = settings.memory.search.remote
-    if settings.memory.search.provider == "openai" and not remote.api_key and env.get("OPENAI_API_KEY"):
+    search = settings.memory.search
+    uses_openai = "openai" in (search.provider, search.fallback)
+    # OPENAI_API_KEY only ever goes to OpenAI itself, never to another OpenAI-compatible host.
+    to_openai = not remote.base_url or "api.openai.com" in remote.base_url
+    if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
         remote.api_key = env["OPENAI_API_KEY"]
     return settings

@@ -34,7 +34,7 @@ class Embedder:
     #: whether the provider is remote (an explicit remote provider fails closed in search)
     remote: bool = False
     #: options that change the vectors, folded into ``provider_key``
-    key_options: dict = {}
+    key_options: dict = {}  # subclasses assign their own dict, never mutate this one
 
     def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -59,12 +59,16 @@ class Embedder:
             except EmbeddingError as exc:
                 if attempt == RETRY_ATTEMPTS or not getattr(exc, "retryable", False):
                     raise
+            except Exception as exc:  # a provider bug must surface as a provider error, not a crash
+                raise EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
             time.sleep(delay)
             delay = min(delay * 2, RETRY_MAX_SECONDS)
         if out.ndim != 2 or out.shape[0] != len(texts):
             raise EmbeddingError(f"{self.provider}: expected {len(texts)} vectors, got shape {out.shape}")
         if self.dims and out.shape[1] != self.dims:
             raise EmbeddingError(f"{self.provider}: expected {self.dims}-d vectors, got {out.shape[1]}-d")
+        if not np.all(np.isfinite(out)):
+            raise EmbeddingError(f"{self.provider}: the provider returned non-finite vector values")
         self.dims = out.shape[1]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0

@@ -1,0 +1,878 @@
+"""Measure FTS5 keyword-index designs for Chinese/Japanese/Korean + English text.
+
+    python benchmarks/fts_tokenizers.py [--chunks 100000] [--out docs/keyword-index.md]
+
+Candidates (each in its own temporary database made with ``clawmem.store.connection.connect``):
+
+  unicode61  FTS5 ``unicode61 remove_diacritics 2``; every query word quoted and AND-ed (the reference's
+             default design).
+  trigram    FTS5 ``trigram case_sensitive 0``; ``build_query(q, "trigram")``: MATCH for terms of 3+
+             characters, ``LIKE '%term%'`` for shorter CJK terms, short Latin words dropped; the relaxed
+             (OR) query when the strict one finds nothing.
+  pybigram   a Python FTS5 tokenizer registered through apsw that emits CJK bigrams (a lone CJK
+             character as itself) and lowercased, diacritic-free Latin/number words; quoted terms AND-ed,
+             then OR-ed when that finds nothing.
+  cjk        clawmem's default: ``segment_for_index`` rewrites CJK runs to bigrams + last character before
+             inserting into ``porter unicode61 remove_diacritics 2``; ``build_query(q, "cjk")`` strict,
+             then relaxed when strict finds nothing.
+
+Two parts: a correctness matrix on a fixed 20-chunk corpus with required queries, and a speed run on
+N seeded synthetic mixed Chinese/English chunks (insert throughput, size, query latency with
+``ORDER BY bm25(...) LIMIT 24``). The report (Markdown) is written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
+
+import apsw  # noqa: E402
+import apsw.fts5  # noqa: E402
+
+from clawmem.store.connection import connect  # noqa: E402
+from clawmem.text.cjk import CJK_LETTER_CLASS, has_cjk  # noqa: E402
+from clawmem.text.fts import TOKENIZERS, build_query, escape_like, query_terms, segment_for_index  # noqa: E402
+
+LIMIT = 24
+BATCH = 1000
+SEED = 20240611
+
+# --------------------------------------------------------------------------------------------------
+# Candidate (c): a Python FTS5 tokenizer, registered with apsw
+# --------------------------------------------------------------------------------------------------
+
+_PY_TOKEN_RE = re.compile(f"([{CJK_LETTER_CLASS}]+)|([^\\W_{CJK_LETTER_CLASS}]+)")
+
+
+def _fold(word: str) -> str:
+    word = word.lower()
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _bigram_tokens(text: str, flags: int, locale: str | None) -> list[tuple]:
+    """(start, end, token) in character offsets; ``apsw.fts5.StringTokenizer`` maps them to UTF-8 bytes."""
+    out: list[tuple] = []
+    append = out.append
+    for m in _PY_TOKEN_RE.finditer(text):
+        start = m.start()
+        if m.lastindex == 1:  # a run of CJK letters
+            run = m.group(1)
+            if len(run) == 1:
+                append((start, start + 1, run))
+            else:
+                for i in range(len(run) - 1):
+                    append((start + i, start + i + 2, run[i:i + 2]))
+        else:
+            word = m.group(2)
+            append((start, m.end(), _fold(word)))
+    return out
+
+
+@apsw.fts5.StringTokenizer
+def pybigram_tokenizer(con: apsw.Connection, args: list[str]):
+    """apsw tokenizer factory: ``tokenize='pybigram'`` once registered on a connection."""
+    if args:
+        raise ValueError(f"pybigram takes no arguments, got {args}")
+    return _bigram_tokens
+
+
+def register_pybigram(conn: apsw.Connection) -> None:
+    conn.register_fts5_tokenizer("pybigram", pybigram_tokenizer)
+
+
+# --------------------------------------------------------------------------------------------------
+# Candidates
+# --------------------------------------------------------------------------------------------------
+
+
+def _rows(conn: apsw.Connection, sql: str, params: tuple) -> list[int]:
+    return [r[0] for r in conn.execute(sql, params)]
+
+
+def _match(conn: apsw.Connection, expr: str) -> list[int]:
+    return _rows(
+        conn,
+        "SELECT rowid, bm25(fts) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT ?",
+        (expr, LIMIT),
+    )
+
+
+def _quoted_terms(query: str) -> list[str]:
+    return ['"' + t.replace('"', "") + '"' for t in query_terms(query)]
+
+
+def search_unicode61(conn: apsw.Connection, query: str) -> list[int]:
+    q = build_query(query, "unicode61")  # quoted words, AND-ed
+    return _match(conn, q.strict) if q.strict else []
+
+
+def search_trigram(conn: apsw.Connection, query: str) -> list[int]:
+    q = build_query(query, "trigram")
+    if q.empty:
+        return []
+    where: list[str] = []
+    params: list = []
+    if q.strict:
+        where.append("fts MATCH ?")
+        params.append(q.strict)
+    for term in q.like:
+        where.append("text LIKE ? ESCAPE '\\'")
+        params.append(f"%{escape_like(term)}%")
+    order = "ORDER BY r" if q.strict else ""
+    score = "bm25(fts)" if q.strict else "0"
+    sql = f"SELECT rowid, {score} AS r FROM fts WHERE {' AND '.join(where)} {order} LIMIT ?"
+    found = _rows(conn, sql, (*params, LIMIT))
+    if not found and q.relaxed:
+        found = _match(conn, q.relaxed)
+    return found
+
+
+def search_pybigram(conn: apsw.Connection, query: str) -> list[int]:
+    terms = _quoted_terms(query)
+    if not terms:
+        return []
+    found = _match(conn, " AND ".join(terms))
+    if not found and len(terms) > 1:
+        found = _match(conn, " OR ".join(terms))
+    return found
+
+
+def search_cjk(conn: apsw.Connection, query: str) -> list[int]:
+    q = build_query(query, "cjk")
+    if not q.strict:
+        return []
+    found = _match(conn, q.strict)
+    if not found and q.relaxed:
+        found = _match(conn, q.relaxed)
+    return found
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _cjk_segment(text: str) -> str:
+    return segment_for_index(text, "cjk")
+
+
+@dataclass
+class Candidate:
+    key: str
+    tokenize: str
+    query_policy: str
+    index_text: Callable[[str], str]
+    search: Callable[[apsw.Connection, str], list[int]]
+    setup: Callable[[apsw.Connection], None] | None = None
+
+
+CANDIDATES = [
+    Candidate("unicode61", TOKENIZERS["unicode61"], "quoted words AND-ed (reference default)",
+              _identity, search_unicode61),
+    Candidate("trigram", TOKENIZERS["trigram"], "build_query(q, 'trigram'): MATCH >=3 chars + LIKE for "
+              "shorter CJK; relaxed OR if empty", _identity, search_trigram),
+    Candidate("pybigram", "pybigram", "Python apsw tokenizer (CJK bigrams + folded words); "
+              "quoted terms AND, then OR if empty", _identity, search_pybigram, register_pybigram),
+    Candidate("cjk", TOKENIZERS["cjk"], "segment_for_index + build_query(q, 'cjk'): strict, then relaxed "
+              "if empty (clawmem default)", _cjk_segment, search_cjk),
+]
+
+
+_ALL_CANDIDATES = list(CANDIDATES)
+
+
+def open_db(cand: Candidate, path: Path) -> apsw.Connection:
+    conn = connect(path)
+    if cand.setup:
+        cand.setup(conn)
+    tok = cand.tokenize.replace("'", "''")
+    conn.execute(f"CREATE VIRTUAL TABLE fts USING fts5(text, tokenize='{tok}')")
+    return conn
+
+
+# --------------------------------------------------------------------------------------------------
+# Correctness
+# --------------------------------------------------------------------------------------------------
+
+FIXED_CHUNKS = [
+    "# 杭州出差\n我们在杭州预订了湖景房，酒店离西湖很近，早餐包含在房价里。",  # 1
+    "返程车票已经买好了：5月3日下午的高铁，从杭州东站出发。",  # 2
+    "这次旅行的预算是八千元，包括住宿、餐饮和交通。",  # 3
+    "Trip notes: Hangzhou 酒店 check-in is after 2pm; remember the passport.",  # 4
+    "東京のホテルを予約しました。チェックインは午後三時です。",  # 5
+    "서울에서 호텔을 예약했다. 체크인은 오후 세 시다.",  # 6
+    "We booked a hotel by the station for the conference week.",  # 7
+    "会议纪要：项目进度正常，下周一提交设计文档。",  # 8
+    "数据库迁移计划：先备份，再升级 SQLite 版本。",  # 9
+    "The quarterly budget review moved to Friday afternoon.",  # 10
+    "酒精饮料不在报销范围内。",  # 11
+    "店铺的营业时间是早上九点到晚上十点。",  # 12
+    "预约了牙医，时间是周四上午十点。",  # 13
+    "湖边散步的时候看到了很多景色，房子都很漂亮。",  # 14
+    "车票价格上涨了，返回的时候要注意。",  # 15
+    "Remember to water the plants and feed the cat.",  # 16
+    "用户偏好：回答要简洁，代码示例用 Python。",  # 17
+    "京都の旅館は高いので、大阪に泊まります。",  # 18
+    "오늘은 비가 와서 집에서 책을 읽었다.",  # 19
+    "Meeting with Alice about the API redesign; action items in the tracker.",  # 20
+]
+
+# (label, query, rowid of the chunk it must find)
+REQUIRED_QUERIES = [
+    ("zh 2-char word", "酒店", 1),
+    ("zh 3-char word", "湖景房", 1),
+    ("zh 4-char word", "返程车票", 2),
+    ("zh 2-char word", "预算", 3),
+    ("mixed en+zh", "Hangzhou 酒店", 4),
+    ("ja kanji", "東京", 5),
+    ("ja katakana", "ホテル", 5),
+    ("ko word in 호텔을", "호텔", 6),
+    ("en plural -> singular", "hotels", 7),
+    ("en booking -> booked", "booking", 7),
+    ("FTS5 syntax chars", '"AND NOT * ( : NEAR hotel', 7),
+]
+
+
+def run_correctness(workdir: Path) -> dict[str, dict[str, str]]:
+    """{candidate: {query: 'ok' | 'miss' | 'error: ...'}}."""
+    matrix: dict[str, dict[str, str]] = {}
+    for cand in CANDIDATES:
+        row: dict[str, str] = {}
+        matrix[cand.key] = row
+        path = workdir / f"fixed-{cand.key}.db"
+        try:
+            conn = open_db(cand, path)
+            with conn:
+                conn.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)",
+                                 [(i + 1, cand.index_text(t)) for i, t in enumerate(FIXED_CHUNKS)])
+        except Exception as exc:  # a candidate that cannot even index fails every query
+            for _, q, _ in REQUIRED_QUERIES:
+                row[q] = f"error: {type(exc).__name__}: {exc}"
+            continue
+        for _, q, target in REQUIRED_QUERIES:
+            try:
+                found = cand.search(conn, q)
+                row[q] = "ok" if target in found else "miss"
+            except Exception as exc:
+                row[q] = f"error: {type(exc).__name__}: {exc}"
+        conn.close()
+    return matrix
+
+
+# --------------------------------------------------------------------------------------------------
+# Synthetic corpus
+# --------------------------------------------------------------------------------------------------
+
+REAL_ZH = (
+    "酒店 预算 会议 项目 数据 用户 系统 文档 代码 测试 部署 服务器 客户 需求 设计 计划 时间 问题 方案 团队 产品 市场 "
+    "销售 财务 报告 邮件 电话 地址 航班 机票 车票 火车 高铁 地铁 出租车 行李 护照 签证 早餐 午餐 晚餐 咖啡 餐厅 菜单 价格 "
+    "发票 报销 合同 付款 账单 银行 信用卡 密码 账号 登录 注册 权限 配置 版本 更新 升级 备份 恢复 日志 错误 异常 性能 内存 "
+    "磁盘 网络 接口 模型 向量 索引 搜索 检索 排序 记忆 笔记 日记 周报 月报 总结 复盘 目标 进度 风险 优先级 截止日期 里程碑 "
+    "会议室 同事 经理 老板 朋友 家人 孩子 学校 医院 医生 健康 运动 跑步 游泳 天气 下雨 周末 假期 旅行 杭州 上海 北京 深圳 "
+    "广州 成都 西湖 景点 门票 拍照 湖景房 返程 出发 到达 预订 取消 改签 退款 确认 提醒 生日 礼物 电影 音乐 阅读 学习 课程 "
+    "考试 作业 语言 中文 英文 翻译 偏好 习惯 喜欢 重要 紧急 简单 复杂 原因 结果 建议 决定 讨论 反馈 评审 上线 发布 回滚 "
+    "监控 告警 数据库 缓存 队列 容器 集群 节点 前端 后端 移动端 界面 按钮 页面 图表 表格 文件 目录 路径 脚本 命令 终端 "
+    "编辑器 插件 依赖 框架 函数 变量 参数 返回值 类型 对象 返程车票 年度预算 技术方案 用户体验 长期记忆 向量检索 关键词 "
+    "全文搜索 分词 中文分词 机器学习 自然语言 知识库 工作流 自动化 周会 站会 需求文档 接口文档 代码审查 单元测试 集成测试"
+).split()
+
+FUNCTION_ZH = "的 了 在 是 和 与 我们 他们 需要 已经 还有 但是 因为 所以 如果 可以 应该 这个 那个 一下 一些 关于 对于 以及 然后".split()
+
+HANZI_POOL = (
+    "一二三四五六七八九十百千万上下左右前后中大小多少高低长短新旧好坏快慢早晚明天今年月日时分秒人口手心头面目耳"
+    "山水火木金土石田风雨雪云电光声色花草树林森江河湖海岛城市村路街桥门窗房屋楼层室厅院园场店馆站港厂库车船机"
+    "书本纸笔字词句文章诗画图表格线点面体形状颜红黄蓝绿白黑灰紫金银铜铁钢玻璃布衣服帽鞋袜包箱盒瓶杯碗盘锅刀叉"
+    "米面饭菜汤茶酒水果肉鱼鸡鸭牛羊猪蛋奶糖盐油醋酱辣甜酸苦咸香味道理法规则制度政策经济社会文化历史科学技术"
+    "工程医学教育体育艺术音乐影视游戏网络信息数据软件硬件程序算法模型系统平台服务产品项目管理组织团队公司企业"
+    "部门岗位职责任务目标计划方案策略流程环节步骤阶段周期质量效率成本收入利润价值资源能源环境安全健康生活工作"
+    "学习研究发展变化增长减少提高降低改进优化调整设置配置安装部署运行测试发布维护监控分析统计计算存储传输处理"
+    "开关启停读写查改删加减乘除买卖借还送收发付退换选择判断决定确认取消完成开始结束继续暂停等待通知提醒记录保存"
+    "客户用户会员朋友同事老师学生医生司机厨师作者读者观众市民居民家庭父母孩子兄弟姐妹夫妻老人青年儿童男女"
+).replace(" ", "")
+
+REAL_EN = (
+    "hotel hotels meeting meetings budget project projects deploy deployed deployment server client design plan "
+    "schedule report email travel flight ticket tickets train booking booked book review release database index "
+    "search memory note notes weekly summary goal risk deadline team manager friend family doctor weather weekend "
+    "holiday coffee lunch dinner invoice payment account password login config version update backup restore log "
+    "error errors latency throughput cache queue cluster node frontend backend page button table file folder script "
+    "command terminal editor plugin library function variable parameter model vector embedding keyword tokenizer "
+    "query queries ranking running tested testing fixed fixing merged merge branch commit issue issues bug bugs user "
+    "users preference preferences station airport passport visa breakfast checkout lake view room rooms price"
+).split()
+
+FUNCTION_EN = "the a an and or of to in on for with at by from is was are will be this that it we they".split()
+
+_ONSETS = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
+           "br", "cr", "dr", "st", "tr", "pl", "gr", "sh", "ch", "th"]
+_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
+_CODAS = ["", "n", "r", "s", "l", "t", "m", "nd", "st", "ck"]
+
+
+@dataclass
+class Vocabulary:
+    zh: list[str]
+    zh_cum: list[float]
+    en: list[str]
+    en_cum: list[float]
+
+
+def _zipf_cum(n: int, s: float = 1.05) -> list[float]:
+    total = 0.0
+    cum = []
+    for r in range(n):
+        total += 1.0 / (r + 2.7) ** s
+        cum.append(total)
+    return cum
+
+
+def build_vocabulary(rng: random.Random, zh_size: int = 4000, en_size: int = 6000) -> Vocabulary:
+    zh = list(dict.fromkeys(REAL_ZH))
+    seen = set(zh)
+    while len(zh) < zh_size:
+        n = rng.choices((2, 3, 4), weights=(60, 25, 15))[0]
+        w = "".join(rng.choice(HANZI_POOL) for _ in range(n))
+        if w not in seen:
+            seen.add(w)
+            zh.append(w)
+    en = list(dict.fromkeys(REAL_EN))
+    seen = set(en)
+    while len(en) < en_size:
+        w = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) + rng.choice(_CODAS)
+                    for _ in range(rng.choice((2, 2, 3))))
+        if len(w) >= 3 and w not in seen:
+            seen.add(w)
+            en.append(w)
+    # Zipf ranks: shuffle so that real words and generated ones are spread over the ranks
+    rng.shuffle(zh)
+    rng.shuffle(en)
+    return Vocabulary(zh, _zipf_cum(len(zh)), en, _zipf_cum(len(en)))
+
+
+def _zh_sentence(rng: random.Random, v: Vocabulary) -> str:
+    n = rng.randint(4, 12)
+    words = rng.choices(v.zh, cum_weights=v.zh_cum, k=n)
+    parts: list[str] = []
+    for w in words:
+        parts.append(w)
+        r = rng.random()
+        if r < 0.35:
+            parts.append(rng.choice(FUNCTION_ZH))
+        elif r < 0.45:
+            parts.append("，")
+        elif r < 0.53:  # an English term embedded in Chinese, spaced as people type it
+            parts.append(" " + rng.choices(v.en, cum_weights=v.en_cum)[0] + " ")
+    return "".join(parts).strip() + rng.choice("。。。；！？")
+
+
+def _en_sentence(rng: random.Random, v: Vocabulary) -> str:
+    n = rng.randint(6, 16)
+    words = []
+    for _ in range(n):
+        if rng.random() < 0.35:
+            words.append(rng.choice(FUNCTION_EN))
+        else:
+            words.append(rng.choices(v.en, cum_weights=v.en_cum)[0])
+    if rng.random() < 0.15:  # a Chinese word in an English sentence
+        words.insert(rng.randrange(len(words)), rng.choices(v.zh, cum_weights=v.zh_cum)[0])
+    words[0] = words[0].capitalize()
+    return " ".join(words) + rng.choice("..!?")
+
+
+def make_chunk(rng: random.Random, v: Vocabulary) -> str:
+    target = rng.randint(300, 1500)
+    lines: list[str] = []
+    if rng.random() < 0.5:
+        lines.append("## " + "".join(rng.choices(v.zh, cum_weights=v.zh_cum, k=rng.randint(1, 3))))
+    size = sum(len(x) for x in lines)
+    while size < target:
+        r = rng.random()
+        if r < 0.65:
+            line = "".join(_zh_sentence(rng, v) for _ in range(rng.randint(1, 4)))
+        elif r < 0.85:
+            line = " ".join(_en_sentence(rng, v) for _ in range(rng.randint(1, 3)))
+        else:
+            line = "- " + _zh_sentence(rng, v)
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)[:target + 200]
+
+
+def make_corpus(n: int, seed: int = SEED) -> tuple[list[str], Vocabulary]:
+    rng = random.Random(seed)
+    v = build_vocabulary(rng)
+    return [make_chunk(rng, v) for _ in range(n)], v
+
+
+QUERY_CLASSES = ("zh-2", "zh-3/4", "en", "mixed")
+
+
+def make_queries(v: Vocabulary, n: int = 200, seed: int = SEED + 1) -> list[tuple[str, str]]:
+    """(class, query): a quarter each of 2-char Chinese, 3-4 char Chinese, English, English + Chinese.
+
+    Half of each class is drawn by corpus frequency (people ask about what they write about), half
+    uniformly over the vocabulary (rare words)."""
+    rng = random.Random(seed)
+    zh2 = [(w, i) for i, w in enumerate(v.zh) if len(w) == 2]
+    zh34 = [(w, i) for i, w in enumerate(v.zh) if len(w) in (3, 4)]
+
+    def pick(pool: list[tuple[str, int]]) -> str:
+        if rng.random() < 0.5:
+            ranks = [i for _, i in pool]
+            weights = [1.0 / (r + 2.7) ** 1.05 for r in ranks]
+            return rng.choices(pool, weights=weights)[0][0]
+        return rng.choice(pool)[0]
+
+    def en() -> str:
+        if rng.random() < 0.5:
+            return rng.choices(v.en, cum_weights=v.en_cum)[0]
+        return rng.choice(v.en)
+
+    per = max(1, n // 4)
+    out: list[tuple[str, str]] = []
+    for _ in range(per):
+        out.append(("zh-2", pick(zh2)))
+    for _ in range(per):
+        out.append(("zh-3/4", pick(zh34)))
+    for _ in range(per):
+        out.append(("en", en()))
+    for _ in range(n - 3 * per):
+        out.append(("mixed", f"{en()} {pick(zh2 if rng.random() < 0.5 else zh34)}"))
+    rng.shuffle(out)
+    return out
+
+
+def ground_truth(corpus: list[str], queries: list[tuple[str, str]]) -> list[set[int]]:
+    """Rowids of the chunks that contain every term of each query: CJK terms as substrings, other terms as
+    whole words (case-insensitive). Used to measure how many of the returned chunks are real matches."""
+    lowered = [t.lower() for t in corpus]
+    cache: dict[str, set[int]] = {}
+
+    def ids(term: str) -> set[int]:
+        if term not in cache:
+            if has_cjk(term):
+                cache[term] = {i + 1 for i, t in enumerate(lowered) if term in t}
+            else:
+                word = re.compile(f"(?<![^\\W_{CJK_LETTER_CLASS}]){re.escape(term)}(?![^\\W_{CJK_LETTER_CLASS}])")
+                cache[term] = {i + 1 for i, t in enumerate(lowered) if term in t and word.search(t)}
+        return cache[term]
+
+    out = []
+    for _, q in queries:
+        terms = query_terms(q)
+        found = set(ids(terms[0])) if terms else set()
+        for term in terms[1:]:
+            found &= ids(term)
+        out.append(found)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Speed
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SpeedResult:
+    key: str
+    chunks: int
+    insert_s: float
+    db_bytes: int
+    index_bytes: int
+    content_bytes: int
+    latencies_ms: list[float] = field(default_factory=list)
+    by_class: dict[str, list[float]] = field(default_factory=dict)
+    hits_by_class: dict[str, int] = field(default_factory=dict)
+    n_by_class: dict[str, int] = field(default_factory=dict)
+    recall_by_class: dict[str, list[float]] = field(default_factory=dict)
+    errors: int = 0
+    error: str | None = None
+
+    def recall(self, cls: str | None = None) -> float:
+        vals = [x for c, v in self.recall_by_class.items() if cls in (None, c) for x in v]
+        return sum(vals) / len(vals) if vals else float("nan")
+
+    @property
+    def inserts_per_s(self) -> float:
+        return self.chunks / self.insert_s if self.insert_s else 0.0
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))
+    return s[k]
+
+
+def run_speed(cand: Candidate, corpus: list[str], queries: list[tuple[str, str]], truth: list[set[int]],
+              workdir: Path, log: Callable[[str], None]) -> SpeedResult:
+    path = workdir / f"speed-{cand.key}.db"
+    res = SpeedResult(cand.key, len(corpus), 0.0, 0, 0, 0)
+    try:
+        conn = open_db(cand, path)
+        t0 = time.perf_counter()
+        conn.execute("BEGIN")
+        index_text = cand.index_text
+        for start in range(0, len(corpus), BATCH):
+            batch = corpus[start:start + BATCH]
+            conn.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)",
+                             [(start + i + 1, index_text(t)) for i, t in enumerate(batch)])
+        conn.execute("COMMIT")
+        res.insert_s = time.perf_counter() - t0
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        res.db_bytes = path.stat().st_size
+        for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
+            if name in ("fts_data", "fts_idx"):
+                res.index_bytes += size
+            elif name in ("fts_content", "fts_docsize"):
+                res.content_bytes += size
+        log(f"  {cand.key}: inserted {len(corpus)} chunks in {res.insert_s:.1f}s, "
+            f"{res.db_bytes / 1e6:.0f} MB")
+        for _, q in queries[:10]:  # warm the page cache
+            try:
+                cand.search(conn, q)
+            except Exception:
+                pass
+        for (cls, q), expected in zip(queries, truth):
+            t = time.perf_counter()
+            try:
+                found = cand.search(conn, q)
+            except Exception:
+                found = []
+                res.errors += 1
+            ms = (time.perf_counter() - t) * 1000
+            res.latencies_ms.append(ms)
+            res.by_class.setdefault(cls, []).append(ms)
+            res.n_by_class[cls] = res.n_by_class.get(cls, 0) + 1
+            res.hits_by_class[cls] = res.hits_by_class.get(cls, 0) + (1 if found else 0)
+            if expected:
+                good = len(expected.intersection(found))
+                res.recall_by_class.setdefault(cls, []).append(good / min(LIMIT, len(expected)))
+        conn.close()
+    except Exception as exc:
+        res.error = f"{type(exc).__name__}: {exc}"
+        log(f"  {cand.key}: error {res.error}")
+    finally:
+        for p in workdir.glob(f"speed-{cand.key}.db*"):
+            p.unlink(missing_ok=True)
+    return res
+
+
+# --------------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------------
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine_facts() -> dict[str, str]:
+    mem = "unknown"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    return {
+        "CPU cores": str(os.cpu_count()),
+        "CPU": _cpu_model(),
+        "RAM": mem,
+        "OS": platform.platform(),
+        "Python": platform.python_version(),
+        "apsw": apsw.apsw_version(),
+        "SQLite (from apsw)": apsw.sqlite_lib_version(),
+    }
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def correctness_table(matrix: dict[str, dict[str, str]]) -> str:
+    keys = [c.key for c in CANDIDATES]
+    rows = []
+    for label, q, target in REQUIRED_QUERIES:
+        cells = []
+        for k in keys:
+            v = matrix[k][q]
+            cells.append("error" if v.startswith("error") else v)
+        shown = q.replace("|", "\\|")
+        rows.append([f"`{shown}`", label, f"#{target}"] + cells)
+    passed = [f"**{sum(1 for v in matrix[k].values() if v == 'ok')}/{len(REQUIRED_QUERIES)}**" for k in keys]
+    rows.append(["**passed**", "", ""] + passed)
+    return _table(["query", "what it tests", "target"] + keys, rows)
+
+
+def _f(x: float, nd: int = 1) -> str:
+    return "n/a" if x != x else f"{x:,.{nd}f}"
+
+
+def speed_table(results: list[SpeedResult]) -> str:
+    rows = []
+    for r in results:
+        if r.error:
+            rows.append([r.key, str(r.chunks), "error", "", "", "", "", "", "", "", r.error])
+            continue
+        hits = sum(r.hits_by_class.values())
+        total = sum(r.n_by_class.values())
+        rows.append([
+            r.key, f"{r.chunks:,}", _f(statistics.median(r.latencies_ms), 2), _f(_pct(r.latencies_ms, 95), 2),
+            _f(r.inserts_per_s, 0), _f(r.insert_s, 1), _f(r.db_bytes / 1e6, 0), _f(r.index_bytes / 1e6, 0),
+            _f(r.content_bytes / 1e6, 0), _f(r.recall(), 2),
+            f"{hits}/{total}" + (f" ({r.errors} errors)" if r.errors else ""),
+        ])
+    return _table(["candidate", "chunks", "query median ms", "query p95 ms", "inserts/s", "insert s",
+                   "DB MB", "index MB", "content MB", "recall@24", "queries with hits"], rows)
+
+
+def class_table(results: list[SpeedResult]) -> str:
+    rows = []
+    for r in results:
+        if r.error:
+            continue
+        cells = [r.key]
+        for cls in QUERY_CLASSES:
+            lat = r.by_class.get(cls, [])
+            cells.append(f"{_f(statistics.median(lat), 2) if lat else 'n/a'} / {_f(_pct(lat, 95), 2)}"
+                         f" / {_f(r.recall(cls), 2)}")
+        rows.append(cells)
+    return _table(["candidate"] + [f"{c}: median / p95 ms / recall" for c in QUERY_CLASSES], rows)
+
+
+def _med(r: SpeedResult | None, cls: str | None = None) -> float:
+    if r is None or r.error:
+        return float("nan")
+    lat = r.latencies_ms if cls is None else r.by_class.get(cls, [])
+    return statistics.median(lat) if lat else float("nan")
+
+
+def all_candidates_for_report() -> list[Candidate]:
+    return _ALL_CANDIDATES
+
+
+def discussion(matrix: dict[str, dict[str, str]], results: list[SpeedResult], n: int) -> str:
+    by = {r.key: r for r in results}
+    cjk, tri, py, uni = by.get("cjk"), by.get("trigram"), by.get("pybigram"), by.get("unicode61")
+    ok = {c.key: "n/a" for c in all_candidates_for_report()}
+    ok.update({k: sum(1 for v in row.values() if v == "ok") for k, row in matrix.items()})
+    total = len(REQUIRED_QUERIES)
+    lines = []
+
+    def size(r: SpeedResult | None) -> str:
+        return "n/a" if r is None or r.error else f"{r.db_bytes / 1e6:,.0f} MB"
+
+    def idx(r: SpeedResult | None) -> str:
+        return "n/a" if r is None or r.error else f"{r.index_bytes / 1e6:,.0f} MB"
+
+    def ips(r: SpeedResult | None) -> str:
+        return "n/a" if r is None or r.error else f"{r.inserts_per_s:,.0f}"
+
+    def rec(r: SpeedResult | None, cls: str | None = None) -> str:
+        return "n/a" if r is None or r.error else _f(r.recall(cls), 2)
+
+    lines.append(
+        f"- **unicode61** passed {ok['unicode61']}/{total}. It keeps a whole run of CJK letters as one token, "
+        f"so a Chinese, Japanese or Korean word is found only where it stands alone between spaces or "
+        f"punctuation (recall@24 in the speed run: {rec(uni, 'zh-2')} for 2-char Chinese words, "
+        f"{rec(uni, 'zh-3/4')} for 3-4 char ones, {rec(uni, 'mixed')} for mixed queries, against "
+        f"{rec(cjk, 'zh-2')}, {rec(cjk, 'zh-3/4')} and {rec(cjk, 'mixed')} for cjk). Its "
+        f"latency ({_f(_med(uni), 2)} ms median) is low partly because most CJK queries match nothing. "
+        f"No stemming: `hotels` does not find `hotel`; plain AND makes a query with one absent word "
+        f"(the FTS5-syntax query) return nothing.")
+    lines.append(
+        f"- **trigram** passed {ok['trigram']}/{total}; it finds every CJK substring but does no "
+        f"stemming. Terms shorter than 3 characters cannot use the trigram index: a 2-character Chinese "
+        f"query becomes `LIKE '%..%'`, a scan of every row's text. At {n:,} chunks the 2-char Chinese "
+        f"queries took {_f(_med(tri, 'zh-2'), 2)} ms median against {_f(_med(cjk, 'zh-2'), 2)} ms for cjk, "
+        f"and LIKE-only results are unranked (no bm25). Its index is the largest ({idx(tri)} of index, "
+        f"{size(tri)} file) because every 3-character window of every text, Latin included, is a token.")
+    lines.append(
+        f"- **pybigram** passed {ok['pybigram']}/{total}: the same CJK recall as cjk, but no stemming (it "
+        f"could be chained under `porter`, at further cost). Every document and every query goes through a "
+        f"Python callback, once per token: {ips(py)} inserts/s against {ips(cjk)} for cjk. Worse, a "
+        f"database with this tokenizer cannot be read or written by any SQLite that has not registered it "
+        f"(the sqlite3 shell, another language, another clawmem version) - the table does not even open.")
+    lines.append(
+        f"- **cjk** passed {ok['cjk']}/{total}. Pre-segmentation costs one regex substitution per chunk in "
+        f"Python, outside SQLite, so inserts stay in C ({ips(cjk)} inserts/s), queries are ordinary "
+        f"phrase/AND/OR MATCH expressions ranked by bm25 ({_f(_med(cjk), 2)} ms median), `porter` gives "
+        f"English stemming, and any SQLite opens the index. The price is size: each CJK character becomes "
+        f"about two index tokens, and the FTS content column stores the segmented text ({size(cjk)} file, "
+        f"{idx(cjk)} index, against {size(uni)} for unicode61). Bigram phrase matching is substring "
+        f"matching, so `湖景房` also matches inside a longer run such as `湖景房间`; that is the recall we want "
+        f"for memory search.")
+    return "\n".join(lines)
+
+
+def render_report(command: str, matrix: dict[str, dict[str, str]], results: list[SpeedResult],
+                  n: int, n_queries: int, gen_s: float, avg_chars: float, cjk_share: float,
+                  wall_s: float) -> str:
+    facts = machine_facts()
+    cand_rows = [[c.key, f"`{c.tokenize}`", c.query_policy] for c in CANDIDATES]
+    return f"""# Keyword index for Chinese, Japanese, Korean and English
+
+## Decision
+
+clawmem's keyword index uses the **`cjk`** design by default: before a chunk is written to the FTS5
+table, `clawmem.text.fts.segment_for_index` rewrites every run of CJK letters (Han, Kana, Hangul) to
+its overlapping bigrams plus its last character (`酒店预算` -> `酒店 店预 预算 算`), and the table uses
+FTS5's built-in `porter unicode61 remove_diacritics 2` tokenizer. Queries are built by
+`build_query(q, "cjk")`: each CJK term becomes the phrase of its bigrams, every term is quoted (user text
+can never be FTS5 syntax), the strict (AND) query runs first and the relaxed (OR) one when strict finds
+nothing. No Python runs inside SQLite and any SQLite can read the index.
+
+`unicode61` and `trigram` remain selectable with `memory.search.store.fts.tokenizer`
+(env `CLAWMEM_FTS_TOKENIZER`); changing it rebuilds the keyword index.
+
+The figures below come from one run of `benchmarks/fts_tokenizers.py`:
+
+```
+{command}
+```
+
+## Candidates
+
+{_table(["candidate", "FTS5 tokenize=", "indexing / query"], cand_rows)}
+
+## Correctness
+
+A fixed corpus of {len(FIXED_CHUNKS)} chunks (Chinese, Japanese, Korean, English; see `FIXED_CHUNKS` in
+the benchmark, with distractors such as `酒精`, `店铺`, `湖边…景色…房子`, `车票…返回`). A cell is `ok`
+when the query's result list (top {LIMIT}) contains the target chunk, `miss` when it does not, `error`
+when the query raised.
+
+{correctness_table(matrix)}
+
+## Speed
+
+{n:,} seeded synthetic Markdown chunks (average {avg_chars:,.0f} characters, {cjk_share:.0%} of them CJK;
+4,000 Chinese words and phrases and 6,000 English words, Zipf-distributed; generated in {gen_s:.1f} s),
+inserted in one transaction in batches of {BATCH:,} into a fresh WAL database per candidate (for `cjk`
+the time includes `segment_for_index`). Size is the database file after a WAL checkpoint; "index" is
+FTS5's `_data` + `_idx` b-trees, "content" its `_content` + `_docsize` tables (from `dbstat`).
+{n_queries} queries, a quarter each of 2-character Chinese words, 3-4 character Chinese words, English
+words, and English + Chinese pairs (half drawn by corpus frequency, half uniformly), each timed end to end
+(query building, strict then relaxed fallback where the candidate has one, `ORDER BY bm25(fts) LIMIT
+{LIMIT}`, fetching the rowids), after 10 warm-up queries. **recall@24** is the share of the real matches
+that the results contain, averaged over the queries that have any: a real match is a chunk containing every
+query term (CJK terms as substrings, other terms as whole words, case-insensitive), and a query with more
+than {LIMIT} real matches counts as fully recalled when all {LIMIT} results are real matches. Stemmed
+matches (`booked` for `booking`) are not counted as real, which costs the porter candidate a little.
+"queries with hits" counts queries that returned anything at all.
+
+{speed_table(results)}
+
+By query class (median ms / p95 ms / recall@24):
+
+{class_table(results)}
+
+Whole run (corpus generation, all candidates, both parts): {wall_s:.0f} s.
+
+## Machine
+
+{_table(["", ""], [[k, v] for k, v in facts.items()])}
+
+## Discussion
+
+{discussion(matrix, results, n)}
+"""
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--chunks", type=int, default=100_000, help="chunks in the speed corpus (default 100000)")
+    ap.add_argument("--queries", type=int, default=200, help="timed queries per candidate (default 200)")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "keyword-index.md"), help="report path")
+    ap.add_argument("--only", default=None, help="comma-separated candidate keys (default: all)")
+    args = ap.parse_args(argv)
+    given = list(sys.argv[1:]) if argv is None else list(argv)
+    command = "python benchmarks/fts_tokenizers.py" + ("" if not given else " " + " ".join(given))
+
+    wall0 = time.perf_counter()
+
+    def log(msg: str) -> None:
+        print(msg, flush=True)
+
+    global CANDIDATES
+    all_candidates = CANDIDATES
+    if args.only:
+        wanted = set(args.only.split(","))
+        CANDIDATES = [c for c in CANDIDATES if c.key in wanted]
+    try:
+        workdir = Path(tempfile.mkdtemp(prefix="clawmem-fts-bench-"))
+        try:
+            matrix = run_correctness(workdir)
+            log("Correctness (target chunk found in the top results):")
+            log(correctness_table(matrix))
+            log("")
+
+            t = time.perf_counter()
+            corpus, vocab = make_corpus(args.chunks)
+            gen_s = time.perf_counter() - t
+            queries = make_queries(vocab, args.queries)
+            total_chars = sum(len(c) for c in corpus)
+            cjk_chars = sum(len(r) for c in corpus for r in re.findall(f"[{CJK_LETTER_CLASS}]+", c))
+            avg_chars = total_chars / max(1, len(corpus))
+            cjk_share = cjk_chars / max(1, total_chars)
+            log(f"Speed corpus: {len(corpus):,} chunks, avg {avg_chars:,.0f} chars, {cjk_share:.0%} CJK, "
+                f"generated in {gen_s:.1f}s; {len(queries)} queries")
+            t = time.perf_counter()
+            truth = ground_truth(corpus, queries)
+            log(f"Ground truth for {len(queries)} queries in {time.perf_counter() - t:.1f}s "
+                f"({sum(1 for x in truth if x)} have at least one matching chunk)")
+            results = [run_speed(c, corpus, queries, truth, workdir, log) for c in CANDIDATES]
+            del corpus
+            log("")
+            log(speed_table(results))
+            log("")
+            log(class_table(results))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+        wall_s = time.perf_counter() - wall0
+        report = render_report(command, matrix, results, args.chunks, len(queries), gen_s, avg_chars,
+                               cjk_share, wall_s)
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(report, encoding="utf-8")
+        log(f"\nWrote {out} ({wall_s:.0f} s)")
+        return {"correctness": matrix, "speed": results, "report": report, "out": str(out)}
+    finally:
+        CANDIDATES = all_candidates
+
+
+if __name__ == "__main__":
+    main()

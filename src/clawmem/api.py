@@ -1,0 +1,234 @@
+"""The Python API: open one agent's memory, write, index, search, get, inspect.
+
+The CLI and the MCP server are thin shells over :class:`Memory`::
+
+    from clawmem import Memory
+    mem = Memory(home="~/.clawmem", agent="main")
+    mem.remember("Booked the lake-view room in Hangzhou")
+    mem.sync()
+    print(mem.status())
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from . import embeddings
+from .config import Settings, load_settings
+from .embeddings import Embedder, ProviderState
+from .errors import UserError
+from .index import generations
+from .index.cache import count as cache_count
+from .index.identity import read_meta
+from .index.manager import MemoryIndex, open_agent_db, require_workspace
+from .index.schema import fts_tokenizer_of
+from .index.sync import Progress, SyncReport
+from .paths import Places
+from .store import vec_available
+from .workspace import append_daily, init_workspace
+
+CONFIG_TEMPLATE = """# clawmem settings. Every key is optional; shown here with its default.
+# Environment variables (CLAWMEM_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
+
+# timezone = "Asia/Shanghai"        # daily notes are dated in this zone (host zone when unset)
+
+[memory.search]
+# provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
+# model = "multilingual-e5-small"
+# extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
+
+[memory.search.query]
+# maxResults = 6
+# minScore = 0.35
+
+[memory.search.store.fts]
+# tokenizer = "cjk"                 # cjk (default: finds Chinese words) | unicode61 | trigram
+
+[memory.search.remote]
+# baseUrl = "http://localhost:11434/v1"   # any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio)
+# apiKey = ""
+"""
+
+
+class Memory:
+    """One agent's memory: its workspace files, its index and its database."""
+
+    def __init__(self, home: str | Path | None = None, agent: str | None = None,
+                 workspace: str | Path | None = None, *, settings: Settings | None = None,
+                 overrides: list[str] | None = None, env: dict[str, str] | None = None,
+                 embedder: Embedder | None = None):
+        env = dict(os.environ if env is None else env)
+        home = home or env.get("CLAWMEM_HOME")
+        agent = agent or env.get("CLAWMEM_AGENT")
+        first = Places.resolve(home, agent, None)
+        self.settings = settings or load_settings(
+            Path(env["CLAWMEM_CONFIG"]) if env.get("CLAWMEM_CONFIG") else first.config_file, env, overrides)
+        configured_ws = self.settings.agents.get(first.agent)
+        workspace = workspace or env.get("CLAWMEM_WORKSPACE") or (configured_ws.workspace if configured_ws else None)
+        self.places = Places.resolve(first.home, first.agent, workspace)
+        self._embedder = embedder
+        self._provider_state: ProviderState | None = (
+            ProviderState(embedder.provider, embedder.provider, embedder.model, "given by the caller")
+            if embedder else None)
+        self._index: MemoryIndex | None = None
+        self._lock = threading.RLock()
+
+    # -- pieces -------------------------------------------------------------------------------
+    @property
+    def workspace(self) -> Path:
+        return self.places.workspace
+
+    @property
+    def embedder(self) -> Embedder | None:
+        with self._lock:
+            if self._provider_state is None:
+                self._embedder, self._provider_state = embeddings.resolve(self.settings.search)
+            return self._embedder
+
+    @property
+    def provider_state(self) -> ProviderState:
+        self.embedder
+        assert self._provider_state is not None
+        return self._provider_state
+
+    @property
+    def index(self) -> MemoryIndex:
+        with self._lock:
+            if self._index is None:
+                self._index = MemoryIndex(self.places, self.settings.search, self.embedder)
+            return self._index
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------------
+    def init(self) -> list[Path]:
+        """Lay out the workspace and a commented settings file; never overwrites anything."""
+        created = init_workspace(self.workspace)
+        cfg = self.places.config_file
+        if not cfg.exists():
+            cfg.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with open(cfg, "x", encoding="utf-8") as fh:
+                    fh.write(CONFIG_TEMPLATE)
+                created.append(cfg)
+            except FileExistsError:
+                pass
+        return created
+
+    def remember(self, text: str, *, now: datetime | None = None) -> Path:
+        """Append a timestamped bullet to today's daily note (append-only)."""
+        if not self.workspace.exists():
+            init_workspace(self.workspace)
+        return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+
+    # -- indexing -----------------------------------------------------------------------------
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        require_workspace(self.places)
+        report = self.index.sync(progress)
+        assert report is not None
+        return report
+
+    def rebuild(self, progress: Progress | None = None) -> SyncReport:
+        require_workspace(self.places)
+        return self.index.rebuild(progress)
+
+    # -- inspecting ---------------------------------------------------------------------------
+    def status(self, deep: bool = False) -> dict[str, Any]:
+        idx = self.index
+        conn = idx.conn()
+        state = self.provider_state
+        check = idx.identity_check()
+        stored = idx.stored_identity() or {}
+        chunks_by_source = {src: n for src, n in conn.execute(
+            "SELECT source, count(*) FROM memory_index_chunks GROUP BY source")}
+        files = conn.execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+        vectors, missing = conn.execute(
+            "SELECT count(embedding), sum(embedding IS NULL) FROM memory_index_chunks").fetchone()
+        tokenizer = fts_tokenizer_of(conn)
+        fts_ok, fts_error = True, None
+        try:
+            conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE memory_index_chunks_fts MATCH ?",
+                         ('"clawmem"',)).fetchone()
+        except Exception as exc:  # report, never raise, from status
+            fts_ok, fts_error = False, str(exc)
+        last_sync = read_meta(conn, "last_sync") or {}
+        dirty = idx.dirty_state()
+        problems = [{"path": p, "problem": why} for p, why in conn.execute(
+            "SELECT path, problem FROM memory_index_problems ORDER BY path")]
+        agent_conn = open_agent_db(self.places)
+        try:
+            cache_entries = cache_count(agent_conn)
+        finally:
+            agent_conn.close()
+        vec_ok, vec_err = vec_available()
+        vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
+                             and check.vectors_ok and stored.get("provider") != "none")
+        warnings: list[str] = [f"{p['path']}: {p['problem']}" for p in problems]
+        if state.error:
+            warnings.append(f"embedding provider: {state.error}")
+        if last_sync.get("embedding_error"):
+            warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
+        if check.status == "mismatched":
+            warnings.append(f"index identity mismatch ({'; '.join(check.reasons)}); run: clawmem index --force")
+        out: dict[str, Any] = {
+            "agent": self.places.agent,
+            "home": str(self.places.home),
+            "workspace": str(self.workspace),
+            "workspace_exists": self.workspace.exists(),
+            "database": str(self.places.agent_db),
+            "index": {"dir": str(self.places.index_dir), "generation": idx.generation,
+                      "revision": idx.revision()},
+            "provider": state.provider,
+            "model": state.model or stored.get("model"),
+            "provider_state": state.as_dict(),
+            "identity": check.as_dict(),
+            "files": files,
+            "chunks": {"total": sum(chunks_by_source.values()), **chunks_by_source},
+            "dirty": dirty.dirty,
+            "pending": dirty.as_dict(),
+            "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
+            "vector": {"ok": vector_usable, "backend": "numpy", "enabled": self.settings.search.store.vector.enabled,
+                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0,
+                       "sqlite_vec": {"available": vec_ok, "error": vec_err}},
+            "cache_entries": cache_entries,
+            "extra_paths": [e if isinstance(e, str) else e.model_dump() for e in self.settings.search.extra_paths],
+            "last_sync": last_sync,
+            "problems": problems,
+            "warnings": warnings,
+        }
+        if deep:
+            out["probe"] = self._probe()
+        return out
+
+    def _probe(self) -> dict[str, Any]:
+        """Prove the embedding provider answers right now (status --deep)."""
+        emb = self.embedder
+        if emb is None:
+            return {"embedding": {"ok": False, "reason": self.provider_state.reason}}
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            vec = emb.embed_query("clawmem status probe")
+            return {"embedding": {"ok": True, "dims": int(vec.shape[0]),
+                                  "ms": round((time.perf_counter() - t0) * 1000, 1)}}
+        except Exception as exc:
+            return {"embedding": {"ok": False, "error": str(exc)}}
+
+    def generation_path(self) -> Path | None:
+        return generations.current_path(self.places.index_dir)
+
+
+__all__ = ["Memory", "UserError"]

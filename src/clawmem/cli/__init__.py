@@ -1,0 +1,1 @@
+"""The ``clawmem`` command: a thin shell over :class:`clawmem.Memory`."""

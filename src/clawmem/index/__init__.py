@@ -1,0 +1,1 @@
+"""The derived search index: discover -> hash -> chunk -> embed (cache) -> publish."""

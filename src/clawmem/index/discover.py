@@ -1,0 +1,101 @@
+"""Which files are memory: MEMORY.md, a root USER.md, memory/**/*.md (dot-folders skipped) and
+configured extra paths. Symlinks are skipped (and reported), so a symlink loop cannot trap us."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ExtraPath
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # as stored: workspace-relative POSIX path, or absolute for extras outside it
+    abspath: Path
+    source: str = "memory"
+
+
+@dataclass
+class Discovery:
+    files: list[SourceFile] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)  # path -> why it was skipped
+
+
+def _rel(workspace: Path, p: Path) -> str:
+    try:
+        return p.relative_to(workspace).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str | None = None) -> list[Path]:
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            if d.startswith(".") or d in ("node_modules", "__pycache__"):
+                continue
+            if (here / d).is_symlink():
+                found.problems[_rel(workspace, here / d)] = "symlinked folder skipped"
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            p = here / name
+            if pattern is not None:
+                if not fnmatch.fnmatch(p.relative_to(root).as_posix(), pattern):
+                    continue
+            elif not name.lower().endswith(".md"):
+                continue
+            if p.is_symlink():
+                found.problems[_rel(workspace, p)] = "symlink skipped"
+                continue
+            out.append(p)
+    return out
+
+
+def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None) -> Discovery:
+    found = Discovery()
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        rp = p.absolute()
+        if rp in seen:
+            return
+        seen.add(rp)
+        found.files.append(SourceFile(_rel(workspace, p), p))
+
+    memory_file = workspace / "MEMORY.md"
+    if not memory_file.exists() and (workspace / "memory.md").exists():
+        memory_file = workspace / "memory.md"  # only when MEMORY.md is absent: never both
+    for p in (memory_file, workspace / "USER.md"):
+        if p.is_symlink():
+            found.problems[_rel(workspace, p)] = "symlink skipped"
+        elif p.is_file():
+            add(p)
+    mem_dir = workspace / "memory"
+    if mem_dir.is_symlink():
+        found.problems["memory"] = "symlinked folder skipped"
+    elif mem_dir.is_dir():
+        for p in _walk_markdown(mem_dir, found, workspace):
+            add(p)
+    for entry in extra_paths or []:
+        raw, pattern = (entry, None) if isinstance(entry, str) else (entry.path, entry.pattern)
+        p = Path(raw).expanduser()
+        if not p.is_absolute():
+            p = workspace / p
+        if p.is_symlink():
+            found.problems[_rel(workspace, p)] = "symlink skipped"
+        elif p.is_dir():
+            for f in _walk_markdown(p, found, workspace, pattern):
+                add(f)
+        elif p.is_file():
+            add(p)  # an explicitly listed file is indexed whatever its extension
+        # a missing extra path is ignored (it may appear later); status lists configured extras
+    return found

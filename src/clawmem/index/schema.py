@@ -1,0 +1,117 @@
+"""Index tables (in each index generation file) and the embedding cache (in the agent database)."""
+
+from __future__ import annotations
+
+import apsw
+
+from ..store import Migration, Migrations
+from ..text.fts import TOKENIZERS
+
+_INDEX_BASE = """
+CREATE TABLE memory_index_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+CREATE TABLE memory_index_sources (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'memory',
+  hash TEXT NOT NULL,
+  mtime REAL NOT NULL,
+  size INTEGER NOT NULL,
+  indexed_at INTEGER NOT NULL,
+  UNIQUE (path, source)
+) STRICT;
+CREATE INDEX memory_index_sources_source ON memory_index_sources(source);
+-- seq is the stable integer key the FTS rows point at; id is the public chunk id.
+CREATE TABLE memory_index_chunks (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'memory',
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  hash TEXT NOT NULL,
+  model TEXT NOT NULL,
+  text TEXT NOT NULL,
+  embedding BLOB,            -- float32 little-endian; NULL when the vector is missing
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX memory_index_chunks_path_source ON memory_index_chunks(path, source);
+CREATE INDEX memory_index_chunks_source ON memory_index_chunks(source);
+CREATE TABLE memory_index_chunk_recall_metadata (
+  chunk_id TEXT PRIMARY KEY REFERENCES memory_index_chunks(id) ON DELETE CASCADE,
+  importance INTEGER CHECK (importance IS NULL OR importance BETWEEN 1 AND 10),
+  triggers TEXT,
+  project_key TEXT,
+  status TEXT CHECK (status IS NULL OR status IN ('active', 'superseded'))
+) STRICT;
+CREATE TABLE memory_index_chunk_provenance (
+  chunk_id TEXT PRIMARY KEY REFERENCES memory_index_chunks(id) ON DELETE CASCADE,
+  origin_class TEXT NOT NULL CHECK (origin_class IN ('owner', 'agent', 'untrusted', 'system')),
+  session_kind TEXT NOT NULL CHECK (session_kind IN ('interactive', 'cron', 'heartbeat', 'subagent', 'unknown')),
+  observed_at INTEGER,
+  supersedes_key TEXT
+) STRICT;
+CREATE TABLE memory_index_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  revision INTEGER NOT NULL
+) STRICT;
+INSERT INTO memory_index_state(id, revision) VALUES (1, 0);
+CREATE TABLE memory_index_problems (
+  path TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'memory',
+  problem TEXT NOT NULL,
+  seen_at INTEGER NOT NULL,
+  PRIMARY KEY (path, source)
+) STRICT;
+"""
+
+_REVISION_TRIGGERS = "\n".join(
+    f"CREATE TRIGGER memory_index_rev_{table}_{op} AFTER {op.upper()} ON memory_index_{table} "
+    f"BEGIN UPDATE memory_index_state SET revision = revision + 1 WHERE id = 1; END;"
+    for table in ("sources", "chunks")
+    for op in ("insert", "update", "delete")
+)
+
+INDEX_MIGRATIONS = Migrations("index", [
+    Migration("0001_base", _INDEX_BASE),
+    Migration("0002_revision_triggers", _REVISION_TRIGGERS),
+])
+
+
+def ensure_fts(conn: apsw.Connection, tokenizer: str) -> None:
+    """Create the FTS tables for ``tokenizer`` if missing (the tokenizer is part of the identity)."""
+    spec = TOKENIZERS[tokenizer]
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_index_chunks_fts USING fts5(text, tokenize='{spec}')")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_index_paths_fts USING fts5(path, tokenize='{spec}')")
+
+
+def fts_tokenizer_of(conn: apsw.Connection) -> str | None:
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'memory_index_chunks_fts'").fetchone()
+    if not row:
+        return None
+    for name, spec in TOKENIZERS.items():
+        if f"tokenize='{spec}'" in row[0]:
+            return name
+    return "unknown"
+
+
+AGENT_CACHE_MIGRATIONS = Migrations("embedding_cache", [
+    Migration("0001_cache", """
+CREATE TABLE memory_embedding_cache (
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  provider_key TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  dims INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, model, provider_key, hash)
+) STRICT;
+CREATE INDEX memory_embedding_cache_updated ON memory_embedding_cache(updated_at);
+"""),
+])

@@ -1,0 +1,312 @@
+"""Incremental sync of the workspace into one index generation.
+
+Unchanged sources are skipped by mtime and size without being read; a source whose bytes hash the
+same only has its stat refreshed; a changed source is re-chunked and its chunks replaced in one
+transaction. Only chunks whose hash is not in the embedding cache are embedded. A provider that
+fails still leaves the text indexed for keyword search, with vectors marked missing (retried on
+the next sync).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import apsw
+import numpy as np
+
+from ..embeddings import Embedder
+from ..errors import EmbeddingError
+from ..store import transaction
+from ..text.fts import segment_for_index
+from ..workspace.annotations import parse_annotations
+from . import cache
+from .chunking import Chunk, chunk_markdown
+from .discover import SourceFile, discover
+from .identity import compare, read_identity, write_meta
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+WRITE_GROUP_CHUNKS = 2_000
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class SyncReport:
+    files: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    chunks_written: int = 0
+    embedded: int = 0
+    cache_hits: int = 0
+    vectors_missing: int = 0
+    problems: dict[str, str] = field(default_factory=dict)
+    embedding_error: str | None = None
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass
+class _Pending:
+    src: SourceFile
+    hash: str
+    mtime: float
+    size: int
+    chunks: list[Chunk]
+
+
+def chunk_id(source: str, path: str, chunk: Chunk) -> str:
+    raw = f"{source}\0{path}\0{chunk.start_line}\0{chunk.end_line}\0{chunk.hash}"
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
+
+
+def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]:
+    """(text, raw bytes, problem) for a file; a problem means skip it and say why."""
+    try:
+        size = src.abspath.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return None, None, f"too large ({size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
+        raw = src.abspath.read_bytes()
+    except OSError as exc:
+        return None, None, f"unreadable: {exc.strerror or exc}"
+    if b"\0" in raw[:8192]:
+        return None, None, "binary content (NUL bytes); not indexed"
+    try:
+        return raw.decode("utf-8"), raw, None
+    except UnicodeDecodeError as exc:
+        return None, None, f"invalid UTF-8 at byte {exc.start}; not indexed"
+
+
+def _vec_blob(v: np.ndarray) -> bytes:
+    return np.asarray(v, dtype=np.float32).tobytes()
+
+
+class Syncer:
+    def __init__(self, conn: apsw.Connection, agent_conn: apsw.Connection, workspace: Path, settings,
+                 embedder: Embedder | None, wanted_identity: dict, progress: Progress | None = None):
+        self.conn = conn
+        self.agent_conn = agent_conn
+        self.workspace = workspace
+        self.settings = settings
+        self.embedder = embedder
+        self.progress = progress or (lambda stage, done, total: None)
+        stored = read_identity(conn)
+        self.identity = stored or wanted_identity
+        check = compare(stored, wanted_identity)
+        # Chunking and tokenizer follow what the index was built with, so it stays consistent;
+        # vectors are written only when they are comparable with the stored ones.
+        self.tokens = self.identity["chunkTokens"]
+        self.overlap = self.identity["chunkOverlap"]
+        self.tokenizer = self.identity["ftsTokenizer"]
+        self.use_vectors = embedder is not None and check.vectors_ok and self.identity.get("provider") != "none"
+        self.model_tag = self.identity["model"]
+
+    # ------------------------------------------------------------------------------------------
+    def run(self) -> SyncReport:
+        t0 = time.perf_counter()
+        report = SyncReport()
+        found = discover(self.workspace, self.settings.extra_paths)
+        report.files = len(found.files)
+        report.problems.update(found.problems)
+        stored = {(r[1], r[2]): (r[0], r[3], r[4], r[5]) for r in self.conn.execute(
+            "SELECT id, path, source, hash, mtime, size FROM memory_index_sources")}
+        pending: list[_Pending] = []
+        touched: list[tuple[float, int, int]] = []
+        skipped_paths: set[tuple[str, str]] = set()
+        for n, src in enumerate(found.files, 1):
+            self.progress("scan", n, len(found.files))
+            key = (src.path, src.source)
+            try:
+                st = src.abspath.stat()
+            except OSError as exc:
+                report.problems[src.path] = f"unreadable: {exc.strerror or exc}"
+                continue
+            old = stored.get(key)
+            if old and old[2] == st.st_mtime and old[3] == st.st_size:
+                report.unchanged += 1
+                continue
+            text, raw, problem = _read_source(src)
+            if problem:
+                report.problems[src.path] = problem
+                skipped_paths.add(key)
+                continue
+            digest = hashlib.sha256(raw).hexdigest()
+            if old and old[1] == digest:
+                touched.append((st.st_mtime, st.st_size, old[0]))
+                report.unchanged += 1
+                continue
+            pending.append(_Pending(src, digest, st.st_mtime, st.st_size,
+                                    chunk_markdown(text, self.tokens, self.overlap)))
+        live = {(f.path, f.source) for f in found.files} - skipped_paths
+        removed = [(k, v[0]) for k, v in stored.items() if k not in live]
+        vectors = self._vectors_for([c for p in pending for c in p.chunks], report)
+        self._write(pending, removed, touched, vectors, report)
+        self._fill_missing_vectors(report)
+        report.vectors_missing = self.conn.execute(
+            "SELECT count(*) FROM memory_index_chunks WHERE embedding IS NULL").fetchone()[0] if self.use_vectors else 0
+        self._record_problems(report.problems)
+        report.seconds = time.perf_counter() - t0
+        write_meta(self.conn, "last_sync", {
+            "at": int(time.time()), "embedding_error": report.embedding_error,
+            "vectors_missing": report.vectors_missing, "seconds": round(report.seconds, 3)})
+        return report
+
+    # ------------------------------------------------------------------------------------------
+    def _vectors_for(self, chunks: list[Chunk], report: SyncReport) -> dict[str, np.ndarray]:
+        """Vectors by chunk hash: from the cache, else embedded now. Empty on provider failure."""
+        if not self.use_vectors or not chunks:
+            return {}
+        emb = self.embedder
+        assert emb is not None
+        hashes = [c.hash for c in chunks]
+        found = cache.lookup(self.agent_conn, emb, hashes)
+        report.cache_hits += len({h for h in hashes if h in found})
+        todo: dict[str, str] = {}
+        for c in chunks:
+            if c.hash not in found and c.hash not in todo:
+                todo[c.hash] = c.text
+        if todo:
+            keys = list(todo)
+            done = 0
+
+            def tick(k: int) -> None:
+                nonlocal done
+                done += k
+                self.progress("embed", done, len(keys))
+
+            self.progress("embed", 0, len(keys))
+            try:
+                mat = emb.embed_documents([todo[k] for k in keys], progress=tick)
+            except EmbeddingError as exc:
+                report.embedding_error = str(exc)
+                return found
+            fresh = {k: mat[i] for i, k in enumerate(keys)}
+            cache.store(self.agent_conn, emb, fresh)
+            report.embedded += len(fresh)
+            found.update(fresh)
+            if emb.dims and not self.identity.get("vectorDims"):
+                self.identity["vectorDims"] = emb.dims
+        return found
+
+    def _write(self, pending: list[_Pending], removed, touched, vectors, report: SyncReport) -> None:
+        from .identity import write_identity
+
+        now = int(time.time())
+        groups: list[list[_Pending]] = []
+        size = 0
+        for p in pending:
+            if not groups or size + len(p.chunks) > WRITE_GROUP_CHUNKS:
+                groups.append([])
+                size = 0
+            groups[-1].append(p)
+            size += len(p.chunks)
+        written = 0
+        total = sum(len(p.chunks) for p in pending)
+        for group in groups:
+            with transaction(self.conn):  # each source is replaced whole, inside one transaction
+                for p in group:
+                    self._replace_source(p, vectors, now)
+                    written += len(p.chunks)
+                    report.changed += 1
+            self.progress("write", written, total)
+        report.chunks_written = written
+        with transaction(self.conn):
+            for (path, source), sid in removed:
+                self._delete_chunks(path, source)
+                self.conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (sid,))
+                self.conn.execute("DELETE FROM memory_index_sources WHERE id=?", (sid,))
+                report.removed += 1
+            for mtime, fsize, sid in touched:
+                self.conn.execute("UPDATE memory_index_sources SET mtime=?, size=? WHERE id=?", (mtime, fsize, sid))
+            write_identity(self.conn, self.identity)
+
+    def _delete_chunks(self, path: str, source: str) -> None:
+        self.conn.execute(
+            "DELETE FROM memory_index_chunks_fts WHERE rowid IN "
+            "(SELECT seq FROM memory_index_chunks WHERE path=? AND source=?)", (path, source))
+        self.conn.execute("DELETE FROM memory_index_chunks WHERE path=? AND source=?", (path, source))
+
+    def _replace_source(self, p: _Pending, vectors: dict[str, np.ndarray], now: int) -> None:
+        src = p.src
+        self._delete_chunks(src.path, src.source)
+        seen_ids: set[str] = set()
+        for c in p.chunks:
+            cid = chunk_id(src.source, src.path, c)
+            if cid in seen_ids:
+                continue  # an identical chunk at the same lines cannot occur twice; be safe
+            seen_ids.add(cid)
+            vec = vectors.get(c.hash)
+            self.conn.execute(
+                "INSERT INTO memory_index_chunks(id, path, source, start_line, end_line, hash, model, text, "
+                "embedding, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text,
+                 _vec_blob(vec) if vec is not None else None, now))
+            seq = self.conn.last_insert_rowid()
+            self.conn.execute("INSERT INTO memory_index_chunks_fts(rowid, text) VALUES (?, ?)",
+                              (seq, segment_for_index(c.text, self.tokenizer)))
+            ann = parse_annotations(c.text)
+            if not ann.empty:
+                self.conn.execute(
+                    "INSERT INTO memory_index_chunk_recall_metadata(chunk_id, importance, triggers, project_key, status) "
+                    "VALUES (?,?,?,?,?)",
+                    (cid, ann.importance, "; ".join(ann.triggers) or None, "; ".join(ann.projects) or None, ann.status))
+            # Workspace files are inside the operator's trust boundary: origin "agent" (never "owner").
+            self.conn.execute(
+                "INSERT INTO memory_index_chunk_provenance(chunk_id, origin_class, session_kind, observed_at) "
+                "VALUES (?, 'agent', 'unknown', ?)", (cid, int(p.mtime)))
+        row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
+                                (src.path, src.source)).fetchone()
+        if row:
+            sid = row[0]
+            self.conn.execute("UPDATE memory_index_sources SET hash=?, mtime=?, size=?, indexed_at=? WHERE id=?",
+                              (p.hash, p.mtime, p.size, now, sid))
+            self.conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (sid,))
+        else:
+            self.conn.execute(
+                "INSERT INTO memory_index_sources(path, source, hash, mtime, size, indexed_at) VALUES (?,?,?,?,?,?)",
+                (src.path, src.source, p.hash, p.mtime, p.size, now))
+            sid = self.conn.last_insert_rowid()
+        self.conn.execute("INSERT INTO memory_index_paths_fts(rowid, path) VALUES (?, ?)",
+                          (sid, path_search_text(src.path, self.tokenizer)))
+
+    def _fill_missing_vectors(self, report: SyncReport) -> None:
+        """Embed chunks stored without a vector (an earlier provider failure, or a keyword-only
+        index now that a provider is available)."""
+        if not self.use_vectors or report.embedding_error:
+            return
+        rows = self.conn.execute(
+            "SELECT seq, hash, text FROM memory_index_chunks WHERE embedding IS NULL").fetchall()
+        if not rows:
+            return
+        vectors = self._vectors_for([Chunk(0, 0, t, h) for _, h, t in rows], report)
+        if not vectors:
+            return
+        with transaction(self.conn):
+            for seq, h, _ in rows:
+                if h in vectors:
+                    self.conn.execute("UPDATE memory_index_chunks SET embedding=?, model=? WHERE seq=?",
+                                      (_vec_blob(vectors[h]), self.model_tag, seq))
+            from .identity import write_identity
+
+            write_identity(self.conn, self.identity)
+
+    def _record_problems(self, problems: dict[str, str]) -> None:
+        now = int(time.time())
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM memory_index_problems")
+            self.conn.executemany(
+                "INSERT INTO memory_index_problems(path, source, problem, seen_at) VALUES (?, 'memory', ?, ?)",
+                [(p, why, now) for p, why in sorted(problems.items())])
+
+
+def path_search_text(path: str, tokenizer: str) -> str:
+    """A path as keyword text: the full path, and its parts split on separators."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    parts = " ".join(path.replace("/", " ").replace("-", " ").replace("_", " ").replace(".", " ").split())
+    return segment_for_index(f"{path} {stem} {parts}", tokenizer)

@@ -1,0 +1,34 @@
+"""Re-index on file changes, debounced (default 1.5 s of quiet), until stopped."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable
+
+DEBOUNCE_MS = 1500
+MAX_GROUP_MS = 10_000
+
+
+def _relevant(path: str) -> bool:
+    parts = Path(path).parts
+    if any(p.startswith(".") for p in parts[-6:-1]):
+        return False  # dot-folders (.git, .dreams, …) are never memory
+    return path.lower().endswith(".md")
+
+
+def watch_paths(roots: list[Path], on_change: Callable[[set[str]], None], *,
+                debounce_ms: int = DEBOUNCE_MS, stop: threading.Event | None = None,
+                ready: threading.Event | None = None) -> None:
+    """Call ``on_change(paths)`` after each burst of Markdown changes under ``roots``."""
+    import watchfiles
+
+    existing = [str(r) for r in roots if r.exists()]
+    if not existing:
+        return
+    if ready is not None:
+        ready.set()
+    for changes in watchfiles.watch(*existing, watch_filter=lambda _c, p: _relevant(p),
+                                    step=debounce_ms, debounce=max(MAX_GROUP_MS, debounce_ms + 1),
+                                    stop_event=stop, raise_interrupt=False, yield_on_timeout=False):
+        on_change({p for _, p in changes})
