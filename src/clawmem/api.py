@@ -75,6 +75,8 @@ class Memory:
             ProviderState(embedder.provider, embedder.provider, embedder.model, "given by the caller")
             if embedder else None)
         self._index: MemoryIndex | None = None
+        self._search = None
+        self._signals = None
         self._lock = threading.RLock()
 
     # -- pieces -------------------------------------------------------------------------------
@@ -103,6 +105,10 @@ class Memory:
             return self._index
 
     def close(self) -> None:
+        if self._signals is not None:
+            self._signals.flush()
+        if self._search is not None:
+            self._search.wait_for_sync(0)
         if self._index is not None:
             self._index.close()
 
@@ -143,6 +149,55 @@ class Memory:
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
         require_workspace(self.places)
         return self.index.rebuild(progress)
+
+    # -- finding ------------------------------------------------------------------------------
+    @property
+    def searcher(self):
+        from .search.service import SearchService
+
+        with self._lock:
+            if self._search is None:
+                self._search = SearchService(self.index, self.settings.search, self.embedder, self.provider_state)
+            return self._search
+
+    def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
+               now: datetime | None = None, projects: list[str] | None = None, explain: bool = False,
+               sync_wait: float = 0.0, record_signals: bool = True) -> dict[str, Any]:
+        """Hybrid search over the agent's memory; returns the ``memory_search`` tool's JSON shape.
+
+        ``now`` is the clock for temporal decay (defaults to the wall clock); ``projects`` are the
+        active project keys for project affinity; ``sync_wait`` bounds how long a dirty index may
+        be brought up to date before answering from what is indexed (0: never wait).
+        """
+        if not (query or "").strip():
+            # answer an empty query without resolving (loading) the embedder
+            return {"results": [], "provider": self.settings.search.provider, "model": self.settings.search.model,
+                    "fallback": self.settings.search.fallback, "citations": "auto", "mode": "empty-query",
+                    "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
+        require_workspace(self.places)
+        out = self.searcher.search(query, max_results, min_score, now=now, projects=projects,
+                                   explain=explain, sync_wait=sync_wait)
+        if record_signals and out.get("results"):
+            from .search.signals import SignalRecorder, today
+
+            with self._lock:
+                if self._signals is None:
+                    self._signals = SignalRecorder(self.places.agent_db)
+            self._signals.submit(query, out["results"], today(self.settings.tz()))
+        return out
+
+    def get(self, path: str, from_line: int = 1, lines: int | None = None) -> dict[str, Any]:
+        """Read lines of a memory file (the ``memory_get`` tool)."""
+        from .tools.memory import memory_get
+        from .workspace.read import DEFAULT_LINES
+
+        return memory_get(self, path, from_line, lines or DEFAULT_LINES)
+
+    def tools(self):
+        """The agent tools over this memory (each a JSON schema plus a handler)."""
+        from .tools import memory_tools
+
+        return memory_tools(self)
 
     # -- inspecting ---------------------------------------------------------------------------
     def status(self, deep: bool = False) -> dict[str, Any]:

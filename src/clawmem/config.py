@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -55,13 +55,17 @@ class RemoteSettings(_Model):
 
 class ChunkingSettings(_Model):
     tokens: int = Field(400, ge=32, le=8192)
-    overlap: int = Field(80, ge=0, le=4096)
+    overlap: int = Field(80, ge=0, le=4096, validate_default=True)  # so tokens=64 alone is caught too
 
-    @model_validator(mode="after")
-    def _overlap_below_tokens(self):
-        if self.overlap >= self.tokens:
-            raise ValueError("overlap must be smaller than tokens")
-        return self
+    # A field validator (not a model validator) so the error names 'memory.search.chunking.overlap',
+    # the key the user has to change, rather than the whole 'memory.search.chunking' table.
+    @field_validator("overlap")
+    @classmethod
+    def _overlap_below_tokens(cls, v: int, info: ValidationInfo) -> int:
+        tokens = info.data.get("tokens")
+        if tokens is not None and v >= tokens:
+            raise ValueError(f"overlap ({v}) must be smaller than tokens ({tokens})")
+        return v
 
 
 class ExtraPath(_Model):

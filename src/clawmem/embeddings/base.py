@@ -35,6 +35,9 @@ class Embedder:
     remote: bool = False
     #: options that change the vectors, folded into ``provider_key``
     key_options: dict = {}  # subclasses assign their own dict, never mutate this one
+    #: cosine below which two texts are unrelated for this model; search maps [floor, 1] onto
+    #: [0, 1] so that minScore means the same for every provider (e5 rarely scores below 0.6)
+    score_floor: float = 0.0
 
     def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError

@@ -1,12 +1,14 @@
 """A deterministic embedder for tests, registered like any other provider.
 
 Each token (ASCII word, CJK character and bigram) is hashed into one of ``dims`` buckets, so texts
-that share words get similar vectors. Model ``broken`` fails every call, to exercise error paths.
+that share words get similar vectors. Model ``broken`` fails every call, to exercise error paths; model ``slow`` sleeps 0.2 s per batch so a
+test can interrupt a long index run.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 
 import numpy as np
 
@@ -27,6 +29,8 @@ class FakeEmbedder(Embedder):
     def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:
         if self.model == "broken":
             raise EmbeddingError("fake provider 'broken' always fails")
+        if self.model == "slow":
+            time.sleep(0.2)
         FakeEmbedder.calls += len(texts)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         for i, text in enumerate(texts):

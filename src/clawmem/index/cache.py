@@ -61,6 +61,7 @@ def store(conn: apsw.Connection, emb: Embedder, vectors: dict[str, np.ndarray]) 
 
 
 def prune(conn: apsw.Connection, max_entries: int = MAX_ENTRIES) -> int:
+    # updated_at has one-second resolution; rowid breaks ties so the oldest inserts go first
     count = conn.execute("SELECT count(*) FROM memory_embedding_cache").fetchone()[0]
     excess = count - max_entries
     if excess <= 0:
@@ -68,7 +69,7 @@ def prune(conn: apsw.Connection, max_entries: int = MAX_ENTRIES) -> int:
     with transaction(conn):
         conn.execute(
             "DELETE FROM memory_embedding_cache WHERE rowid IN "
-            "(SELECT rowid FROM memory_embedding_cache ORDER BY updated_at ASC LIMIT ?)", (excess,))
+            "(SELECT rowid FROM memory_embedding_cache ORDER BY updated_at ASC, rowid ASC LIMIT ?)", (excess,))
     return excess
 
 

@@ -51,8 +51,8 @@ def _emit(segs: list[_Seg]) -> Chunk | None:
         body.pop()
     while body and not body[0].text.strip():
         body.pop(0)
-    if not body:
-        return None
+    if not body or all(s.heading or not s.text.strip() for s in body):
+        return None  # headings alone say nothing; they travel with the content they introduce
     text = "\n".join(s.text for s in body)
     return Chunk(body[0].line, body[-1].line, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
@@ -64,7 +64,8 @@ def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80) -> list[C
     current: list[_Seg] = []
     cost = 0
 
-    def flush() -> None:
+    def flush() -> int:
+        """Emit what fits; return how many segments (a trailing heading) moved to the next chunk."""
         nonlocal current, cost
         # Trailing heading (and blank lines after it) moves to the next chunk with its content.
         split = len(current)
@@ -88,14 +89,18 @@ def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80) -> list[C
             carry = []  # nothing was emitted: do not repeat what was never a chunk
         current = carry + moved
         cost = sum(s.cost for s in current)
+        return len(moved)
 
     for lineno, line in enumerate(content.split("\n"), start=1):
         for piece in _split_line(line, max_chars, tokens):
             seg = _Seg(lineno, piece, weighted_length(piece) + 1)
             if current and cost + seg.cost > max_chars:
-                flush()
-                while current and cost + seg.cost > max_chars:
-                    current.pop(0)  # the carry itself must leave room for the new segment
+                moved = flush()
+                # The carry must leave room for the new segment, but a moved heading stays even when
+                # the segment is a full-budget piece of a long line: dropping it lost the heading from
+                # every chunk (a heading followed by a long line was never indexed).
+                while len(current) > moved and cost + seg.cost > max_chars:
+                    current.pop(0)
                     cost = sum(s.cost for s in current)
             current.append(seg)
             cost += seg.cost

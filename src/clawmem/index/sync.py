@@ -151,6 +151,10 @@ class Syncer:
         report.vectors_missing = self.conn.execute(
             "SELECT count(*) FROM memory_index_chunks WHERE embedding IS NULL").fetchone()[0] if self.use_vectors else 0
         self._record_problems(report.problems)
+        if report.embedded:
+            # Nothing else ever pruned the cache, so it grew without bound; keep its LRU cap here,
+            # after the new vectors are stored (read at call time so tests can lower the cap).
+            cache.prune(self.agent_conn, cache.MAX_ENTRIES)
         report.seconds = time.perf_counter() - t0
         write_meta(self.conn, "last_sync", {
             "at": int(time.time()), "embedding_error": report.embedding_error,
@@ -306,7 +310,10 @@ class Syncer:
 
 
 def path_search_text(path: str, tokenizer: str) -> str:
-    """A path as keyword text: the full path, and its parts split on separators."""
-    stem = os.path.splitext(os.path.basename(path))[0]
-    parts = " ".join(path.replace("/", " ").replace("-", " ").replace("_", " ").replace(".", " ").split())
-    return segment_for_index(f"{path} {stem} {parts}", tokenizer)
+    """A path as keyword text: its folders and stem split on separators. The extension and the
+    leading ``memory/`` are left out: every note has them, so matching them says nothing."""
+    body = os.path.splitext(path)[0]
+    if body.startswith("memory/"):
+        body = body[len("memory/"):]
+    parts = " ".join(body.replace("/", " ").replace("-", " ").replace("_", " ").replace(".", " ").split())
+    return segment_for_index(parts, tokenizer)

@@ -1,0 +1,1 @@
+"""Hybrid search: keyword, path and vector legs, merge, re-scoring, MMR, selection, explain."""

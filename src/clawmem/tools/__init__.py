@@ -1,0 +1,7 @@
+"""Agent tools: each one JSON schema plus one handler, served unchanged as OpenAI-style function
+definitions and as MCP tools."""
+
+from .base import Tool, ToolError, openai_definitions
+from .memory import memory_tools
+
+__all__ = ["Tool", "ToolError", "openai_definitions", "memory_tools"]

@@ -1,0 +1,91 @@
+"""memory_search, memory_get, memory_append."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
+from .base import Tool, ToolError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Memory
+
+SEARCH_DESCRIPTION = (
+    "Mandatory recall step: search long-term memory (MEMORY.md, USER.md and the daily notes in "
+    "memory/*.md) before answering anything about prior work, decisions, dates, people, preferences "
+    "or todos. Returns the most relevant snippets with path, line range, score and a citation; then "
+    "use memory_get to read only the lines you need. Works in any language (Chinese included). If the "
+    "result says disabled/unavailable, tell the user memory search is not working. If nothing "
+    "relevant comes back, say you checked memory.")
+GET_DESCRIPTION = (
+    "Read lines of a memory file (MEMORY.md, USER.md, memory/YYYY-MM-DD.md or a configured extra "
+    "path), usually the path and line range a memory_search result cited. Returns at most `lines` "
+    "lines (default 120) and 12,000 characters; when more remains, the text ends with a notice and "
+    "`nextFrom` gives the line to continue from. A missing file returns status not_found.")
+APPEND_DESCRIPTION = (
+    "Remember something: append a note to today's daily memory file memory/YYYY-MM-DD.md. "
+    "Append-only; it never changes or removes what is already there. Use it when the user asks you "
+    "to remember something, or for a decision, fact or todo worth finding later. Write one "
+    "self-contained note (who, what, when, why).")
+
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "what to look for, in any language", "maxLength": 4096},
+        "maxResults": {"type": "integer", "minimum": 1, "maximum": 100,
+                       "description": "how many results (default 6)"},
+        "minScore": {"type": "number", "minimum": 0, "maximum": 1,
+                     "description": "relevance threshold in [0,1] (default 0.35)"},
+        "corpus": {"type": "string", "enum": ["memory"], "description": "what to search: memory files"},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+GET_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "workspace-relative memory path, e.g. memory/2026-07-01.md"},
+        "from": {"type": "integer", "minimum": 1, "description": "first line to read (1-based, default 1)"},
+        "lines": {"type": "integer", "minimum": 1, "description": f"how many lines (default {DEFAULT_LINES})"},
+        "corpus": {"type": "string", "enum": ["memory"]},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+APPEND_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string", "description": "the note to remember", "maxLength": 20_000},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+
+def memory_get(mem: "Memory", path: str, from_line: int = 1, lines: int = DEFAULT_LINES,
+               max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+    absolute, display = resolve_memory_path(mem.workspace, path, mem.settings.search.extra_paths)
+    return read_window(absolute, display, from_line, lines, max_chars)
+
+
+def memory_tools(mem: "Memory") -> list[Tool]:
+    def search(args: dict) -> dict:
+        return mem.search(args["query"], args.get("maxResults"), args.get("minScore"))
+
+    def get(args: dict) -> dict:
+        return memory_get(mem, args["path"], args.get("from", 1), args.get("lines", DEFAULT_LINES))
+
+    def append(args: dict) -> dict:
+        text = args["text"]
+        if not text.strip():
+            raise ToolError("memory_append: text is empty")
+        path = mem.remember(text)
+        return {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(),
+                "chars": len(text.strip())}
+
+    return [
+        Tool("memory_search", SEARCH_DESCRIPTION, SEARCH_SCHEMA, search, title="Search memory"),
+        Tool("memory_get", GET_DESCRIPTION, GET_SCHEMA, get, title="Read a memory file"),
+        Tool("memory_append", APPEND_DESCRIPTION, APPEND_SCHEMA, append, read_only=False, destructive=False,
+             idempotent=False, title="Append to today's note"),
+    ]

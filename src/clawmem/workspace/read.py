@@ -1,0 +1,123 @@
+"""Reading memory files for ``memory_get``: only memory paths, never outside the workspace.
+
+Allowed: ``MEMORY.md``, ``USER.md``, ``DREAMS.md`` and ``memory/**/*.md`` inside the workspace,
+Markdown under a configured extra folder (matching its glob), or an explicitly listed extra file.
+Refused with a clear error: ``..`` escapes, absolute paths elsewhere, symlinks anywhere on the
+way, and non-Markdown files. A missing file is ``not_found``, not an error.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+from ..config import ExtraPath
+from ..errors import UserError
+
+DEFAULT_LINES = 120
+DEFAULT_MAX_CHARS = 12_000
+_ROOT_FILES = {"MEMORY.md", "memory.md", "USER.md", "DREAMS.md"}
+MORE_NOTICE = "[More content available. Use from={n} to continue.]"
+CUT_NOTICE = ("[More content available. Requested excerpt exceeded the default maxChars budget. "
+              "If you need the full raw line, use read on the source file.]")
+
+
+class PathRefused(UserError):
+    pass
+
+
+def _no_symlinks(root: Path, target: Path) -> None:
+    rel = target.relative_to(root)
+    cur = root
+    for part in rel.parts:
+        cur = cur / part
+        if cur.is_symlink():
+            raise PathRefused(f"path refused: {rel.as_posix()} goes through a symlink ({cur.name})")
+
+
+def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | ExtraPath] | None = None) -> tuple[Path, str]:
+    """(absolute path, display path) for an allowed memory path, else raise PathRefused."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise PathRefused("path required: give a memory file path such as MEMORY.md or memory/2026-07-01.md")
+    raw = raw.strip()
+    ws = workspace.absolute()
+    candidate = Path(raw).expanduser()
+    if ".." in candidate.parts:
+        raise PathRefused(f"path refused: {raw!r} contains '..'")
+    absolute = candidate if candidate.is_absolute() else ws / candidate
+    # inside the workspace: only memory paths, Markdown only
+    try:
+        rel = absolute.relative_to(ws)
+    except ValueError:
+        rel = None
+    if rel is not None:
+        parts = rel.parts
+        is_memory = (len(parts) == 1 and parts[0] in _ROOT_FILES) or (len(parts) > 1 and parts[0] == "memory")
+        if is_memory:
+            if not absolute.name.lower().endswith(".md"):
+                raise PathRefused(f"path refused: {rel.as_posix()} is not a Markdown (.md) file")
+            _no_symlinks(ws, absolute)
+            return absolute, rel.as_posix()
+    # configured extra paths
+    for entry in extra_paths or []:
+        ep, pattern = (entry, None) if isinstance(entry, str) else (entry.path, entry.pattern)
+        base = Path(ep).expanduser()
+        base = base if base.is_absolute() else ws / base
+        if absolute == base and base.is_file() and not base.is_symlink():
+            return absolute, raw  # an explicitly listed extra file, whatever its extension
+        try:
+            sub = absolute.relative_to(base)
+        except ValueError:
+            continue
+        if not absolute.name.lower().endswith(".md"):
+            raise PathRefused(f"path refused: {raw} is not a Markdown (.md) file")
+        if pattern and not fnmatch.fnmatch(sub.as_posix(), pattern):
+            continue
+        if base.is_symlink():
+            raise PathRefused(f"path refused: extra path {ep} is a symlink")
+        _no_symlinks(base, absolute)
+        return absolute, raw
+    raise PathRefused(f"path refused: {raw!r} is not a memory file (MEMORY.md, USER.md, memory/**/*.md "
+                      "or a configured extra path)")
+
+
+def read_window(path: Path, display: str, from_line: int = 1, lines: int = DEFAULT_LINES,
+                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+    if not isinstance(from_line, int) or from_line < 1:
+        raise UserError("from must be a whole number of at least 1")
+    if not isinstance(lines, int) or lines < 1:
+        raise UserError("lines must be a whole number of at least 1")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {"status": "not_found", "text": "", "path": display}
+    except IsADirectoryError:
+        raise PathRefused(f"path refused: {display} is a folder") from None
+    except OSError as exc:
+        return {"path": display, "text": "", "disabled": True, "error": f"cannot read: {exc.strerror or exc}"}
+    try:
+        content = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return {"path": display, "text": "", "disabled": True, "error": f"not valid UTF-8 (byte {exc.start})"}
+    all_lines = content.split("\n")
+    if content.endswith("\n"):
+        all_lines.pop()  # the newline ends the last line; it does not start another
+    window = all_lines[from_line - 1:from_line - 1 + lines]
+    out: dict = {"path": display, "from": from_line}
+    truncated_by_chars = False
+    while window and len("\n".join(window)) > max_chars and len(window) > 1:
+        window.pop()
+        truncated_by_chars = True
+    text = "\n".join(window)
+    if len(window) == 1 and len(text) > max_chars:  # one enormous line: hard-cut it
+        out.update(text=text[:max_chars] + "\n" + CUT_NOTICE, lines=1, truncated=True)
+        if from_line + 1 <= len(all_lines):
+            out["nextFrom"] = from_line + 1
+        return out
+    next_from = from_line + len(window)
+    out["lines"] = len(window)
+    if next_from <= len(all_lines) and (truncated_by_chars or len(window) == lines):
+        out.update(text=text + "\n" + MORE_NOTICE.format(n=next_from), truncated=True, nextFrom=next_from)
+    else:
+        out["text"] = text
+    return out

@@ -1,0 +1,30 @@
+"""Each test gets its own clawmem home; no CLAWMEM_* variable from the outside leaks in."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def clawmem_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith("CLAWMEM_") or name == "OPENAI_API_KEY":
+            monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    monkeypatch.setenv("CLAWMEM_HOME", str(home))
+    monkeypatch.setenv("CLAWMEM_TIMEZONE", "UTC")
+    return home
+
+
+@pytest.fixture
+def fake_memory(clawmem_home: Path):
+    """A Memory on the fake embedder, workspace laid out."""
+    from clawmem import Memory
+
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    yield mem
+    mem.close()
