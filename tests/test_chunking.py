@@ -169,6 +169,31 @@ def test_heading_followed_by_blank_lines_moves_with_them():
     assert "# Part two" not in chunks[0].text
 
 
+def test_stacked_headings_move_together():
+    # "# Trip" and "## Hotel" both fit after line 15, the content after them does not
+    lines = ascii_lines(15) + ["# Trip", "", "## Hotel"] + ascii_lines(20, tag="y")
+    text = "\n".join(lines)
+    chunks = chunk_markdown(text)
+    assert_ranges_cover(text, chunks)
+    assert chunks[0].end_line == 15
+    holder = next(c for c in chunks if "# Trip" in c.text)
+    assert holder.text.split("\n")[-1] != "# Trip"
+    assert "## Hotel\n" in holder.text and "yyyy" in holder.text
+
+
+def test_stacked_headings_before_a_long_line_are_kept():
+    text = "# Trip\n## Hotel\n" + "".join(f"{i:05d}" for i in range(700))
+    chunks = chunk_markdown(text)
+    assert chunks[0].start_line == 1
+    assert chunks[0].text.startswith("# Trip\n## Hotel\n00000")
+    assert_ranges_cover(text, chunks)
+
+
+def test_headings_only_file_makes_no_chunk_and_is_fast():
+    text = "\n".join(f"## heading {i}" for i in range(50_000))
+    assert chunk_markdown(text) == []
+
+
 def test_heading_before_a_long_line_is_kept():
     text = "# Heading\n" + "".join(f"{i:05d}" for i in range(1000))  # one 5,000-char line
     chunks = chunk_markdown(text)

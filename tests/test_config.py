@@ -70,6 +70,16 @@ def test_set_accepts_bare_strings_and_json_values():
     assert s.search.extra_paths == ["notes"]
 
 
+def test_set_keeps_digit_only_strings_and_converts_for_typed_keys():
+    s = load_settings(None, {}, ["memory.search.model=1024", "memory.search.remote.apiKey=12345",
+                                 "memory.search.store.vector.enabled=false", "memory.search.query.maxResults=3"])
+    assert s.search.model == "1024"  # a digit-only model name is still a name
+    assert s.search.remote.api_key == "12345"
+    assert s.search.store.vector.enabled is False
+    assert s.search.query.max_results == 3
+    assert load_settings(None, {}, ["memory.search.model=null"]).search.model is None
+
+
 def test_env_variables_map_to_their_keys():
     env = {
         "CLAWMEM_EMBEDDING_PROVIDER": "OpenAI",

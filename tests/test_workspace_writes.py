@@ -112,6 +112,13 @@ def test_append_adds_missing_trailing_newline_first(fake_memory):
     assert after == before + b"\n- 08:00 next\n"
 
 
+def test_empty_existing_daily_note_gets_its_header(fake_memory):
+    path = fake_memory.workspace / "memory" / "2026-03-01.md"
+    path.touch()
+    fake_memory.remember("first", now=datetime(2026, 3, 1, 8, 0, tzinfo=UTC))
+    assert path.read_text(encoding="utf-8") == "# 2026-03-01\n\n- 08:00 first\n"
+
+
 def test_multiline_text_keeps_continuation_indented(fake_memory):
     now = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
     path = fake_memory.remember("Trip plan:\nday 1 West Lake\n\nday 2 返程", now=now)
@@ -289,3 +296,30 @@ def test_chunk_level_merge_keeps_max_importance_and_union():
 
 def test_strip_annotations():
     assert strip_annotations("- booked <!-- importance: 5 --> hotel <!-- trigger: a -->") == "- booked hotel"
+
+
+def _remember_at_nine(workspace: str, i: int, barrier) -> None:
+    barrier.wait()
+    append_daily(Path(workspace), f"entry {i}", now=datetime(2026, 3, 1, 9, 0, tzinfo=UTC), tz=UTC)
+
+
+def test_concurrent_writers_on_a_new_day_write_one_header(tmp_path: Path):
+    """Eight processes append to the same not-yet-existing daily note at once."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    for trial in range(5):  # the race was lost about half the time: five rounds catch it ~97% of runs
+        ws = tmp_path / f"ws{trial}"
+        (ws / "memory").mkdir(parents=True)
+        barrier = ctx.Barrier(8)
+        procs = [ctx.Process(target=_remember_at_nine, args=(str(ws), i, barrier)) for i in range(8)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(30)
+        assert all(p.exitcode == 0 for p in procs)
+        lines = (ws / "memory" / "2026-03-01.md").read_text(encoding="utf-8").split("\n")
+        assert lines[:2] == ["# 2026-03-01", ""]
+        assert lines.count("# 2026-03-01") == 1
+        assert sorted(lines[2:-1]) == sorted(f"- 09:00 entry {i}" for i in range(8))
+        assert lines[-1] == ""

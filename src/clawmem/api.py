@@ -229,7 +229,8 @@ class Memory:
             agent_conn.close()
         vec_ok, vec_err = vec_available()
         vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
-                             and check.vectors_ok and stored.get("provider") != "none")
+                             and check.vectors_ok and stored.get("provider") != "none"
+                             and (vectors or not missing))  # vectors all missing: not ok
         warnings: list[str] = [f"{p['path']}: {p['problem']}" for p in problems]
         if state.error:
             warnings.append(f"embedding provider: {state.error}")

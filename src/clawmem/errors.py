@@ -22,7 +22,10 @@ class WriteConflict(UserError):
 
 
 class EmbeddingError(ClawmemError):
-    """An embedding provider failed (network, quota, bad response)."""
+    """An embedding provider failed (network, quota, bad response): a problem the user fixes in
+    their provider or its configuration, so exit code 1."""
+
+    exit_code = 1
 
     def __init__(self, message: str, *, quota: bool = False, retryable: bool = False):
         super().__init__(message)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -27,6 +28,7 @@ def register(app: typer.Typer) -> None:
     def tour(keep: Annotated[bool, typer.Option("--keep", help="keep the temporary home and print its path")] = False,
              home: Annotated[Optional[Path], typer.Option("--home", help="use this (new) folder instead of a temporary one")] = None) -> None:
         from ..api import Memory
+        from ..workspace import append_text
 
         root = Path(home) if home else Path(tempfile.mkdtemp(prefix="clawmem-tour-"))
         step = 0
@@ -41,14 +43,14 @@ def register(app: typer.Typer) -> None:
             show(f"init a workspace in {root}")
             for p in mem.init():
                 print(f"   created {p.relative_to(root)}")
-            show("remember a weekend trip (Chinese) and a preference (English)")
-            for text in NOTES_ZH + NOTES_EN:
-                path = mem.remember(text)
-                print(f"   + {text}")
-            print(f"   -> {path.relative_to(root)}")
-            (mem.workspace / "MEMORY.md").write_text(
-                "# Long-Term Memory\n\n- 用户旅行计划偏好：先给推荐方案，再列每天预算。 <!-- importance: 8 -->\n",
-                encoding="utf-8")
+            show("remember a weekend trip (Chinese) and a preference (English), one note a day")
+            today = datetime.now(timezone.utc)
+            notes = NOTES_ZH + NOTES_EN
+            for i, text in enumerate(notes):
+                path = mem.remember(text, now=today - timedelta(days=len(notes) - i))
+                print(f"   + {path.relative_to(mem.workspace)}: {text}")
+            append_text(mem.workspace / "MEMORY.md",
+                        "\n- 用户坐高铁喜欢靠窗的座位，不坐飞机。 <!-- importance: 8 -->")
             print("   + MEMORY.md: a curated preference with <!-- importance: 8 -->")
             show(f"index with the embedder '{mem.provider_state.provider}' ({mem.provider_state.reason})")
             r = mem.sync()

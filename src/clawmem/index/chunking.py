@@ -65,15 +65,22 @@ def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80) -> list[C
     cost = 0
 
     def flush() -> int:
-        """Emit what fits; return how many segments (a trailing heading) moved to the next chunk."""
+        """Emit what fits; return how many segments (trailing headings) moved to the next chunk."""
         nonlocal current, cost
-        # Trailing heading (and blank lines after it) moves to the next chunk with its content.
+        # The trailing run of headings (and blank lines) moves to the next chunk with its content;
+        # the whole run, not only the last heading: with "# Trip" over
+        # "## Hotel", moving "## Hotel" alone left "# Trip" ending a chunk, or (when nothing else
+        # was before it) in no chunk at all. Bounded so a file of headings alone still advances.
         split = len(current)
         i = len(current) - 1
-        while i >= 0 and not current[i].text.strip():
+        block = 0
+        while i >= 0 and (current[i].heading or not current[i].text.strip()):
+            block += current[i].cost
+            if block > max_chars // 2:
+                break
+            if current[i].heading:
+                split = i
             i -= 1
-        if i >= 0 and current[i].heading:
-            split = i
         emit, moved = current[:split], current[split:]
         chunk = _emit(emit)
         if chunk is not None:

@@ -14,7 +14,7 @@ import apsw
 
 from ..config import SearchSettings
 from ..embeddings import Embedder
-from ..errors import UserError
+from ..errors import EmbeddingError, UserError
 from ..paths import Places
 from ..store import connect
 from . import generations
@@ -37,6 +37,17 @@ def _prepare_generation(path: Path, identity: dict) -> apsw.Connection:
     if read_identity(conn) is None:
         write_identity(conn, identity)
     return conn
+
+
+def _vectors_usable(path: Path, identity: dict) -> bool:
+    """Whether the generation at ``path`` holds vectors comparable with ``identity``'s provider."""
+    conn = connect(path)
+    try:
+        if not compare(read_identity(conn), identity).vectors_ok or identity.get("provider") == "none":
+            return False
+        return conn.execute("SELECT 1 FROM memory_index_chunks WHERE embedding IS NOT NULL LIMIT 1").fetchone() is not None
+    finally:
+        conn.close()
 
 
 @dataclass
@@ -139,6 +150,11 @@ class MemoryIndex:
             try:
                 report = Syncer(conn, agent, self.places.workspace, self.settings, self.embedder,
                                 identity, progress).run()
+                # A provider outage must not make a forced rebuild swap a live generation whose
+                # vectors work with this provider for one without vectors: keep the old one live.
+                if report.embedding_error and keep and _vectors_usable(self.index_dir / keep, identity):
+                    raise EmbeddingError(f"rebuild not published, the previous index stays live: "
+                                         f"{report.embedding_error}")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except BaseException:
                 conn.close()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any
+import keyword
+from typing import Annotated, Any
 
 from ..errors import ClawmemError
 from ..tools.base import Tool
@@ -31,9 +32,20 @@ def _wrapper(tool: Tool):
             raise McpToolError(str(exc)) from None
         return json.dumps(result, ensure_ascii=False, default=str)
 
-    params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Any,
-                                default=inspect.Parameter.empty if name in tool.schema.get("required", []) else None)
-              for name in tool.schema.get("properties", {})]
+    from pydantic import Field
+
+    required = tool.schema.get("required", [])
+    params = []
+    for name, spec in tool.schema.get("properties", {}).items():
+        pname, annotation = name, Any
+        if spec.get("type") == "string":
+            # With Any, the SDK JSON-decodes strings that look like JSON, so memory_append of
+            # '{"wifi": "x"}' or a query "null" arrived as a dict / None and was refused.
+            annotation = str if name in required else str | None
+        if not name.isidentifier() or keyword.iskeyword(name):  # e.g. memory_get's "from"
+            pname, annotation = f"{name}_", Annotated[annotation, Field(alias=name)]
+        params.append(inspect.Parameter(pname, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                                        default=inspect.Parameter.empty if name in required else None))
     call.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     call.__name__ = tool.name
     return call
@@ -51,5 +63,11 @@ def build_server(tools: list[Tool], name: str = "clawmem"):
                                       open_world_hint=False)
         mt = McpTool.from_function(_wrapper(t), name=t.name, description=t.description,
                                    annotations=annotations, structured_output=False)
+        if t.schema.get("additionalProperties") is False:
+            # The SDK's argument model drops unknown keys, so {"query": .., "limit": 3} ran with
+            # "limit" silently ignored; reject them as the advertised schema and Tool.call do.
+            loose = mt.fn_metadata.arg_model
+            strict = type(loose.__name__, (loose,), {"model_config": {**loose.model_config, "extra": "forbid"}})
+            mt = mt.model_copy(update={"fn_metadata": mt.fn_metadata.model_copy(update={"arg_model": strict})})
         mcp_tools.append(mt.model_copy(update={"parameters": t.schema}))
     return MCPServer(name=name, instructions=INSTRUCTIONS, tools=mcp_tools)

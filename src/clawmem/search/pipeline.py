@@ -76,6 +76,8 @@ class SearchParams:
     projects: list[str] | None = None
     query_vector: np.ndarray | None = None
     score_floor: float = 0.0
+    half_life_days: float = 30.0  # 0 turns decay off
+    decay_floor: float = 0.9
     explain: bool = False
 
 
@@ -157,7 +159,8 @@ def run(conn: apsw.Connection, params: SearchParams, vector_hits: list[tuple[int
         if c.status == "superseded":
             imp *= 0.5  # a superseded directive stays findable but yields to the active one
         c.pre_decay = base * imp * proj
-        c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime)
+        c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
+                                                  params.decay_floor)
         c.score = c.pre_decay * c.decay
         c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:

@@ -7,6 +7,7 @@ import re
 from datetime import date, datetime, timezone
 
 HALF_LIFE_DAYS = 30.0
+DECAY_FLOOR = 0.9  # clawmem's default; the reference has none (see config.DecaySettings)
 _DATED_RE = re.compile(r"(?:^|/)memory/(?:.*/)?(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$", re.I)
 
 
@@ -30,7 +31,7 @@ def is_evergreen(path: str) -> bool:
 
 
 def decay_multiplier(path: str, now: datetime, mtime: float | None = None,
-                     half_life_days: float = HALF_LIFE_DAYS) -> tuple[float, float | None]:
+                     half_life_days: float = HALF_LIFE_DAYS, floor: float = DECAY_FLOOR) -> tuple[float, float | None]:
     """(multiplier, age in days) for a chunk of ``path``; evergreen files return (1.0, None)."""
     if half_life_days <= 0 or is_evergreen(path):
         return 1.0, None
@@ -43,7 +44,7 @@ def decay_multiplier(path: str, now: datetime, mtime: float | None = None,
         return 1.0, None
     now_utc = now.astimezone(timezone.utc) if now.tzinfo else now.replace(tzinfo=timezone.utc)
     age = max(0.0, (now_utc - born).total_seconds() / 86400.0)
-    return math.exp(-math.log(2) / half_life_days * age), age
+    return floor + (1.0 - floor) * math.exp(-math.log(2) / half_life_days * age), age
 
 
 def importance_multiplier(importance: int | None) -> float:

@@ -59,6 +59,10 @@ class SearchService:
                     self.index.sync(blocking=False)
                 except Exception:
                     pass  # reported by status; a search must not fail because a sync did
+                finally:
+                    # the cached "dirty" answer predates this sync: without a re-check the next
+                    # searches (for up to DIRTY_CHECK_SECONDS) still said stale on a fresh index
+                    self._dirty_checked = 0.0
 
             self._sync_thread = threading.Thread(target=work, name="clawmem-sync", daemon=True)
             self._sync_thread.start()
@@ -139,10 +143,17 @@ class SearchService:
                 if qv is not None and np_any(qv):
                     vector_hits = self.vectors.top(conn, self.index.generation or "", self.index.revision(),
                                                    qv, window)
+        elif emb is None and stored.get("provider") not in (None, "none"):
+            # Keyword-only (provider "none", or one that failed to start) over an index holding
+            # another provider's vectors: say why they go unused instead of dropping them silently.
+            debug["vectorSkipped"] = f"{self.state.reason}; the index holds {stored['provider']} vectors"
         params = pipeline.SearchParams(
             query=q, max_results=n, min_score=threshold, window=window, tokenizer=tokenizer,
             now=now or datetime.now(timezone.utc), projects=projects,
-            score_floor=emb.score_floor if emb is not None else 0.0, explain=explain)
+            score_floor=emb.score_floor if emb is not None else 0.0, explain=explain,
+            half_life_days=(self.settings.temporal_decay.half_life_days
+                            if self.settings.temporal_decay.enabled else 0.0),
+            decay_floor=self.settings.temporal_decay.floor)
         out = pipeline.run(conn, params, vector_hits)
         results = [pipeline.result_row(c, explain) for c in out["chosen"]]
         debug.update({

@@ -40,6 +40,8 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
     if not isinstance(raw, str) or not raw.strip():
         raise PathRefused("path required: give a memory file path such as MEMORY.md or memory/2026-07-01.md")
     raw = raw.strip()
+    if "\x00" in raw:  # the OS cannot open it: a ValueError from open() would surface as an internal error
+        raise PathRefused("path refused: the path contains a NUL character")
     ws = workspace.absolute()
     candidate = Path(raw).expanduser()
     if ".." in candidate.parts:

@@ -44,11 +44,11 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def append_text(path: Path, text: str) -> int:
+def append_text(path: Path, text: str, *, header: str = "") -> int:
     """Append ``text`` to ``path`` (created if missing), on a line of its own. Returns bytes written.
 
     Uses O_APPEND under an exclusive lock, so concurrent writers interleave whole entries and
-    nothing already in the file is touched.
+    nothing already in the file is touched. ``header`` is written first only if the file is empty.
     """
     if not text:
         return 0
@@ -63,7 +63,9 @@ def append_text(path: Path, text: str) -> int:
                 fh.seek(size - 1)
                 if fh.read(1) != b"\n":
                     prefix = b"\n"
-        data = prefix + text.encode("utf-8")
+        # The header is decided here, under the lock: deciding it before (path.exists()) let two
+        # writers racing on a new daily note both write it.
+        data = prefix + ((header if not size else "") + text).encode("utf-8")
         if not data.endswith(b"\n"):
             data += b"\n"
         written = 0
@@ -92,9 +94,7 @@ def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
     when = (now or datetime.now(tz)).astimezone(tz) if tz else (now or datetime.now().astimezone())
     path = daily_note_path(workspace, when)
     body = format_bullet(text, when) if bullet else text.rstrip("\n")
-    if not path.exists():
-        body = f"# {when.strftime('%Y-%m-%d')}\n\n{body}"
-    append_text(path, body)
+    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n")
     return path
 
 

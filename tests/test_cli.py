@@ -1,0 +1,183 @@
+"""The ``clawmem`` command as a real subprocess: happy path, --json contract, one-line user errors,
+and help text plus README coverage for every command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from clawmem.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[1]
+FAKE_ENV = {"CLAWMEM_EMBEDDING_PROVIDER": "fake"}
+
+
+def cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+                          capture_output=True, text=True, input=stdin, env={**os.environ, **(env or {})},
+                          timeout=120)
+
+
+def one_json(r: subprocess.CompletedProcess):
+    """stdout holds exactly one JSON document (json.loads rejects trailing data)."""
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def one_error_line(r: subprocess.CompletedProcess, code: int = 1) -> str:
+    assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+def command_names() -> list[list[str]]:
+    root = typer.main.get_command(app)
+    out: list[list[str]] = []
+    for name, cmd in sorted(root.commands.items()):
+        out.append([name])
+        for sub in sorted(getattr(cmd, "commands", {}) or {}):
+            out.append([name, sub])
+    return out
+
+
+# -- the happy path ---------------------------------------------------------------------------------
+def test_init_remember_index_status(clawmem_home: Path):
+    init = one_json(cli("init", "--json", env=FAKE_ENV))
+    ws = clawmem_home / "workspace"
+    assert init["workspace"] == str(ws)
+    assert str(ws / "MEMORY.md") in init["created"]
+
+    rem = one_json(cli("remember", "--json", "Booked", "the", "lake-view", "hotel", "in", "杭州", env=FAKE_ENV))
+    note = Path(rem["path"])
+    assert note.parent == ws / "memory" and re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", note.name)
+    assert re.search(r"^- \d\d:\d\d Booked the lake-view hotel in 杭州$", note.read_text(encoding="utf-8"), re.M)
+
+    index = one_json(cli("index", "--json", env=FAKE_ENV))
+    assert index["provider"] == "fake" and index["forced"] is False
+    assert index["changed"] == 2 and index["embedded"] >= 1 and index["embedding_error"] is None
+    again = one_json(cli("--json", "index", env=FAKE_ENV))  # --json also works before the command
+    assert again["changed"] == 0 and again["embedded"] == 0
+
+    status = one_json(cli("status", "--json", env=FAKE_ENV))
+    assert status["provider"] == "fake"
+    assert status["identity"] == {"status": "valid"}
+    assert status["dirty"] is False
+    assert status["files"] == 2 and status["chunks"]["total"] >= 1
+    assert status["vector"]["missing"] == 0
+    assert status["fts"]["ok"] is True
+
+    # provider chosen by --set instead of the environment; every vector comes from the cache
+    forced = one_json(cli("index", "--force", "--json", "--set", 'memory.search.provider="fake"'))
+    assert forced["forced"] is True and forced["embedded"] == 0 and forced["cache_hits"] >= 1
+
+
+def test_human_output_goes_to_stderr(clawmem_home: Path):
+    r = cli("remember", "plain note", env=FAKE_ENV)
+    assert r.returncode == 0 and r.stdout == "" and "remembered" in r.stderr
+    r = cli("index", env=FAKE_ENV)
+    assert r.returncode == 0 and r.stdout == "" and "indexed" in r.stderr
+
+
+def test_remember_stdin(clawmem_home: Path):
+    text = "line one from stdin\nline two 返程车票\n"
+    rem = one_json(cli("remember", "--stdin", "--json", stdin=text, env=FAKE_ENV))
+    body = Path(rem["path"]).read_text(encoding="utf-8")
+    assert re.search(r"^- \d\d:\d\d line one from stdin\n  line two 返程车票\n", body, re.M)
+
+
+# -- user errors ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, stdin, needle", [
+    (["remember"], None, "nothing to remember"),
+    (["remember", "--stdin"], "  \n", "nothing to remember"),
+    (["status", "--set", "memory.search.query.maxResults=0"], None, "memory.search.query.maxResults"),
+    (["status", "--set", "memory.nope=1"], None, "memory.nope"),
+    (["--agent", "../x", "init"], None, "invalid agent id"),
+    (["status", "--no-such-flag"], None, "--no-such-flag"),
+])
+def test_user_error_exit_1_one_line(clawmem_home: Path, args, stdin, needle):
+    line = one_error_line(cli(*args, stdin=stdin, env=FAKE_ENV))
+    assert needle in line
+    assert not (clawmem_home / "workspace").exists()  # a refused command changes nothing
+    assert not (clawmem_home.parent / "x").exists()
+
+
+def test_bad_agent_status_exit_1(clawmem_home: Path):
+    assert "invalid agent id" in one_error_line(cli("--agent", "../x", "status", env=FAKE_ENV))
+
+
+def test_index_without_workspace_says_run_init(clawmem_home: Path):
+    line = one_error_line(cli("index", env=FAKE_ENV))
+    assert "clawmem init" in line
+
+
+def test_agents_are_isolated(clawmem_home: Path):
+    one_json(cli("--agent", "alice", "remember", "--json", "alice likes tea", env=FAKE_ENV))
+    one_json(cli("remember", "--json", "main likes coffee", env=FAKE_ENV))
+    main = one_json(cli("index", "--json", env=FAKE_ENV))
+    assert main["workspace"] == str(clawmem_home / "workspace")
+    assert main["files"] == 2  # MEMORY.md and main's note, never alice's
+    alice = one_json(cli("--agent", "alice", "index", "--json", env=FAKE_ENV))
+    assert alice["workspace"] == str(clawmem_home / "workspace-alice")
+    assert alice["files"] == 2
+
+
+# -- help and docs ----------------------------------------------------------------------------------
+HELP_SCRIPT = """
+import contextlib, io, json, sys
+from clawmem.cli.main import run
+out = {}
+for path in json.loads(sys.argv[1]):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        try:
+            run([*path, "--help"])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+    out[" ".join(path)] = [code, buf.getvalue()]
+print(json.dumps(out))
+"""
+
+
+def test_every_command_has_help():
+    """``clawmem <cmd> --help`` through the real entry point, one subprocess for all commands."""
+    root = typer.main.get_command(app)
+    paths = [[], *command_names()]
+    assert {"init", "remember", "index", "status", "config"} <= {p[0] for p in paths if p}
+    r = subprocess.run([sys.executable, "-c", HELP_SCRIPT, json.dumps(paths)], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=120)
+    assert r.returncode == 0, r.stderr
+    helps = json.loads(r.stdout)
+    for path in paths:
+        name = " ".join(path)
+        code, out = helps[name]
+        assert code == 0, f"clawmem {name} --help exited {code}"
+        assert "Usage" in out, name
+        cmd = root
+        for part in path:
+            cmd = cmd.commands[part]
+        assert (cmd.help or "").strip(), f"clawmem {name} has no help text"
+        assert " ".join(cmd.help.split()[:3]) in " ".join(out.split()), f"clawmem {name} --help lacks its help"
+    top = helps[""][1]
+    for path in paths:
+        if len(path) == 1:
+            assert path[0] in top, f"clawmem --help does not list {path[0]}"
+
+
+def test_every_command_is_in_the_readme():
+    readme = ROOT / "README.md"
+    assert readme.is_file(), "README.md is missing"
+    text = readme.read_text(encoding="utf-8")
+    missing = [p[0] for p in command_names() if len(p) == 1
+               and not re.search(rf"clawmem(\s+--?\S+(\s+[^\s-]\S*)?)*\s+{re.escape(p[0])}\b", text)]
+    assert not missing, f"commands not shown in README.md as `clawmem <cmd>`: {missing}"
