@@ -520,6 +520,7 @@ class SpeedResult:
     hits_by_class: dict[str, int] = field(default_factory=dict)
     n_by_class: dict[str, int] = field(default_factory=dict)
     recall_by_class: dict[str, list[float]] = field(default_factory=dict)
+    insert_cpu_s: float = float("nan")
     optimize_s: float = float("nan")
     optimized_bytes: int = 0
     optimized_ms: list[float] = field(default_factory=list)
@@ -559,6 +560,7 @@ def _build(cand: Candidate, corpus: list[str], workdir: Path, log: Callable[[str
     try:
         conn = open_db(cand, path)
         t0 = time.perf_counter()
+        c0 = time.process_time()
         conn.execute("BEGIN")
         index_text = cand.index_text
         for start in range(0, len(corpus), BATCH):
@@ -567,6 +569,7 @@ def _build(cand: Candidate, corpus: list[str], workdir: Path, log: Callable[[str
                              [(start + i + 1, index_text(t)) for i, t in enumerate(batch)])
         conn.execute("COMMIT")
         res.insert_s = time.perf_counter() - t0
+        res.insert_cpu_s = time.process_time() - c0
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         res.db_bytes = path.stat().st_size
         for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
@@ -575,7 +578,8 @@ def _build(cand: Candidate, corpus: list[str], workdir: Path, log: Callable[[str
             elif name in ("fts_content", "fts_docsize"):
                 res.content_bytes += size
         log(f"  {cand.key}: inserted {len(corpus):,} chunks in {res.insert_s:.1f}s "
-            f"({res.inserts_per_s:,.0f}/s), {res.db_bytes / 1e6:,.0f} MB")
+            f"({res.inserts_per_s:,.0f}/s; CPU {res.insert_cpu_s:.1f}s), {res.db_bytes / 1e6:,.0f} MB; "
+            f"load average {_load()}")
         return res, conn
     except Exception as exc:
         res.error = f"{type(exc).__name__}: {exc}"
@@ -653,8 +657,10 @@ def run_speed(candidates: list[Candidate], corpus: list[str], queries: list[tupl
             conn.execute("INSERT INTO fts(fts) VALUES('optimize')")
             res.optimize_s = time.perf_counter() - t
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.execute("VACUUM")
-            res.optimized_bytes = (workdir / f"speed-{cand.key}.db").stat().st_size
+            pages = conn.execute("PRAGMA page_count").fetchall()[0][0]
+            free = conn.execute("PRAGMA freelist_count").fetchall()[0][0]
+            page_size = conn.execute("PRAGMA page_size").fetchall()[0][0]
+            res.optimized_bytes = (pages - free) * page_size
         timed = _time_interleaved(live, queries, rounds)
         for key, rows in timed.items():
             res = by_key[key]
@@ -672,6 +678,13 @@ def run_speed(candidates: list[Candidate], corpus: list[str], queries: list[tupl
 # --------------------------------------------------------------------------------------------------
 # Report
 # --------------------------------------------------------------------------------------------------
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 def _cpu_model() -> str:
@@ -751,12 +764,12 @@ def build_table(results: list[SpeedResult]) -> str:
         if r.error:
             continue
         rows.append([
-            r.key, _f(r.insert_s, 1), _f(r.content_bytes / 1e6, 0), _f(r.optimize_s, 1),
+            r.key, _f(r.insert_s, 1), _f(r.insert_cpu_s, 1), _f(r.content_bytes / 1e6, 0), _f(r.optimize_s, 1),
             _f(r.optimized_bytes / 1e6, 0), _f(statistics.median(r.optimized_ms), 2) if r.optimized_ms else "n/a",
             _f(_pct(r.optimized_ms, 95), 2),
         ])
-    return _table(["candidate", "insert s", "content MB", "optimize s", "DB MB after optimize + VACUUM",
-                   "query median ms after", "query p95 ms after"], rows)
+    return _table(["candidate", "insert s (wall)", "insert s (CPU)", "content MB", "optimize s",
+                   "DB MB in use after optimize", "query median ms after", "query p95 ms after"], rows)
 
 
 def class_table(results: list[SpeedResult]) -> str:
@@ -799,6 +812,9 @@ def discussion(matrix: dict[str, dict[str, str]], results: list[SpeedResult], n:
 
     def ips(r: SpeedResult | None) -> str:
         return f"{r.inserts_per_s:,.0f}" if live(r) else "n/a"
+
+    def cpu(r: SpeedResult | None) -> str:
+        return f"{r.insert_cpu_s:,.1f} s" if live(r) else "n/a"
 
     def rec(r: SpeedResult | None, cls: str | None = None) -> str:
         return _f(r.recall(cls), 2) if live(r) else "n/a"
@@ -851,7 +867,8 @@ def discussion(matrix: dict[str, dict[str, str]], results: list[SpeedResult], n:
         f"- **pybigram** passed {ok['pybigram']}/{total}: the same CJK recall as cjk, no stemming (FTS5's "
         f"porter can wrap it, `tokenize='porter pybigram'`, at more cost per token). Every "
         f"document and every query string goes through a Python callback that yields each token: "
-        f"{ips(py)} inserts/s against {ips(cjk)} for cjk, whose Python work is one regex substitution per "
+        f"{ips(py)} inserts/s against {ips(cjk)} for cjk ({cpu(py)} against {cpu(cjk)} of CPU time for "
+        f"the whole insert), whose Python work is one regex substitution per "
         f"chunk before the insert. Its index is the most compact of the bigram designs "
         f"({mb(py, 'index_bytes')} index, {mb(py, 'db_bytes')} file). Its decisive cost is elsewhere: a "
         f"database holding such a table cannot be searched or written by any SQLite that has not "
@@ -877,8 +894,10 @@ def discussion(matrix: dict[str, dict[str, str]], results: list[SpeedResult], n:
 
 def render_report(command: str, matrix: dict[str, dict[str, str]], results: list[SpeedResult],
                   n: int, n_queries: int, gen_s: float, avg_chars: float, cjk_share: float,
-                  wall_s: float, rounds: int) -> str:
+                  wall_s: float, rounds: int, loads: dict[str, str]) -> str:
     facts = machine_facts()
+    for when, load in loads.items():
+        facts[f"load average 1/5/15 min, {when}"] = load
     cand_rows = [[c.key, f"`{c.tokenize}`", c.query_policy] for c in CANDIDATES]
     return f"""# Keyword index for Chinese, Japanese, Korean and English
 
@@ -954,6 +973,9 @@ Whole run (corpus generation, all candidates, both parts): {wall_s:.0f} s.
 
 {_table(["", ""], [[k, v] for k, v in facts.items()])}
 
+The machine may be shared with other work, hence the load averages: wall-clock figures include any
+competition for its {facts['CPU cores']} cores, the insert CPU-time column does not.
+
 ## Discussion
 
 {discussion(matrix, results, n)}
@@ -1007,7 +1029,13 @@ def main(argv: list[str] | None = None) -> dict:
             truth = ground_truth(corpus, queries)
             log(f"Ground truth for {len(queries)} queries in {time.perf_counter() - t:.1f}s "
                 f"({sum(1 for x in truth if x)} have at least one matching chunk)")
-            results = run_speed(CANDIDATES, corpus, queries, truth, workdir, log, args.rounds)
+            loads = {"start of the speed part": _load()}
+
+            def progress(msg: str) -> None:
+                log(f"[{time.perf_counter() - wall0:4.0f}s]{msg}")
+
+            results = run_speed(CANDIDATES, corpus, queries, truth, workdir, progress, args.rounds)
+            loads["end of the speed part"] = _load()
             del corpus
             log("")
             log(speed_table(results))
@@ -1020,7 +1048,7 @@ def main(argv: list[str] | None = None) -> dict:
 
         wall_s = time.perf_counter() - wall0
         report = render_report(command, matrix, results, args.chunks, len(queries), gen_s, avg_chars,
-                               cjk_share, wall_s, args.rounds)
+                               cjk_share, wall_s, args.rounds, loads)
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(report, encoding="utf-8")

