@@ -204,6 +204,9 @@ class MemoryIndex:
     def revision(self) -> int:
         return self.conn().execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()[0]
 
+    def has_chunks(self) -> bool:
+        return self.conn().execute("SELECT 1 FROM memory_index_chunks LIMIT 1").fetchone() is not None
+
     def chunk_count(self) -> int:
         return self.conn().execute("SELECT count(*) FROM memory_index_chunks").fetchone()[0]
 

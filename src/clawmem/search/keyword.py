@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import apsw
 
+from ..text.cjk import has_cjk
 from ..text.fts import build_query, bm25_to_score, escape_like, segment_for_index
 
 # Words that carry no meaning in a query; they do not count against coverage (and FTS5's own
@@ -38,10 +39,14 @@ def _coverage(text: str, terms: list[str], tokenizer: str) -> float:
     if not content:
         return 0.0
     hay = text.lower()
-    hits = 0
+    hits = 0.0
     for term in content:
         if term in hay:
             hits += 1
+        elif has_cjk(term) and len(term) > 2:
+            # an unspaced run such as 西湖酒店 is several words: credit the share of its bigrams
+            grams = [term[i:i + 2] for i in range(len(term) - 1)]
+            hits += sum(g in hay for g in grams) / len(grams)
         elif tokenizer == "cjk" and term.isascii():
             # porter stemming matched a different inflection: count it when the stems agree
             stem = term[:max(3, len(term) - 3)]
@@ -63,11 +68,20 @@ def keyword_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) 
         for term in q.like:  # trigram cannot match 1-2 characters: substring filter instead
             where.append("c.text LIKE ? ESCAPE '\\'")
             params.append(f"%{escape_like(term)}%")
-        rank = "bm25(memory_index_chunks_fts)" if match else "0.0"
-        sql = (f"SELECT f.rowid, {rank}, c.text FROM memory_index_chunks_fts f "
-               f"JOIN memory_index_chunks c ON c.seq = f.rowid WHERE {' AND '.join(where)} "
-               f"ORDER BY {rank} LIMIT ?")
-        for seq, r, text in conn.execute(sql, (*params, window)):
+        if match and not q.like:
+            # rank and limit inside FTS5 first (its ORDER BY rank fast path), then fetch only the
+            # window's texts: joining first would read the text of every matching chunk
+            sql = ("SELECT t.rowid, t.rank, c.text FROM (SELECT rowid, rank FROM memory_index_chunks_fts "
+                   "WHERE memory_index_chunks_fts MATCH ? ORDER BY rank LIMIT ?) t "
+                   "JOIN memory_index_chunks c ON c.seq = t.rowid ORDER BY t.rank")
+            rows = conn.execute(sql, (match, window))
+        else:
+            rank = "bm25(memory_index_chunks_fts)" if match else "0.0"
+            sql = (f"SELECT f.rowid, {rank}, c.text FROM memory_index_chunks_fts f "
+                   f"JOIN memory_index_chunks c ON c.seq = f.rowid WHERE {' AND '.join(where)} "
+                   f"ORDER BY {rank} LIMIT ?")
+            rows = conn.execute(sql, (*params, window))
+        for seq, r, text in rows:
             if seq in hits:
                 continue
             cov = _coverage(text, q.terms, tokenizer)
@@ -91,13 +105,19 @@ class PathHit:
 def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> list[PathHit]:
     raw = query.strip().lower()
     out: dict[int, PathHit] = {}
-    for sid, path in conn.execute("SELECT id, path FROM memory_index_sources"):
-        p = path.lower()
-        name = p.rsplit("/", 1)[-1]
-        stem = name.rsplit(".", 1)[0]
-        spec = 3 if raw == p else 2 if raw == name else 1 if raw == stem else 0
-        if spec:
-            out[sid] = PathHit(sid, path, 1.0, spec)
+    if raw and not any(ch.isspace() for ch in raw):  # a file is named by one word, never a sentence
+        name_like = "%/" + escape_like(raw)
+        rows = conn.execute(
+            "SELECT id, path FROM memory_index_sources WHERE lower(path) = ? OR lower(path) LIKE ? ESCAPE '\\' "
+            "OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\'",
+            (raw, name_like, name_like + ".%", escape_like(raw), escape_like(raw) + ".%"))
+        for sid, path in rows:
+            p = path.lower()
+            name = p.rsplit("/", 1)[-1]
+            stem = name.rsplit(".", 1)[0]
+            spec = 3 if raw == p else 2 if raw == name else 1 if raw == stem else 0
+            if spec:
+                out[sid] = PathHit(sid, path, 1.0, spec)
     q = build_query(query, tokenizer)
     if q.strict and not q.like:
         try:

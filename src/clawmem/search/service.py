@@ -45,6 +45,7 @@ class SearchService:
         self.vectors = VectorMatrix()
         self._sync_thread: threading.Thread | None = None
         self._dirty_checked = 0.0
+        self._dirty_cost = 0.0
         self._dirty = False
         self._lock = threading.Lock()
 
@@ -75,10 +76,14 @@ class SearchService:
         return not t.is_alive()
 
     def _is_dirty(self) -> bool:
+        # A check stats every memory file; in a big workspace that costs real time, so it is
+        # repeated at most once a second and never more often than 20x its own cost.
         now = time.monotonic()
-        if now - self._dirty_checked > DIRTY_CHECK_SECONDS:
+        if now - self._dirty_checked > max(DIRTY_CHECK_SECONDS, 20 * self._dirty_cost):
+            t = time.perf_counter()
             self._dirty = self.index.dirty_state().dirty
-            self._dirty_checked = now
+            self._dirty_cost = time.perf_counter() - t
+            self._dirty_checked = time.monotonic()
         return self._dirty
 
     # -- the search ---------------------------------------------------------------------------
@@ -100,7 +105,7 @@ class SearchService:
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
         conn = self.index.conn()
         warnings: dict = {}
-        if self.index.chunk_count() == 0:
+        if not self.index.has_chunks():
             # first search on an empty index: one synchronous sync ("search-bootstrap")
             self.index.sync()
             self._dirty_checked = time.monotonic()
@@ -121,6 +126,8 @@ class SearchService:
             warnings = {"stale": True, "warning": f"Memory index is stale: {'; '.join(check.reasons)}. "
                         "Search results may be incomplete.", "action": "Run: clawmem index --force"}
         debug: dict = {"backend": "sqlite", "configuredMode": "hybrid" if self.embedder else "keyword-only"}
+        if self.embedder is None and self.state.error:  # say why search is keyword-only (§7.8)
+            debug["embeddingBootstrap"] = f"{self.state.reason}: {self.state.error}"
         vector_hits = None
         embed_ms = 0.0
         window = pipeline.candidate_window(self.settings.query.max_results, n)
