@@ -33,8 +33,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 from clawmem import Memory  # noqa: E402
+from clawmem.embeddings import Embedder  # noqa: E402
 from clawmem.text.cjk import estimate_tokens  # noqa: E402
+from report import update_section  # noqa: E402
 
 KS = (1, 5, 10, 20)
 BUDGETS = (2000, 4000)
@@ -110,6 +114,26 @@ def write_workspace(ws: Path, conv: Conversation) -> None:
         p.parent.mkdir(parents=True, exist_ok=True)
         if not p.exists() or p.read_text(encoding="utf-8") != content:
             p.write_text(content, encoding="utf-8")
+
+
+class QueryCache(Embedder):
+    """The local embedder with a memo of query vectors: every clawmem row and the dense peer ask
+    the same question, so it is embedded once. Same provider, model and key: the index identity
+    still matches."""
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.provider, self.model, self.dims = inner.provider, inner.model, inner.dims
+        self.remote, self.score_floor, self.key_options = inner.remote, inner.score_floor, inner.key_options
+        self.memo: dict[str, np.ndarray] = {}
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self.memo:
+            self.memo[text] = self.inner.embed_query(text)
+        return self.memo[text]
+
+    def _embed_batch(self, texts, *, query):
+        return self.inner._embed_batch(texts, query=query)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,28 +230,23 @@ def budget_ids(conv: Conversation, chunks: ChunkSet, ranked: list[int], budget: 
 def score_question(conv: Conversation, chunks: ChunkSet, ranked: list[int], evidence: list[str]) -> dict:
     ev = set(evidence)
     out: dict[str, float] = {}
+    covered_at: list[set[str]] = []  # evidence-bearing ids covered by the first r results
     covered: set[str] = set()
     first_hit = None
     sessions_at5: set[str] = set()
     for rank, i in enumerate(ranked[:max(KS)], 1):
         ids = chunk_ids(conv, chunks, i)
-        covered.update(ids)
+        covered |= set(ids)
+        covered_at.append(set(covered))
         if first_hit is None and ev & set(ids):
             first_hit = rank
         if rank <= 5:
             sessions_at5.update(x.split(":")[0] for x in ids)
-        if rank in KS:
-            got = ev & covered
-            out[f"any@{rank}"] = 1.0 if got else 0.0
-            out[f"all@{rank}"] = 1.0 if got == ev else 0.0
-            out[f"ev@{rank}"] = len(got) / len(ev)
-    last = {k: v for k, v in out.items()}
-    for k in KS:  # fewer results than k: carry the last value forward
-        for m in ("any", "all", "ev"):
-            key = f"{m}@{k}"
-            if key not in out:
-                prev = [kk for kk in KS if kk < k and f"{m}@{kk}" in last]
-                out[key] = last[f"{m}@{prev[-1]}"] if prev else 0.0
+    for k in KS:  # fewer results than k: what was returned is all there is
+        got = ev & (covered_at[min(k, len(covered_at)) - 1] if covered_at else set())
+        out[f"any@{k}"] = 1.0 if got else 0.0
+        out[f"all@{k}"] = 1.0 if got == ev else 0.0
+        out[f"ev@{k}"] = len(got) / len(ev)
     out["session_any@5"] = 1.0 if {e.split(":")[0] for e in ev} & sessions_at5 else 0.0
     out["mrr"] = 1.0 / first_hit if first_hit else 0.0
     for b in BUDGETS:
@@ -248,7 +267,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
     rows: dict[tuple[str, str], dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
     timings: dict[str, float] = defaultdict(float)
     stats: dict[str, dict] = {}
-    qcache: dict[str, np.ndarray] = {}
+    qcache: QueryCache | None = None
     t_all = time.perf_counter()
     for tokens, overlap in variants:
         vname = f"{tokens}/{overlap}"
@@ -259,15 +278,19 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
             ws = home / "workspace"
             write_workspace(ws, conv)
             common = [f"memory.search.chunking.tokens={tokens}", f"memory.search.chunking.overlap={overlap}"]
-            mem = Memory(home=home, env={}, overrides=['memory.search.provider="local"', 'timezone="UTC"', *common])
+            if qcache is None:
+                from clawmem.embeddings.local import LocalE5
+
+                qcache = QueryCache(LocalE5())
+            mem = Memory(home=home, env={}, embedder=qcache,
+                         overrides=['memory.search.provider="local"', 'timezone="UTC"', *common])
             t0 = time.perf_counter()
             rep = mem.sync()
             timings[f"index {vname}"] += time.perf_counter() - t0
             embedded += rep.embedded
             chunks = load_chunks(mem)
             n_chunks += len(chunks.texts)
-            emb = mem.embedder
-            assert emb is not None, "the local embedder must load for this benchmark"
+            emb = qcache
             kw_mem = Memory(home=home, env={}, overrides=['memory.search.provider="none"', 'timezone="UTC"', *common])
             nodecay = Memory(home=home, env={}, embedder=emb,
                              overrides=['memory.search.provider="local"', 'timezone="UTC"',
@@ -292,9 +315,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                     mem.search(text, 20, None, now=conv.now, record_signals=False))
                 systems["clawmem keyword-only"] = ranked_from(
                     kw_mem.search(text, 20, 0.0, now=conv.now, record_signals=False))
-                if text not in qcache:
-                    qcache[text] = emb.embed_query(text)
-                sims = chunks.vectors @ qcache[text]
+                sims = chunks.vectors @ emb.embed_query(text)
                 systems["dense cosine (same embedder)"] = [int(i) for i in np.argsort(-sims, kind="stable")[:20]]
                 systems["BM25 (bm25s)"] = bm25.rank(text, 20)
                 systems["FTS5 unicode61 bm25"] = fts_u.rank(text, 20)
@@ -373,16 +394,7 @@ def render(table, stats, timings, elapsed, path, limit, variants, convs) -> str:
 
 
 def write_report(out: Path, body: str) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = out.read_text(encoding="utf-8") if out.exists() else "# clawmem benchmarks\n\n"
-    block = f"{REPORT_START}\n{body}\n{REPORT_END}"
-    if REPORT_START in text and REPORT_END in text:
-        head, rest = text.split(REPORT_START, 1)
-        _, tail = rest.split(REPORT_END, 1)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n## Retrieval quality on LoCoMo\n\n" + block + "\n"
-    out.write_text(text, encoding="utf-8")
+    update_section(out, "locomo", "Retrieval quality on LoCoMo", body)
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -33,10 +33,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 from clawmem import Memory  # noqa: E402
 from clawmem.embeddings import Embedder, register  # noqa: E402
 from clawmem.index.watch import watch_paths  # noqa: E402
 from clawmem.search import pipeline  # noqa: E402
+from report import update_section  # noqa: E402
 
 REPORT_START, REPORT_END = "<!-- perf:start -->", "<!-- perf:end -->"
 DIMS = 384
@@ -393,16 +396,7 @@ def plot(rows: list[dict], path: Path) -> str | None:
 
 
 def write_report(out: Path, body: str) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = out.read_text(encoding="utf-8") if out.exists() else "# clawmem benchmarks\n\n"
-    block = f"{REPORT_START}\n{body}\n{REPORT_END}"
-    if REPORT_START in text and REPORT_END in text:
-        head, rest = text.split(REPORT_START, 1)
-        _, tail = rest.split(REPORT_END, 1)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n## Speed and scale\n\n" + block + "\n"
-    out.write_text(text, encoding="utf-8")
+    update_section(out, "perf", "Speed and scale", body)
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -6,10 +6,12 @@ import hashlib
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import numpy as np
 import pytest
+
+from http_helpers import JsonHandler
 
 import clawmem.embeddings
 import clawmem.embeddings.base as base
@@ -45,17 +47,7 @@ class EmbeddingServer:
 
 
 def make_handler(state: EmbeddingServer):
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):  # keep pytest output clean
-            pass
-
-        def _send(self, status: int, body: str) -> None:
-            data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    class Handler(JsonHandler):
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))

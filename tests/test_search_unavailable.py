@@ -13,10 +13,12 @@ import os
 import subprocess
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from http_helpers import JsonHandler
 
 import clawmem.embeddings.base as base
 from clawmem import Memory
@@ -56,17 +58,7 @@ def _vector(text: str) -> list[float]:
 
 
 def _handler(state: Server):
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def _send(self, status: int, body: str) -> None:
-            data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    class Handler(JsonHandler):
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))

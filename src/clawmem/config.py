@@ -104,8 +104,26 @@ class SearchSettings(_Model):
         return v
 
 
+class IntentSettings(_Model):
+    deadline_seconds: float = Field(15.0, ge=0, le=600, alias="deadlineSeconds",
+                                    description="a turn's standing-intent matching gives up after this long, "
+                                    "injecting nothing and spending no fire")
+
+
 class MemorySettings(_Model):
     search: SearchSettings = SearchSettings()
+    intents: IntentSettings = IntentSettings()
+
+
+class ChatSettings(_Model):
+    model: str = Field("offline", description="offline | openai:<model> | anthropic:<model>")
+    base_url: str | None = Field(None, alias="baseUrl", description="endpoint; OpenAI-compatible servers "
+                                 "(Ollama, vLLM, LM Studio, DeepSeek) take their /v1 URL")
+    api_key: str | None = Field(None, alias="apiKey")
+    headers: dict[str, str] = Field(default_factory=dict)
+    context_window: int = Field(0, ge=0, alias="contextWindow", description="0: the model's own window")
+    timeout_seconds: float = Field(120.0, gt=0, alias="timeoutSeconds")
+    max_output_tokens: int = Field(4096, ge=1, alias="maxOutputTokens")
 
 
 class AgentSettings(_Model):
@@ -115,6 +133,7 @@ class AgentSettings(_Model):
 class Settings(_Model):
     timezone: str | None = Field(None, description="IANA zone for daily notes; host zone when unset")
     memory: MemorySettings = MemorySettings()
+    chat: ChatSettings = ChatSettings()
     agents: dict[str, AgentSettings] = Field(default_factory=dict)
 
     @field_validator("timezone")
@@ -144,6 +163,10 @@ class Settings(_Model):
         if remote.get("apiKey"):
             remote["apiKey"] = "***"
         remote["headers"] = {k: "***" for k in remote.get("headers", {})}
+        chat = data["chat"]
+        if chat.get("apiKey"):
+            chat["apiKey"] = "***"
+        chat["headers"] = {k: "***" for k in chat.get("headers", {})}
         return data
 
 
@@ -158,6 +181,9 @@ ENV_KEYS: dict[str, str] = {
     "CLAWMEM_MAX_RESULTS": "memory.search.query.maxResults",
     "CLAWMEM_MIN_SCORE": "memory.search.query.minScore",
     "CLAWMEM_TIMEZONE": "timezone",
+    "CLAWMEM_CHAT_MODEL": "chat.model",
+    "CLAWMEM_CHAT_BASE_URL": "chat.baseUrl",
+    "CLAWMEM_CHAT_API_KEY": "chat.apiKey",
 }
 # Read by the entry points (paths), not settings keys; listed so they are not "unknown".
 ENV_OTHER = {"CLAWMEM_HOME", "CLAWMEM_AGENT", "CLAWMEM_WORKSPACE", "CLAWMEM_CONFIG", "CLAWMEM_LOG"}

@@ -1,0 +1,148 @@
+"""Schedules (``at`` one time, ``every`` interval, ``cron`` 5-field expression with a time zone) and
+their next-run computation. All times are epoch milliseconds.
+
+* ``at``: runs once at ``at``; an ISO time without an offset is read in the given zone (UTC if none).
+* ``every``: runs at ``anchorMs + k × everyMs`` (k ≥ 1; the anchor is the creation time unless
+  given), so runs never drift however late one of them was.
+* ``cron``: the next time strictly after now that the expression names, in ``tz`` (``croniter``),
+  daylight-saving changes included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..errors import UserError
+
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 7 * 86_400_000}
+_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)")
+MIN_EVERY_MS = 1000
+
+
+class ScheduleError(UserError):
+    """A schedule that cannot be parsed or never runs."""
+
+
+def parse_duration(text: str) -> int:
+    """``30s``, ``5m``, ``2h``, ``1d``, ``1w``, ``1h30m`` to milliseconds."""
+    raw = (text or "").strip().lower().replace(" ", "")
+    pos, total = 0, 0.0
+    for m in _DURATION_RE.finditer(raw):
+        if m.start() != pos:
+            break
+        total += float(m.group(1)) * _UNIT_MS[m.group(2)]
+        pos = m.end()
+    if not raw or pos != len(raw):
+        raise ScheduleError(f"cannot read duration {text!r}: use e.g. 30s, 5m, 2h, 1d or 1h30m")
+    return int(total)
+
+
+def zone(name: str | None) -> tzinfo | None:
+    if not name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ScheduleError(f"unknown time zone {name!r} (use an IANA name such as Asia/Shanghai)") from None
+
+
+def to_ms(when: datetime) -> int:
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return int(when.timestamp() * 1000)
+
+
+def iso(ms: int | None, tz: tzinfo | None = None) -> str | None:
+    if ms is None:
+        return None
+    when = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    if tz is not None:
+        return when.astimezone(tz).isoformat(timespec="seconds")
+    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_at(text: str, now_ms: int, tz: tzinfo | None = None) -> int:
+    """``+20m`` (from now) or an ISO-8601 time; a time without an offset is read in ``tz`` (UTC)."""
+    raw = (text or "").strip()
+    if raw.startswith("+"):
+        return now_ms + parse_duration(raw[1:])
+    try:
+        when = datetime.fromisoformat(raw.replace("z", "Z"))
+    except ValueError:
+        raise ScheduleError(f"cannot read time {text!r}: use ISO-8601 (2026-07-02T09:00, "
+                            "2026-07-02T09:00+08:00) or +DURATION (+20m)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=tz or timezone.utc)
+    return to_ms(when)
+
+
+def check_cron(expr: str) -> str:
+    from croniter import croniter
+
+    fields = (expr or "").split()
+    if len(fields) != 5 or not croniter.is_valid(" ".join(fields)):
+        raise ScheduleError(f"bad cron expression {expr!r}: give 5 fields (minute hour day month weekday), "
+                            "e.g. '0 9 * * *' for 09:00 every day")
+    return " ".join(fields)
+
+
+def make_schedule(*, at: str | None = None, every: str | None = None, cron: str | None = None,
+                  tz: str | None = None, now_ms: int, default_tz: tzinfo | None = None) -> dict:
+    """A validated schedule from exactly one of ``at``, ``every``, ``cron``."""
+    given = [k for k, v in (("at", at), ("every", every), ("cron", cron)) if v]
+    if len(given) != 1:
+        raise ScheduleError("give exactly one schedule: --at TIME, --every DURATION or --cron EXPR")
+    zone(tz)  # validate early
+    if at:
+        at_ms = parse_at(at, now_ms, zone(tz) or default_tz)
+        if at_ms <= now_ms:
+            raise ScheduleError(f"--at {at} is in the past ({iso(at_ms)})")
+        return {"kind": "at", "at": iso(at_ms), "atMs": at_ms}
+    if every:
+        every_ms = parse_duration(every)
+        if every_ms < MIN_EVERY_MS:
+            raise ScheduleError("--every must be at least 1s")
+        return {"kind": "every", "everyMs": every_ms, "anchorMs": now_ms}
+    out = {"kind": "cron", "expr": check_cron(cron or "")}
+    if tz:
+        out["tz"] = tz
+    return out
+
+
+def schedule_identity(schedule: dict) -> str:
+    return json.dumps(schedule, sort_keys=True, separators=(",", ":"))
+
+
+def next_run(schedule: dict, after_ms: int, default_tz: tzinfo | None = None) -> int | None:
+    """The first run strictly after ``after_ms`` (for ``at``: its time, whatever ``after_ms``)."""
+    kind = schedule.get("kind")
+    if kind == "at":
+        return int(schedule["atMs"])
+    if kind == "every":
+        every, anchor = int(schedule["everyMs"]), int(schedule.get("anchorMs") or 0)
+        if after_ms < anchor:
+            return anchor
+        return anchor + ((after_ms - anchor) // every + 1) * every
+    if kind == "cron":
+        from croniter import croniter
+
+        tz = zone(schedule.get("tz")) or default_tz or timezone.utc
+        base = datetime.fromtimestamp(after_ms / 1000, timezone.utc).astimezone(tz)
+        return to_ms(croniter(schedule["expr"], base).get_next(datetime))
+    raise ScheduleError(f"unknown schedule kind {kind!r}")
+
+
+def describe(schedule: dict) -> str:
+    kind = schedule.get("kind")
+    if kind == "at":
+        return f"at {schedule['at']}"
+    if kind == "every":
+        ms = int(schedule["everyMs"])
+        for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+            if ms % size == 0:
+                return f"every {ms // size}{unit}"
+        return f"every {ms}ms"
+    return f"cron '{schedule.get('expr')}'" + (f" ({schedule['tz']})" if schedule.get("tz") else "")

@@ -1,0 +1,44 @@
+"""Chat models, chosen by name (``offline``, ``openai:<model>``, ``anthropic:<model>``) and
+imported only when chosen. Built-ins register through :func:`register`, as a third party would."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import ConfigError
+from .base import (
+    ChatMessage,
+    ChatModel,
+    ChatModelError,
+    ChatResponse,
+    ContextOverflowError,
+    ToolCall,
+    Usage,
+    is_overflow_message,
+)
+
+Factory = Callable[[str, object], ChatModel]  # (model name after the colon, ChatSettings)
+_REGISTRY: dict[str, Factory] = {}
+
+
+def register(provider: str, factory: Factory) -> None:
+    _REGISTRY[provider.lower()] = factory
+
+
+def create(spec: str, settings) -> ChatModel:
+    """A model from a spec such as ``offline``, ``openai:gpt-4o-mini`` or ``anthropic:claude-sonnet-4``."""
+    spec = (spec or "offline").strip()
+    provider, _, name = spec.partition(":")
+    factory = _REGISTRY.get(provider.lower())
+    if factory is None:
+        raise ConfigError(f"bad value for 'chat.model': unknown provider {provider!r} in {spec!r} "
+                          f"(known: {', '.join(sorted(_REGISTRY))})")
+    return factory(name, settings)
+
+
+def available() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+__all__ = ["ChatMessage", "ChatModel", "ChatModelError", "ChatResponse", "ContextOverflowError", "ToolCall",
+           "Usage", "is_overflow_message", "register", "create", "available"]

@@ -1,0 +1,99 @@
+"""The benchmarks cannot rot: a short run of each completes and produces well-formed figures.
+
+Neither touches the LoCoMo data (its licence keeps it out of tests): the retrieval benchmark runs
+on a tiny conversation written here in LoCoMo's format.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _tiny_locomo(path: Path) -> None:
+    turns1 = [
+        {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey cat named Pixel last week."},
+        {"speaker": "Ben", "dia_id": "D1:2", "text": "Lovely! I started learning the violin."},
+        {"speaker": "Ana", "dia_id": "D1:3", "text": "We booked a lake-view hotel in Hangzhou for May."},
+    ]
+    turns2 = [
+        {"speaker": "Ben", "dia_id": "D2:1", "text": "My violin teacher moved to Berlin, so lessons are online now."},
+        {"speaker": "Ana", "dia_id": "D2:2", "text": "Pixel knocked my coffee over the keyboard again.",
+         "blip_caption": "a grey cat on a laptop"},
+    ]
+    sample = {
+        "sample_id": "conv-smoke",
+        "conversation": {
+            "speaker_a": "Ana", "speaker_b": "Ben",
+            "session_1": turns1, "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_2": turns2, "session_2_date_time": "10:37 am on 27 June, 2023",
+        },
+        "qa": [
+            {"question": "What is the name of Ana's cat?", "answer": "Pixel", "evidence": ["D1:1"], "category": 4},
+            {"question": "Where did Ben's violin teacher move?", "answer": "Berlin", "evidence": ["D2:1"], "category": 4},
+            {"question": "Which city is the hotel in?", "answer": "Hangzhou", "evidence": ["D1:3"], "category": 1},
+            {"question": "When did Ana adopt her cat?", "answer": "May 2023", "evidence": ["D1:1; D9:9"], "category": 2},
+            {"question": "What did Ben's cat do?", "adversarial_answer": "x", "evidence": ["D2:2"], "category": 5},
+        ],
+    }
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+
+
+@pytest.mark.semantic
+def test_locomo_benchmark_smoke(tmp_path: Path) -> None:
+    pytest.importorskip("bm25s")
+    bench = _load("locomo_retrieval")
+    data = tmp_path / "locomo.json"
+    _tiny_locomo(data)
+    out = tmp_path / "report.md"
+    result = bench.main([str(data), "--variants", "400/80,60/12", "--work", str(tmp_path / "work"),
+                         "--out", str(out)])
+    table = result["table"]
+    systems = {s for (_, s) in table}
+    assert {"clawmem hybrid", "BM25 (bm25s)", "FTS5 unicode61 bm25", "FTS5 trigram bm25",
+            "dense cosine (same embedder)", "clawmem keyword-only"} <= systems
+    for (variant, system), row in table.items():
+        assert row["n"] == 4, (variant, system)  # categories 1-4 only; the malformed D9:9 is dropped
+        for col in bench.COLUMNS:
+            v = row["overall"][col]
+            assert 0.0 <= v <= 1.0 and not math.isnan(v), (system, col, v)
+        assert row["overall"]["any@1"] <= row["overall"]["any@10"] <= row["overall"]["any@20"]
+    # on five turns every retriever that returns anything finds the evidence within 20 chunks
+    assert table[("400/80", "clawmem hybrid")]["overall"]["any@20"] == 1.0
+    text = out.read_text(encoding="utf-8")
+    assert bench.REPORT_START in text and "| clawmem hybrid |" in text
+    # a second run reuses cached embeddings: nothing is embedded again
+    again = bench.main([str(data), "--variants", "400/80", "--work", str(tmp_path / "work"), "--no-report"])
+    assert again["stats"]["400/80"]["embedded"] == 0
+
+
+def test_perf_benchmark_smoke(tmp_path: Path) -> None:
+    perf = _load("perf")
+    out = tmp_path / "bench.md"
+    result = perf.main(["--sizes", "1000", "--work", str(tmp_path / "work"), "--out", str(out)])
+    (row,) = result["rows"]
+    assert row["chunks"] > 700
+    assert row["noop_reindex_s"] < row["first_index_s"] * 5
+    for key in ("hybrid_ms", "keyword_ms", "vector_ms", "get_ms"):
+        p50, p95 = row[key]
+        assert 0 < p50 <= p95, key
+    assert 1.5 <= row["edit_to_searchable_s"] < 30  # the watcher waits out its 1.5 s debounce first
+    assert "numpy brute force" in row["peers"] and "FTS5 trigram (+LIKE for short CJK)" in row["peers"]
+    assert result["embedder"]["passage_tokens_per_s"] > 0
+    text = out.read_text(encoding="utf-8")
+    assert perf.REPORT_START in text and "| chunks |" in text
