@@ -20,7 +20,7 @@ from clawmem import Memory
 from clawmem.mcp.server import build_server
 from clawmem.tools import ToolError
 
-NAMES = ["memory_search", "memory_get", "memory_append"]
+NAMES = ["memory_search", "memory_get", "memory_append", "intent"]  # the memory tools first, unchanged
 
 
 def write(mem: Memory, rel: str, text: str) -> Path:
@@ -67,7 +67,7 @@ def mem(fake_memory: Memory) -> Memory:
 
 
 # -- definitions --------------------------------------------------------------------------------------
-def test_cli_tools_json_lists_the_three_tools_as_openai_functions(mem, clawmem_home):
+def test_cli_tools_json_lists_the_tools_as_openai_functions(mem, clawmem_home):
     proc = subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", "tools", "--json"],
                           env=cli_env(clawmem_home), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -77,6 +77,7 @@ class Memory:
         self._index: MemoryIndex | None = None
         self._search = None
         self._signals = None
+        self._intents = None
         self._lock = threading.RLock()
 
     # -- pieces -------------------------------------------------------------------------------
@@ -111,6 +112,8 @@ class Memory:
             self._search.wait_for_sync(0)
         if self._index is not None:
             self._index.close()
+        if self._intents is not None:
+            self._intents.close()
 
     def __enter__(self) -> "Memory":
         return self
@@ -193,11 +196,44 @@ class Memory:
 
         return memory_get(self, path, from_line, lines or DEFAULT_LINES)
 
-    def tools(self):
-        """The agent tools over this memory (each a JSON schema plus a handler)."""
-        from .tools import memory_tools
+    def tools(self, context=None):
+        """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
+        memory_get, memory_append, then ``intent`` when the turn's sender is the owner.
 
-        return memory_tools(self)
+        ``context`` is the turn's :class:`clawmem.intents.TurnContext` (channel, sender,
+        conversation, owner). Without one (MCP, scripts) the caller is the local owner: the intent
+        tool lists and cancels, but refuses to create for want of an authenticated sender.
+        """
+        from .tools import intent_tool, memory_tools
+
+        tools = memory_tools(self)
+        if context is None or context.owner:
+            tools.append(intent_tool(self.intents, context))
+        return tools
+
+    # -- acting later -------------------------------------------------------------------------
+    @property
+    def intents(self):
+        """This agent's standing intents (:class:`clawmem.intents.IntentStore`)."""
+        from .intents import IntentStore
+
+        with self._lock:
+            if self._intents is None:
+                self._intents = IntentStore(self.places.agent_db, tz=self.settings.tz(),
+                                            deadline_seconds=self.settings.memory.intents.deadline_seconds)
+            return self._intents
+
+    def match_intents(self, message: str, context, *, now: datetime | None = None):
+        """Run one user turn's standing-intent matching (no model call; firing included). Returns a
+        :class:`clawmem.intents.MatchResult`; its ``block`` is the hidden context to prepend, empty
+        when nothing triggered or matching failed open."""
+        return self.intents.match(message, context, now=now)
+
+    def scheduler(self, handlers=None):
+        """The automations of this home (:class:`clawmem.automation.Scheduler`, shared state database)."""
+        from .automation import Scheduler
+
+        return Scheduler(self.places.home, self.settings, handlers=handlers)
 
     # -- inspecting ---------------------------------------------------------------------------
     def status(self, deep: bool = False) -> dict[str, Any]:

@@ -126,6 +126,113 @@ class ChatSettings(_Model):
     max_output_tokens: int = Field(4096, ge=1, alias="maxOutputTokens")
 
 
+def _byte_size(v: Any) -> Any:
+    """``2097152``, ``"2mb"``, ``"512 KiB"`` -> bytes (the reference accepts byte strings)."""
+    if isinstance(v, str):
+        import re
+
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", v.lower())
+        if not m:
+            raise ValueError(f"not a byte size: {v!r} (e.g. 2097152, '2mb', '512kb')")
+        return int(float(m.group(1)) * {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[m.group(2)])
+    return v
+
+
+def _duration_seconds(v: Any) -> Any:
+    """``300``, ``"5m"``, ``"1h"``, ``"30s"`` -> seconds; a bare number in a string means minutes
+    (the reference's default unit for the pruning ttl)."""
+    if isinstance(v, str):
+        import re
+
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*", v.lower())
+        if not m:
+            raise ValueError(f"not a duration: {v!r} (e.g. '5m', '1h', '30s')")
+        return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 60}[m.group(2)]
+    return v
+
+
+class MemoryFlushSettings(_Model):
+    enabled: bool = Field(True, description="run the silent pre-compaction flush turn")
+    soft_threshold_tokens: int = Field(4_000, ge=0, alias="softThresholdTokens",
+                                       description="flush this many tokens before compaction would start")
+    force_flush_transcript_bytes: int = Field(2 * 1024 ** 2, ge=0, alias="forceFlushTranscriptBytes",
+                                              description="also flush once the transcript passes this size "
+                                              "('2mb' accepted; 0 disables)")
+    timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds",
+                                   description="a flush turn that takes longer is skipped; compaction goes on")
+    model: str | None = Field(None, description="exact model for the flush turn (no fallback); the chat model when unset")
+
+    @field_validator("force_flush_transcript_bytes", mode="before")
+    @classmethod
+    def _bytes(cls, v: Any) -> Any:
+        return _byte_size(v)
+
+
+class CompactionSettings(_Model):
+    enabled: bool = Field(True, description="summarise older messages when the context fills up")
+    keep_recent_tokens: int = Field(20_000, ge=0, alias="keepRecentTokens",
+                                    description="recent messages kept verbatim (capped at half of window - reserve)")
+    reserve_tokens_floor: int = Field(20_000, ge=0, alias="reserveTokensFloor",
+                                      description="tokens kept free for the reply (small windows: reference 14.1 rule)")
+    timeout_seconds: float = Field(180.0, gt=0, alias="timeoutSeconds",
+                                   description="a summary that takes longer falls back to the extractive one")
+    model: str | None = Field(None, description="exact model for summaries; the chat model when unset")
+    memory_flush: MemoryFlushSettings = Field(MemoryFlushSettings(), alias="memoryFlush")
+
+
+class SoftTrimSettings(_Model):
+    max_chars: int = Field(4_000, ge=1, alias="maxChars")
+    head_chars: int = Field(1_500, ge=0, alias="headChars")
+    tail_chars: int = Field(1_500, ge=0, alias="tailChars")
+
+
+class HardClearSettings(_Model):
+    enabled: bool = True
+    placeholder: str = "[Old tool result content cleared]"
+
+
+class PruningSettings(_Model):
+    mode: Literal["auto", "off", "cache-ttl"] = Field(
+        "auto", description="auto: cache-ttl (ttl 1h) for anthropic models, off otherwise, as the reference")
+    ttl: float = Field(300.0, ge=0, description="seconds between prunes ('5m', '1h' accepted)")
+    keep_last_assistants: int = Field(3, ge=0, alias="keepLastAssistants")
+    soft_trim_ratio: float = Field(0.3, ge=0, le=1, alias="softTrimRatio")
+    hard_clear_ratio: float = Field(0.5, ge=0, le=1, alias="hardClearRatio")
+    min_prunable_tool_chars: int = Field(50_000, ge=0, alias="minPrunableToolChars")
+    soft_trim: SoftTrimSettings = Field(SoftTrimSettings(), alias="softTrim")
+    hard_clear: HardClearSettings = Field(HardClearSettings(), alias="hardClear")
+
+    @field_validator("ttl", mode="before")
+    @classmethod
+    def _ttl(cls, v: Any) -> Any:
+        return _duration_seconds(v)
+
+
+class SessionMemoryHookSettings(_Model):
+    enabled: bool = Field(True, description="on /new and /reset, write the previous session to memory/YYYY-MM-DD-<slug>.md")
+    messages: int = Field(15, ge=1, le=500, description="last user/assistant messages written (commands filtered first)")
+    llm_slug: bool = Field(False, alias="llmSlug", description="ask the chat model for a descriptive slug (HHMM when off or failing)")
+
+
+class BootstrapSettings(_Model):
+    enabled: bool = Field(True, description="inject AGENTS.md, SOUL.md, IDENTITY.md, USER.md, MEMORY.md ... into the system prompt")
+    max_chars: int = Field(20_000, ge=64, alias="maxChars", description="per file")
+    total_max_chars: int = Field(60_000, ge=64, alias="totalMaxChars", description="all files together")
+    user_max_chars: int = Field(4_000, ge=64, alias="userMaxChars", description="USER.md's own cap")
+
+
+class SessionSettings(_Model):
+    visibility: Literal["self", "agent"] = Field(
+        "agent", description="what sessions_search/sessions_history may read: agent (the owner's direct session sees "
+        "every session of the agent; another direct session its sender's; a group only itself) or self")
+    max_tool_rounds: int = Field(8, ge=1, le=64, alias="maxToolRounds", description="tool-call rounds per turn")
+    workspace_access: Literal["rw", "ro", "none"] = Field(
+        "rw", alias="workspaceAccess", description="ro/none: the workspace is read-only (flushes are skipped)")
+    pruning: PruningSettings = PruningSettings()
+    memory_hook: SessionMemoryHookSettings = Field(SessionMemoryHookSettings(), alias="memoryHook")
+    bootstrap: BootstrapSettings = BootstrapSettings()
+
+
 class AgentSettings(_Model):
     workspace: str | None = None
 
@@ -134,6 +241,8 @@ class Settings(_Model):
     timezone: str | None = Field(None, description="IANA zone for daily notes; host zone when unset")
     memory: MemorySettings = MemorySettings()
     chat: ChatSettings = ChatSettings()
+    sessions: SessionSettings = SessionSettings()
+    compaction: CompactionSettings = CompactionSettings()
     agents: dict[str, AgentSettings] = Field(default_factory=dict)
 
     @field_validator("timezone")

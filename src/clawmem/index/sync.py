@@ -127,6 +127,9 @@ class Syncer:
             except OSError as exc:
                 report.problems[src.path] = f"unreadable: {exc.strerror or exc}"
                 continue
+            if st.st_size == 0:
+                # indexed (as nothing) but worth a word: an empty memory file is often a mistake
+                report.problems[src.path] = "empty file; nothing to index"
             old = stored.get(key)
             if old and old[2] == st.st_mtime and old[3] == st.st_size:
                 report.unchanged += 1

@@ -137,7 +137,9 @@ def _match(store: "IntentStore", message: str, ctx: TurnContext | None, now: dat
 def _fire(conn, store, query, msg, ctx, t, channel_keys, sender_key, lines, result, check_deadline) -> None:
     placeholders = ",".join("?" * len(channel_keys)) or "NULL"
     sql = (f"SELECT {', '.join('s.' + c.strip() for c in COLUMNS.split(','))} "
-           "FROM standing_intents_fts f JOIN standing_intents s ON s.intent_key = f.rowid "
+           # CROSS JOIN keeps the FTS as the outer loop: one full-text query per page, then rowid
+           # lookups. Left to itself the planner walks every armed intent and runs MATCH for each.
+           "FROM standing_intents_fts f CROSS JOIN standing_intents s ON s.intent_key = f.rowid "
            "WHERE standing_intents_fts MATCH ? AND s.status = 'armed' AND s.creator_sender IS NOT NULL "
            "AND s.expires_at > ? AND s.fire_count < s.max_fires "
            f"AND (s.channel_scope IS NULL OR s.channel_scope IN ({placeholders})) "

@@ -40,5 +40,21 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def _openai(name: str, settings) -> ChatModel:
+    from .openai_compat import OpenAIChat
+
+    return OpenAIChat(name, settings)
+
+
+def _anthropic(name: str, settings) -> ChatModel:
+    from .anthropic import AnthropicChat
+
+    return AnthropicChat(name, settings)
+
+
+register("openai", _openai)
+register("anthropic", _anthropic)
+
+
 __all__ = ["ChatMessage", "ChatModel", "ChatModelError", "ChatResponse", "ContextOverflowError", "ToolCall",
            "Usage", "is_overflow_message", "register", "create", "available"]
