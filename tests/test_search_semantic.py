@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 
 import pytest
 
+from clawmem.embeddings.local import LocalE5
+
 from clawmem import Memory
 
 pytestmark = pytest.mark.semantic
@@ -127,6 +129,7 @@ def test_vector_scores_are_calibrated_into_unit_range(mem):
     out = search(mem, "为什么没订湖景房")
     for h in out["results"]:
         v = h["explain"]["vector"]
-        assert v["floor"] == pytest.approx(0.55)
+        floor = LocalE5.score_floor
+        assert v["floor"] == pytest.approx(floor)
         assert 0.0 <= h["vectorScore"] <= 1.0
-        assert h["vectorScore"] == pytest.approx(max(0.0, (v["cosine"] - 0.55) / 0.45), abs=1e-3)
+        assert h["vectorScore"] == pytest.approx(max(0.0, (v["cosine"] - floor) / (1 - floor)), abs=1e-3)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,18 @@ class _Pending:
     mtime: float
     size: int
     chunks: list[Chunk]
+
+
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+
+
+def embedding_input(text: str) -> str:
+    """What the embedding model reads: the chunk without HTML comments (annotations such as
+    ``<!-- importance: 8 -->`` and machine markers are for ranking, not meaning)."""
+    if "<!--" not in text:
+        return text
+    stripped = "\n".join(line.rstrip() for line in _COMMENT_RE.sub("", text).split("\n"))
+    return stripped if stripped.strip() else text
 
 
 def chunk_id(source: str, path: str, chunk: Chunk) -> str:
@@ -166,18 +179,23 @@ class Syncer:
 
     # ------------------------------------------------------------------------------------------
     def _vectors_for(self, chunks: list[Chunk], report: SyncReport) -> dict[str, np.ndarray]:
-        """Vectors by chunk hash: from the cache, else embedded now. Empty on provider failure."""
+        """Vectors by chunk hash: from the cache, else embedded now. Empty on provider failure.
+
+        The cache is keyed by the hash of the text the model actually sees (annotation comments
+        removed), so chunks that differ only in annotations share one vector."""
         if not self.use_vectors or not chunks:
             return {}
         emb = self.embedder
         assert emb is not None
-        hashes = [c.hash for c in chunks]
-        found = cache.lookup(self.agent_conn, emb, hashes)
-        report.cache_hits += len({h for h in hashes if h in found})
+        inputs = {c.hash: embedding_input(c.text) for c in chunks}
+        key_of = {h: hashlib.sha256(t.encode("utf-8")).hexdigest() for h, t in inputs.items()}
+        keys_needed = list(dict.fromkeys(key_of.values()))
+        found = cache.lookup(self.agent_conn, emb, keys_needed)
+        report.cache_hits += len([k for k in keys_needed if k in found])
         todo: dict[str, str] = {}
-        for c in chunks:
-            if c.hash not in found and c.hash not in todo:
-                todo[c.hash] = c.text
+        for h, k in key_of.items():
+            if k not in found and k not in todo:
+                todo[k] = inputs[h]
         if todo:
             keys = list(todo)
             done = 0
@@ -192,14 +210,14 @@ class Syncer:
                 mat = emb.embed_documents([todo[k] for k in keys], progress=tick)
             except EmbeddingError as exc:
                 report.embedding_error = str(exc)
-                return found
+                return {h: found[k] for h, k in key_of.items() if k in found}
             fresh = {k: mat[i] for i, k in enumerate(keys)}
             cache.store(self.agent_conn, emb, fresh)
             report.embedded += len(fresh)
             found.update(fresh)
             if emb.dims and not self.identity.get("vectorDims"):
                 self.identity["vectorDims"] = emb.dims
-        return found
+        return {h: found[k] for h, k in key_of.items() if k in found}
 
     def _write(self, pending: list[_Pending], removed, touched, vectors, report: SyncReport) -> None:
         from .identity import write_identity

@@ -56,5 +56,21 @@ register("openai", _openai)
 register("anthropic", _anthropic)
 
 
+def _offline(name: str, settings) -> ChatModel:
+    from .offline import OfflineModel
+
+    return OfflineModel(name, settings)
+
+
+def _scripted(name: str, settings) -> ChatModel:  # deterministic scripts for tests and demos
+    from .scripted import ScriptedModel
+
+    return ScriptedModel(name, settings)
+
+
+register("offline", _offline)
+register("scripted", _scripted)
+
+
 __all__ = ["ChatMessage", "ChatModel", "ChatModelError", "ChatResponse", "ContextOverflowError", "ToolCall",
            "Usage", "is_overflow_message", "register", "create", "available"]

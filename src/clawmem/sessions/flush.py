@@ -1,0 +1,193 @@
+"""The pre-compaction memory flush (reference §14): one silent turn, before compaction, that lets
+the model save durable memories to today's note.
+
+Better than the reference, which relies on the model obeying "append only" (openclaw #6877: flush
+prompts made agents overwrite memory files): the flush turn is offered exactly one tool,
+``memory_append``, bound to ``memory/YYYY-MM-DD.md`` and append-only. ``MEMORY.md``, ``USER.md``,
+``SOUL.md``, ``AGENTS.md`` and ``DREAMS.md`` cannot be written by construction: a call to any other
+tool is refused and recorded. A line already in today's note is not appended twice.
+
+Every flush ends with a status that is recorded: ``written``, ``nothing`` (``NO_REPLY`` or no
+append) or ``skipped`` with the reason (disabled, read-only workspace, model error, timeout, write
+failure). A skipped flush never stops the compaction that follows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from pathlib import Path
+
+from ..models.base import ChatMessage, ChatModel
+from ..models.offline import FLUSH_PROMPT_PREFIX, FLUSH_SYSTEM_PREFIX, NO_REPLY
+from ..tools.base import Tool, ToolError
+from ..workspace.writes import append_daily, daily_note_path
+from .compaction import DeadlineExceeded, run_with_deadline
+
+MAX_FLUSH_ROUNDS = 4
+FLUSH_TOOL = "memory_append"
+
+
+def _hints(date: str) -> tuple[str, str, str]:
+    target = f"Store durable memories only in memory/{date}.md (create memory/ if needed)."
+    append = f"If memory/{date}.md already exists, APPEND new content only and do not overwrite existing entries."
+    read_only = ("Treat workspace bootstrap/reference files such as MEMORY.md, DREAMS.md, SOUL.md, and AGENTS.md "
+                 "as read-only during this flush; never overwrite, replace, or edit them.")
+    return target, append, read_only
+
+
+def flush_system_prompt(date: str) -> str:
+    target, append, read_only = _hints(date)
+    return (f"{FLUSH_SYSTEM_PREFIX} The session is near auto-compaction; capture durable memories to disk. "
+            f"{target} {append} {read_only} The only tool in this turn is {FLUSH_TOOL}, which appends one note to "
+            f"memory/{date}.md; call it once per durable memory (decisions, preferences, facts, todos, dates). "
+            f"You may reply, but usually {NO_REPLY} is correct.")
+
+
+def flush_prompt(date: str, now: datetime) -> str:
+    target, append, read_only = _hints(date)
+    return (f"{FLUSH_PROMPT_PREFIX} {target} {append} {read_only} Do NOT create timestamped variant files "
+            f"(memory/{date}-HHMM.md); always use the canonical memory/{date}.md. "
+            f"If nothing to store, reply with {NO_REPLY}.\nCurrent time: {now.isoformat(timespec='minutes')}")
+
+
+def is_no_reply(text: str | None) -> bool:
+    return (text or "").strip().upper() == NO_REPLY
+
+
+@dataclass
+class FlushResult:
+    status: str  # written | nothing | skipped
+    trigger: str  # tokens | bytes | compaction | manual
+    reason: str | None = None
+    path: str | None = None
+    appended: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    refused: list[dict] = field(default_factory=list)
+    reply: str | None = None
+    ms: float = 0.0
+    exchange: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"status": self.status, "trigger": self.trigger, "reason": self.reason, "path": self.path,
+                "appended": self.appended, "duplicates": self.duplicates, "refused": self.refused,
+                "reply": self.reply, "ms": round(self.ms, 1), "exchange": self.exchange}
+
+    def line(self) -> str:
+        if self.status == "written":
+            return f"written: {len(self.appended)} note(s) appended to {self.path}"
+        if self.status == "nothing":
+            return "nothing to save" + (f" ({self.reason})" if self.reason else "")
+        return f"skipped: {self.reason}"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult, cancelled: threading.Event) -> Tool:
+    """``memory_append`` bound to the note of ``when``'s day; the only tool of a flush turn."""
+    target = daily_note_path(workspace, when.astimezone(tz))
+    rel = target.relative_to(workspace).as_posix()
+
+    def append(args: dict) -> dict:
+        text = args["text"].strip()
+        if not text:
+            raise ToolError(f"{FLUSH_TOOL}: text is empty")
+        if cancelled.is_set():
+            raise ToolError(f"{FLUSH_TOOL}: the flush turn has ended (timeout); nothing written")
+        try:
+            existing = target.read_text(encoding="utf-8") if target.exists() else ""
+        except (OSError, UnicodeDecodeError):
+            existing = ""
+        if _norm(text) in _norm(existing):
+            result.duplicates += 1
+            return {"status": "duplicate", "path": rel, "note": "already in today's note; not appended again"}
+        append_daily(workspace, text, now=when, tz=tz)
+        result.appended.append(text)
+        result.path = rel
+        return {"status": "appended", "path": rel, "chars": len(text)}
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["text"],
+              "properties": {"text": {"type": "string", "maxLength": 20_000,
+                                      "description": "one durable memory, self-contained (who, what, when, why)"}}}
+    return Tool(FLUSH_TOOL, f"Append one note to {rel} (today's daily note). Append-only: it cannot change or "
+                f"remove anything, and no other file can be written in this turn.", schema, append,
+                read_only=False, idempotent=False, title="Append to today's note")
+
+
+def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *, workspace: Path, tz: tzinfo,
+              now: datetime, timeout: float, trigger: str, writable: tuple[bool, str | None] = (True, None)
+              ) -> FlushResult:
+    """One flush turn. Never raises: every failure becomes a ``skipped`` result with the reason."""
+    result = FlushResult("nothing", trigger)
+    ok, why = writable
+    if not ok:
+        result.status, result.reason = "skipped", why
+        return result
+    started = time.perf_counter()
+    local = now.astimezone(tz)
+    date = local.strftime("%Y-%m-%d")
+    cancelled = threading.Event()
+    tool = flush_tool(workspace, tz, local, result, cancelled)
+    messages = [ChatMessage("system", flush_system_prompt(date) + ("\n\n" + base_system if base_system else "")),
+                *history, ChatMessage("user", flush_prompt(date, local))]
+    write_errors: list[str] = []
+
+    def exchange() -> str:
+        reply = ""
+        for _ in range(MAX_FLUSH_ROUNDS):
+            remaining = max(0.05, timeout - (time.perf_counter() - started))
+            resp = model.complete(messages, [tool.openai()], timeout=remaining)
+            msg = resp.message
+            messages.append(msg)
+            result.exchange.append({"role": "assistant", "content": msg.content,
+                                    "toolCalls": [{"name": c.name, "arguments": c.arguments} for c in msg.tool_calls]})
+            if not msg.tool_calls:
+                return msg.content
+            for call in msg.tool_calls:
+                if call.name != tool.name:
+                    # not offered: refused by construction, whatever the model was told
+                    result.refused.append({"name": call.name, "arguments": call.arguments})
+                    out = {"error": f"tool {call.name!r} is not available in the flush turn; only {tool.name} "
+                                    f"(append to today's note) is", "refused": True}
+                else:
+                    try:
+                        out = tool.call(call.arguments)
+                    except ToolError as exc:
+                        out = {"error": str(exc)}
+                    except OSError as exc:
+                        write_errors.append(str(exc))
+                        out = {"error": f"write failed: {exc}"}
+                content = json.dumps(out, ensure_ascii=False)
+                messages.append(ChatMessage("tool", content, tool_call_id=call.id, name=call.name))
+                result.exchange.append({"role": "tool", "name": call.name, "content": content})
+        return reply
+
+    try:
+        reply = run_with_deadline(exchange, timeout)
+        result.reply = reply
+    except DeadlineExceeded as exc:
+        cancelled.set()
+        result.status, result.reason = "skipped", f"timeout: {exc}"
+    except Exception as exc:  # a model error skips the flush; compaction goes on
+        cancelled.set()
+        result.status, result.reason = "skipped", f"model error: {exc}"
+    else:
+        if result.appended:
+            result.status = "written"
+        elif write_errors:
+            result.status, result.reason = "skipped", f"write failed: {write_errors[0]}"
+        else:
+            result.status = "nothing"
+            result.reason = "NO_REPLY" if is_no_reply(reply) else ("only duplicates" if result.duplicates else None)
+    if result.status == "skipped" and result.appended:
+        result.reason = f"{result.reason} ({len(result.appended)} note(s) were appended before that)"
+    if result.refused:
+        names = ", ".join(sorted({r['name'] for r in result.refused}))
+        result.reason = ((result.reason + "; ") if result.reason else "") + f"refused tool call(s): {names}"
+    result.ms = (time.perf_counter() - started) * 1000
+    return result

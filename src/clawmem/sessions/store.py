@@ -1,0 +1,310 @@
+"""Sessions and their transcripts in the agent database.
+
+Every event is one complete JSON document written in its own transaction the moment it happens
+(with its FTS row, for user and assistant text), so a process killed mid-turn loses nothing that
+was recorded and leaves no half-written event. Bodies over 4 KiB are stored zlib-compressed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+import zlib
+from dataclasses import dataclass, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..models.base import ChatMessage, ToolCall
+from ..store import transaction
+from ..text.cjk import estimate_tokens
+from ..text.fts import segment_for_index
+from .schema import COMPRESS_OVER, KINDS, open_transcripts_db
+
+MESSAGE_KINDS = ("user", "assistant", "tool_call", "tool_result")
+INTERACTION_KINDS = ("user", "assistant", "tool_call", "tool_result", "command")  # system events never extend freshness
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def iso_ms(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# -- messages <-> JSON ------------------------------------------------------------------------------
+def message_to_dict(msg: ChatMessage) -> dict:
+    out: dict[str, Any] = {"role": msg.role, "content": msg.content or ""}
+    if msg.tool_calls:
+        out["toolCalls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls]
+    if msg.tool_call_id:
+        out["toolCallId"] = msg.tool_call_id
+    if msg.name:
+        out["name"] = msg.name
+    return out
+
+
+def message_from_dict(d: dict) -> ChatMessage:
+    calls = [ToolCall(c.get("id") or "", c.get("name") or "", c.get("arguments") or {}) for c in d.get("toolCalls") or []]
+    return ChatMessage(role=d.get("role", "user"), content=d.get("content") or "", tool_calls=calls,
+                       tool_call_id=d.get("toolCallId"), name=d.get("name"))
+
+
+def message_tokens(msg: ChatMessage) -> int:
+    n = 4 + estimate_tokens(msg.content or "")
+    for c in msg.tool_calls:
+        n += 4 + estimate_tokens(c.name) + estimate_tokens(json.dumps(c.arguments, ensure_ascii=False))
+    return n
+
+
+@dataclass
+class Event:
+    seq: int
+    session_id: str
+    session_key: str
+    position: int
+    event_id: str
+    kind: str
+    created_at: int
+    data: dict
+    bytes: int
+    tokens: int
+
+    @property
+    def message(self) -> ChatMessage | None:
+        m = self.data.get("message")
+        return message_from_dict(m) if self.kind in MESSAGE_KINDS and isinstance(m, dict) else None
+
+    @property
+    def text(self) -> str:
+        m = self.data.get("message")
+        if isinstance(m, dict):
+            return m.get("content") or ""
+        return self.data.get("text") or ""
+
+    @property
+    def timestamp(self) -> str:
+        return iso_ms(self.created_at) or ""
+
+
+@dataclass
+class SessionRow:
+    session_id: str
+    session_key: str
+    channel: str
+    sender: str | None
+    chat_type: str
+    origin: str
+    model: str | None
+    started_at: int
+    last_interaction_at: int | None
+    ended_at: int | None
+    ended_reason: str | None
+    compaction_count: int
+    memory_flush_at: int | None
+    memory_flush_compaction_count: int | None
+    total_tokens: int
+    total_tokens_fresh: int
+    input_tokens: int
+    output_tokens: int
+    transcript_bytes: int
+    event_count: int
+
+    @property
+    def flushed_this_cycle(self) -> bool:
+        return self.memory_flush_compaction_count is not None and self.memory_flush_compaction_count == self.compaction_count
+
+    def as_dict(self) -> dict:
+        return {"sessionId": self.session_id, "sessionKey": self.session_key, "channel": self.channel,
+                "sender": self.sender, "chatType": self.chat_type, "origin": self.origin, "model": self.model,
+                "startedAt": iso_ms(self.started_at), "lastInteractionAt": iso_ms(self.last_interaction_at),
+                "endedAt": iso_ms(self.ended_at), "endedReason": self.ended_reason,
+                "compactionCount": self.compaction_count, "memoryFlushAt": iso_ms(self.memory_flush_at),
+                "memoryFlushCompactionCount": self.memory_flush_compaction_count,
+                "totalTokens": self.total_tokens, "totalTokensFresh": bool(self.total_tokens_fresh),
+                "inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
+                "transcriptBytes": self.transcript_bytes, "events": self.event_count}
+
+
+_SESSION_COLS = ", ".join(f.name for f in fields(SessionRow))
+_EVENT_COLS = "seq, session_id, session_key, position, event_id, kind, created_at, encoding, body, bytes, tokens"
+_UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
+
+
+def _decode(encoding: str, body: bytes) -> dict:
+    raw = zlib.decompress(body) if encoding == "zlib" else body
+    return json.loads(raw)
+
+
+def _row_to_event(row) -> Event:
+    seq, sid, key, pos, eid, kind, created, encoding, body, nbytes, tokens = row
+    return Event(seq, sid, key, pos, eid, kind, created, _decode(encoding, body), nbytes, tokens)
+
+
+class TranscriptStore:
+    """Sessions and events of one agent (its database). Safe to share between threads: calls are
+    serialised by a lock; a background writer may also open its own store on the same file."""
+
+    def __init__(self, db_path: Path | str):
+        self.db_path = Path(db_path)
+        self._conn = open_transcripts_db(self.db_path)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @property
+    def conn(self):
+        return self._conn
+
+    # -- sessions -------------------------------------------------------------------------------
+    def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
+                      sender: str | None = None, origin: str = "chat", model: str | None = None,
+                      started_at: int | None = None) -> SessionRow:
+        sid = str(uuid.uuid4())
+        with self._lock, transaction(self._conn):
+            self._conn.execute(
+                "INSERT INTO sessions(session_id, session_key, channel, sender, chat_type, origin, model, started_at) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (sid, session_key, channel or "cli", sender, chat_type, origin, model, started_at or now_ms()))
+        row = self.session(sid)
+        assert row is not None
+        return row
+
+    def session(self, session_id: str) -> SessionRow | None:
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE session_id = ?",
+                                     (session_id,)).fetchone()
+        return SessionRow(*row) if row else None
+
+    def current_session(self, session_key: str) -> SessionRow | None:
+        """The open (not ended) session of a key, newest first."""
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_SESSION_COLS} FROM sessions WHERE session_key = ? AND ended_at IS NULL "
+                "ORDER BY started_at DESC, rowid DESC LIMIT 1", (session_key,)).fetchone()
+        return SessionRow(*row) if row else None
+
+    def latest_session(self, session_key: str) -> SessionRow | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_SESSION_COLS} FROM sessions WHERE session_key = ? ORDER BY started_at DESC, rowid DESC "
+                "LIMIT 1", (session_key,)).fetchone()
+        return SessionRow(*row) if row else None
+
+    def sessions(self, session_key: str | None = None, limit: int | None = None) -> list[SessionRow]:
+        sql = f"SELECT {_SESSION_COLS} FROM sessions"
+        params: list = []
+        if session_key:
+            sql += " WHERE session_key = ?"
+            params.append(session_key)
+        sql += " ORDER BY started_at DESC, rowid DESC"
+        if limit:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._lock:
+            return [SessionRow(*r) for r in self._conn.execute(sql, params)]
+
+    def update_session(self, session_id: str, **values: Any) -> None:
+        bad = set(values) - _UPDATABLE
+        if bad:
+            raise ValueError(f"not updatable: {sorted(bad)}")
+        if not values:
+            return
+        sets = ", ".join(f"{k} = ?" for k in values)
+        with self._lock, transaction(self._conn):
+            self._conn.execute(f"UPDATE sessions SET {sets} WHERE session_id = ?", (*values.values(), session_id))
+
+    def add_usage(self, session_id: str, input_tokens: int, output_tokens: int, total_tokens: int) -> None:
+        with self._lock, transaction(self._conn):
+            self._conn.execute(
+                "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
+                "total_tokens = ?, total_tokens_fresh = 1 WHERE session_id = ?",
+                (input_tokens, output_tokens, total_tokens, session_id))
+
+    def end_session(self, session_id: str, reason: str, at: int | None = None) -> None:
+        self.update_session(session_id, ended_at=at or now_ms(), ended_reason=reason)
+
+    # -- events ---------------------------------------------------------------------------------
+    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None) -> Event:
+        """Record one event now, in its own transaction (with its search row)."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown event kind {kind!r}")
+        at = at or now_ms()
+        event_id = uuid.uuid4().hex
+        with self._lock, transaction(self._conn):
+            row = self._conn.execute("SELECT session_key, event_count FROM sessions WHERE session_id = ?",
+                                     (session_id,)).fetchone()
+            if row is None:
+                raise ValueError(f"no session {session_id!r}")
+            key, count = row
+            position = count + 1
+            doc = {"id": event_id, "type": kind, "sessionId": session_id, "sessionKey": key,
+                   "position": position, "timestamp": iso_ms(at), **payload}
+            raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+            encoding, body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
+            msg = payload.get("message")
+            tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
+                estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
+            cur = self._conn.execute(
+                f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens))
+            seq = self._conn.last_insert_rowid()
+            del cur
+            text = msg.get("content") if isinstance(msg, dict) else None
+            if kind in ("user", "assistant", "tool_call") and text and text.strip():
+                self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                                   (seq, segment_for_index(text, "cjk"), session_id,
+                                    "user" if kind == "user" else "assistant"))
+            touch = ", last_interaction_at = ?" if kind in INTERACTION_KINDS else ""
+            params = (len(raw), *((at,) if touch else ()), session_id)
+            self._conn.execute(
+                f"UPDATE sessions SET event_count = event_count + 1, transcript_bytes = transcript_bytes + ?{touch} "
+                "WHERE session_id = ?", params)
+        return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens)
+
+    def append_message(self, session_id: str, kind: str, msg: ChatMessage, *, at: int | None = None,
+                       **extra: Any) -> Event:
+        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at)
+
+    def events(self, session_id: str, *, kinds: Iterable[str] | None = None, from_position: int = 1,
+               limit: int | None = None, newest: bool = False) -> list[Event]:
+        sql = f"SELECT {_EVENT_COLS} FROM transcript_events WHERE session_id = ? AND position >= ?"
+        params: list = [session_id, from_position]
+        kinds = list(kinds) if kinds is not None else None
+        if kinds is not None:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            params.extend(kinds)
+        sql += " ORDER BY position DESC" if newest else " ORDER BY position"
+        if limit:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        out = [_row_to_event(r) for r in rows]
+        return list(reversed(out)) if newest else out
+
+    def event(self, seq: int) -> Event | None:
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_EVENT_COLS} FROM transcript_events WHERE seq = ?", (seq,)).fetchone()
+        return _row_to_event(row) if row else None
+
+    def latest_event(self, session_id: str, kind: str) -> Event | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_EVENT_COLS} FROM transcript_events WHERE session_id = ? AND kind = ? "
+                "ORDER BY position DESC LIMIT 1", (session_id, kind)).fetchone()
+        return _row_to_event(row) if row else None
+
+    def events_of_key(self, session_key: str, kind: str, limit: int = 50) -> list[Event]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_EVENT_COLS} FROM transcript_events WHERE session_key = ? AND kind = ? "
+                "ORDER BY seq DESC LIMIT ?", (session_key, kind, limit)).fetchall()
+        return [_row_to_event(r) for r in reversed(rows)]

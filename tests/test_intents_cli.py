@@ -1,0 +1,181 @@
+"""`clawmem intent ...` and `clawmem cron ...` as real subprocesses: --json documents, one-line
+errors with exit 1, the time-based refusal, and a job run through `cron run-due`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
+    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
+    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+BATCH = """
+import contextlib, io, json, sys
+from clawmem.cli.main import run
+out = []
+for argv in json.loads(sys.argv[1]):
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        try:
+            run(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+    out.append([code, o.getvalue(), e.getvalue()])
+print(json.dumps(out))
+"""
+
+
+def batch(home: Path, *commands: list[str]) -> list[subprocess.CompletedProcess]:
+    """Several commands through the real entry point in ONE subprocess (start-up paid once)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
+    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
+    r = subprocess.run([sys.executable, "-c", BATCH, json.dumps(list(commands))], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return [subprocess.CompletedProcess(cmd, code, out, err) for cmd, (code, out, err) in zip(commands, json.loads(r.stdout))]
+
+
+def ok_json(r: subprocess.CompletedProcess):
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def one_error(r: subprocess.CompletedProcess) -> str:
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout == "" and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def test_intent_create_check_list_cancel(clawmem_home):
+    created = ok_json(cli(clawmem_home, "intent", "create", "--description", "确认返程车票",
+                          "--trigger", "杭州", "--trigger", " Hangzhou ", "--trigger", "HANGZHOU",
+                          "--channel", "telegram", "--sender", "42", "--conversation", "chat-1", "--json"))
+    intent = created["intent"]
+    assert intent["status"] == "armed" and intent["triggerKeywords"] == ["杭州", "hangzhou"]
+    assert (intent["scope"], intent["channel"], intent["sender"]) == ("channel", "telegram", "42")
+
+    other, hit, again, listed, armed, human, cancelled, twice, missing = batch(
+        clawmem_home,
+        # someone else in the channel: the intent is the creator's (sender scope) -> nothing
+        ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "99", "--json"],
+        # the creator mentions Hangzhou: the block is printed, the fire spent
+        ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "42"],
+        ["intent", "check", "hangzhou again", "--channel", "telegram", "--sender", "42"],
+        ["intent", "list", "--json"],
+        ["intent", "list", "--status", "armed", "--json"],
+        ["intent", "list"],
+        ["intent", "cancel", intent["id"], "--json"],
+        ["intent", "cancel", intent["id"]],
+        ["intent", "cancel", "si_missing"],
+    )
+    other = ok_json(other)
+    assert other["block"] == "" and other["fired"] == []
+    assert hit.returncode == 0, hit.stderr
+    assert hit.stdout.startswith("<standing_intents>\nStanding intent (created ")
+    assert "): 确认返程车票\n</standing_intents>" in hit.stdout
+    assert again.returncode == 0 and again.stdout == "" and "no standing intent triggered" in again.stderr
+    assert [(i["id"], i["status"], i["fireCount"]) for i in ok_json(listed)["intents"]] == [(intent["id"], "fired", 1)]
+    assert ok_json(armed) == {"intents": []}
+    assert intent["id"] in human.stdout and "fired 1/3" in human.stdout
+    cancelled = ok_json(cancelled)
+    assert cancelled["cancelled"] is True and cancelled["intent"]["status"] == "cancelled"
+    assert "is cancelled; only pending, armed or fired" in one_error(twice)
+    assert "no intent with id 'si_missing'" in one_error(missing)
+
+
+def test_intent_create_refusals_are_one_line_and_write_nothing(clawmem_home):
+    base = ["intent", "create", "--trigger", "tickets"]
+    cases = [
+        ([*base, "--description", "Tomorrow at 9 remind me to look at the train tickets",
+          "--channel", "telegram", "--sender", "42"], "clawmem cron add"),
+        ([*base, "--description", "明早9点提醒我再看一眼高铁票", "--channel", "telegram", "--sender", "42"],
+         "clawmem cron add"),
+        ([*base, "--description", "d", "--sender", "42"], "channel identity is unavailable"),
+        ([*base, "--description", "d", "--channel", "telegram"], "sender identity is unavailable"),
+        ([*base, "--description", "d", "--channel", "telegram", "--sender", "unknown"], "sender identity is unavailable"),
+        ([*base, "--description", "d", "--channel", "telegram", "--sender", "42", "--scope", "conversation"],
+         "conversation identity is unavailable"),
+        ([*base, "--description", "d", "--channel", "telegram", "--sender", "42", "--expires-at",
+          "2001-01-01T00:00:00Z"], "must be in the future"),
+        (["intent", "create", "--description", "d", "--channel", "telegram", "--sender", "42"], "at least one trigger"),
+    ]
+    *refused, listed, check = batch(clawmem_home, *[args for args, _ in cases], ["intent", "list", "--json"],
+                                    ["intent", "check", "hangzhou"])
+    for r, (args, needle) in zip(refused, cases):
+        assert needle in one_error(r), args
+    assert ok_json(listed) == {"intents": []}
+    assert "--channel" in one_error(check)
+
+
+def test_cron_add_list_run_due_runs_remove(clawmem_home):
+    at = ok_json(cli(clawmem_home, "cron", "add", "--at", "2030-01-01T09:00:00Z", "--text",
+                     "look at the train tickets", "--json"))
+    every, daily, jobs, runs, rerun = batch(
+        clawmem_home,
+        ["cron", "add", "--every", "30m", "--text", "stretch", "--name", "Stretch", "--json"],
+        ["cron", "add", "--cron", "0 9 * * *", "--tz", "Asia/Shanghai", "--message", "morning brief", "--json"],
+        ["cron", "list", "--json"],
+        ["cron", "run-due", "--now", "2030-01-01T09:00:00Z", "--json"],
+        ["cron", "run-due", "--now", "2030-01-01T09:00:00Z", "--json"],
+    )
+    every, daily, jobs = ok_json(every), ok_json(daily), ok_json(jobs)["jobs"]
+    assert at["schedule"] == {"kind": "at", "at": "2030-01-01T09:00:00Z", "atMs": 1893488400000}
+    assert every["schedule"]["kind"] == "every" and every["schedule"]["everyMs"] == 1_800_000
+    assert daily["schedule"] == {"kind": "cron", "expr": "0 9 * * *", "tz": "Asia/Shanghai"}
+    assert daily["payload"] == {"kind": "agentTurn", "message": "morning brief"}
+    assert [j["id"] for j in jobs] == [at["id"], every["id"], daily["id"]]
+    assert jobs[0]["state"]["nextRunAtMs"] == 1893488400000
+
+    by_job = {r["jobId"]: r for r in ok_json(runs)["runs"]}
+    assert by_job[at["id"]]["status"] == "ok" and by_job[at["id"]]["deleted"] is True
+    assert by_job[every["id"]]["status"] == "ok"
+    assert by_job[daily["id"]]["status"] == "skipped" and by_job[daily["id"]]["summary"] == "no chat runtime yet"
+    note = (clawmem_home / "workspace" / "memory" / "2030-01-01.md").read_text(encoding="utf-8")
+    assert "- 09:00 [automation] look at the train tickets" in note and "[automation: Stretch] stretch" in note
+    assert ok_json(rerun) == {"runs": []}
+
+    history, all_runs, dry, removed, listed, again, human = batch(
+        clawmem_home,
+        ["cron", "runs", at["id"], "--json"],
+        ["cron", "runs", "--json"],
+        ["cron", "remove", every["id"], "--dry-run", "--json"],
+        ["cron", "remove", every["id"], "--json"],
+        ["cron", "list", "--json"],
+        ["cron", "remove", every["id"]],
+        ["cron", "list"],
+    )
+    assert [r["status"] for r in ok_json(history)["runs"]] == ["ok"]
+    assert len(ok_json(all_runs)["runs"]) == 3
+    dry = ok_json(dry)
+    assert dry["removed"] is False and dry["dryRun"] is True
+    assert ok_json(removed)["removed"] is True
+    assert [j["id"] for j in ok_json(listed)["jobs"]] == [daily["id"]]
+    assert "no automation with id" in one_error(again)
+    assert daily["id"] in human.stdout and "cron '0 9 * * *' (Asia/Shanghai)" in human.stdout
+
+
+def test_cron_add_errors_are_one_line(clawmem_home):
+    cases = [
+        (["cron", "add", "--text", "x"], "exactly one schedule"),
+        (["cron", "add", "--every", "5m"], "exactly one payload"),
+        (["cron", "add", "--every", "5m", "--text", "x", "--message", "y"], "exactly one payload"),
+        (["cron", "add", "--cron", "0 9 * *", "--text", "x"], "5 fields"),
+        (["cron", "add", "--at", "2001-01-01T00:00:00Z", "--text", "x"], "in the past"),
+        (["cron", "add", "--every", "soon", "--text", "x"], "cannot read duration"),
+        (["cron", "add", "--cron", "0 9 * * *", "--tz", "Nowhere/Land", "--text", "x"], "unknown time zone"),
+    ]
+    *refused, listed = batch(clawmem_home, *[args for args, _ in cases], ["cron", "list", "--json"])
+    for r, (args, needle) in zip(refused, cases):
+        assert needle in one_error(r), args
+    assert ok_json(listed) == {"jobs": []}
