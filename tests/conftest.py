@@ -11,7 +11,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def clawmem_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
-        if name.startswith("CLAWMEM_") or name == "OPENAI_API_KEY":
+        if name.startswith("CLAWMEM_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
             monkeypatch.delenv(name, raising=False)
     home = tmp_path / "home"
     monkeypatch.setenv("CLAWMEM_HOME", str(home))

@@ -89,7 +89,7 @@ def make_handler(state: MessagesServer):
 def server():
     state = MessagesServer()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
     yield state

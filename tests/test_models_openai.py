@@ -93,7 +93,7 @@ def make_handler(state: ChatServer):
 def server():
     state = ChatServer()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     yield state
@@ -333,6 +333,9 @@ def test_malformed_response_not_retried(server):
     server.answer({"object": "chat.completion", "choices": []})
     with pytest.raises(ChatModelError, match="malformed response"):
         make(server).complete(USER)
+    server.answer({**text_reply("hi"), "usage": {"prompt_tokens": "n/a"}})
+    with pytest.raises(ChatModelError, match="malformed response"):
+        make(server).complete(USER)
 
 
 def test_error_wrapped_in_200_is_an_error(server):
@@ -359,6 +362,7 @@ def test_context_window_table_override_and_default():
     assert window("gpt-4o-mini") == 128_000
     assert window("gpt-4.1-nano") == 1_047_576
     assert window("gpt-4") == 8_192 and window("gpt-4-turbo-preview") == 128_000
+    assert window("gpt-5-mini") == 272_000 and window("o3-mini") == 200_000
     assert window("deepseek-chat", baseUrl="https://api.deepseek.com/v1") == 64_000
     assert window("openai/gpt-4o") == 128_000  # gateway-prefixed name
     assert window("qwen2.5:7b", baseUrl="http://localhost:11434/v1") == oc.DEFAULT_CONTEXT_WINDOW == 128_000

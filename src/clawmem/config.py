@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from urllib.parse import urlparse
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Literal
@@ -373,7 +374,7 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
     search = settings.memory.search
     uses_openai = "openai" in (search.provider, search.fallback)
     # OPENAI_API_KEY only ever goes to OpenAI itself, never to another OpenAI-compatible host.
-    to_openai = not remote.base_url or "api.openai.com" in remote.base_url
+    to_openai = not remote.base_url or urlparse(remote.base_url).hostname == "api.openai.com"
     if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
         remote.api_key = env["OPENAI_API_KEY"]
     return settings

@@ -66,6 +66,8 @@ OVERFLOW_MARKERS = (
     "request_too_large", "context length exceeded", "context_length_exceeded", "maximum context length",
     "input exceeds the maximum number of tokens", "input token count exceeds the maximum number of input tokens",
     "input is too long for the model", "prompt is too long", "too many tokens",
+    "exceeds the available context size", "exceeds the context window", "context window exceeded",
+    "ollama error: context length exceeded",
 )
 
 

@@ -276,6 +276,8 @@ class OfflineModel(ChatModel):
         return zh if has_cjk(query) else en
 
     def _answer_search(self, query: str, data: dict) -> str:
+        query = " ".join(query.split())
+        query = query if len(query) <= 80 else query[:79] + "…"
         if data.get("error") or data.get("unavailable") or data.get("disabled"):
             why = data.get("error") or data.get("warning") or "unavailable"
             return self._say(query, f"I am the offline model and answer only from memory, but memory search is not "

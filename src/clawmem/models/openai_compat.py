@@ -43,7 +43,7 @@ KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
     "gpt-4-turbo": 128_000,
     "gpt-4": 8_192,
     "gpt-3.5-turbo": 16_385,
-    "gpt-5": 400_000,
+    "gpt-5": 272_000,  # the input limit: its 400k window includes up to 128k of output
     "o1": 200_000,
     "o3": 200_000,
     "o4-mini": 200_000,
@@ -181,6 +181,8 @@ class HttpChatModel(ChatModel):
             except ChatModelError as exc:
                 if n == RETRY_ATTEMPTS or not exc.retryable:
                     raise
+            except Exception as exc:  # an adapter bug must reach the runtime as a model error, not a crash
+                raise self._fail(f"{type(exc).__name__}: {exc}") from exc
             time.sleep(delay)
             delay = min(delay * 2, RETRY_MAX_SECONDS)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -277,15 +279,15 @@ class OpenAIChat(HttpChatModel):
                 calls.append(ToolCall(id=call.get("id") or new_call_id(), name=str(fn.get("name", "")),
                                       arguments=parse_arguments(fn.get("arguments"))))
             usage = data.get("usage") or {}
+            used = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
             reason = choice.get("finish_reason")
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise self._fail(f"malformed response: {type(exc).__name__}: {exc}") from None
         # Ollama and others say "stop" even when the answer is tool calls; the calls decide.
         finish = "tool_calls" if calls else ("length" if reason == "length" else "stop")
         return ChatResponse(
             message=ChatMessage(role="assistant", content=content or "", tool_calls=calls),
-            usage=Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                        output_tokens=int(usage.get("completion_tokens") or 0)),
+            usage=Usage(input_tokens=used[0], output_tokens=used[1]),
             finish_reason=finish, model=str(data.get("model") or self.model))
 
 

@@ -11,7 +11,7 @@ Each kind of call consumes its own queue in order; when a queue is empty, or its
 ``match`` that the last user message does not contain, the call is answered by the offline model.
 A step is ``{"reply": "text"}``, ``{"toolCalls": [{"name": .., "arguments": {..}}]}``,
 ``{"error": "overflow" | "error" | "timeout", "message": ".."}``, and may add ``"sleep": seconds``
-(honouring the caller's timeout) and ``"signal": "/path"`` (a file created just before sleeping,
+(honouring the caller's timeout unless ``"ignoreTimeout": true``) and ``"signal": "/path"`` (a file created just before sleeping,
 so a test knows the model is "thinking").
 """
 
@@ -87,7 +87,7 @@ class ScriptedModel(ChatModel):
             Path(step["signal"]).touch()
         if step.get("sleep"):
             pause = float(step["sleep"])
-            if timeout is not None and pause > timeout:
+            if timeout is not None and pause > timeout and not step.get("ignoreTimeout"):
                 time.sleep(timeout)
                 raise ChatModelError(f"scripted model timed out after {timeout:g} s", retryable=True)
             time.sleep(pause)
