@@ -326,3 +326,29 @@ def test_run_history_keeps_the_newest_2000_per_job_for_7_days(sched):
     assert len(a) == 2000 and min(r["seq"] for r in a) == 11 and a[0]["seq"] == 2010
     sched.run_due(T0)  # prunes: older than 7 days, and lost records older than a day
     assert [r["status"] for r in sched.runs("job_b")] == ["error"]
+
+
+# -- the loop ---------------------------------------------------------------------------------------
+def test_next_wake_and_run_forever_with_an_injected_clock(sched):
+    import threading
+
+    assert sched.next_wake_ms() is None
+    first = sched.add(payload=event("loop"), every="1h", now=T0)
+    sched.add(payload=event("later"), every="2h", now=T0)
+    assert sched.next_wake_ms() == MS(T0 + HOUR)
+    stop = threading.Event()
+    seen: list[dict] = []
+
+    def on_run(rec):
+        seen.append(rec)
+        stop.set()
+
+    n = sched.run_forever(stop, poll_seconds=0.01, clock=lambda: T0 + HOUR, on_run=on_run)
+    assert n == 1 and [r["jobId"] for r in seen] == [first["id"]]
+    assert sched.next_wake_ms() == MS(T0 + 2 * HOUR)
+    conn = sched.conn()
+    with transaction(conn):  # a job another scheduler is running does not wake this one
+        for job in J.all_jobs(conn):
+            job.state["runningAtMs"] = MS(T0 + HOUR)
+            J.save_state(conn, job, MS(T0))
+    assert sched.next_wake_ms() is None

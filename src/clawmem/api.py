@@ -51,6 +51,9 @@ CONFIG_TEMPLATE = """# clawmem settings. Every key is optional; shown here with 
 [memory.search.remote]
 # baseUrl = "http://localhost:11434/v1"   # any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio)
 # apiKey = ""
+
+[memory.intents]
+# deadlineSeconds = 15              # standing-intent matching gives up (injecting nothing) after this long
 """
 
 
@@ -234,6 +237,15 @@ class Memory:
         from .automation import Scheduler
 
         return Scheduler(self.places.home, self.settings, handlers=handlers)
+
+    # -- conversations ------------------------------------------------------------------------
+    def runtime(self, model=None, *, session: str | None = None, **kw):
+        """A conversation over this memory (:class:`clawmem.runtime.Runtime`): ``model`` is a spec
+        (``offline``, ``openai:gpt-4o-mini``...) or a ChatModel; ``session`` a session key (default
+        main). ``rt.send("...")`` runs a turn; every event is recorded in the agent database."""
+        from .runtime import Runtime
+
+        return Runtime(self, model, session_key=session, **kw)
 
     # -- inspecting ---------------------------------------------------------------------------
     def status(self, deep: bool = False) -> dict[str, Any]:

@@ -137,11 +137,13 @@ class Scheduler:
             return J.runs(self.conn(), job_id, limit)
 
     def next_wake_ms(self) -> int | None:
-        """The earliest nextRunAtMs of an enabled job (None when nothing is scheduled)."""
+        """The earliest nextRunAtMs of an enabled, unclaimed job (None when nothing is scheduled).
+        A job another scheduler is running is left out, or the loop would spin until it finished."""
         with self._lock:
             row = self.conn().execute(
                 "SELECT min(json_extract(state_json, '$.nextRunAtMs')) FROM cron_jobs WHERE store_key = ? "
-                "AND json_extract(job_json, '$.enabled') = 1", (J.STORE_KEY,)).fetchone()
+                "AND json_extract(job_json, '$.enabled') = 1 AND json_extract(state_json, '$.runningAtMs') IS NULL",
+                (J.STORE_KEY,)).fetchone()
         return None if row[0] is None else int(row[0])
 
     # -- running --------------------------------------------------------------------------------

@@ -32,9 +32,9 @@ def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, work
 
 
 def _register() -> None:
-    from . import config_cmds, cron_cmds, index_cmds, intent_cmds, memory_cmds, tour_cmd
+    from . import chat_cmd, config_cmds, cron_cmds, index_cmds, intent_cmds, memory_cmds, sessions_cmds, tour_cmd
 
-    for module in (memory_cmds, index_cmds, config_cmds, tour_cmd, intent_cmds, cron_cmds):
+    for module in (memory_cmds, index_cmds, config_cmds, tour_cmd, intent_cmds, cron_cmds, chat_cmd, sessions_cmds):
         module.register(app)
     try:
         from . import search_cmds

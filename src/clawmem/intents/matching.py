@@ -20,7 +20,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import apsw
@@ -63,8 +63,6 @@ class MatchResult:
 
 
 def render_line(row: IntentRow, tz) -> str:
-    from datetime import timezone
-
     created = datetime.fromtimestamp(row.created_at / 1000, timezone.utc).astimezone(tz).date().isoformat()
     text = " ".join(_TAG_RE.sub("", row.description).split())  # one line; cannot close the frame
     return f"Standing intent (created {created}): {text}"

@@ -40,6 +40,14 @@ def maintain(conn: apsw.Connection, now: int) -> dict[str, int]:
     return {"expired": expired, "rearmed": conn.changes()}
 
 
+def compact_fts(conn: apsw.Connection) -> None:
+    """Merge the keyword index into one segment. Each create adds a segment, and a prefilter query
+    pays a lookup per term per segment: with 10,000 intents created one by one a Chinese turn's
+    query took 0.84 ms, merged 0.06 ms. Merging 10,000 intents takes about 3 ms, and keywords only
+    change when an intent is created, so every create leaves the index merged."""
+    conn.execute("INSERT INTO standing_intents_fts(standing_intents_fts) VALUES ('optimize')")
+
+
 class IntentStore:
     """The standing intents of one agent database. Safe to share between threads (one lock);
     separate stores (other threads or processes) coordinate through SQLite."""
@@ -100,6 +108,7 @@ class IntentStore:
                     "source_session_id, fts_words, fts_solo) VALUES (?,?,?,?,?,?,'armed',?,?,0,?,?,?,?,?)",
                     (intent_id, text, json.dumps(keywords, ensure_ascii=False), channel_scope, sender_key,
                      creator, expires, fires, cooldown, t, ctx.session, words, solo))
+                compact_fts(conn)
                 row = self._get(conn, intent_id)
         assert row is not None
         return {"intent": row.as_dict(),

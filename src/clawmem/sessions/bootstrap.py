@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ORDER = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
-PRIVATE = ("USER.md", "MEMORY.md")
+PRIVATE = ("USER.MD", "MEMORY.MD")  # compared upper-cased (memory.md too)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MIN_REMAINING = 64
 HEAD_SHARE, TAIL_SHARE = 0.7, 0.2

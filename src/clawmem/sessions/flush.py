@@ -15,6 +15,7 @@ failure). A skipped flush never stops the compaction that follows.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -175,7 +176,8 @@ def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *,
         result.status, result.reason = "skipped", f"timeout: {exc}"
     except Exception as exc:  # a model error skips the flush; compaction goes on
         cancelled.set()
-        result.status, result.reason = "skipped", f"model error: {exc}"
+        kind = "timeout" if re.search(r"timed? ?out|timeout", str(exc), re.I) else "model error"
+        result.status, result.reason = "skipped", f"{kind}: {exc}"
     else:
         if result.appended:
             result.status = "written"
@@ -183,7 +185,9 @@ def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *,
             result.status, result.reason = "skipped", f"write failed: {write_errors[0]}"
         else:
             result.status = "nothing"
-            result.reason = "NO_REPLY" if is_no_reply(reply) else ("only duplicates" if result.duplicates else None)
+            parts = (["NO_REPLY"] if is_no_reply(reply) else []) + \
+                ([f"{result.duplicates} already in today's note"] if result.duplicates else [])
+            result.reason = "; ".join(parts) or None
     if result.status == "skipped" and result.appended:
         result.reason = f"{result.reason} ({len(result.appended)} note(s) were appended before that)"
     if result.refused:
