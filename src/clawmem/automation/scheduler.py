@@ -34,7 +34,7 @@ from typing import Callable
 import apsw
 
 from ..config import Settings
-from ..store import transaction
+from ..store import LazyConnection, transaction
 from . import jobs as J
 from .handlers import DEFAULT_HANDLERS, HandlerRegistry, RunContext, RunOutcome
 from .schedule import make_schedule, next_run, to_ms
@@ -86,7 +86,7 @@ class Scheduler:
         self.handlers = handlers if handlers is not None else DEFAULT_HANDLERS
         self.stale_after_ms = stale_after_ms
         self.db_path = self.home / "state" / "clawmem.sqlite"
-        self._conn: apsw.Connection | None = None
+        self._db = LazyConnection(lambda: open_state_db(self.db_path))
         self._lock = threading.RLock()
 
     @property
@@ -94,16 +94,10 @@ class Scheduler:
         return self.settings.tz()
 
     def conn(self) -> apsw.Connection:
-        with self._lock:
-            if self._conn is None:
-                self._conn = open_state_db(self.db_path)
-            return self._conn
+        return self._db.get()
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self._db.close()
 
     # -- managing jobs --------------------------------------------------------------------------
     def add(self, *, payload: dict, at: str | None = None, every: str | None = None, cron: str | None = None,

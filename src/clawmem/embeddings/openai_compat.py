@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 
 from ..config import SearchSettings
+from ..httputil import server_message
 from ..errors import EmbeddingError
 from .base import Embedder
 
@@ -51,28 +52,12 @@ class OpenAICompatible(Embedder):
             text = text[:297] + "..."
         return EmbeddingError(f"openai ({self.base_url}): {text}", quota=quota, retryable=retryable)
 
-    @staticmethod
-    def _server_message(resp: httpx.Response) -> str:
-        """The error text, whichever dialect: OpenAI/vLLM nest it, Ollama uses a string."""
-        try:
-            body = resp.json()
-        except ValueError:
-            return resp.text.strip() or resp.reason_phrase
-        if isinstance(body, dict):
-            err = body.get("error", body)
-            if isinstance(err, dict):
-                return str(err.get("message") or err.get("detail") or err)
-            if err:
-                return str(err)
-            return str(body.get("message") or body.get("detail") or body)
-        return str(body)
-
     def _check_status(self, resp: httpx.Response) -> None:
         status = resp.status_code
         if 200 <= status < 300:
             return
         text = resp.text.lower()
-        message = self._server_message(resp)
+        message = server_message(resp)
         if status == 429 or "quota" in text:
             # A rate limit passes with time; an exhausted quota or billing limit does not.
             exhausted = "insufficient_quota" in text

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import apsw
 
-from ..store import transaction
+from ..store import LazyConnection, transaction
 from .model import (CANCELLABLE, COLUMNS, DEFAULT_COOLDOWN_SECONDS, DEFAULT_DEADLINE_SECONDS, DEFAULT_EXPIRY_MS,
                     DEFAULT_MAX_FIRES, IntentError, IntentRow, TurnContext, clean_description, clean_keywords,
                     creation_scopes, iso, now_ms, parse_iso, refuse_time_based)
@@ -57,20 +57,14 @@ class IntentStore:
         self.db_path = Path(db_path)
         self.tz = tz or timezone.utc
         self.deadline_seconds = deadline_seconds
-        self._conn: apsw.Connection | None = None
+        self._db = LazyConnection(lambda: open_intents_db(self.db_path))
         self._lock = threading.RLock()
 
     def conn(self) -> apsw.Connection:
-        with self._lock:
-            if self._conn is None:
-                self._conn = open_intents_db(self.db_path)
-            return self._conn
+        return self._db.get()
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self._db.close()
 
     # -- create ---------------------------------------------------------------------------------
     def create(self, ctx: TurnContext | None, *, description: str, trigger_keywords: list[str],

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 import httpx
 
 from ..errors import ConfigError
+from ..httputil import server_message
 from .base import (
     ChatMessage,
     ChatModel,
@@ -61,22 +62,6 @@ def lookup_window(model: str, table: Mapping[str, int], default: int) -> int:
     name = model.lower().rsplit("/", 1)[-1]  # gateways prefix the vendor: "openai/gpt-4o"
     best = max((p for p in table if name.startswith(p)), key=len, default=None)
     return table[best] if best else default
-
-
-def server_message(resp: httpx.Response) -> str:
-    """The error text, whichever dialect: OpenAI/vLLM/Anthropic nest it, Ollama uses a string."""
-    try:
-        body = resp.json()
-    except ValueError:
-        return resp.text.strip() or resp.reason_phrase
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict):
-            return str(err.get("message") or err.get("detail") or err)
-        if err:
-            return str(err)
-        return str(body.get("message") or body.get("detail") or body)
-    return str(body)
 
 
 class HttpChatModel(ChatModel):

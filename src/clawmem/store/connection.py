@@ -76,3 +76,25 @@ def transaction(conn: apsw.Connection, *, immediate: bool = True) -> Iterator[ap
         raise
     else:
         conn.execute("COMMIT")
+
+
+class LazyConnection:
+    """A connection opened on first use and closed on demand; one per owner, shared by its threads
+    (apsw serialises calls on a connection)."""
+
+    def __init__(self, opener):
+        self._opener = opener
+        self._conn: apsw.Connection | None = None
+        self._lock = threading.RLock()
+
+    def get(self) -> apsw.Connection:
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._opener()
+            return self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
