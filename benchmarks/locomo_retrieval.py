@@ -295,6 +295,9 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
             nodecay = Memory(home=home, env={}, embedder=emb,
                              overrides=['memory.search.provider="local"', 'timezone="UTC"',
                                         "memory.search.temporalDecay.enabled=false", *common])
+            refdecay = Memory(home=home, env={}, embedder=emb,
+                              overrides=['memory.search.provider="local"', 'timezone="UTC"',
+                                         "memory.search.temporalDecay.floor=0", *common])
             bm25 = Bm25Peer(chunks)
             fts_u = Fts5Peer(chunks, "unicode61")
             fts_t = Fts5Peer(chunks, "trigram")
@@ -311,6 +314,8 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 timings["clawmem hybrid"] += time.perf_counter() - t0
                 systems["clawmem hybrid, no decay"] = ranked_from(
                     nodecay.search(text, 20, 0.0, now=conv.now, record_signals=False))
+                systems["clawmem hybrid, reference decay (floor 0)"] = ranked_from(
+                    refdecay.search(text, 20, 0.0, now=conv.now, record_signals=False))
                 systems["clawmem hybrid, default minScore"] = ranked_from(
                     mem.search(text, 20, None, now=conv.now, record_signals=False))
                 systems["clawmem keyword-only"] = ranked_from(
@@ -322,7 +327,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 systems["FTS5 trigram bm25"] = fts_t.rank(text, 20)
                 for name, ranked in systems.items():
                     rows[(vname, name)][q["category"]].append(score_question(conv, chunks, ranked, q["evidence"]))
-            for m in (mem, kw_mem, nodecay):
+            for m in (mem, kw_mem, nodecay, refdecay):
                 m.close()
             if verbose:
                 print(f"  [{vname}] {conv.sample_id}: {len(chunks.texts)} chunks, {len(conv.questions)} questions, "
