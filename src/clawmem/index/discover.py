@@ -3,12 +3,12 @@ configured extra paths. Symlinks are skipped (and reported), so a symlink loop c
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ExtraPath
+from ..workspace.globs import glob_match
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str |
                 continue
             p = here / name
             if pattern is not None:
-                if not fnmatch.fnmatch(p.relative_to(root).as_posix(), pattern):
+                if not glob_match(p.relative_to(root).as_posix(), pattern):
                     continue
             elif not name.lower().endswith(".md"):
                 continue

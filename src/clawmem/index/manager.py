@@ -96,8 +96,8 @@ class MemoryIndex:
             name = generations.current_name(self.index_dir)
             if self._conn is None or name != self._gen:
                 path = self._ensure_generation()
-                if self._conn is not None:
-                    self._conn.close()
+                # the old connection is dropped, not closed: a search may still be reading it (it
+                # closes when the last reference goes; the unlinked file stays readable till then)
                 self._conn = connect(path)
                 INDEX_MIGRATIONS.apply(self._conn)
                 self._gen = path.name
@@ -107,6 +107,12 @@ class MemoryIndex:
     def generation(self) -> str | None:
         self.conn()
         return self._gen
+
+    def snapshot(self) -> tuple[apsw.Connection, str]:
+        """The live connection and its generation name, taken together (a search reads one)."""
+        with self._lock:
+            conn = self.conn()
+            return conn, self._gen or ""
 
     def close(self) -> None:
         with self._lock:
@@ -167,18 +173,19 @@ class MemoryIndex:
             return report
 
     # -- reading ----------------------------------------------------------------------------
-    def identity_check(self):
-        return compare(read_identity(self.conn()), self.wanted_identity())
+    def identity_check(self, conn: apsw.Connection | None = None):
+        return compare(read_identity(conn or self.conn()), self.wanted_identity())
 
-    def stored_identity(self) -> dict | None:
-        return read_identity(self.conn())
+    def stored_identity(self, conn: apsw.Connection | None = None) -> dict | None:
+        return read_identity(conn or self.conn())
 
     def dirty_state(self) -> DirtyState:
         """Cheap: compares file stats with what the index recorded; reads no file content."""
         conn = self.conn()
         stored = {(r[0], r[1]): (r[2], r[3]) for r in conn.execute(
             "SELECT path, source, mtime, size FROM memory_index_sources")}
-        problems = {r[0] for r in conn.execute("SELECT path FROM memory_index_problems")}
+        problems = {r[0]: (r[1], r[2]) for r in conn.execute(
+            "SELECT path, mtime, size FROM memory_index_problems")}
         found = discover(self.places.workspace, self.settings.extra_paths)
         new = changed = 0
         live = set()
@@ -186,13 +193,14 @@ class MemoryIndex:
             key = (f.path, f.source)
             live.add(key)
             old = stored.get(key)
-            if old is None:
-                if f.path not in problems:
-                    new += 1
-                continue
             try:
                 st = f.abspath.stat()
             except OSError:
+                continue
+            if old is None:
+                # a file skipped as a problem counts as new again once it changes (it may be fixed)
+                if f.path not in problems or problems[f.path] != (st.st_mtime, st.st_size):
+                    new += 1
                 continue
             if (st.st_mtime, st.st_size) != old:
                 changed += 1
@@ -201,8 +209,8 @@ class MemoryIndex:
         dirty = bool(new or changed or removed) or not has_meta
         return DirtyState(dirty, new, changed, removed)
 
-    def revision(self) -> int:
-        return self.conn().execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()[0]
+    def revision(self, conn: apsw.Connection | None = None) -> int:
+        return (conn or self.conn()).execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()[0]
 
     def has_chunks(self) -> bool:
         return self.conn().execute("SELECT 1 FROM memory_index_chunks LIMIT 1").fetchone() is not None

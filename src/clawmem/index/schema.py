@@ -77,6 +77,9 @@ _REVISION_TRIGGERS = "\n".join(
 INDEX_MIGRATIONS = Migrations("index", [
     Migration("0001_base", _INDEX_BASE),
     Migration("0002_revision_triggers", _REVISION_TRIGGERS),
+    # the stat a problem file had, so that fixing it makes the index dirty again
+    Migration("0003_problem_stat", "ALTER TABLE memory_index_problems ADD COLUMN mtime REAL; "
+                                   "ALTER TABLE memory_index_problems ADD COLUMN size INTEGER;"),
 ])
 
 

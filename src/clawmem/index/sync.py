@@ -321,13 +321,22 @@ class Syncer:
 
             write_identity(self.conn, self.identity)
 
+    def _stat_of(self, path: str) -> tuple[float | None, int | None]:
+        p = Path(path) if os.path.isabs(path) else self.workspace / path
+        try:
+            st = p.lstat()
+        except OSError:
+            return None, None
+        return st.st_mtime, st.st_size
+
     def _record_problems(self, problems: dict[str, str]) -> None:
         now = int(time.time())
         with transaction(self.conn):
             self.conn.execute("DELETE FROM memory_index_problems")
             self.conn.executemany(
-                "INSERT INTO memory_index_problems(path, source, problem, seen_at) VALUES (?, 'memory', ?, ?)",
-                [(p, why, now) for p, why in sorted(problems.items())])
+                "INSERT INTO memory_index_problems(path, source, problem, seen_at, mtime, size) "
+                "VALUES (?, 'memory', ?, ?, ?, ?)",
+                [(p, why, now, *self._stat_of(p)) for p, why in sorted(problems.items())])
 
 
 def path_search_text(path: str, tokenizer: str) -> str:

@@ -10,11 +10,19 @@ DEBOUNCE_MS = 1500
 MAX_GROUP_MS = 10_000
 
 
-def _relevant(path: str) -> bool:
-    parts = Path(path).parts
-    if any(p.startswith(".") for p in parts[-6:-1]):
-        return False  # dot-folders (.git, .dreams, …) are never memory
-    return path.lower().endswith(".md")
+def _relevant(path: str, roots: list[Path]) -> bool:
+    if not path.lower().endswith(".md"):
+        return False
+    p = Path(path)
+    for root in roots:
+        try:
+            rel = p.relative_to(root)
+        except ValueError:
+            continue
+        # dot-folders (.git, .dreams, …) inside the workspace are never memory; the home itself
+        # may well be one (~/.clawmem), so only the part below the watched root counts
+        return not any(part.startswith(".") for part in rel.parts[:-1])
+    return False
 
 
 def watch_paths(roots: list[Path], on_change: Callable[[set[str]], None], *,
@@ -26,9 +34,10 @@ def watch_paths(roots: list[Path], on_change: Callable[[set[str]], None], *,
     existing = [str(r) for r in roots if r.exists()]
     if not existing:
         return
+    resolved = [Path(r) for r in existing]
     if ready is not None:
         ready.set()
-    for changes in watchfiles.watch(*existing, watch_filter=lambda _c, p: _relevant(p),
+    for changes in watchfiles.watch(*existing, watch_filter=lambda _c, p: _relevant(p, resolved),
                                     step=debounce_ms, debounce=max(MAX_GROUP_MS, debounce_ms + 1),
                                     stop_event=stop, raise_interrupt=False, yield_on_timeout=False):
         on_change({p for _, p in changes})

@@ -103,24 +103,23 @@ class SearchService:
         if not q:
             return {"results": [], **base, "mode": "empty-query",
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
-        conn = self.index.conn()
         warnings: dict = {}
         if not self.index.has_chunks():
             # first search on an empty index: one synchronous sync ("search-bootstrap")
             self.index.sync()
             self._dirty_checked = time.monotonic()
             self._dirty = False
-            conn = self.index.conn()
         elif self._is_dirty():
             self._start_background_sync()
             if sync_wait > 0 and self.wait_for_sync(sync_wait):
-                self._dirty_checked = 0.0
-                conn = self.index.conn()
-            else:
+                self._dirty_checked = 0.0  # did the sync really run? (another holder, or a failure)
+            if self._is_dirty():
                 warnings = {"stale": True, "warning": "Memory index is dirty. Search results may be incomplete.",
                             "action": "Run: clawmem index"}
-        check = self.index.identity_check()
-        stored = self.index.stored_identity() or {}
+        # one connection and one generation for the whole search, even if a rebuild publishes now
+        conn, generation = self.index.snapshot()
+        check = self.index.identity_check(conn)
+        stored = self.index.stored_identity(conn) or {}
         tokenizer = fts_tokenizer_of(conn) or stored.get("ftsTokenizer", "cjk")
         if check.status == "mismatched":
             warnings = {"stale": True, "warning": f"Memory index is stale: {'; '.join(check.reasons)}. "
@@ -148,7 +147,7 @@ class SearchService:
                     qv = None
                 embed_ms = (time.perf_counter() - te) * 1000
                 if qv is not None and np_any(qv):
-                    vector_hits = self.vectors.top(conn, self.index.generation or "", self.index.revision(),
+                    vector_hits = self.vectors.top(conn, generation, self.index.revision(conn),
                                                    qv, window)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding

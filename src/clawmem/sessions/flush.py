@@ -25,6 +25,7 @@ from pathlib import Path
 from ..models.base import ChatMessage, ChatModel
 from ..models.offline import FLUSH_PROMPT_PREFIX, FLUSH_SYSTEM_PREFIX, NO_REPLY
 from ..tools.base import Tool, ToolError
+from ..workspace.annotations import neutralise_annotations
 from ..workspace.writes import append_daily, daily_note_path
 from .compaction import DeadlineExceeded, run_with_deadline
 
@@ -89,6 +90,27 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+_BULLET_RE = re.compile(r"^- (?:\d{2}:\d{2} )?")
+
+
+def _entries(note: str) -> set[str]:
+    """The normalised entries of a daily note (a bullet with its continuation lines), timestamps
+    stripped, for an exact "already there" check (a substring test would drop "budget 500"
+    because "budget 5000" exists)."""
+    out: set[str] = set()
+    current: list[str] = []
+    for line in note.split("\n"):
+        if line.startswith("- ") or not line.strip() or line.startswith("#"):
+            if current:
+                out.add(_norm(" ".join(current)))
+            current = [_BULLET_RE.sub("", line)] if line.startswith("- ") else []
+        else:
+            current.append(line)
+    if current:
+        out.add(_norm(" ".join(current)))
+    return out
+
+
 def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult, cancelled: threading.Event) -> Tool:
     """``memory_append`` bound to the note of ``when``'s day; the only tool of a flush turn."""
     target = daily_note_path(workspace, when.astimezone(tz))
@@ -104,7 +126,8 @@ def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult,
             existing = target.read_text(encoding="utf-8") if target.exists() else ""
         except (OSError, UnicodeDecodeError):
             existing = ""
-        if _norm(text) in _norm(existing):
+        text = neutralise_annotations(text)
+        if _norm(text) in _entries(existing):
             result.duplicates += 1
             return {"status": "duplicate", "path": rel, "note": "already in today's note; not appended again"}
         append_daily(workspace, text, now=when, tz=tz)

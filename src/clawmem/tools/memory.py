@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
 from .base import Tool, ToolError
 
@@ -79,7 +80,8 @@ def memory_tools(mem: "Memory") -> list[Tool]:
         text = args["text"]
         if not text.strip():
             raise ToolError("memory_append: text is empty")
-        path = mem.remember(text)
+        # an agent's note is not the owner's: it may not set importance or supersede entries
+        path = mem.remember(neutralise_annotations(text))
         return {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(),
                 "chars": len(text.strip())}
 

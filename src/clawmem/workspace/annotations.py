@@ -106,3 +106,9 @@ def parse_annotations(text: str) -> EntryAnnotations:
 def strip_annotations(text: str) -> str:
     """The entry text without its annotation comments."""
     return " ".join(_COMMENT_RE.sub(" ", text).split())
+
+
+def neutralise_annotations(text: str) -> str:
+    """Model-written text cannot carry annotations: ``<!--`` becomes ``<!‐‐`` (hyphens swapped for
+    U+2010), so a prompt-injected ``<!-- importance: 10 -->`` stays visible but is inert."""
+    return text.replace("<!--", "<!\u2010\u2010")

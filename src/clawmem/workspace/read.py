@@ -8,11 +8,11 @@ way, and non-Markdown files. A missing file is ``not_found``, not an error.
 
 from __future__ import annotations
 
-import fnmatch
 from pathlib import Path
 
 from ..config import ExtraPath
 from ..errors import UserError
+from .globs import glob_match
 
 DEFAULT_LINES = 120
 DEFAULT_MAX_CHARS = 12_000
@@ -71,10 +71,12 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
             sub = absolute.relative_to(base)
         except ValueError:
             continue
-        if not absolute.name.lower().endswith(".md"):
+        if pattern:
+            # the configured glob decides, as it does for indexing (it may name .txt files)
+            if not glob_match(sub.as_posix(), pattern):
+                continue
+        elif not absolute.name.lower().endswith(".md"):
             raise PathRefused(f"path refused: {raw} is not a Markdown (.md) file")
-        if pattern and not fnmatch.fnmatch(sub.as_posix(), pattern):
-            continue
         if base.is_symlink():
             raise PathRefused(f"path refused: extra path {ep} is a symlink")
         _no_symlinks(base, absolute)
