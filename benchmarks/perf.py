@@ -79,11 +79,47 @@ EN_WORDS = ("meeting project deadline release budget hotel train ticket review d
             "agent model prompt context vector keyword chinese english benchmark python sqlite").split()
 
 
+SYLLABLES = ("ka ro tin me la su pe dor an vi co ler mon ta ri se po gen lu ba ne fi mar tor el "
+             "ish ing ter qua bri den fal gor hal jun kel lim nor pir rus sol tek ul ven wol zan").split()
+
+
+def _vocabulary(seed: int = 5) -> tuple[list[str], list[float], list[str], list[float]]:
+    """A Zipf-distributed vocabulary of about 3,000 Chinese and 5,000 English words (a workspace's
+    words are mostly rare; a tiny vocabulary would make every keyword match half the corpus)."""
+    rng = random.Random(seed)
+    chars = [chr(c) for c in rng.sample(range(0x4E00, 0x9FA6), 900)]
+    zh = list(ZH_WORDS)
+    seen = set(zh)
+    while len(zh) < 3000:
+        w = "".join(rng.choice(chars) for _ in range(rng.choices((2, 3, 4), (70, 25, 5))[0]))
+        if w not in seen:
+            seen.add(w)
+            zh.append(w)
+    en = list(EN_WORDS)
+    seen = set(en)
+    while len(en) < 5000:
+        w = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 2, 3))))
+        if w not in seen:
+            seen.add(w)
+            en.append(w)
+
+    def zipf(n: int) -> list[float]:
+        acc, out = 0.0, []
+        for r in range(1, n + 1):
+            acc += 1.0 / r
+            out.append(acc)
+        return out
+    return zh, zipf(len(zh)), en, zipf(len(en))
+
+
+ZH_VOCAB, ZH_CUM, EN_VOCAB, EN_CUM = _vocabulary()
+
+
 def sentence(rng: random.Random) -> str:
     if rng.random() < 0.45:
-        words = rng.sample(ZH_WORDS, rng.randint(4, 9))
+        words = rng.choices(ZH_VOCAB, cum_weights=ZH_CUM, k=rng.randint(4, 9))
         return "，".join("".join(words[i:i + 2]) for i in range(0, len(words), 2)) + "。"
-    words = rng.sample(EN_WORDS, rng.randint(6, 14))
+    words = rng.choices(EN_VOCAB, cum_weights=EN_CUM, k=rng.randint(6, 14))
     return " ".join(words).capitalize() + "."
 
 
@@ -107,17 +143,29 @@ def generate(ws: Path, n_chunks: int, seed: int = 7) -> int:
 
 
 def query_set(rng: random.Random) -> list[str]:
+    """Short queries as people type them: a quarter each 2-character Chinese words, longer Chinese
+    words, English words and English + Chinese; each word drawn 40% by frequency, 40% uniformly
+    and 20% absent from the corpus."""
+    def word(vocab: list[str], cum: list[float], chinese: bool) -> str:
+        r = rng.random()
+        if r < 0.4:
+            return rng.choices(vocab, cum_weights=cum)[0]
+        if r < 0.8:
+            return rng.choice(vocab)
+        if chinese:
+            return "".join(chr(rng.randrange(0x4E00, 0x9FA6)) for _ in range(2))
+        return "".join(rng.choice(SYLLABLES) for _ in range(4))
     qs = []
     for i in range(QUERIES):
         kind = i % 4
         if kind == 0:
-            qs.append(rng.choice(ZH_WORDS))
+            qs.append(next(w for w in iter(lambda: word(ZH_VOCAB, ZH_CUM, True), None) if len(w) == 2))
         elif kind == 1:
-            qs.append(rng.choice(ZH_WORDS) + rng.choice(ZH_WORDS))
+            qs.append(word(ZH_VOCAB, ZH_CUM, True) + word(ZH_VOCAB, ZH_CUM, True))
         elif kind == 2:
-            qs.append(" ".join(rng.sample(EN_WORDS, 2)))
+            qs.append(f"{word(EN_VOCAB, EN_CUM, False)} {word(EN_VOCAB, EN_CUM, False)}")
         else:
-            qs.append(f"{rng.choice(EN_WORDS)} {rng.choice(ZH_WORDS)}")
+            qs.append(f"{word(EN_VOCAB, EN_CUM, False)} {word(ZH_VOCAB, ZH_CUM, True)}")
     return qs
 
 
