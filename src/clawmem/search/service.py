@@ -46,6 +46,7 @@ class SearchService:
         self._sync_thread: threading.Thread | None = None
         self._dirty_checked = 0.0
         self._dirty_cost = 0.0
+        self._dirty_thread: threading.Thread | None = None
         self._dirty = False
         self._lock = threading.Lock()
 
@@ -75,16 +76,30 @@ class SearchService:
         t.join(timeout)
         return not t.is_alive()
 
-    def _is_dirty(self) -> bool:
+    def _is_dirty(self, *, blocking: bool = False) -> bool:
         # A check stats every memory file; in a big workspace that costs real time, so it is
-        # repeated at most once a second and never more often than 20x its own cost.
+        # repeated at most once a second and never more often than 20x its own cost, and once a
+        # check has cost more than 50 ms, later ones run in the background (the search answers
+        # with the last known state) unless the caller must know now.
         now = time.monotonic()
-        if now - self._dirty_checked > max(DIRTY_CHECK_SECONDS, 20 * self._dirty_cost):
-            t = time.perf_counter()
-            self._dirty = self.index.dirty_state().dirty
-            self._dirty_cost = time.perf_counter() - t
-            self._dirty_checked = time.monotonic()
+        if now - self._dirty_checked <= max(DIRTY_CHECK_SECONDS, 20 * self._dirty_cost):
+            return self._dirty
+        if blocking or self._dirty_cost <= 0.05 or self._dirty_checked == 0.0:
+            self._check_dirty()
+        elif self._dirty_thread is None or not self._dirty_thread.is_alive():
+            self._dirty_checked = now  # one background check at a time
+            self._dirty_thread = threading.Thread(target=self._check_dirty, name="clawmem-dirty", daemon=True)
+            self._dirty_thread.start()
         return self._dirty
+
+    def _check_dirty(self) -> None:
+        t = time.perf_counter()
+        try:
+            self._dirty = self.index.dirty_state().dirty
+        except Exception:
+            pass  # a failed check keeps the last answer; status reports index problems
+        self._dirty_cost = time.perf_counter() - t
+        self._dirty_checked = time.monotonic()
 
     # -- the search ---------------------------------------------------------------------------
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
@@ -113,7 +128,7 @@ class SearchService:
             self._start_background_sync()
             if sync_wait > 0 and self.wait_for_sync(sync_wait):
                 self._dirty_checked = 0.0  # did the sync really run? (another holder, or a failure)
-            if self._is_dirty():
+            if self._is_dirty(blocking=sync_wait > 0):
                 warnings = {"stale": True, "warning": "Memory index is dirty. Search results may be incomplete.",
                             "action": "Run: clawmem index"}
         # one connection and one generation for the whole search, even if a rebuild publishes now
