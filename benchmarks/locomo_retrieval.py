@@ -406,7 +406,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("path", type=Path, help="locomo10.json")
     ap.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
-    ap.add_argument("--variants", default="400/80,200/40,100/20", help="chunk tokens/overlap, comma-separated")
+    ap.add_argument("--variants", default="400/80,200/40", help="chunk tokens/overlap, comma-separated")
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "out" / "locomo",
                     help="where workspaces and the embedding cache live between runs")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md", help="report to update")
