@@ -255,6 +255,9 @@ def score_question(conv: Conversation, chunks: ChunkSet, ranked: list[int], evid
 
 
 COLUMNS = ["any@1", "any@5", "any@10", "any@20", "all@10", "ev@10", "session_any@5", "mrr", "ev_tok2000", "ev_tok4000"]
+ALL_COLUMNS = ([f"{m}@{k}" for m in ("any", "all", "ev") for k in KS]
+               + ["session_any@5", "mrr", "ev_tok2000", "ev_tok4000"])
+FOCUS = "clawmem hybrid"  # the row shipped defaults produce, reported in full per category
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,6 +342,9 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
     print(report)
     if out is not None:
         write_report(out, report)
+        full = {f"{vn} | {system}": v for (vn, system), v in sorted(table.items())}
+        (out.parent / "benchmarks-locomo.json").write_text(
+            json.dumps({"command": report.splitlines()[0], "results": full}, indent=1, sort_keys=True), encoding="utf-8")
     return {"table": table, "stats": stats, "elapsed": elapsed, "report": report}
 
 
@@ -350,10 +356,10 @@ def summarise(rows) -> dict:
     table: dict = {}
     for (vname, system), by_cat in rows.items():
         main = [m for c, ms in by_cat.items() if c in (1, 2, 3, 4) for m in ms]
-        entry = {"overall": {col: mean([m[col] for m in main]) for col in COLUMNS}, "n": len(main)}
+        entry = {"overall": {col: mean([m[col] for m in main]) for col in ALL_COLUMNS}, "n": len(main)}
         for c in (1, 2, 3, 4, 5):
             ms = by_cat.get(c, [])
-            entry[f"cat{c}"] = {col: mean([m[col] for m in ms]) for col in COLUMNS}
+            entry[f"cat{c}"] = {col: mean([m[col] for m in ms]) for col in ALL_COLUMNS}
             entry[f"n{c}"] = len(ms)
         table[(vname, system)] = entry
     return table
@@ -395,6 +401,17 @@ def render(table, stats, timings, elapsed, path, limit, variants, convs) -> str:
             lines.append(f"| {system} | " + " | ".join(
                 f"{v[f'cat{c}']['any@10']:.3f} / {v[f'cat{c}']['ev_tok4000']:.3f}" for c in (1, 2, 3, 4, 5)) + " |")
         lines.append("")
+        focus = table.get((vname, FOCUS))
+        if focus:
+            lines.append(f"`{FOCUS}` in full, per category (every metric; `all@k` and `ev@k` for each k):")
+            lines.append("")
+            lines.append("| metric | overall | " + " | ".join(f"{c} {CAT_NAMES[c]} (n={focus[f'n{c}']})" for c in (1, 2, 3, 4, 5)) + " |")
+            lines.append("|---|---:|" + "---:|" * 5)
+            for col in ALL_COLUMNS:
+                lines.append(f"| {col} | {focus['overall'][col]:.3f} | " + " | ".join(
+                    f"{focus[f'cat{c}'][col]:.3f}" for c in (1, 2, 3, 4, 5)) + " |")
+            lines.append("")
+    lines.append("Every figure of every row, category and variant: `docs/benchmarks-locomo.json`.")
     return "\n".join(lines)
 
 
