@@ -34,7 +34,8 @@ class KeywordHit:
     strict: bool  # matched every term (the strict query), not only some
 
 
-def _coverage(text: str, terms: list[str], tokenizer: str) -> float:
+def query_coverage(text: str, terms: list[str], tokenizer: str = "cjk") -> float:
+    """The share of the query's content words (stop words aside) that ``text`` contains."""
     content = [t for t in terms if t not in STOP_WORDS] or terms
     if not content:
         return 0.0
@@ -84,7 +85,7 @@ def keyword_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) 
         for seq, r, text in rows:
             if seq in hits:
                 continue
-            cov = _coverage(text, q.terms, tokenizer)
+            cov = query_coverage(text, q.terms, tokenizer)
             score = 0.5 * bm25_to_score(r) + 0.5 * cov if match else cov
             hits[seq] = KeywordHit(seq, score, r, cov, strict)
 

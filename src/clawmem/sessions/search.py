@@ -23,6 +23,7 @@ import re
 
 import apsw
 
+from ..search.keyword import query_coverage
 from ..text.fts import bm25_to_score, build_query
 from .store import SessionRow, TranscriptStore, iso_ms
 
@@ -75,20 +76,6 @@ def _snippet(text: str, terms: list[str]) -> str:
     return ("…" if start else "") + cut + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
-def _coverage(text: str, terms: list[str]) -> float:
-    if not terms:
-        return 0.0
-    hay = text.lower()
-    hits = 0.0
-    for t in terms:
-        if t in hay:
-            hits += 1
-        elif len(t) > 2 and not t.isascii():
-            grams = [t[i:i + 2] for i in range(len(t) - 1)]
-            hits += sum(g in hay for g in grams) / len(grams)
-    return hits / len(terms)
-
-
 def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility: str, owner: bool,
            session_key: str | None = None, limit: int = 10) -> dict:
     limit = max(1, min(25, int(limit or 10)))
@@ -127,7 +114,7 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
         if ev is None:
             continue
         text = ev.text
-        score = round(0.5 * bm + 0.5 * _coverage(text, q.terms), 6)
+        score = round(0.5 * bm + 0.5 * query_coverage(text, q.terms), 6)
         results.append({"sessionKey": ev.session_key, "timestamp": ev.timestamp,
                         "role": "user" if ev.kind == "user" else "assistant", "snippet": _snippet(text, q.terms),
                         "score": score, "sessionId": ev.session_id, "messageId": ev.event_id,
