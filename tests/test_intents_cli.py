@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -121,33 +122,41 @@ def test_intent_create_refusals_are_one_line_and_write_nothing(clawmem_home):
 def test_cron_add_list_run_due_runs_remove(clawmem_home):
     at = ok_json(cli(clawmem_home, "cron", "add", "--at", "2030-01-01T09:00:00Z", "--text",
                      "look at the train tickets", "--json"))
-    every, daily, jobs, runs, rerun = batch(
+    every, daily, soon, jobs, preview, after_preview = batch(
         clawmem_home,
         ["cron", "add", "--every", "30m", "--text", "stretch", "--name", "Stretch", "--json"],
         ["cron", "add", "--cron", "0 9 * * *", "--tz", "Asia/Shanghai", "--message", "morning brief", "--json"],
+        ["cron", "add", "--at", "+1s", "--text", "look at the train tickets now", "--json"],
         ["cron", "list", "--json"],
         ["cron", "run-due", "--now", "2030-01-01T09:00:00Z", "--json"],
-        ["cron", "run-due", "--now", "2030-01-01T09:00:00Z", "--json"],
+        ["cron", "list", "--json"],
     )
-    every, daily, jobs = ok_json(every), ok_json(daily), ok_json(jobs)["jobs"]
+    every, daily, soon, jobs = ok_json(every), ok_json(daily), ok_json(soon), ok_json(jobs)["jobs"]
     assert at["schedule"] == {"kind": "at", "at": "2030-01-01T09:00:00Z", "atMs": 1893488400000}
     assert every["schedule"]["kind"] == "every" and every["schedule"]["everyMs"] == 1_800_000
     assert daily["schedule"] == {"kind": "cron", "expr": "0 9 * * *", "tz": "Asia/Shanghai"}
     assert daily["payload"] == {"kind": "agentTurn", "message": "morning brief"}
-    assert [j["id"] for j in jobs] == [at["id"], every["id"], daily["id"]]
+    assert [j["id"] for j in jobs] == [at["id"], every["id"], daily["id"], soon["id"]]
     assert jobs[0]["state"]["nextRunAtMs"] == 1893488400000
 
-    by_job = {r["jobId"]: r for r in ok_json(runs)["runs"]}
-    assert by_job[at["id"]]["status"] == "ok" and by_job[at["id"]]["deleted"] is True
-    assert by_job[every["id"]]["status"] == "ok"
-    assert by_job[daily["id"]]["status"] == "skipped" and by_job[daily["id"]]["summary"] == "no chat runtime yet"
-    note = (clawmem_home / "workspace" / "memory" / "2030-01-01.md").read_text(encoding="utf-8")
-    assert "- 09:00 [automation] look at the train tickets" in note and "[automation: Stretch] stretch" in note
+    # --now only previews: every job would be due in 2030, and nothing ran or moved
+    preview = ok_json(preview)
+    assert preview["dryRun"] is True
+    assert {j["id"] for j in preview["wouldRun"]} == {at["id"], every["id"], daily["id"], soon["id"]}
+    assert ok_json(after_preview)["jobs"] == jobs
+    assert not (clawmem_home / "workspace" / "memory").exists()
+
+    time.sleep(1.2)  # the +1s job comes due for real
+    runs, rerun = batch(clawmem_home, ["cron", "run-due", "--json"], ["cron", "run-due", "--json"])
+    (run,) = ok_json(runs)["runs"]
+    assert run["jobId"] == soon["id"] and run["status"] == "ok" and run["deleted"] is True
+    notes = list((clawmem_home / "workspace" / "memory").glob("*.md"))
+    assert len(notes) == 1 and "[automation] look at the train tickets now" in notes[0].read_text(encoding="utf-8")
     assert ok_json(rerun) == {"runs": []}
 
     history, all_runs, dry, removed, listed, again, human = batch(
         clawmem_home,
-        ["cron", "runs", at["id"], "--json"],
+        ["cron", "runs", soon["id"], "--json"],
         ["cron", "runs", "--json"],
         ["cron", "remove", every["id"], "--dry-run", "--json"],
         ["cron", "remove", every["id"], "--json"],
@@ -156,11 +165,11 @@ def test_cron_add_list_run_due_runs_remove(clawmem_home):
         ["cron", "list"],
     )
     assert [r["status"] for r in ok_json(history)["runs"]] == ["ok"]
-    assert len(ok_json(all_runs)["runs"]) == 3
+    assert len(ok_json(all_runs)["runs"]) == 1
     dry = ok_json(dry)
     assert dry["removed"] is False and dry["dryRun"] is True
     assert ok_json(removed)["removed"] is True
-    assert [j["id"] for j in ok_json(listed)["jobs"]] == [daily["id"]]
+    assert [j["id"] for j in ok_json(listed)["jobs"]] == [at["id"], daily["id"]]
     assert "no automation with id" in one_error(again)
     assert daily["id"] in human.stdout and "cron '0 9 * * *' (Asia/Shanghai)" in human.stdout
 

@@ -141,10 +141,14 @@ class Scheduler:
         return None if row[0] is None else int(row[0])
 
     # -- running --------------------------------------------------------------------------------
-    def run_due(self, now: datetime | None = None) -> list[dict]:
-        """Run every job due at ``now`` once; returns the run records, oldest first."""
-        t = _ms(now)
-        when = datetime.fromtimestamp(t / 1000, timezone.utc)
+    def run_due(self, now: datetime | None = None, *, stop: threading.Event | None = None,
+                clock: Callable[[], datetime] | None = None) -> list[dict]:
+        """Run every job due at ``now`` once; returns the run records, oldest first.
+
+        Without ``now`` the clock (``clock`` or the wall clock) is read again before each job, so
+        a slow handler does not make later jobs run, and reschedule, as of a past time. ``stop``
+        is honoured between jobs."""
+        t = _ms(now or (clock() if clock else None))
         done: list[dict] = []
         tried: set[str] = set()
         with self._lock:
@@ -152,18 +156,29 @@ class Scheduler:
                 for rec in self._recover(conn, t):
                     done.append(rec)
                 J.prune_runs(conn, t)
-            while True:
+            while stop is None or not stop.is_set():
+                if now is None and done:
+                    t = _ms(clock() if clock else None)
                 claimed = self._claim_next(t, tried)
                 if claimed is None:
                     break
                 job, token = claimed
                 tried.add(job.id)
                 try:
-                    done.append(self._run(job, token, t, when))
+                    done.append(self._run(job, token, t, datetime.fromtimestamp(t / 1000, timezone.utc)))
                 finally:
                     with _LIVE_LOCK:
                         _LIVE_TOKENS.discard(token)
         return done
+
+    def due_at(self, now: datetime) -> list[dict]:
+        """The jobs that would run at ``now``, without running or changing anything (a preview)."""
+        t = _ms(now)
+        with self._lock:
+            return [{"id": job.id, "name": job.job.get("name"), "nextRunAtMs": job.state.get("nextRunAtMs")}
+                    for job in J.all_jobs(self.conn())
+                    if job.job.get("enabled", True) and job.state.get("nextRunAtMs") is not None
+                    and int(job.state["nextRunAtMs"]) <= t]
 
     def _recover(self, conn: apsw.Connection, t: int) -> list[dict]:
         lost = []
@@ -281,7 +296,7 @@ class Scheduler:
         clock = clock or (lambda: datetime.now(timezone.utc))
         count = 0
         while not stop.is_set():
-            for rec in self.run_due(clock()):
+            for rec in self.run_due(stop=stop, clock=clock):
                 count += 1
                 if on_run:
                     on_run(rec)

@@ -118,13 +118,22 @@ def register(app: typer.Typer) -> None:
 
     @cron_app.command("run-due", help="Run every job that is due now, once, and print the run records.")
     def run_due(ctx: typer.Context,
-                now: Annotated[Optional[str], typer.Option("--now", help="act as if it were this time (ISO-8601 or +DURATION); for trying a schedule out", show_default=False)] = None,
+                now: Annotated[Optional[str], typer.Option("--now", help="preview: list the jobs that would be due at this time (ISO-8601 or +DURATION); runs and changes nothing", show_default=False)] = None,
                 home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                 sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem, sched = _scheduler(o)
         try:
-            records = sched.run_due(_parse_now(now))
+            if now:
+                # A pretended clock must never run jobs or move schedules: running them "in the
+                # future" would skip every real run in between and could steal a live claim.
+                at = _parse_now(now)
+                due = sched.due_at(at)
+                emit(o, {"dryRun": True, "at": at.isoformat(), "wouldRun": due},
+                     lambda d: say("\n".join(f"would run {j['id']}  {j['name']}" for j in d["wouldRun"])
+                                   or "nothing would be due"))
+                return
+            records = sched.run_due()
         finally:
             sched.close()
 
