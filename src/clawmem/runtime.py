@@ -68,6 +68,9 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return (name, rest.strip()) if name in COMMANDS else None
 
 
+LOCAL_OWNER = "local-owner"  # the sender id of the owner using clawmem chat on this machine
+
+
 class Runtime:
     """One conversation of one agent (a session key), across its sessions."""
 
@@ -163,7 +166,10 @@ class Runtime:
             from .intents import TurnContext
         except Exception:  # the intents package is optional here
             return None
-        return TurnContext(channel=self.channel, sender=self.sender, conversation=self.key, owner=self.owner,
+        # The local owner at the terminal is an identified sender too: without one, the owner was
+        # offered the intent tool but every create was refused for a missing sender identity.
+        sender = self.sender or (LOCAL_OWNER if self.owner else None)
+        return TurnContext(channel=self.channel, sender=sender, conversation=self.key, owner=self.owner,
                            session=self._session.session_id if self._session else None)
 
     def _build(self, defs: list[dict], extra: list[tuple[str, str]] | None = None,

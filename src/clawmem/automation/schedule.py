@@ -26,6 +26,10 @@ class ScheduleError(UserError):
     """A schedule that cannot be parsed or never runs."""
 
 
+MAX_TIME_MS = 253_399_622_400_000  # 9999-12-01T00:00:00Z: beyond it datetime cannot follow
+MAX_DURATION_MS = 100 * 365 * 86_400_000
+
+
 def parse_duration(text: str) -> int:
     """``30s``, ``5m``, ``2h``, ``1d``, ``1w``, ``1h30m`` to milliseconds."""
     raw = (text or "").strip().lower().replace(" ", "")
@@ -37,6 +41,8 @@ def parse_duration(text: str) -> int:
         pos = m.end()
     if not raw or pos != len(raw):
         raise ScheduleError(f"cannot read duration {text!r}: use e.g. 30s, 5m, 2h, 1d or 1h30m")
+    if total > MAX_DURATION_MS:
+        raise ScheduleError(f"duration {text!r} is longer than 100 years")
     return int(total)
 
 
@@ -68,15 +74,19 @@ def parse_at(text: str, now_ms: int, tz: tzinfo | None = None) -> int:
     """``+20m`` (from now) or an ISO-8601 time; a time without an offset is read in ``tz`` (UTC)."""
     raw = (text or "").strip()
     if raw.startswith("+"):
-        return now_ms + parse_duration(raw[1:])
-    try:
-        when = datetime.fromisoformat(raw.replace("z", "Z"))
-    except ValueError:
-        raise ScheduleError(f"cannot read time {text!r}: use ISO-8601 (2026-07-02T09:00, "
-                            "2026-07-02T09:00+08:00) or +DURATION (+20m)") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=tz or timezone.utc)
-    return to_ms(when)
+        out = now_ms + parse_duration(raw[1:])
+    else:
+        try:
+            when = datetime.fromisoformat(raw.replace("z", "Z"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=tz or timezone.utc)
+            out = to_ms(when)
+        except (ValueError, OverflowError, OSError):
+            raise ScheduleError(f"cannot read time {text!r}: use ISO-8601 (2026-07-02T09:00, "
+                                "2026-07-02T09:00+08:00) or +DURATION (+20m)") from None
+    if out > MAX_TIME_MS:
+        raise ScheduleError(f"time {text!r} is after 9999-12-01")
+    return out
 
 
 def check_cron(expr: str) -> str:
@@ -109,6 +119,12 @@ def make_schedule(*, at: str | None = None, every: str | None = None, cron: str 
     out = {"kind": "cron", "expr": check_cron(cron or "")}
     if tz:
         out["tz"] = tz
+    try:  # a valid expression can still never fire (Feb 31): find out now, not in the scheduler
+        next_run(out, now_ms, default_tz)
+    except ScheduleError:
+        raise
+    except Exception:
+        raise ScheduleError(f"cron expression {cron!r} never fires") from None
     return out
 
 

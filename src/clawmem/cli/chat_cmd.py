@@ -45,6 +45,10 @@ def register(app: typer.Typer) -> None:
         rt = Runtime(mem, model, session_key=session, chat_type=chat_type, sender=sender,
                      owner=sender is None, context_window=context_window)
         interactive = not message and sys.stdin.isatty()
+        try:  # a stray non-UTF-8 byte in a script becomes U+FFFD instead of ending the chat
+            sys.stdin.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
         if interactive:
             say(f"clawmem chat: agent {mem.places.agent}, session {rt.key}, model {rt.model.provider}:"
                 f"{rt.model.model}, window {rt.window:,} tokens. /help for commands, Ctrl-D to leave.")

@@ -118,9 +118,9 @@ def parse_iso(text: str, what: str) -> int:
     """An ISO-8601 time to epoch ms; without an offset it is UTC (as the reference reads it)."""
     try:
         when = datetime.fromisoformat(text.strip().replace("z", "Z"))
-    except ValueError:
+        return to_ms(when)
+    except (ValueError, OverflowError, OSError):
         raise IntentError(f"{what} must be an ISO-8601 time such as 2026-09-30T18:00:00Z, got {text!r}") from None
-    return to_ms(when)
 
 
 # -- validation -------------------------------------------------------------------------------------

@@ -15,6 +15,10 @@ from pathlib import Path
 import apsw
 
 from ..store import LazyConnection, transaction
+
+MAX_TIME_MS = 253_399_622_400_000  # 9999-12-01T00:00:00Z
+MAX_FIRES = 1_000_000
+MAX_COOLDOWN_SECONDS = 100 * 365 * 86_400
 from .model import (CANCELLABLE, COLUMNS, DEFAULT_COOLDOWN_SECONDS, DEFAULT_DEADLINE_SECONDS, DEFAULT_EXPIRY_MS,
                     DEFAULT_MAX_FIRES, IntentError, IntentRow, TurnContext, clean_description, clean_keywords,
                     creation_scopes, iso, now_ms, parse_iso, refuse_time_based)
@@ -85,12 +89,14 @@ class IntentStore:
         expires = t + DEFAULT_EXPIRY_MS if expires_at is None else parse_iso(expires_at, "expiresAt")
         if expires <= t:
             raise IntentError("expiresAt must be in the future")
+        if expires > MAX_TIME_MS:  # SQLite integers and datetime both end; refuse before storing
+            raise IntentError("expiresAt must be before 9999-12-01")
         fires = DEFAULT_MAX_FIRES if max_fires is None else max_fires
         cooldown = DEFAULT_COOLDOWN_SECONDS if cooldown_seconds is None else cooldown_seconds
-        if not isinstance(fires, int) or isinstance(fires, bool) or fires < 1:
-            raise IntentError("maxFires must be an integer of at least 1")
-        if not isinstance(cooldown, int) or isinstance(cooldown, bool) or cooldown < 0:
-            raise IntentError("cooldownSeconds must be an integer of at least 0")
+        if not isinstance(fires, int) or isinstance(fires, bool) or not 1 <= fires <= MAX_FIRES:
+            raise IntentError(f"maxFires must be an integer from 1 to {MAX_FIRES:,}")
+        if not isinstance(cooldown, int) or isinstance(cooldown, bool) or not 0 <= cooldown <= MAX_COOLDOWN_SECONDS:
+            raise IntentError(f"cooldownSeconds must be an integer from 0 to {MAX_COOLDOWN_SECONDS:,} (100 years)")
         words, solo = fts_columns(keywords)
         with self._lock:
             conn = self.conn()

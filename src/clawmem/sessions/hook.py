@@ -4,21 +4,22 @@ previous session's last N user/assistant messages go to ``memory/YYYY-MM-DD-<slu
 Only user and assistant messages with text count, and lines starting with ``/`` (commands) are
 dropped *before* the last N are taken (openclaw #2681). The slug is ``HHMM`` in the user's time
 zone, or a model-made slug when ``sessions.memoryHook.llmSlug`` is on (``HHMM`` when that fails).
-The file is written through :func:`clawmem.workspace.writes.append_text`; an existing file of the
-same name is never touched (a ``-2``, ``-3`` suffix is added). The reset never waits for any of
+The file is created exclusively (``O_EXCL``), so an existing file of the same name is never
+touched, even by a racing writer (a ``-2``, ``-3`` suffix is added instead). The reset never waits for any of
 this; :meth:`SessionMemoryHook.wait` lets tests and a closing process wait for it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Callable
 
-from ..workspace.writes import append_text
+from ..workspace.annotations import neutralise_annotations
 from .store import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,8 @@ def render_note(messages: list[tuple[str, str]], *, when: datetime, session_key:
              f"- **Session Key**: {session_key}", f"- **Session ID**: {session_id}", f"- **Source**: {source}", "",
              "## Conversation Summary", ""]
     for role, text in messages:
-        body = text.replace("\n", "\n  ")
+        # conversation text is not the owner's curation: it may not carry live annotations
+        body = neutralise_annotations(text).replace("\n", "\n  ")
         lines.append(f"{role}: {body}")
     return "\n".join(lines) + "\n"
 
@@ -73,14 +75,23 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
             log.warning("session-memory: slug failed, using %s: %s", slug, exc)
     folder = workspace / "memory"
     base = f"{local.strftime('%Y-%m-%d')}-{slug}"
-    path = folder / f"{base}.md"
-    n = 2
-    while path.exists():
-        path = folder / f"{base}-{n}.md"
-        n += 1
-    append_text(path, render_note(picked, when=local, session_key=session.session_key, session_id=session_id,
-                                  source=session.channel))
-    return path
+    body = render_note(picked, when=local, session_key=session.session_key, session_id=session_id,
+                       source=session.channel).encode("utf-8", "replace")
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:  # O_EXCL: two notes written in the same minute never share (or touch) a file
+        path = folder / (f"{base}.md" if n == 1 else f"{base}-{n}.md")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        try:
+            os.write(fd, body)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return path
 
 
 class SessionMemoryHook:

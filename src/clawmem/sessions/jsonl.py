@@ -77,7 +77,12 @@ def _parse_message(d: dict, where: str) -> tuple[str, ChatMessage, str | None]:
         raise UserError(f"{where}: role must be user, assistant, system or tool, got {role!r}")
     content = _text(d.get("content"), where)
     calls = []
-    for c in d.get("tool_calls") or []:
+    raw_calls = d.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise UserError(f"{where}: tool_calls must be a list")
+    for c in raw_calls:
+        if not isinstance(c, dict) or not isinstance(c.get("function") or {}, dict):
+            raise UserError(f"{where}: each tool call must be an object with a function object")
         fn = c.get("function") or {}
         args = fn.get("arguments", {})
         if isinstance(args, str):
@@ -153,10 +158,12 @@ def import_jsonl(store: TranscriptStore, path: Path, *, session_key: str, chat_t
         first = next((_ms(ts) for _, _, ts in conv if _ms(ts)), None)
         session = store.start_session(session_key, chat_type=chat_type, channel=channel, sender=sender,
                                       origin="import", started_at=first)
-        for kind, msg, ts in conv:
-            payload = {"message": message_to_dict(msg), "imported": True}
-            store.append(session.session_id, kind, payload, at=_ms(ts))
-        # an imported conversation is history, not an open chat
-        store.end_session(session.session_id, "import")
+        try:
+            for kind, msg, ts in conv:
+                payload = {"message": message_to_dict(msg), "imported": True}
+                store.append(session.session_id, kind, payload, at=_ms(ts))
+        finally:
+            # an imported conversation is history, not an open chat, even if the import stopped
+            store.end_session(session.session_id, "import")
         ids.append(session.session_id)
     return ImportReport(ids, count)

@@ -236,6 +236,7 @@ class TranscriptStore:
         """Record one event now, in its own transaction (with its search row)."""
         if kind not in KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
+        payload = _scrub(payload)  # a lone surrogate (bad stdin byte, odd model output) must not lose the event
         at = at or now_ms()
         event_id = uuid.uuid4().hex
         with self._lock, transaction(self._conn):
@@ -308,3 +309,18 @@ class TranscriptStore:
                 f"SELECT {_EVENT_COLS} FROM transcript_events WHERE session_key = ? AND kind = ? "
                 "ORDER BY seq DESC LIMIT ?", (session_key, kind, limit)).fetchall()
         return [_row_to_event(r) for r in reversed(rows)]
+
+
+def _scrub(value: Any) -> Any:
+    """The same structure with every string made encodable as UTF-8 (lone surrogates -> U+FFFD)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v) for v in value]
+    return value
