@@ -38,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clawmem import Memory  # noqa: E402
 from clawmem.embeddings import Embedder, register  # noqa: E402
 from clawmem.index.watch import watch_paths  # noqa: E402
-from clawmem.search import pipeline  # noqa: E402
 from report import update_section  # noqa: E402
 
 REPORT_START, REPORT_END = "<!-- perf:start -->", "<!-- perf:end -->"

@@ -6,12 +6,11 @@ import hashlib
 import json
 import threading
 import time
-from http.server import ThreadingHTTPServer
 
 import numpy as np
 import pytest
 
-from http_helpers import JsonHandler
+from http_helpers import JsonHandler, serving
 
 import clawmem.embeddings
 import clawmem.embeddings.base as base
@@ -78,14 +77,9 @@ def make_handler(state: EmbeddingServer):
 @pytest.fixture
 def server():
     state = EmbeddingServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    yield state
-    state.release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(make_handler(state), release=state.release) as base:
+        state.url = base + "/v1"
+        yield state
 
 
 @pytest.fixture

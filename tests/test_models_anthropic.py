@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import ThreadingHTTPServer
 
 import pytest
 
-from http_helpers import JsonHandler
+from http_helpers import JsonHandler, serving
 
 import clawmem.models
 import clawmem.models.openai_compat as oc
@@ -88,14 +87,9 @@ def make_handler(state: MessagesServer):
 @pytest.fixture
 def server():
     state = MessagesServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    yield state
-    state.release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(make_handler(state), release=state.release) as base:
+        state.base = base + ""
+        yield state
 
 
 @pytest.fixture(autouse=True)

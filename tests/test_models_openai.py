@@ -6,11 +6,10 @@ import json
 import socket
 import threading
 import time
-from http.server import ThreadingHTTPServer
 
 import pytest
 
-from http_helpers import JsonHandler
+from http_helpers import JsonHandler, serving
 
 import clawmem.models
 import clawmem.models.openai_compat as oc
@@ -92,14 +91,9 @@ def make_handler(state: ChatServer):
 @pytest.fixture
 def server():
     state = ChatServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    yield state
-    state.release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(make_handler(state), release=state.release) as base:
+        state.url = base + "/v1"
+        yield state
 
 
 @pytest.fixture(autouse=True)
