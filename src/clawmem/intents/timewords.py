@@ -20,20 +20,20 @@ _CN_NUM = r"[0-9０-９一二两三四五六七八九十百半]+"
 
 _ENGLISH = [
     # "tomorrow", "tonight" as a when (not "tomorrow's meeting")
-    rf"\b(?:tomorrow|tonight|the day after tomorrow)\b(?!'s|’s)",
-    rf"\bthis (?:morning|afternoon|evening)\b(?!'s|’s)",
+    r"\b(?:tomorrow|tonight|the day after tomorrow)\b(?!'s|’s)",
+    r"\bthis (?:morning|afternoon|evening)\b(?!'s|’s)",
     rf"\bin {_NUM_WORDS} ?{_UNITS}\b",
     rf"\b(?:after|within) {_NUM_WORDS} ?{_UNITS}\b",
-    rf"\bat \d{{1,2}}(?::\d{{2}})? ?(?:am|pm|a\.m\.|p\.m\.|o'?clock)",
-    rf"\bat \d{{1,2}}(?::\d{{2}})?(?= *(?:$|[.,;!?]|today|tomorrow|tonight|on |every ))",
-    rf"\bat (?:noon|midnight)\b",
-    rf"\b\d{{1,2}}:\d{{2}} ?(?:am|pm)?\b",
-    rf"\b\d{{1,2}} ?(?:am|pm)\b",
+    r"\bat \d{1,2}(?::\d{2})? ?(?:am|pm|a\.m\.|p\.m\.|o'?clock)",
+    r"\bat \d{1,2}(?::\d{2})?(?= *(?:$|[.,;!?]|today|tomorrow|tonight|on |every ))",
+    r"\bat (?:noon|midnight)\b",
+    r"\b\d{1,2}:\d{2} ?(?:am|pm)?\b",
+    r"\b\d{1,2} ?(?:am|pm)\b",
     rf"\b(?:every|each) (?:other )?(?:day|morning|afternoon|evening|night|week|weekday|month|year|hour|minute|{_DAYS})s?\b",
     rf"\bnext {_DAYS}\b",
-    rf"\bnext (?:week|month|year)\b(?!'s|’s)",
+    r"\bnext (?:week|month|year)\b(?!'s|’s)",
     rf"\bon {_DAYS}s?\b(?!'s|’s)",
-    rf"\bon (?:the )?\d{{1,2}}(?:st|nd|rd|th)\b",
+    r"\bon (?:the )?\d{1,2}(?:st|nd|rd|th)\b",
     rf"\bon {_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b",
     rf"\b(?!may\b){_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b",  # "they may 2 ..." is not a date
     r"\b\d{4}-\d{1,2}-\d{1,2}(?:[t ]\d{1,2}:\d{2})?",
@@ -47,7 +47,7 @@ _CHINESE = [
     r"每(?:天|日|晚|早|周|週|星期|礼拜|禮拜|月|年|小时|小時|隔|个?工作日)",
     r"(?:下|这|這|本)个?(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]?",
     r"下个?月",
-    rf"[0-9０-９一二三四五六七八九十]{{1,3}}月[0-9０-９一二三四五六七八九十]{{1,3}}[日号號]",
+    r"[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号號]",
     r"(?:过|過)(?:一会儿?|一會兒?|几分钟|幾分鐘|半小时)",
 ]
 _PATTERNS = [re.compile(p, re.IGNORECASE) for p in _ENGLISH + _CHINESE]
