@@ -300,3 +300,18 @@ def test_sync_keeps_the_cache_under_its_cap(fake_memory: Memory, monkeypatch: py
     report = fake_memory.sync()
     assert report.embedded == 9
     assert fake_memory.status()["cache_entries"] == 5
+
+
+def test_keyword_tables_store_no_second_copy_of_the_text(fake_memory):
+    (fake_memory.workspace / "memory" / "2026-11-20.md").write_text("- 湖景房 over budget\n", encoding="utf-8")
+    fake_memory.sync()
+    conn = fake_memory.index.conn()
+    for table in ("memory_index_chunks_fts", "memory_index_paths_fts"):
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+        assert "content=''" in sql and "contentless_delete=1" in sql, sql
+    # and a changed file's rows can still be replaced: the old words are gone from the index
+    (fake_memory.workspace / "memory" / "2026-11-20.md").write_text("- 返程车票\n", encoding="utf-8")
+    fake_memory.sync()
+    hits = conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE memory_index_chunks_fts MATCH ?",
+                        ('"湖景 景房"',)).fetchone()[0]
+    assert hits == 0

@@ -86,10 +86,15 @@ INDEX_MIGRATIONS = Migrations("index", [
 def ensure_fts(conn: apsw.Connection, tokenizer: str) -> None:
     """Create the FTS tables for ``tokenizer`` if missing (the tokenizer is part of the identity)."""
     spec = TOKENIZERS[tokenizer]
+    # Contentless: the text lives in memory_index_chunks already, and for the cjk tokenizer the FTS
+    # copy would be the (longer) segmented text. contentless_delete lets a changed source's rows
+    # be deleted by rowid. (Generations made before this keep their contentful tables; both work.)
     conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_index_chunks_fts USING fts5(text, tokenize='{spec}')")
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_index_chunks_fts USING fts5(text, content='', "
+        f"contentless_delete=1, tokenize='{spec}')")
     conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_index_paths_fts USING fts5(path, tokenize='{spec}')")
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_index_paths_fts USING fts5(path, content='', "
+        f"contentless_delete=1, tokenize='{spec}')")
 
 
 def fts_tokenizer_of(conn: apsw.Connection) -> str | None:
