@@ -88,7 +88,7 @@ def make_handler(state: MessagesServer):
 def server():
     state = MessagesServer()
     with serving(make_handler(state), release=state.release) as base:
-        state.base = base + ""
+        state.base = base
         yield state
 
 

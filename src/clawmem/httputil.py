@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import httpx
 
 
@@ -19,3 +21,17 @@ def server_message(resp: httpx.Response) -> str:
             return str(err)
         return str(body.get("message") or body.get("detail") or body)
     return str(body)
+
+
+def post(client: httpx.Client, url: str, *, headers: dict, payload: dict, timeout: float,
+         fail: Callable[..., Exception], url_hint: str = "") -> httpx.Response:
+    """POST JSON, turning transport failures into the adapter's own error (via ``fail(message,
+    retryable=...)``): timeouts and connection errors are retryable, a malformed URL is not."""
+    try:
+        return client.post(url, headers=headers, json=payload, timeout=timeout)
+    except httpx.TimeoutException:
+        raise fail(f"timed out after {timeout:g}s", retryable=True) from None
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+        raise fail(f"bad base URL: {exc}{url_hint}") from None  # retrying cannot fix a typo
+    except httpx.HTTPError as exc:
+        raise fail(f"connection failed: {type(exc).__name__}: {exc}", retryable=True) from None

@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 
 from ..config import SearchSettings
-from ..httputil import server_message
+from ..httputil import post, server_message
 from ..errors import EmbeddingError
 from .base import Embedder
 
@@ -75,15 +75,8 @@ class OpenAICompatible(Embedder):
         # The protocol has no query/document distinction, so ``query`` is not sent.
         if self._client is None:
             self._client = httpx.Client(timeout=self._timeout)
-        try:
-            resp = self._client.post(f"{self.base_url}/embeddings", headers=self._headers,
-                                     json={"model": self.model, "input": list(texts)})
-        except httpx.TimeoutException:
-            raise self._fail(f"timed out after {self._timeout:g}s", retryable=True) from None
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-            raise self._fail(f"bad base URL: {exc}") from None  # retrying cannot fix a typo
-        except httpx.HTTPError as exc:
-            raise self._fail(f"connection failed: {type(exc).__name__}: {exc}", retryable=True) from None
+        resp = post(self._client, f"{self.base_url}/embeddings", headers=self._headers,
+                    payload={"model": self.model, "input": list(texts)}, timeout=self._timeout, fail=self._fail)
         self._check_status(resp)
         try:
             data = resp.json()["data"]

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 import httpx
 
 from ..errors import ConfigError
-from ..httputil import server_message
+from ..httputil import post, server_message
 from .base import (
     ChatMessage,
     ChatModel,
@@ -141,14 +141,8 @@ class HttpChatModel(ChatModel):
         """One attempt: the parsed JSON body of a 2xx answer, or a ChatModelError."""
         if self._client is None:
             self._client = httpx.Client(timeout=self._timeout)
-        try:
-            resp = self._client.post(url, headers=self._headers(), json=payload, timeout=timeout)
-        except httpx.TimeoutException:
-            raise self._fail(f"timed out after {timeout:g}s", retryable=True) from None
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-            raise self._fail(f"bad base URL: {exc}; check chat.baseUrl") from None  # retrying cannot fix a typo
-        except httpx.HTTPError as exc:
-            raise self._fail(f"connection failed: {type(exc).__name__}: {exc}", retryable=True) from None
+        resp = post(self._client, url, headers=self._headers(), payload=payload, timeout=timeout,
+                    fail=self._fail, url_hint="; check chat.baseUrl")
         self._check_status(resp)
         try:
             body = resp.json()
