@@ -2,7 +2,7 @@
 
     python benchmarks/fts_tokenizers.py [--chunks 100000] [--out docs/keyword-index.md]
 
-Candidates (each in its own temporary database made with ``clawmem.store.connection.connect``):
+Candidates (each in its own temporary database made with ``reverie.store.connection.connect``):
 
   unicode61  FTS5 ``unicode61 remove_diacritics 2``; every query word quoted and AND-ed (the reference's
              default design).
@@ -12,7 +12,7 @@ Candidates (each in its own temporary database made with ``clawmem.store.connect
   pybigram   a Python FTS5 tokenizer registered through apsw that emits CJK bigrams (a lone CJK
              character as itself) and lowercased, diacritic-free Latin/number words; quoted terms AND-ed,
              then OR-ed when that finds nothing.
-  cjk        clawmem's default: ``segment_for_index`` rewrites CJK runs to bigrams + last character before
+  cjk        reverie's default: ``segment_for_index`` rewrites CJK runs to bigrams + last character before
              inserting into ``porter unicode61 remove_diacritics 2``; ``build_query(q, "cjk")`` strict,
              then relaxed when strict finds nothing.
 
@@ -46,9 +46,9 @@ if str(ROOT / "src") not in sys.path:
 import apsw  # noqa: E402
 import apsw.fts5  # noqa: E402
 
-from clawmem.store.connection import connect  # noqa: E402
-from clawmem.text.cjk import CJK_LETTER_CLASS, has_cjk  # noqa: E402
-from clawmem.text.fts import TOKENIZERS, build_query, escape_like, query_terms, segment_for_index  # noqa: E402
+from reverie.store.connection import connect  # noqa: E402
+from reverie.text.cjk import CJK_LETTER_CLASS, has_cjk  # noqa: E402
+from reverie.text.fts import TOKENIZERS, build_query, escape_like, query_terms, segment_for_index  # noqa: E402
 
 LIMIT = 24
 BATCH = 1000
@@ -193,7 +193,7 @@ CANDIDATES = [
     Candidate("pybigram", "pybigram", "Python apsw tokenizer (CJK bigrams + folded words); "
               "quoted terms AND, then OR if empty", _identity, search_pybigram, register_pybigram),
     Candidate("cjk", TOKENIZERS["cjk"], "segment_for_index + build_query(q, 'cjk'): strict, then relaxed "
-              "if empty (clawmem default)", _cjk_segment, search_cjk),
+              "if empty (reverie default)", _cjk_segment, search_cjk),
 ]
 
 
@@ -908,8 +908,8 @@ def render_report(command: str, matrix: dict[str, dict[str, str]], results: list
 
 ## Decision
 
-clawmem's keyword index uses the **`cjk`** design by default: before a chunk is written to the FTS5
-table, `clawmem.text.fts.segment_for_index` rewrites every run of CJK letters (Han, Kana, Hangul) to
+reverie's keyword index uses the **`cjk`** design by default: before a chunk is written to the FTS5
+table, `reverie.text.fts.segment_for_index` rewrites every run of CJK letters (Han, Kana, Hangul) to
 its overlapping bigrams plus its last character (`酒店预算` -> `酒店 店预 预算 算`), and the table uses
 FTS5's built-in `porter unicode61 remove_diacritics 2` tokenizer. Queries are built by
 `build_query(q, "cjk")`: each CJK term becomes the phrase of its bigrams, every term is quoted (user text
@@ -917,8 +917,8 @@ can never be FTS5 syntax), the strict (AND) query runs first and the relaxed (OR
 nothing. No Python runs inside SQLite and any SQLite can read the index.
 
 `unicode61` and `trigram` remain selectable with `memory.search.store.fts.tokenizer`
-(env `CLAWMEM_FTS_TOKENIZER`). The tokenizer is part of the index identity: an index keeps the tokenizer
-it was built with until it is rebuilt (`clawmem index --force`).
+(env `REVERIE_FTS_TOKENIZER`). The tokenizer is part of the index identity: an index keeps the tokenizer
+it was built with until it is rebuilt (`reverie index --force`).
 
 The figures below come from one run of `benchmarks/fts_tokenizers.py`:
 
@@ -964,7 +964,7 @@ change recall.
 {speed_table(results)}
 
 Insert time, stored content, and the same queries after `INSERT INTO fts(fts) VALUES('optimize')`
-(which merges FTS5's segments into one b-tree; clawmem does not run it, so the first table is the
+(which merges FTS5's segments into one b-tree; reverie does not run it, so the first table is the
 relevant one):
 
 {build_table(results)}
@@ -1014,7 +1014,7 @@ def main(argv: list[str] | None = None) -> dict:
         wanted = set(args.only.split(","))
         CANDIDATES = [c for c in CANDIDATES if c.key in wanted]
     try:
-        workdir = Path(tempfile.mkdtemp(prefix="clawmem-fts-bench-"))
+        workdir = Path(tempfile.mkdtemp(prefix="reverie-fts-bench-"))
         try:
             matrix = run_correctness(workdir)
             log("Correctness (target chunk found in the top results):")

@@ -30,10 +30,10 @@ if str(ROOT / "src") not in sys.path:
 
 import apsw  # noqa: E402
 
-from clawmem.intents import IntentStore, TurnContext  # noqa: E402
-from clawmem.intents.store import compact_fts  # noqa: E402
-from clawmem.intents.words import fts_columns  # noqa: E402
-from clawmem.store import transaction  # noqa: E402
+from reverie.intents import IntentStore, TurnContext  # noqa: E402
+from reverie.intents.store import compact_fts  # noqa: E402
+from reverie.intents.words import fts_columns  # noqa: E402
+from reverie.store import transaction  # noqa: E402
 
 SEED = 20260701
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
@@ -126,8 +126,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def run(n_intents: int, n_turns: int, hit_rate: float = 0.3) -> dict:
     rng = random.Random(SEED)
-    with tempfile.TemporaryDirectory(prefix="clawmem-intents-bench-") as tmp:
-        db = Path(tmp) / "clawmem-agent.sqlite"
+    with tempfile.TemporaryDirectory(prefix="reverie-intents-bench-") as tmp:
+        db = Path(tmp) / "reverie-agent.sqlite"
         t = time.perf_counter()
         keywords = build(db, n_intents, rng)
         build_s = time.perf_counter() - t

@@ -1,15 +1,15 @@
-"""Retrieval quality on LoCoMo: clawmem's hybrid search against the retrievers a user would pick
+"""Retrieval quality on LoCoMo: reverie's hybrid search against the retrievers a user would pick
 instead, on the same chunks, in one run.
 
     python benchmarks/locomo_retrieval.py ../shared/data/locomo/locomo10.json
 
-Each conversation becomes a clawmem workspace the way an agent would have kept it: one daily note
+Each conversation becomes a reverie workspace the way an agent would have kept it: one daily note
 per session, named by the session's date, one line per turn (``Speaker: text``), with a map from
 every line to its ``dia_id``. Every question is asked as of the day after the conversation's last
 session (the clock is a parameter of search, never the wall clock). Embeddings come from
-clawmem's cache (kept under ``--work``), so a second run costs seconds, not minutes.
+reverie's cache (kept under ``--work``), so a second run costs seconds, not minutes.
 
-Rows: clawmem hybrid (decay on / off, and with the default minScore), clawmem keyword-only, dense
+Rows: reverie hybrid (decay on / off, and with the default minScore), reverie keyword-only, dense
 cosine with the same local embedder, BM25 (bm25s), SQLite FTS5 unicode61 and trigram with bm25;
 for each chunking variant (400/80 as the reference, and smaller ones).
 The data set is CC BY-NC 4.0: benchmarking only, never copied into the package.
@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from clawmem import Memory  # noqa: E402
-from clawmem.embeddings import Embedder  # noqa: E402
-from clawmem.text.cjk import estimate_tokens  # noqa: E402
+from reverie import Memory  # noqa: E402
+from reverie.embeddings import Embedder  # noqa: E402
+from reverie.text.cjk import estimate_tokens  # noqa: E402
 from report import update_section  # noqa: E402
 
 KS = (1, 5, 10, 20)
@@ -117,7 +117,7 @@ def write_workspace(ws: Path, conv: Conversation) -> None:
 
 
 class QueryCache(Embedder):
-    """The local embedder with a memo of query vectors: every clawmem row and the dense peer ask
+    """The local embedder with a memo of query vectors: every reverie row and the dense peer ask
     the same question, so it is embedded once. Same provider, model and key: the index identity
     still matches."""
 
@@ -257,7 +257,7 @@ def score_question(conv: Conversation, chunks: ChunkSet, ranked: list[int], evid
 COLUMNS = ["any@1", "any@5", "any@10", "any@20", "all@10", "ev@10", "session_any@5", "mrr", "ev_tok2000", "ev_tok4000"]
 ALL_COLUMNS = ([f"{m}@{k}" for m in ("any", "all", "ev") for k in KS]
                + ["session_any@5", "mrr", "ev_tok2000", "ev_tok4000"])
-FOCUS = "clawmem hybrid"  # the row shipped defaults produce, reported in full per category
+FOCUS = "reverie hybrid"  # the row shipped defaults produce, reported in full per category
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
             write_workspace(ws, conv)
             common = [f"memory.search.chunking.tokens={tokens}", f"memory.search.chunking.overlap={overlap}"]
             if qcache is None:
-                from clawmem.embeddings.local import LocalE5
+                from reverie.embeddings.local import LocalE5
 
                 qcache = QueryCache(LocalE5())
             mem = Memory(home=home, env={}, embedder=qcache,
@@ -313,15 +313,15 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 text = q["question"]
                 systems: dict[str, list[int]] = {}
                 t0 = time.perf_counter()
-                systems["clawmem hybrid"] = ranked_from(mem.search(text, 20, 0.0, now=conv.now, record_signals=False))
-                timings["clawmem hybrid"] += time.perf_counter() - t0
-                systems["clawmem hybrid, no decay"] = ranked_from(
+                systems["reverie hybrid"] = ranked_from(mem.search(text, 20, 0.0, now=conv.now, record_signals=False))
+                timings["reverie hybrid"] += time.perf_counter() - t0
+                systems["reverie hybrid, no decay"] = ranked_from(
                     nodecay.search(text, 20, 0.0, now=conv.now, record_signals=False))
-                systems["clawmem hybrid, reference decay (floor 0)"] = ranked_from(
+                systems["reverie hybrid, reference decay (floor 0)"] = ranked_from(
                     refdecay.search(text, 20, 0.0, now=conv.now, record_signals=False))
-                systems["clawmem hybrid, default minScore"] = ranked_from(
+                systems["reverie hybrid, default minScore"] = ranked_from(
                     mem.search(text, 20, None, now=conv.now, record_signals=False))
-                systems["clawmem keyword-only"] = ranked_from(
+                systems["reverie keyword-only"] = ranked_from(
                     kw_mem.search(text, 20, 0.0, now=conv.now, record_signals=False))
                 sims = chunks.vectors @ emb.embed_query(text)
                 systems["dense cosine (same embedder)"] = [int(i) for i in np.argsort(-sims, kind="stable")[:20]]

@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from clawmem import Memory  # noqa: E402
-from clawmem.embeddings import Embedder, register  # noqa: E402
-from clawmem.index.watch import watch_paths  # noqa: E402
+from reverie import Memory  # noqa: E402
+from reverie.embeddings import Embedder, register  # noqa: E402
+from reverie.index.watch import watch_paths  # noqa: E402
 from report import update_section  # noqa: E402
 
 REPORT_START, REPORT_END = "<!-- perf:start -->", "<!-- perf:end -->"
@@ -329,7 +329,7 @@ def run_peers(conn, qvecs: list[np.ndarray], qs: list[str]) -> dict:
     # FTS5 trigram, as the reference offers it, with its LIKE fallback for short CJK terms
     import apsw
 
-    from clawmem.text.fts import build_query, escape_like
+    from reverie.text.fts import build_query, escape_like
 
     tc = apsw.Connection(":memory:")
     tc.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='trigram case_sensitive 0')")
@@ -391,7 +391,7 @@ def render(rows: list[dict], emb: dict, elapsed: float, cmd: str, plot: str | No
         L.append("")
         L.append("| system | " + " | ".join(f"{r['chunks']:,}" for r in rows) + " |")
         L.append("|---|" + "---:|" * len(rows))
-        L.append("| clawmem hybrid (whole pipeline) | " + " | ".join(
+        L.append("| reverie hybrid (whole pipeline) | " + " | ".join(
             f"{r['hybrid_ms'][0]:.1f} / {r['hybrid_ms'][1]:.1f}" for r in rows) + " |")
         for name in peer_names:
             cells = []
@@ -419,9 +419,9 @@ def plot(rows: list[dict], path: Path) -> str | None:
         return None
     sizes = [r["chunks"] for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    series = {"clawmem hybrid": [r["hybrid_ms"][0] for r in rows],
-              "clawmem keyword-only": [r["keyword_ms"][0] for r in rows],
-              "clawmem vector leg": [r["vector_ms"][0] for r in rows]}
+    series = {"reverie hybrid": [r["hybrid_ms"][0] for r in rows],
+              "reverie keyword-only": [r["keyword_ms"][0] for r in rows],
+              "reverie vector leg": [r["vector_ms"][0] for r in rows]}
     for name in sorted({k for r in rows for k in r.get("peers", {})}):
         vals = [r["peers"].get(name) for r in rows]
         if all(isinstance(v, tuple) for v in vals):
@@ -455,7 +455,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--no-peers", action="store_true")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    work = args.work or Path(tempfile.mkdtemp(prefix="clawmem-perf-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="reverie-perf-"))
     t0 = time.perf_counter()
     rows = []
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 def update_section(out: Path, name: str, heading: str, body: str) -> None:
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     out.parent.mkdir(parents=True, exist_ok=True)
-    text = out.read_text(encoding="utf-8") if out.exists() else "# clawmem benchmarks\n\n"
+    text = out.read_text(encoding="utf-8") if out.exists() else "# reverie benchmarks\n\n"
     block = f"{start}\n{body}\n{end}"
     if start in text and end in text:
         head, rest = text.split(start, 1)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from clawmem.automation import (RECURRING_BACKOFF_MS, HandlerRegistry, RunOutcome, ScheduleError, Scheduler,
+from reverie.automation import (RECURRING_BACKOFF_MS, HandlerRegistry, RunOutcome, ScheduleError, Scheduler,
                                 default_handlers, make_schedule, next_run, parse_duration)
-from clawmem.automation import jobs as J
-from clawmem.config import Settings
-from clawmem.errors import UserError
-from clawmem.store import connect, transaction
+from reverie.automation import jobs as J
+from reverie.config import Settings
+from reverie.errors import UserError
+from reverie.store import connect, transaction
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
 MS = lambda d: int(d.timestamp() * 1000)  # noqa: E731
@@ -23,8 +23,8 @@ HOUR = timedelta(hours=1)
 
 
 @pytest.fixture
-def home(clawmem_home: Path) -> Path:
-    return clawmem_home
+def home(reverie_home: Path) -> Path:
+    return reverie_home
 
 
 @pytest.fixture
@@ -288,11 +288,11 @@ def test_system_events_go_to_the_owning_agents_note(home):
     assert not (home / "workspace" / "memory").exists()
 
 
-def test_jobs_live_in_the_shared_state_database(fake_memory, clawmem_home):
+def test_jobs_live_in_the_shared_state_database(fake_memory, reverie_home):
     s = fake_memory.scheduler()
     try:
         job = s.add(payload=event("x"), every="1h", agent=fake_memory.places.agent, now=T0)
-        assert s.db_path == clawmem_home / "state" / "clawmem.sqlite" == fake_memory.places.state_db
+        assert s.db_path == reverie_home / "state" / "reverie.sqlite" == fake_memory.places.state_db
         conn = connect(s.db_path)
         try:
             row = conn.execute("SELECT job_json, state_json, schedule_identity FROM cron_jobs").fetchone()

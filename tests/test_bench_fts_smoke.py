@@ -10,7 +10,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "fts_tokenizers.py"
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("clawmem_bench_fts_tokenizers", BENCH)
+    spec = importlib.util.spec_from_file_location("reverie_bench_fts_tokenizers", BENCH)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     sys.modules[spec.name] = module  # dataclasses look their module up here

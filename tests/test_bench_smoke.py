@@ -65,8 +65,8 @@ def test_locomo_benchmark_smoke(tmp_path: Path) -> None:
                          "--out", str(out)])
     table = result["table"]
     systems = {s for (_, s) in table}
-    assert {"clawmem hybrid", "BM25 (bm25s)", "FTS5 unicode61 bm25", "FTS5 trigram bm25",
-            "dense cosine (same embedder)", "clawmem keyword-only"} <= systems
+    assert {"reverie hybrid", "BM25 (bm25s)", "FTS5 unicode61 bm25", "FTS5 trigram bm25",
+            "dense cosine (same embedder)", "reverie keyword-only"} <= systems
     for (variant, system), row in table.items():
         assert row["n"] == 4, (variant, system)  # categories 1-4 only; the malformed D9:9 is dropped
         for col in bench.COLUMNS:
@@ -74,9 +74,9 @@ def test_locomo_benchmark_smoke(tmp_path: Path) -> None:
             assert 0.0 <= v <= 1.0 and not math.isnan(v), (system, col, v)
         assert row["overall"]["any@1"] <= row["overall"]["any@10"] <= row["overall"]["any@20"]
     # on five turns every retriever that returns anything finds the evidence within 20 chunks
-    assert table[("400/80", "clawmem hybrid")]["overall"]["any@20"] == 1.0
+    assert table[("400/80", "reverie hybrid")]["overall"]["any@20"] == 1.0
     text = out.read_text(encoding="utf-8")
-    assert bench.REPORT_START in text and "| clawmem hybrid |" in text
+    assert bench.REPORT_START in text and "| reverie hybrid |" in text
     # a second run reuses cached embeddings: nothing is embedded again
     again = bench.main([str(data), "--variants", "400/80", "--work", str(tmp_path / "work"), "--no-report"])
     assert again["stats"]["400/80"]["embedded"] == 0

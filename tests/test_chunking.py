@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from clawmem.index.chunking import chunk_markdown
-from clawmem.text.cjk import is_cjk_char, weighted_length
+from reverie.index.chunking import chunk_markdown
+from reverie.text.cjk import is_cjk_char, weighted_length
 
 HAN = "酒店预算湖景房返程车票杭州西湖高铁周末计划行李天气朋友晚饭博物馆"
 

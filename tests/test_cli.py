@@ -1,4 +1,4 @@
-"""The ``clawmem`` command as a real subprocess: happy path, --json contract, one-line user errors,
+"""The ``reverie`` command as a real subprocess: happy path, --json contract, one-line user errors,
 and help text plus README coverage for every command."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 import typer
 
-from clawmem.cli.main import app
+from reverie.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
-FAKE_ENV = {"CLAWMEM_EMBEDDING_PROVIDER": "fake"}
+FAKE_ENV = {"REVERIE_EMBEDDING_PROVIDER": "fake"}
 
 
 def cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           capture_output=True, text=True, input=stdin, env={**os.environ, **(env or {})},
                           timeout=120)
 
@@ -51,9 +51,9 @@ def command_names() -> list[list[str]]:
 
 
 # -- the happy path ---------------------------------------------------------------------------------
-def test_init_remember_index_status(clawmem_home: Path):
+def test_init_remember_index_status(reverie_home: Path):
     init = one_json(cli("init", "--json", env=FAKE_ENV))
-    ws = clawmem_home / "workspace"
+    ws = reverie_home / "workspace"
     assert init["workspace"] == str(ws)
     assert str(ws / "MEMORY.md") in init["created"]
 
@@ -81,14 +81,14 @@ def test_init_remember_index_status(clawmem_home: Path):
     assert forced["forced"] is True and forced["embedded"] == 0 and forced["cache_hits"] >= 1
 
 
-def test_human_output_goes_to_stderr(clawmem_home: Path):
+def test_human_output_goes_to_stderr(reverie_home: Path):
     r = cli("remember", "plain note", env=FAKE_ENV)
     assert r.returncode == 0 and r.stdout == "" and "remembered" in r.stderr
     r = cli("index", env=FAKE_ENV)
     assert r.returncode == 0 and r.stdout == "" and "indexed" in r.stderr
 
 
-def test_remember_stdin(clawmem_home: Path):
+def test_remember_stdin(reverie_home: Path):
     text = "line one from stdin\nline two 返程车票\n"
     rem = one_json(cli("remember", "--stdin", "--json", stdin=text, env=FAKE_ENV))
     body = Path(rem["path"]).read_text(encoding="utf-8")
@@ -104,37 +104,37 @@ def test_remember_stdin(clawmem_home: Path):
     (["--agent", "../x", "init"], None, "invalid agent id"),
     (["status", "--no-such-flag"], None, "--no-such-flag"),
 ])
-def test_user_error_exit_1_one_line(clawmem_home: Path, args, stdin, needle):
+def test_user_error_exit_1_one_line(reverie_home: Path, args, stdin, needle):
     line = one_error_line(cli(*args, stdin=stdin, env=FAKE_ENV))
     assert needle in line
-    assert not (clawmem_home / "workspace").exists()  # a refused command changes nothing
-    assert not (clawmem_home.parent / "x").exists()
+    assert not (reverie_home / "workspace").exists()  # a refused command changes nothing
+    assert not (reverie_home.parent / "x").exists()
 
 
-def test_bad_agent_status_exit_1(clawmem_home: Path):
+def test_bad_agent_status_exit_1(reverie_home: Path):
     assert "invalid agent id" in one_error_line(cli("--agent", "../x", "status", env=FAKE_ENV))
 
 
-def test_index_without_workspace_says_run_init(clawmem_home: Path):
+def test_index_without_workspace_says_run_init(reverie_home: Path):
     line = one_error_line(cli("index", env=FAKE_ENV))
-    assert "clawmem init" in line
+    assert "reverie init" in line
 
 
-def test_agents_are_isolated(clawmem_home: Path):
+def test_agents_are_isolated(reverie_home: Path):
     one_json(cli("--agent", "alice", "remember", "--json", "alice likes tea", env=FAKE_ENV))
     one_json(cli("remember", "--json", "main likes coffee", env=FAKE_ENV))
     main = one_json(cli("index", "--json", env=FAKE_ENV))
-    assert main["workspace"] == str(clawmem_home / "workspace")
+    assert main["workspace"] == str(reverie_home / "workspace")
     assert main["files"] == 2  # MEMORY.md and main's note, never alice's
     alice = one_json(cli("--agent", "alice", "index", "--json", env=FAKE_ENV))
-    assert alice["workspace"] == str(clawmem_home / "workspace-alice")
+    assert alice["workspace"] == str(reverie_home / "workspace-alice")
     assert alice["files"] == 2
 
 
 # -- help and docs ----------------------------------------------------------------------------------
 HELP_SCRIPT = """
 import contextlib, io, json, sys
-from clawmem.cli.main import run
+from reverie.cli.main import run
 out = {}
 for path in json.loads(sys.argv[1]):
     buf = io.StringIO()
@@ -150,7 +150,7 @@ print(json.dumps(out))
 
 
 def test_every_command_has_help():
-    """``clawmem <cmd> --help`` through the real entry point, one subprocess for all commands."""
+    """``reverie <cmd> --help`` through the real entry point, one subprocess for all commands."""
     root = typer.main.get_command(app)
     paths = [[], *command_names()]
     assert {"init", "remember", "index", "status", "config"} <= {p[0] for p in paths if p}
@@ -161,17 +161,17 @@ def test_every_command_has_help():
     for path in paths:
         name = " ".join(path)
         code, out = helps[name]
-        assert code == 0, f"clawmem {name} --help exited {code}"
+        assert code == 0, f"reverie {name} --help exited {code}"
         assert "Usage" in out, name
         cmd = root
         for part in path:
             cmd = cmd.commands[part]
-        assert (cmd.help or "").strip(), f"clawmem {name} has no help text"
-        assert " ".join(cmd.help.split()[:3]) in " ".join(out.split()), f"clawmem {name} --help lacks its help"
+        assert (cmd.help or "").strip(), f"reverie {name} has no help text"
+        assert " ".join(cmd.help.split()[:3]) in " ".join(out.split()), f"reverie {name} --help lacks its help"
     top = helps[""][1]
     for path in paths:
         if len(path) == 1:
-            assert path[0] in top, f"clawmem --help does not list {path[0]}"
+            assert path[0] in top, f"reverie --help does not list {path[0]}"
 
 
 def test_every_command_is_in_the_readme():
@@ -179,5 +179,5 @@ def test_every_command_is_in_the_readme():
     assert readme.is_file(), "README.md is missing"
     text = readme.read_text(encoding="utf-8")
     missing = [p[0] for p in command_names() if len(p) == 1
-               and not re.search(rf"clawmem(\s+--?\S+(\s+[^\s-]\S*)?)*\s+{re.escape(p[0])}\b", text)]
-    assert not missing, f"commands not shown in README.md as `clawmem <cmd>`: {missing}"
+               and not re.search(rf"reverie(\s+--?\S+(\s+[^\s-]\S*)?)*\s+{re.escape(p[0])}\b", text)]
+    assert not missing, f"commands not shown in README.md as `reverie <cmd>`: {missing}"

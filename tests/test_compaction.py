@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 
-from clawmem import Memory
-from clawmem.models.base import ChatMessage, ToolCall
-from clawmem.models.scripted import ScriptedModel
-from clawmem.sessions import split_for_compaction, units
+from reverie import Memory
+from reverie.models.base import ChatMessage, ToolCall
+from reverie.models.scripted import ScriptedModel
+from reverie.sessions import split_for_compaction, units
 
 FILLER = "We talked about trains, hotels, museums and the budget for the trip in some detail. " * 4
 
@@ -26,7 +26,7 @@ def kinds(rt) -> list[str]:
     return [e.kind for e in rt.store.events(rt.session.session_id)]
 
 
-def test_overflow_compacts_flushes_first_and_retries(clawmem_home):
+def test_overflow_compacts_flushes_first_and_retries(reverie_home):
     script = {"steps": {"turn": [{"match": "trigger", "error": "overflow",
                                   "message": "This model's maximum context length is 8192 tokens"}]}}
     mem, model, rt = make(script=script)
@@ -49,7 +49,7 @@ def test_overflow_compacts_flushes_first_and_retries(clawmem_home):
     rt.close()
 
 
-def test_overflow_gives_up_after_three_compactions(clawmem_home):
+def test_overflow_gives_up_after_three_compactions(reverie_home):
     step = {"match": "trigger", "error": "overflow", "message": "context length exceeded"}
     mem, model, rt = make(script={"steps": {"turn": [step] * 4}})
     for i in range(8):
@@ -65,7 +65,7 @@ def test_overflow_gives_up_after_three_compactions(clawmem_home):
     rt.close()
 
 
-def test_tool_call_and_result_are_never_split(clawmem_home):
+def test_tool_call_and_result_are_never_split(reverie_home):
     mem, model, rt = make()
     sid = rt.session.session_id
     s = rt.store
@@ -84,7 +84,7 @@ def test_tool_call_and_result_are_never_split(clawmem_home):
     rt.close()
 
 
-def test_failing_summariser_falls_back_to_labelled_extractive_summary(clawmem_home):
+def test_failing_summariser_falls_back_to_labelled_extractive_summary(reverie_home):
     mem, model, rt = make(script={"steps": {"compaction": [{"error": "error", "message": "summariser down"}]}})
     model.offline = False
     for i in range(6):
@@ -96,7 +96,7 @@ def test_failing_summariser_falls_back_to_labelled_extractive_summary(clawmem_ho
     rt.close()
 
 
-def test_compact_instructions_reach_the_model_and_the_transcript_is_kept(clawmem_home):
+def test_compact_instructions_reach_the_model_and_the_transcript_is_kept(reverie_home):
     mem, model, rt = make(script={"steps": {"compaction": [{"reply": "- The user chose train G7 (custom summary)."}]}})
     for i in range(6):
         rt.send(f"Turn {i} about train G{i}. {FILLER}")
@@ -121,14 +121,14 @@ def test_compact_instructions_reach_the_model_and_the_transcript_is_kept(clawmem
     rt.close()
 
 
-def test_nothing_to_compact(clawmem_home):
+def test_nothing_to_compact(reverie_home):
     mem, model, rt = make()
     r = rt.send("/compact")
     assert r.reply.startswith("Nothing to compact")
     rt.close()
 
 
-def test_pruning_trims_old_tool_results_in_the_input_only(clawmem_home):
+def test_pruning_trims_old_tool_results_in_the_input_only(reverie_home):
     big = "\n".join(f"line {i}: " + "ticket details and seat maps " * 4 for i in range(600))
     sets = ['sessions.pruning.mode="cache-ttl"', "sessions.pruning.ttl=0", "compaction.enabled=false",
             "compaction.memoryFlush.enabled=false"]
@@ -156,21 +156,21 @@ def test_pruning_trims_old_tool_results_in_the_input_only(clawmem_home):
     rt.close()
 
 
-def test_pruning_off_by_default_for_non_anthropic(clawmem_home):
+def test_pruning_off_by_default_for_non_anthropic(reverie_home):
     mem, model, rt = make()
     assert rt.pruner.mode == "off"
     rt.close()
-    from clawmem.sessions import resolve_mode
-    from clawmem.config import PruningSettings
+    from reverie.sessions import resolve_mode
+    from reverie.config import PruningSettings
 
     assert resolve_mode(PruningSettings(), "anthropic") == ("cache-ttl", 3600.0)
     assert resolve_mode(PruningSettings(ttl="10m"), "anthropic") == ("cache-ttl", 600.0)
     assert resolve_mode(PruningSettings(mode="cache-ttl"), "openai") == ("cache-ttl", 300.0)
 
 
-def test_hard_clear_when_still_over_half(clawmem_home):
-    from clawmem.config import PruningSettings
-    from clawmem.sessions import Pruner
+def test_hard_clear_when_still_over_half(reverie_home):
+    from reverie.config import PruningSettings
+    from reverie.sessions import Pruner
 
     p = Pruner(PruningSettings(mode="cache-ttl", minPrunableToolChars=1_000), "cache-ttl", 0)
     items = [(None, ChatMessage("user", "go"))]

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from clawmem.config import load_settings
-from clawmem.errors import ConfigError
+from reverie.config import load_settings
+from reverie.errors import ConfigError
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=60)
 
 
 def write_config(home: Path, text: str) -> Path:
     home.mkdir(parents=True, exist_ok=True)
-    path = home / "clawmem.toml"
+    path = home / "reverie.toml"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -49,7 +49,7 @@ def test_file_then_env_then_set(tmp_path: Path):
     only_file = load_settings(cfg, {})
     assert (only_file.search.query.max_results, only_file.search.provider) == (3, "none")
 
-    env = {"CLAWMEM_MAX_RESULTS": "9", "CLAWMEM_EMBEDDING_PROVIDER": "fake"}
+    env = {"REVERIE_MAX_RESULTS": "9", "REVERIE_EMBEDDING_PROVIDER": "fake"}
     with_env = load_settings(cfg, env)
     assert with_env.search.query.max_results == 9  # env beats the file
     assert with_env.search.provider == "fake"
@@ -82,10 +82,10 @@ def test_set_keeps_digit_only_strings_and_converts_for_typed_keys():
 
 def test_env_variables_map_to_their_keys():
     env = {
-        "CLAWMEM_EMBEDDING_PROVIDER": "OpenAI",
-        "CLAWMEM_EMBEDDING_MODEL": "nomic-embed-text",
-        "CLAWMEM_EMBEDDING_BASE_URL": "http://localhost:11434/v1",
-        "CLAWMEM_EMBEDDING_API_KEY": "k-123",
+        "REVERIE_EMBEDDING_PROVIDER": "OpenAI",
+        "REVERIE_EMBEDDING_MODEL": "nomic-embed-text",
+        "REVERIE_EMBEDDING_BASE_URL": "http://localhost:11434/v1",
+        "REVERIE_EMBEDDING_API_KEY": "k-123",
     }
     s = load_settings(None, env)
     assert s.search.provider == "openai"  # normalised
@@ -94,9 +94,9 @@ def test_env_variables_map_to_their_keys():
     assert s.search.remote.api_key == "k-123"
 
 
-def test_unknown_clawmem_env_variable_is_named():
-    with pytest.raises(ConfigError, match="CLAWMEM_MAX_RESULT"):
-        load_settings(None, {"CLAWMEM_MAX_RESULT": "3"})
+def test_unknown_reverie_env_variable_is_named():
+    with pytest.raises(ConfigError, match="REVERIE_MAX_RESULT"):
+        load_settings(None, {"REVERIE_MAX_RESULT": "3"})
 
 
 # -- OPENAI_API_KEY fallback --------------------------------------------------------------------
@@ -108,14 +108,14 @@ def test_unknown_clawmem_env_variable_is_named():
     ("none", None, None),
 ])
 def test_openai_api_key_fallback(provider, base_url, expected):
-    env = {"OPENAI_API_KEY": "sk-env", "CLAWMEM_EMBEDDING_PROVIDER": provider}
+    env = {"OPENAI_API_KEY": "sk-env", "REVERIE_EMBEDDING_PROVIDER": provider}
     if base_url:
-        env["CLAWMEM_EMBEDDING_BASE_URL"] = base_url
+        env["REVERIE_EMBEDDING_BASE_URL"] = base_url
     assert load_settings(None, env).search.remote.api_key == expected
 
 
 def test_explicit_api_key_wins_over_openai_api_key():
-    env = {"OPENAI_API_KEY": "sk-env", "CLAWMEM_EMBEDDING_PROVIDER": "openai", "CLAWMEM_EMBEDDING_API_KEY": "mine"}
+    env = {"OPENAI_API_KEY": "sk-env", "REVERIE_EMBEDDING_PROVIDER": "openai", "REVERIE_EMBEDDING_API_KEY": "mine"}
     assert load_settings(None, env).search.remote.api_key == "mine"
 
 
@@ -159,7 +159,7 @@ def test_bad_value_in_file_names_the_key(tmp_path: Path):
 
 def test_bad_env_value_names_the_key():
     with pytest.raises(ConfigError, match="timezone"):
-        load_settings(None, {"CLAWMEM_TIMEZONE": "Nowhere/Special"})
+        load_settings(None, {"REVERIE_TIMEZONE": "Nowhere/Special"})
 
 
 def test_unreadable_toml_is_a_config_error(tmp_path: Path):
@@ -169,14 +169,14 @@ def test_unreadable_toml_is_a_config_error(tmp_path: Path):
 
 
 def test_timezone_is_used(tmp_path: Path):
-    s = load_settings(None, {"CLAWMEM_TIMEZONE": "Asia/Shanghai"})
+    s = load_settings(None, {"REVERIE_TIMEZONE": "Asia/Shanghai"})
     assert str(s.tz()) == "Asia/Shanghai"
 
 
 # -- through the CLI ------------------------------------------------------------------------------
-def test_cli_config_show_json_redacts_api_key(clawmem_home: Path):
+def test_cli_config_show_json_redacts_api_key(reverie_home: Path):
     r = cli("config", "show", "--json", "--set", 'memory.search.remote.apiKey="sk-very-secret"',
-            env={"CLAWMEM_MAX_RESULTS": "4"})
+            env={"REVERIE_MAX_RESULTS": "4"})
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)  # exactly one JSON document
     assert data["memory"]["search"]["remote"]["apiKey"] == "***"
@@ -185,14 +185,14 @@ def test_cli_config_show_json_redacts_api_key(clawmem_home: Path):
     assert data["memory"]["search"]["chunking"] == {"tokens": 400, "overlap": 80}
 
 
-def test_cli_config_path(clawmem_home: Path):
+def test_cli_config_path(reverie_home: Path):
     r = cli("config", "path")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == str(clawmem_home / "clawmem.toml")
+    assert r.stdout.strip() == str(reverie_home / "reverie.toml")
 
 
-def test_cli_bad_key_in_file_exit_1_one_line(clawmem_home: Path):
-    write_config(clawmem_home, "[memory.search.query]\nmaxResult = 3\n")
+def test_cli_bad_key_in_file_exit_1_one_line(reverie_home: Path):
+    write_config(reverie_home, "[memory.search.query]\nmaxResult = 3\n")
     r = cli("config", "show")
     assert r.returncode == 1
     assert r.stdout == ""
@@ -201,7 +201,7 @@ def test_cli_bad_key_in_file_exit_1_one_line(clawmem_home: Path):
     assert "memory.search.query.maxResult" in lines[0]
 
 
-def test_cli_bad_set_exit_1_one_line(clawmem_home: Path):
+def test_cli_bad_set_exit_1_one_line(reverie_home: Path):
     r = cli("config", "show", "--json", "--set", "memory.search.query.maxResults=0")
     assert r.returncode == 1
     assert r.stdout == ""

@@ -1,4 +1,4 @@
-"""clawmem doctor, tour and watch, run as a user runs them: real subprocesses."""
+"""reverie doctor, tour and watch, run as a user runs them: real subprocesses."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-CLI = [sys.executable, "-c", "from clawmem.cli.main import run; run()"]
+CLI = [sys.executable, "-c", "from reverie.cli.main import run; run()"]
 
 
 def cli(*args: str, env_extra: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -21,7 +21,7 @@ def cli(*args: str, env_extra: dict | None = None, timeout: float = 120) -> subp
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def test_doctor_proves_each_leg_with_fake_provider(clawmem_home: Path):
+def test_doctor_proves_each_leg_with_fake_provider(reverie_home: Path):
     r = cli("doctor", "--json", "--set", 'memory.search.provider="fake"')
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
@@ -29,10 +29,10 @@ def test_doctor_proves_each_leg_with_fake_provider(clawmem_home: Path):
     assert report["ok"] is True
     for name in ("files", "index", "keyword (FTS, Chinese)", "embedding provider", "vector search"):
         assert legs[name]["ok"] is True, legs[name]
-    assert not (clawmem_home / "workspace").exists()  # the doctor never touches the user's workspace
+    assert not (reverie_home / "workspace").exists()  # the doctor never touches the user's workspace
 
 
-def test_doctor_keyword_only_skips_the_provider_leg(clawmem_home: Path):
+def test_doctor_keyword_only_skips_the_provider_leg(reverie_home: Path):
     r = cli("doctor", "--json", "--set", 'memory.search.provider="none"')
     assert r.returncode == 0, r.stderr
     legs = {leg["name"]: leg for leg in json.loads(r.stdout)["legs"]}
@@ -41,13 +41,13 @@ def test_doctor_keyword_only_skips_the_provider_leg(clawmem_home: Path):
     assert "vector search" not in legs
 
 
-def test_doctor_names_a_dead_provider_and_what_to_do(clawmem_home: Path):
+def test_doctor_names_a_dead_provider_and_what_to_do(reverie_home: Path):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    r = cli("doctor", "--json", env_extra={"CLAWMEM_EMBEDDING_PROVIDER": "openai",
-                                           "CLAWMEM_EMBEDDING_BASE_URL": f"http://127.0.0.1:{port}/v1",
-                                           "CLAWMEM_EMBEDDING_API_KEY": "sk-test"})
+    r = cli("doctor", "--json", env_extra={"REVERIE_EMBEDDING_PROVIDER": "openai",
+                                           "REVERIE_EMBEDDING_BASE_URL": f"http://127.0.0.1:{port}/v1",
+                                           "REVERIE_EMBEDDING_API_KEY": "sk-test"})
     assert r.returncode == 1
     report = json.loads(r.stdout)
     assert report["ok"] is False
@@ -69,7 +69,7 @@ def test_tour_runs_offline_and_finds_the_hangzhou_note(tmp_path: Path):
     assert (tmp_path / "tour" / "workspace" / "MEMORY.md").exists()  # --home keeps what it made
 
 
-def test_watch_reindexes_a_change_and_stops_cleanly(clawmem_home: Path):
+def test_watch_reindexes_a_change_and_stops_cleanly(reverie_home: Path):
     assert cli("init", "--set", 'memory.search.provider="fake"').returncode == 0
     env = {**os.environ}
     proc = subprocess.Popen([*CLI, "watch", "--json", "--debounce-ms", "300", "--set", 'memory.search.provider="fake"'],
@@ -81,7 +81,7 @@ def test_watch_reindexes_a_change_and_stops_cleanly(clawmem_home: Path):
             line = proc.stderr.readline()
         assert "watching" in line
         time.sleep(0.5)
-        note = clawmem_home / "workspace" / "memory" / "2026-11-20.md"
+        note = reverie_home / "workspace" / "memory" / "2026-11-20.md"
         note.write_text("- 返程车票已经确认。\n", encoding="utf-8")
         event = json.loads(proc.stdout.readline())
         assert event["event"] == "sync" and event["changed"] == 1

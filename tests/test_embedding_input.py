@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from clawmem.embeddings.fake import FakeEmbedder
-from clawmem.index.sync import embedding_input
+from reverie.embeddings.fake import FakeEmbedder
+from reverie.index.sync import embedding_input
 
 
 def test_comments_are_removed_from_what_the_model_reads():

@@ -12,11 +12,11 @@ import pytest
 
 from http_helpers import JsonHandler, serving
 
-import clawmem.embeddings
-import clawmem.embeddings.base as base
-from clawmem.config import SearchSettings, load_settings
-from clawmem.embeddings.openai_compat import OpenAICompatible
-from clawmem.errors import EmbeddingError
+import reverie.embeddings
+import reverie.embeddings.base as base
+from reverie.config import SearchSettings, load_settings
+from reverie.embeddings.openai_compat import OpenAICompatible
+from reverie.errors import EmbeddingError
 
 KEY = "sk-test-SECRET-1234567890"
 
@@ -180,7 +180,7 @@ def test_unauthorised_message_hides_key(server, fast_retry):
         make(server, apiKey=KEY).embed_query("x")
     msg = str(info.value)
     assert KEY not in msg and "SECRET" not in msg
-    assert "authentication failed" in msg and "CLAWMEM_EMBEDDING_API_KEY" in msg
+    assert "authentication failed" in msg and "REVERIE_EMBEDDING_API_KEY" in msg
     assert not info.value.retryable and len(server.requests) == 1
 
 
@@ -256,15 +256,15 @@ def test_provider_key_depends_on_base_url():
 
 def test_registry_builds_it(server):
     settings = SearchSettings(provider="openai", model="test-embed", remote={"baseUrl": server.url})
-    emb = clawmem.embeddings.create("openai", settings)
+    emb = reverie.embeddings.create("openai", settings)
     assert isinstance(emb, OpenAICompatible) and emb.model == "test-embed"
     emb.embed_query("via registry")
     assert server.requests[-1]["json"]["model"] == "test-embed"
 
 
 def test_openai_api_key_env_fallback():
-    settings = load_settings(None, env={"CLAWMEM_EMBEDDING_PROVIDER": "openai", "OPENAI_API_KEY": "k"})
+    settings = load_settings(None, env={"REVERIE_EMBEDDING_PROVIDER": "openai", "OPENAI_API_KEY": "k"})
     assert settings.search.provider == "openai"
     assert settings.search.remote.api_key == "k"
-    emb = clawmem.embeddings.create("openai", settings.search)
+    emb = reverie.embeddings.create("openai", settings.search)
     assert emb._headers["Authorization"] == "Bearer k"

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from clawmem import Memory
-from clawmem.models.scripted import ScriptedModel
+from reverie import Memory
+from reverie.models.scripted import ScriptedModel
 
 DECISIONS = [
     "We decided to book the Lakeside Hotel in Hangzhou for the weekend trip.",
@@ -22,7 +22,7 @@ FILLER = ("Let us keep talking about the plan and all the small details of the i
           "houses, the lake walks and the food stalls near the old street. ")
 
 
-def make(clawmem_home, *sets: str, script: dict | None = None, window: int = 16_000):
+def make(reverie_home, *sets: str, script: dict | None = None, window: int = 16_000):
     mem = Memory(overrides=['memory.search.provider="none"', *sets])
     mem.init()
     model = ScriptedModel(script=script or {})
@@ -38,8 +38,8 @@ def events(rt, kind):
     return rt.store.events(rt.session.session_id, kinds=(kind,))
 
 
-def test_long_conversation_flushes_then_compacts_into_summary_plus_recent(clawmem_home):
-    mem, model, rt = make(clawmem_home)
+def test_long_conversation_flushes_then_compacts_into_summary_plus_recent(reverie_home):
+    mem, model, rt = make(reverie_home)
     flush_turn = compaction_turn = None
     for i in range(40):
         text = (DECISIONS[i] if i < len(DECISIONS) else f"Turn {i}.") + " " + FILLER * 3
@@ -86,12 +86,12 @@ def test_long_conversation_flushes_then_compacts_into_summary_plus_recent(clawme
     rt.close()
 
 
-def test_flush_model_cannot_write_memory_md(clawmem_home):
+def test_flush_model_cannot_write_memory_md(reverie_home):
     script = {"steps": {"flush": [{"toolCalls": [
         {"name": "write_file", "arguments": {"path": "MEMORY.md", "content": "# wiped"}},
         {"name": "memory_write", "arguments": {"path": "USER.md", "text": "overwritten"}},
         {"name": "memory_append", "arguments": {"text": "Decided: Lakeside Hotel, two nights."}}]}]}}
-    mem, model, rt = make(clawmem_home, script=script)
+    mem, model, rt = make(reverie_home, script=script)
     (mem.workspace / "USER.md").write_text("# User\n- likes tea\n", encoding="utf-8")
     before = {n: (mem.workspace / n).read_bytes() for n in ("MEMORY.md", "USER.md")}
     rt.send("We decided on the Lakeside Hotel.")
@@ -110,8 +110,8 @@ def test_flush_model_cannot_write_memory_md(clawmem_home):
     rt.close()
 
 
-def test_read_only_workspace_skips_flush_and_compaction_goes_on(clawmem_home):
-    mem, model, rt = make(clawmem_home, 'sessions.workspaceAccess="ro"')
+def test_read_only_workspace_skips_flush_and_compaction_goes_on(reverie_home):
+    mem, model, rt = make(reverie_home, 'sessions.workspaceAccess="ro"')
     for i in range(6):
         rt.send(f"{DECISIONS[i % 5]} {FILLER}")
     assert "memory_append" not in {t.name for t in rt.tools()}
@@ -129,8 +129,8 @@ def test_read_only_workspace_skips_flush_and_compaction_goes_on(clawmem_home):
                                       # a model that ignores its timeout is cut off by the runtime's deadline
                                       ({"sleep": 1, "ignoreTimeout": True, "toolCalls": [
                                           {"name": "memory_append", "arguments": {"text": "late note"}}]}, "timeout")])
-def test_model_error_or_timeout_skips_flush_and_compaction_goes_on(clawmem_home, step, why):
-    mem, model, rt = make(clawmem_home, "compaction.memoryFlush.timeoutSeconds=0.3", script={"steps": {"flush": [step]}})
+def test_model_error_or_timeout_skips_flush_and_compaction_goes_on(reverie_home, step, why):
+    mem, model, rt = make(reverie_home, "compaction.memoryFlush.timeoutSeconds=0.3", script={"steps": {"flush": [step]}})
     for i in range(6):
         rt.send(f"{DECISIONS[i % 5]} {FILLER}")
     rec = rt.compact("manual")
@@ -147,9 +147,9 @@ def test_model_error_or_timeout_skips_flush_and_compaction_goes_on(clawmem_home,
     rt.close()
 
 
-def test_every_flush_status_shows_in_context_detail(clawmem_home):
+def test_every_flush_status_shows_in_context_detail(reverie_home):
     script = {"steps": {"flush": [{"reply": "NO_REPLY"}, {"error": "error", "message": "boom"}]}}
-    mem, model, rt = make(clawmem_home, script=script)
+    mem, model, rt = make(reverie_home, script=script)
     rt.send("I prefer green tea in the morning.")
     assert not events(rt, "flush")  # far below the threshold
     assert rt.flush("manual").status == "nothing"  # the scripted NO_REPLY
@@ -165,8 +165,8 @@ def test_every_flush_status_shows_in_context_detail(clawmem_home):
     rt.close()
 
 
-def test_flush_runs_once_per_compaction_cycle_and_does_not_duplicate(clawmem_home):
-    mem, model, rt = make(clawmem_home, window=8_000)
+def test_flush_runs_once_per_compaction_cycle_and_does_not_duplicate(reverie_home):
+    mem, model, rt = make(reverie_home, window=8_000)
     for i in range(3):
         rt.send(f"{DECISIONS[0]} turn {i}")
     assert len(events(rt, "flush")) == 1  # over the threshold on every turn, but one flush a cycle
@@ -183,8 +183,8 @@ def test_flush_runs_once_per_compaction_cycle_and_does_not_duplicate(clawmem_hom
     rt.close()
 
 
-def test_transcript_bytes_force_a_flush(clawmem_home):
-    mem, model, rt = make(clawmem_home, "compaction.memoryFlush.forceFlushTranscriptBytes=4kb", window=200_000)
+def test_transcript_bytes_force_a_flush(reverie_home):
+    mem, model, rt = make(reverie_home, "compaction.memoryFlush.forceFlushTranscriptBytes=4kb", window=200_000)
     rt.send(DECISIONS[1])
     assert not events(rt, "flush")
     r = rt.send(DECISIONS[0] + " " + FILLER * 25)  # recorded before the check: the transcript passes 4 KiB
@@ -192,8 +192,8 @@ def test_transcript_bytes_force_a_flush(clawmem_home):
     rt.close()
 
 
-def test_flush_disabled(clawmem_home):
-    mem, model, rt = make(clawmem_home, "compaction.memoryFlush.enabled=false", window=8_000)
+def test_flush_disabled(reverie_home):
+    mem, model, rt = make(reverie_home, "compaction.memoryFlush.enabled=false", window=8_000)
     rt.send(DECISIONS[0] + FILLER * 5)
     rt.compact("manual")
     assert not events(rt, "flush") and not [r for r in model.requests if r["kind"] == "flush"]

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from clawmem import Memory
-from clawmem.errors import EmbeddingError
-from clawmem.index import cache
-from clawmem.index.chunking import chunk_markdown
-from clawmem.index.manager import open_agent_db
-from clawmem.embeddings.fake import FakeEmbedder
-from clawmem.text.fts import build_query
+from reverie import Memory
+from reverie.errors import EmbeddingError
+from reverie.index import cache
+from reverie.index.chunking import chunk_markdown
+from reverie.index.manager import open_agent_db
+from reverie.embeddings.fake import FakeEmbedder
+from reverie.text.fts import build_query
 
 FAKE = ['memory.search.provider="fake"']
 
@@ -154,7 +154,7 @@ def test_revision_increases_on_change(fake_memory: Memory):
 
 
 # -- a failing provider ---------------------------------------------------------------------------
-def test_broken_provider_still_indexes_text(clawmem_home: Path):
+def test_broken_provider_still_indexes_text(reverie_home: Path):
     mem = Memory(overrides=[*FAKE, 'memory.search.model="broken"'])
     mem.init()
     write(mem, "memory/a.md", "- booked the lake-view hotel\n")
@@ -180,7 +180,7 @@ class OutageFake(FakeEmbedder):
         raise EmbeddingError("fake: service unavailable")
 
 
-def test_later_sync_fills_missing_vectors(clawmem_home: Path):
+def test_later_sync_fills_missing_vectors(reverie_home: Path):
     down = Memory(overrides=FAKE, embedder=OutageFake())
     down.init()
     write(down, "memory/a.md", "- booked the lake-view hotel\n")
@@ -220,8 +220,8 @@ def test_identity_mismatch_names_reason_and_action(fake_memory: Memory, override
         ident = changed.status()["identity"]
         assert ident["status"] == "mismatched"
         assert field in ident["reason"]
-        assert ident["action"] == "clawmem index --force"
-        assert any("clawmem index --force" in w for w in changed.status()["warnings"])
+        assert ident["action"] == "reverie index --force"
+        assert any("reverie index --force" in w for w in changed.status()["warnings"])
         changed.rebuild()
         assert changed.status()["identity"] == {"status": "valid"}
         assert keyword_paths(changed, "hotel") == {"memory/a.md"}

@@ -11,9 +11,9 @@ from pathlib import Path
 import apsw
 import pytest
 
-from clawmem.intents import INTENT_MIGRATIONS, IntentError, IntentStore, TurnContext, time_phrase
-from clawmem.intents.words import Message, normalize, split_words
-from clawmem.store import connect
+from reverie.intents import INTENT_MIGRATIONS, IntentError, IntentStore, TurnContext, time_phrase
+from reverie.intents.words import Message, normalize, split_words
+from reverie.store import connect
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
 OWNER = TurnContext(channel="telegram", sender="42", conversation="chat-1", owner=True)
@@ -23,7 +23,7 @@ HOUR = timedelta(hours=1)
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    return tmp_path / "clawmem-agent.sqlite"
+    return tmp_path / "reverie-agent.sqlite"
 
 
 @pytest.fixture
@@ -179,12 +179,12 @@ CONDITIONS = [
 def test_time_based_requests_are_refused_with_a_pointer_to_cron(store, db, description):
     with pytest.raises(IntentError) as err:
         make(store, description=description, keywords=["tickets"])
-    assert "clawmem cron add" in str(err.value) and "time-based" in str(err.value)
+    assert "reverie cron add" in str(err.value) and "time-based" in str(err.value)
     assert row_count(db) == 0
 
 
 def test_a_time_in_a_trigger_keyword_is_refused_too(store, db):
-    with pytest.raises(IntentError, match="clawmem cron add"):
+    with pytest.raises(IntentError, match="reverie cron add"):
         make(store, description="Look at the train tickets", keywords=["tickets", "明天9点"])
     assert row_count(db) == 0
 
@@ -500,8 +500,8 @@ def test_a_broken_message_fails_open(store):
     assert store.get(i["id"])["fireCount"] == 0
 
 
-def test_the_deadline_setting_reaches_matching(clawmem_home):
-    from clawmem import Memory
+def test_the_deadline_setting_reaches_matching(reverie_home):
+    from reverie import Memory
 
     mem = Memory(overrides=["memory.intents.deadlineSeconds=0"])
     try:
@@ -519,13 +519,13 @@ def test_the_deadline_setting_reaches_matching(clawmem_home):
         mem.close()
 
 
-def test_intents_live_in_the_agent_database(clawmem_home):
-    from clawmem import Memory
+def test_intents_live_in_the_agent_database(reverie_home):
+    from reverie import Memory
 
     mem = Memory(agent="travel")
     try:
         mem.intents.create(OWNER, description="d", trigger_keywords=["k"], now=T0)
-        assert mem.intents.db_path == clawmem_home / "agents" / "travel" / "agent" / "clawmem-agent.sqlite"
+        assert mem.intents.db_path == reverie_home / "agents" / "travel" / "agent" / "reverie-agent.sqlite"
         assert mem.intents.db_path.exists()
     finally:
         mem.close()

@@ -11,7 +11,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "intents_match.py"
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("clawmem_bench_intents_match", BENCH)
+    spec = importlib.util.spec_from_file_location("reverie_bench_intents_match", BENCH)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     sys.modules[spec.name] = module

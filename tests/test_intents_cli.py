@@ -1,4 +1,4 @@
-"""`clawmem intent ...` and `clawmem cron ...` as real subprocesses: --json documents, one-line
+"""`reverie intent ...` and `reverie cron ...` as real subprocesses: --json documents, one-line
 errors with exit 1, the time-based refusal, and a job run through `cron run-due`."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from pathlib import Path
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
-    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
-    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           capture_output=True, text=True, env=env, timeout=60)
 
 
 BATCH = """
 import contextlib, io, json, sys
-from clawmem.cli.main import run
+from reverie.cli.main import run
 out = []
 for argv in json.loads(sys.argv[1]):
     o, e = io.StringIO(), io.StringIO()
@@ -37,8 +37,8 @@ print(json.dumps(out))
 
 def batch(home: Path, *commands: list[str]) -> list[subprocess.CompletedProcess]:
     """Several commands through the real entry point in ONE subprocess (start-up paid once)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
-    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
     r = subprocess.run([sys.executable, "-c", BATCH, json.dumps(list(commands))], capture_output=True, text=True,
                        env=env, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -58,8 +58,8 @@ def one_error(r: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-def test_intent_create_check_list_cancel(clawmem_home):
-    created = ok_json(cli(clawmem_home, "intent", "create", "--description", "确认返程车票",
+def test_intent_create_check_list_cancel(reverie_home):
+    created = ok_json(cli(reverie_home, "intent", "create", "--description", "确认返程车票",
                           "--trigger", "杭州", "--trigger", " Hangzhou ", "--trigger", "HANGZHOU",
                           "--channel", "telegram", "--sender", "42", "--conversation", "chat-1", "--json"))
     intent = created["intent"]
@@ -67,7 +67,7 @@ def test_intent_create_check_list_cancel(clawmem_home):
     assert (intent["scope"], intent["channel"], intent["sender"]) == ("channel", "telegram", "42")
 
     other, hit, again, listed, armed, human, cancelled, twice, missing = batch(
-        clawmem_home,
+        reverie_home,
         # someone else in the channel: the intent is the creator's (sender scope) -> nothing
         ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "99", "--json"],
         # the creator mentions Hangzhou: the block is printed, the fire spent
@@ -95,13 +95,13 @@ def test_intent_create_check_list_cancel(clawmem_home):
     assert "no intent with id 'si_missing'" in one_error(missing)
 
 
-def test_intent_create_refusals_are_one_line_and_write_nothing(clawmem_home):
+def test_intent_create_refusals_are_one_line_and_write_nothing(reverie_home):
     base = ["intent", "create", "--trigger", "tickets"]
     cases = [
         ([*base, "--description", "Tomorrow at 9 remind me to look at the train tickets",
-          "--channel", "telegram", "--sender", "42"], "clawmem cron add"),
+          "--channel", "telegram", "--sender", "42"], "reverie cron add"),
         ([*base, "--description", "明早9点提醒我再看一眼高铁票", "--channel", "telegram", "--sender", "42"],
-         "clawmem cron add"),
+         "reverie cron add"),
         ([*base, "--description", "d", "--sender", "42"], "channel identity is unavailable"),
         ([*base, "--description", "d", "--channel", "telegram"], "sender identity is unavailable"),
         ([*base, "--description", "d", "--channel", "telegram", "--sender", "unknown"], "sender identity is unavailable"),
@@ -111,7 +111,7 @@ def test_intent_create_refusals_are_one_line_and_write_nothing(clawmem_home):
           "2001-01-01T00:00:00Z"], "must be in the future"),
         (["intent", "create", "--description", "d", "--channel", "telegram", "--sender", "42"], "at least one trigger"),
     ]
-    *refused, listed, check = batch(clawmem_home, *[args for args, _ in cases], ["intent", "list", "--json"],
+    *refused, listed, check = batch(reverie_home, *[args for args, _ in cases], ["intent", "list", "--json"],
                                     ["intent", "check", "hangzhou"])
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
@@ -119,11 +119,11 @@ def test_intent_create_refusals_are_one_line_and_write_nothing(clawmem_home):
     assert "--channel" in one_error(check)
 
 
-def test_cron_add_list_run_due_runs_remove(clawmem_home):
-    at = ok_json(cli(clawmem_home, "cron", "add", "--at", "2030-01-01T09:00:00Z", "--text",
+def test_cron_add_list_run_due_runs_remove(reverie_home):
+    at = ok_json(cli(reverie_home, "cron", "add", "--at", "2030-01-01T09:00:00Z", "--text",
                      "look at the train tickets", "--json"))
     every, daily, soon, jobs, preview, after_preview = batch(
-        clawmem_home,
+        reverie_home,
         ["cron", "add", "--every", "30m", "--text", "stretch", "--name", "Stretch", "--json"],
         ["cron", "add", "--cron", "0 9 * * *", "--tz", "Asia/Shanghai", "--message", "morning brief", "--json"],
         ["cron", "add", "--at", "+1s", "--text", "look at the train tickets now", "--json"],
@@ -144,18 +144,18 @@ def test_cron_add_list_run_due_runs_remove(clawmem_home):
     assert preview["dryRun"] is True
     assert {j["id"] for j in preview["wouldRun"]} == {at["id"], every["id"], daily["id"], soon["id"]}
     assert ok_json(after_preview)["jobs"] == jobs
-    assert not (clawmem_home / "workspace" / "memory").exists()
+    assert not (reverie_home / "workspace" / "memory").exists()
 
     time.sleep(1.2)  # the +1s job comes due for real
-    runs, rerun = batch(clawmem_home, ["cron", "run-due", "--json"], ["cron", "run-due", "--json"])
+    runs, rerun = batch(reverie_home, ["cron", "run-due", "--json"], ["cron", "run-due", "--json"])
     (run,) = ok_json(runs)["runs"]
     assert run["jobId"] == soon["id"] and run["status"] == "ok" and run["deleted"] is True
-    notes = list((clawmem_home / "workspace" / "memory").glob("*.md"))
+    notes = list((reverie_home / "workspace" / "memory").glob("*.md"))
     assert len(notes) == 1 and "[automation] look at the train tickets now" in notes[0].read_text(encoding="utf-8")
     assert ok_json(rerun) == {"runs": []}
 
     history, all_runs, dry, removed, listed, again, human = batch(
-        clawmem_home,
+        reverie_home,
         ["cron", "runs", soon["id"], "--json"],
         ["cron", "runs", "--json"],
         ["cron", "remove", every["id"], "--dry-run", "--json"],
@@ -174,7 +174,7 @@ def test_cron_add_list_run_due_runs_remove(clawmem_home):
     assert daily["id"] in human.stdout and "cron '0 9 * * *' (Asia/Shanghai)" in human.stdout
 
 
-def test_cron_add_errors_are_one_line(clawmem_home):
+def test_cron_add_errors_are_one_line(reverie_home):
     cases = [
         (["cron", "add", "--text", "x"], "exactly one schedule"),
         (["cron", "add", "--every", "5m"], "exactly one payload"),
@@ -184,7 +184,7 @@ def test_cron_add_errors_are_one_line(clawmem_home):
         (["cron", "add", "--every", "soon", "--text", "x"], "cannot read duration"),
         (["cron", "add", "--cron", "0 9 * * *", "--tz", "Nowhere/Land", "--text", "x"], "unknown time zone"),
     ]
-    *refused, listed = batch(clawmem_home, *[args for args, _ in cases], ["cron", "list", "--json"])
+    *refused, listed = batch(reverie_home, *[args for args, _ in cases], ["cron", "list", "--json"])
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
     assert ok_json(listed) == {"jobs": []}

@@ -10,7 +10,7 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from clawmem.intents import IntentStore, TurnContext
+from reverie.intents import IntentStore, TurnContext
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
 T1 = datetime(2026, 7, 1, 10, 0, tzinfo=timezone.utc)
@@ -61,7 +61,7 @@ CHILD = """
 import json, sys, time
 from datetime import datetime, timezone
 from pathlib import Path
-from clawmem.intents import IntentStore, TurnContext
+from reverie.intents import IntentStore, TurnContext
 db, go = Path(sys.argv[1]), Path(sys.argv[2])
 s = IntentStore(db)
 s.conn()

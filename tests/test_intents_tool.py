@@ -9,17 +9,17 @@ import json
 import pytest
 from mcp import Client
 
-from clawmem import Memory
-from clawmem.intents import TurnContext
-from clawmem.mcp.server import build_server
-from clawmem.tools import ToolError
+from reverie import Memory
+from reverie.intents import TurnContext
+from reverie.mcp.server import build_server
+from reverie.tools import ToolError
 
 OWNER = TurnContext(channel="telegram", sender="42", conversation="chat-1", owner=True)
 GUEST = TurnContext(channel="telegram", sender="99", conversation="chat-1", owner=False)
 
 
 @pytest.fixture
-def mem(clawmem_home):
+def mem(reverie_home):
     m = Memory(overrides=['memory.search.provider="fake"'])
     m.init()
     yield m
@@ -46,7 +46,7 @@ def test_offered_after_the_memory_tools_to_the_owner_only(mem):
     assert schema["properties"]["senderScope"]["enum"] == ["sender", "anyone"]
     assert schema["properties"]["status"]["enum"] == ["pending", "armed", "fired", "done", "cancelled", "expired"]
     assert schema["properties"]["triggerKeywords"]["maxItems"] == 24
-    assert "clawmem cron add" in tool.description
+    assert "reverie cron add" in tool.description
     assert tool.openai()["function"]["parameters"] == schema
 
 
@@ -78,8 +78,8 @@ def test_owner_creates_lists_and_cancels_through_the_tool(mem):
     ({"action": "create", "description": "d" * 501, "triggerKeywords": ["x"]}, "longer than 500"),
     ({"action": "create", "description": "d", "triggerKeywords": ["x"], "scope": "world"}, "one of"),
     ({"action": "create", "description": "remind me tomorrow at 9 to check the tickets", "triggerKeywords": ["tickets"]},
-     "clawmem cron add"),
-    ({"action": "create", "description": "每天早上提醒我喝水", "triggerKeywords": ["喝水"]}, "clawmem cron add"),
+     "reverie cron add"),
+    ({"action": "create", "description": "每天早上提醒我喝水", "triggerKeywords": ["喝水"]}, "reverie cron add"),
     ({"action": "cancel"}, "cancel needs the id"),
 ])
 def test_invalid_calls_raise_tool_errors_and_write_nothing(mem, args, needle):
@@ -100,7 +100,7 @@ def test_without_a_turn_context_create_is_refused_for_want_of_identity(mem):
 
 
 def test_a_non_owner_handler_refuses_everything(mem):
-    from clawmem.tools import intent_tool
+    from reverie.tools import intent_tool
 
     tool = intent_tool(mem.intents, GUEST)
     for args in ({"action": "list"}, {"action": "cancel", "id": "si_x"},

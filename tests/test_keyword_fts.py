@@ -6,8 +6,8 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from clawmem import Memory
-from clawmem.text.fts import TOKENIZERS, build_query, escape_like, query_terms, segment_for_index
+from reverie import Memory
+from reverie.text.fts import TOKENIZERS, build_query, escape_like, query_terms, segment_for_index
 
 NOTES = {
     "memory/2026-03-01.md": "# 2026-03-01\n\n- 09:00 周一规划周末去杭州两日游：讨论了酒店、车次和预算。\n",
@@ -139,7 +139,7 @@ def test_build_query_is_valid_fts5_for_every_tokenizer(tokenizer: str, query: st
             conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
 
 
-def test_unicode61_tokenizer_index(clawmem_home):
+def test_unicode61_tokenizer_index(reverie_home):
     mem = Memory(overrides=['memory.search.provider="fake"', 'memory.search.store.fts.tokenizer="unicode61"'])
     mem.init()
     (mem.workspace / "memory" / "a.md").write_text("- The hotel was booked\n", encoding="utf-8")
@@ -152,7 +152,7 @@ def test_unicode61_tokenizer_index(clawmem_home):
         mem.close()
 
 
-def test_trigram_tokenizer_finds_short_cjk_by_substring(clawmem_home):
+def test_trigram_tokenizer_finds_short_cjk_by_substring(reverie_home):
     mem = Memory(overrides=['memory.search.provider="fake"', 'memory.search.store.fts.tokenizer="trigram"'])
     mem.init()
     (mem.workspace / "memory" / "a.md").write_text("- 决定住西湖边的湖滨酒店\n", encoding="utf-8")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from clawmem import Memory
-from clawmem.errors import UserError
-from clawmem.tools import ToolError
-from clawmem.workspace.read import CUT_NOTICE
+from reverie import Memory
+from reverie.errors import UserError
+from reverie.tools import ToolError
+from reverie.workspace.read import CUT_NOTICE
 
 MORE = "[More content available. Use from={n} to continue.]"
 
@@ -35,9 +35,9 @@ def get_tool(mem: Memory):
 
 
 def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
-    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
-    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           env=env, capture_output=True, text=True, timeout=60)
 
 
@@ -129,7 +129,7 @@ def test_missing_file_is_not_found_not_an_error(fake_memory):
     assert get_tool(fake_memory).call({"path": "USER.md"})["status"] == "not_found"
 
 
-def test_get_does_not_resolve_the_embedder(clawmem_home):
+def test_get_does_not_resolve_the_embedder(reverie_home):
     mem = Memory(overrides=['memory.search.provider="local"'])
     mem.init()
     assert mem.get("MEMORY.md")["text"].startswith("# Long-Term Memory")
@@ -203,22 +203,22 @@ def test_refused_path_through_the_tool_is_a_user_error_not_a_crash(refusal_setup
 
 
 @pytest.mark.parametrize("raw", ["../../etc/passwd", "memory/leak.md", "AGENTS.md"])
-def test_cli_get_refuses_with_one_line_and_exit_1(refusal_setup, clawmem_home, raw):
-    proc = run_cli(clawmem_home, "get", raw)
+def test_cli_get_refuses_with_one_line_and_exit_1(refusal_setup, reverie_home, raw):
+    proc = run_cli(reverie_home, "get", raw)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == ""
     err = proc.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("clawmem: error: path refused"), proc.stderr
+    assert len(err) == 1 and err[0].startswith("reverie: error: path refused"), proc.stderr
     assert "TOP SECRET" not in proc.stderr
 
 
-def test_cli_get_reads_a_window_as_json(fake_memory, clawmem_home):
+def test_cli_get_reads_a_window_as_json(fake_memory, reverie_home):
     write(fake_memory, "memory/2026-11-20.md", "\n".join(numbered(10)) + "\n")
-    proc = run_cli(clawmem_home, "get", "memory/2026-11-20.md", "--from", "3", "--lines", "2", "--json")
+    proc = run_cli(reverie_home, "get", "memory/2026-11-20.md", "--from", "3", "--lines", "2", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["text"].split("\n")[:2] == ["line 3", "line 4"] and data["nextFrom"] == 5
-    missing = run_cli(clawmem_home, "get", "memory/2020-01-01.md", "--json")
+    missing = run_cli(reverie_home, "get", "memory/2020-01-01.md", "--json")
     assert missing.returncode == 0 and json.loads(missing.stdout)["status"] == "not_found"
 
 
@@ -233,7 +233,7 @@ def test_allowed_memory_paths(fake_memory):
     assert fake_memory.get(absolute)["path"] == "memory/projects/trip.md"
 
 
-def test_extra_folder_and_explicit_extra_file_are_allowed(clawmem_home, tmp_path):
+def test_extra_folder_and_explicit_extra_file_are_allowed(reverie_home, tmp_path):
     elsewhere = tmp_path / "team-notes"
     elsewhere.mkdir()
     (elsewhere / "standup.md").write_text("- standup at ten\n", encoding="utf-8")
@@ -257,7 +257,7 @@ def test_extra_folder_and_explicit_extra_file_are_allowed(clawmem_home, tmp_path
     mem.close()
 
 
-def test_symlinks_inside_an_extra_folder_are_refused(clawmem_home, tmp_path):
+def test_symlinks_inside_an_extra_folder_are_refused(reverie_home, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("TOP SECRET\n", encoding="utf-8")

@@ -10,13 +10,13 @@ import pytest
 
 from http_helpers import JsonHandler, serving
 
-import clawmem.models
-import clawmem.models.openai_compat as oc
-from clawmem.config import ChatSettings, load_settings
-from clawmem.errors import ConfigError
-from clawmem.models import ChatMessage, ChatModelError, ContextOverflowError, ToolCall
-from clawmem.models.anthropic import AnthropicChat
-from clawmem.tools.base import Tool
+import reverie.models
+import reverie.models.openai_compat as oc
+from reverie.config import ChatSettings, load_settings
+from reverie.errors import ConfigError
+from reverie.models import ChatMessage, ChatModelError, ContextOverflowError, ToolCall
+from reverie.models.anthropic import AnthropicChat
+from reverie.tools.base import Tool
 
 KEY = "sk-ant-test-SECRET-1234567890"
 SEARCH_TOOL = Tool(name="memory_search", description="Search memory notes.",
@@ -261,7 +261,7 @@ def test_unauthorised_hides_key_and_hints(server):
         make(server, apiKey=KEY).complete(USER)
     msg = str(info.value)
     assert KEY not in msg and "SECRET" not in msg
-    assert "authentication failed (HTTP 401)" in msg and "CLAWMEM_CHAT_API_KEY" in msg
+    assert "authentication failed (HTTP 401)" in msg and "REVERIE_CHAT_API_KEY" in msg
     assert not info.value.retryable and len(server.requests) == 1
     with pytest.raises(ChatModelError, match="no API key configured.*ANTHROPIC_API_KEY"):
         make(server).complete(USER)
@@ -299,10 +299,10 @@ def test_context_window():
 
 
 def test_create_from_loaded_settings(server):
-    settings = load_settings(None, env={"CLAWMEM_CHAT_MODEL": "anthropic:claude-x",
-                                        "CLAWMEM_CHAT_BASE_URL": server.base + "/v1/",  # OpenAI-style paste
-                                        "CLAWMEM_CHAT_API_KEY": KEY})
-    model = clawmem.models.create(settings.chat.model, settings.chat)
+    settings = load_settings(None, env={"REVERIE_CHAT_MODEL": "anthropic:claude-x",
+                                        "REVERIE_CHAT_BASE_URL": server.base + "/v1/",  # OpenAI-style paste
+                                        "REVERIE_CHAT_API_KEY": KEY})
+    model = reverie.models.create(settings.chat.model, settings.chat)
     assert isinstance(model, AnthropicChat) and model.provider == "anthropic" and model.model == "claude-x"
     assert model.complete(USER).message.content == "echo: hello 你好"
     req = server.requests[-1]
@@ -313,6 +313,6 @@ def test_create_from_loaded_settings(server):
 def test_bad_specs_are_config_errors():
     settings = load_settings(None, env={}).chat
     with pytest.raises(ConfigError, match="chat.model.*claude"):
-        clawmem.models.create("claude:sonnet", settings)
+        reverie.models.create("claude:sonnet", settings)
     with pytest.raises(ConfigError, match="chat.model.*needs a model name"):
-        clawmem.models.create("anthropic:", settings)
+        reverie.models.create("anthropic:", settings)

@@ -11,13 +11,13 @@ import pytest
 
 from http_helpers import JsonHandler, serving
 
-import clawmem.models
-import clawmem.models.openai_compat as oc
-from clawmem.config import ChatSettings, load_settings
-from clawmem.errors import ConfigError
-from clawmem.models import ChatMessage, ChatModelError, ContextOverflowError, ToolCall
-from clawmem.models.openai_compat import OpenAIChat
-from clawmem.tools.base import Tool
+import reverie.models
+import reverie.models.openai_compat as oc
+from reverie.config import ChatSettings, load_settings
+from reverie.errors import ConfigError
+from reverie.models import ChatMessage, ChatModelError, ContextOverflowError, ToolCall
+from reverie.models.openai_compat import OpenAIChat
+from reverie.tools.base import Tool
 
 KEY = "sk-test-SECRET-1234567890"
 SEARCH_TOOL = Tool(name="memory_search", description="Search memory notes.",
@@ -270,7 +270,7 @@ def test_unauthorised_message_hides_key_and_hints(server):
         make(server, apiKey=KEY).complete(USER)
     msg = str(info.value)
     assert KEY not in msg and "SECRET" not in msg and "\n" not in msg
-    assert "authentication failed" in msg and "chat.apiKey" in msg and "CLAWMEM_CHAT_API_KEY" in msg
+    assert "authentication failed" in msg and "chat.apiKey" in msg and "REVERIE_CHAT_API_KEY" in msg
     assert not info.value.retryable and info.value.status == 401 and len(server.requests) == 1
     with pytest.raises(ChatModelError, match="no API key configured"):
         make(server).complete(USER)
@@ -376,10 +376,10 @@ def test_openai_key_from_environment_only_for_openai(server, monkeypatch):
 
 
 def test_create_from_loaded_settings(server):
-    settings = load_settings(None, env={"CLAWMEM_CHAT_MODEL": "openai:gpt-4o-mini",
-                                        "CLAWMEM_CHAT_BASE_URL": server.url + "/",
-                                        "CLAWMEM_CHAT_API_KEY": KEY})
-    model = clawmem.models.create(settings.chat.model, settings.chat)
+    settings = load_settings(None, env={"REVERIE_CHAT_MODEL": "openai:gpt-4o-mini",
+                                        "REVERIE_CHAT_BASE_URL": server.url + "/",
+                                        "REVERIE_CHAT_API_KEY": KEY})
+    model = reverie.models.create(settings.chat.model, settings.chat)
     assert isinstance(model, OpenAIChat) and model.provider == "openai" and model.model == "gpt-4o-mini"
     assert model.context_window == 128_000 and model.offline is False
     assert model.complete(USER).message.content == "echo: hello 你好"
@@ -391,7 +391,7 @@ def test_create_from_loaded_settings(server):
 def test_bad_specs_are_config_errors():
     settings = load_settings(None, env={}).chat
     with pytest.raises(ConfigError, match="chat.model.*nope"):
-        clawmem.models.create("nope:gpt", settings)
+        reverie.models.create("nope:gpt", settings)
     with pytest.raises(ConfigError, match="chat.model.*needs a model name"):
-        clawmem.models.create("openai", settings)
-    assert {"openai", "anthropic"} <= set(clawmem.models.available())
+        reverie.models.create("openai", settings)
+    assert {"openai", "anthropic"} <= set(reverie.models.available())

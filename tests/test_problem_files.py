@@ -10,14 +10,14 @@ import sys
 
 import pytest
 
-from clawmem import Memory
-from clawmem.text.fts import build_query
+from reverie import Memory
+from reverie.text.fts import build_query
 
 BIG = 50 * 1024 * 1024
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120)
 
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from clawmem import Memory
-from clawmem.embeddings.fake import FakeEmbedder
-from clawmem.errors import EmbeddingError
-from clawmem.index import generations
-from clawmem.text.fts import build_query
+from reverie import Memory
+from reverie.embeddings.fake import FakeEmbedder
+from reverie.errors import EmbeddingError
+from reverie.index import generations
+from reverie.text.fts import build_query
 
 FAKE = ['memory.search.provider="fake"']
-CLI = [sys.executable, "-c", "from clawmem.cli.main import run; run()"]
+CLI = [sys.executable, "-c", "from reverie.cli.main import run; run()"]
 
 
 def keyword_count(mem: Memory, query: str) -> int:
@@ -194,7 +194,7 @@ def test_rebuild_during_provider_outage_does_not_replace_working_vectors(fake_me
         mem.close()
 
 
-def test_rebuild_with_broken_provider_on_keyword_only_index_publishes(clawmem_home: Path):
+def test_rebuild_with_broken_provider_on_keyword_only_index_publishes(reverie_home: Path):
     """Nothing to lose (the live generation has no usable vectors): the text is published."""
     none = Memory(overrides=['memory.search.provider="none"'])
     none.init()

@@ -6,17 +6,17 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from clawmem import Memory
-from clawmem.index import generations
-from clawmem.index.discover import discover
-from clawmem.index.watch import _relevant
-from clawmem.sessions.flush import FlushResult, flush_tool
-from clawmem.workspace.globs import glob_match
-from clawmem.workspace.read import resolve_memory_path
+from reverie import Memory
+from reverie.index import generations
+from reverie.index.discover import discover
+from reverie.index.watch import _relevant
+from reverie.sessions.flush import FlushResult, flush_tool
+from reverie.workspace.globs import glob_match
+from reverie.workspace.read import resolve_memory_path
 
 
 def test_watch_sees_changes_under_a_dot_home():
-    ws = Path("/home/u/.clawmem/workspace")
+    ws = Path("/home/u/.reverie/workspace")
     assert _relevant(str(ws / "memory" / "2026-07-01.md"), [ws])
     assert _relevant(str(ws / "MEMORY.md"), [ws])
     assert not _relevant(str(ws / ".git" / "notes.md"), [ws])  # dot-folders inside still ignored
@@ -62,14 +62,14 @@ def test_double_star_glob_also_matches_top_level_files(tmp_path: Path):
     (ws / "docs" / "sub").mkdir(parents=True)
     (ws / "docs" / "a.md").write_text("a", encoding="utf-8")
     (ws / "docs" / "sub" / "b.md").write_text("b", encoding="utf-8")
-    from clawmem.config import ExtraPath
+    from reverie.config import ExtraPath
 
     found = {f.path for f in discover(ws, [ExtraPath(path="docs", pattern="**/*.md")]).files}
     assert {"docs/a.md", "docs/sub/b.md"} <= found
 
 
 def test_memory_get_reads_what_an_extra_path_pattern_indexes(tmp_path: Path):
-    from clawmem.config import ExtraPath
+    from reverie.config import ExtraPath
 
     ws = tmp_path / "ws"
     (ws / "notes").mkdir(parents=True)

@@ -11,14 +11,14 @@ from datetime import datetime, timezone
 
 import pytest
 
-from clawmem import Memory, models
-from clawmem.config import ChatSettings
-from clawmem.models.base import ChatMessage, ToolCall
-from clawmem.models.scripted import ScriptedModel
+from reverie import Memory, models
+from reverie.config import ChatSettings
+from reverie.models.base import ChatMessage, ToolCall
+from reverie.models.scripted import ScriptedModel
 
 
 @pytest.fixture
-def mem(clawmem_home):
+def mem(reverie_home):
     m = Memory(overrides=['memory.search.provider="fake"'])
     m.init()
     yield m
@@ -81,7 +81,7 @@ def test_unoffered_tool_is_refused_and_recorded(mem):
     rt.close()
 
 
-def test_tool_rounds_are_bounded(clawmem_home):
+def test_tool_rounds_are_bounded(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"', "sessions.maxToolRounds=2"])
     mem.init()
     loop = {"afterTools": True, "toolCalls": [{"name": "memory_search", "arguments": {"query": "x"}}]}
@@ -148,7 +148,7 @@ def test_new_writes_session_note_and_a_fresh_session_finds_the_decision(mem):
     rt.close()
 
 
-def test_session_note_keeps_the_last_15_after_filtering_commands(clawmem_home):
+def test_session_note_keeps_the_last_15_after_filtering_commands(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"'])
     mem.init()
     model = ScriptedModel(script={"steps": {"turn": [{"reply": f"answer {i}"} for i in range(12)]}})
@@ -164,7 +164,7 @@ def test_session_note_keeps_the_last_15_after_filtering_commands(clawmem_home):
     rt.close()
 
 
-def test_the_hook_never_delays_the_reset_and_can_use_a_model_slug(clawmem_home):
+def test_the_hook_never_delays_the_reset_and_can_use_a_model_slug(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"', "sessions.memoryHook.llmSlug=true"])
     mem.init()
     model = ScriptedModel(script={"steps": {"slug": [{"sleep": 1.0, "reply": "Hangzhou Trip Plan!"}]}})
@@ -179,7 +179,7 @@ def test_the_hook_never_delays_the_reset_and_can_use_a_model_slug(clawmem_home):
     rt.close()
 
 
-def test_bootstrap_budgets_and_reported_cuts(clawmem_home):
+def test_bootstrap_budgets_and_reported_cuts(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"'])
     mem.init()
     (mem.workspace / "MEMORY.md").write_text("# Memory\n" + "- a durable fact\n" * 3000, encoding="utf-8")
@@ -219,7 +219,7 @@ def test_context_detail_lists_parts_tools_and_messages(mem):
     rt.close()
 
 
-def test_read_only_workspace_offers_no_writing_tool(clawmem_home):
+def test_read_only_workspace_offers_no_writing_tool(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"', 'sessions.workspaceAccess="ro"'])
     mem.init()
     rt = mem.runtime("offline")

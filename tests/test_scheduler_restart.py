@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from clawmem.automation import Scheduler, default_handlers
-from clawmem.automation import jobs as J
-from clawmem.config import Settings
-from clawmem.store import transaction
+from reverie.automation import Scheduler, default_handlers
+from reverie.automation import jobs as J
+from reverie.config import Settings
+from reverie.store import transaction
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)
@@ -38,8 +38,8 @@ def note(home: Path) -> str:
 CRASH = """
 import os, sys
 from datetime import datetime, timezone
-from clawmem.automation import Scheduler, default_handlers
-from clawmem.config import Settings
+from reverie.automation import Scheduler, default_handlers
+from reverie.config import Settings
 reg = default_handlers()
 reg.register("systemEvent", lambda job, ctx: os._exit(17))  # dies mid-run, claim written, nothing finished
 Scheduler(sys.argv[1], Settings(timezone="UTC"), handlers=reg).run_due(datetime.fromisoformat(sys.argv[2]))
@@ -53,20 +53,20 @@ def crash_mid_run(home: Path, at: datetime) -> None:
 
 
 @pytest.mark.parametrize("kind", ["at", "every"])
-def test_a_run_interrupted_by_a_crash_runs_again_once(clawmem_home, kind):
-    s = sched(clawmem_home)
+def test_a_run_interrupted_by_a_crash_runs_again_once(reverie_home, kind):
+    s = sched(reverie_home)
     try:
         job = s.add(payload={"kind": "systemEvent", "text": "check the tickets"},
                     **({"at": "+1h"} if kind == "at" else {"every": "1h"}), now=T0)
         s.close()
-        crash_mid_run(clawmem_home, T0 + HOUR)
+        crash_mid_run(reverie_home, T0 + HOUR)
         claimed = s.get(job["id"])["state"]
         assert claimed["runningAtMs"] == MS(T0 + HOUR) and claimed["runningBy"]["pid"] != os.getpid()
-        assert note(clawmem_home) == ""  # the crashed run did nothing
+        assert note(reverie_home) == ""  # the crashed run did nothing
 
         runs = s.run_due(T0 + HOUR + timedelta(seconds=5))  # the restart
         assert [r["status"] for r in runs] == ["lost", "ok"]
-        assert note(clawmem_home).count("check the tickets") == 1
+        assert note(reverie_home).count("check the tickets") == 1
         assert s.run_due(T0 + HOUR + timedelta(seconds=6)) == []  # and not again
         if kind == "every":
             assert s.get(job["id"])["state"]["nextRunAtMs"] == MS(T0 + 2 * HOUR)
@@ -78,16 +78,16 @@ def test_a_run_interrupted_by_a_crash_runs_again_once(clawmem_home, kind):
         s.close()
 
 
-def test_a_job_that_came_due_while_down_runs_once_on_restart(clawmem_home):
-    s = sched(clawmem_home)
+def test_a_job_that_came_due_while_down_runs_once_on_restart(reverie_home):
+    s = sched(reverie_home)
     hourly = s.add(payload={"kind": "systemEvent", "text": "hourly"}, every="1h", now=T0)
     once = s.add(payload={"kind": "systemEvent", "text": "once"}, at="+1h", now=T0)
     s.close()  # "down" from T0 until T0 + 5h30m: five hourly slots and the one-shot were missed
-    s = sched(clawmem_home)  # a new process's scheduler: state comes from the database
+    s = sched(reverie_home)  # a new process's scheduler: state comes from the database
     try:
         runs = s.run_due(T0 + 5.5 * HOUR)
         assert sorted((r["jobId"], r["status"]) for r in runs) == sorted([(hourly["id"], "ok"), (once["id"], "ok")])
-        text = note(clawmem_home)
+        text = note(reverie_home)
         assert text.count("hourly") == 1 and text.count("once") == 1
         assert s.get(hourly["id"])["state"]["nextRunAtMs"] == MS(T0 + 6 * HOUR)
         assert s.run_due(T0 + 5.9 * HOUR) == []
@@ -96,12 +96,12 @@ def test_a_job_that_came_due_while_down_runs_once_on_restart(clawmem_home):
         s.close()
 
 
-def test_state_persists_across_a_clean_restart(clawmem_home):
-    a = sched(clawmem_home)
+def test_state_persists_across_a_clean_restart(reverie_home):
+    a = sched(reverie_home)
     job = a.add(payload={"kind": "systemEvent", "text": "tick"}, every="1h", now=T0)
     assert len(a.run_due(T0 + HOUR)) == 1
     a.close()
-    b = sched(clawmem_home)
+    b = sched(reverie_home)
     try:
         assert b.run_due(T0 + HOUR) == []  # the run already made is not made again
         assert len(b.run_due(T0 + 2 * HOUR)) == 1
@@ -110,8 +110,8 @@ def test_state_persists_across_a_clean_restart(clawmem_home):
         b.close()
 
 
-def test_a_live_claim_is_respected_and_a_stale_one_recovered(clawmem_home):
-    s = sched(clawmem_home)
+def test_a_live_claim_is_respected_and_a_stale_one_recovered(reverie_home):
+    s = sched(reverie_home)
     try:
         job = s.add(payload={"kind": "systemEvent", "text": "busy"}, every="1h", now=T0)
         conn = s.conn()
@@ -124,12 +124,12 @@ def test_a_live_claim_is_respected_and_a_stale_one_recovered(clawmem_home):
         # the claim outlived the watchdog (60 min): the run is declared lost and made again once
         runs = s.run_due(T0 + 2 * HOUR + timedelta(minutes=1))
         assert [r["status"] for r in runs] == ["lost", "ok"]
-        assert note(clawmem_home).count("busy") == 1
+        assert note(reverie_home).count("busy") == 1
     finally:
         s.close()
 
 
-def test_two_schedulers_racing_run_each_job_once(clawmem_home):
+def test_two_schedulers_racing_run_each_job_once(reverie_home):
     calls = []
     reg = default_handlers()
 
@@ -138,10 +138,10 @@ def test_two_schedulers_racing_run_each_job_once(clawmem_home):
         time.sleep(0.1)  # widen the window in which a rival could take the same job
 
     reg.register("systemEvent", slow)
-    setup = sched(clawmem_home)
+    setup = sched(reverie_home)
     ids = [setup.add(payload={"kind": "systemEvent", "text": f"j{n}"}, every="1h", now=T0)["id"] for n in range(3)]
     setup.close()
-    rivals = [sched(clawmem_home, reg) for _ in range(3)]
+    rivals = [sched(reverie_home, reg) for _ in range(3)]
     barrier = threading.Barrier(3)
     out: list = [None] * 3
 
@@ -160,24 +160,24 @@ def test_two_schedulers_racing_run_each_job_once(clawmem_home):
     assert sorted(rec["jobId"] for recs in out for rec in recs) == sorted(ids)
 
 
-# -- `clawmem scheduler run` --------------------------------------------------------------------------
+# -- `reverie scheduler run` --------------------------------------------------------------------------
 def _cli(home: Path, *args: str, **kw):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
-    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
-    return subprocess.Popen([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args], env=env,
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
+    return subprocess.Popen([sys.executable, "-c", "from reverie.cli.main import run; run()", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_scheduler_run_works_in_the_foreground_and_stops_cleanly_on_a_signal(clawmem_home, sig):
-    add = _cli(clawmem_home, "cron", "add", "--at", "+1s", "--text", "look at the train tickets", "--json")
+def test_scheduler_run_works_in_the_foreground_and_stops_cleanly_on_a_signal(reverie_home, sig):
+    add = _cli(reverie_home, "cron", "add", "--at", "+1s", "--text", "look at the train tickets", "--json")
     out, err = add.communicate(timeout=60)
     assert add.returncode == 0, err
     job_id = json.loads(out)["id"]
-    proc = _cli(clawmem_home, "scheduler", "run", "--poll", "0.1", "--json")
+    proc = _cli(reverie_home, "scheduler", "run", "--poll", "0.1", "--json")
     try:
         deadline = time.monotonic() + 20
-        s = sched(clawmem_home)
+        s = sched(reverie_home)
         try:
             while time.monotonic() < deadline and not s.runs(job_id):
                 time.sleep(0.1)
@@ -192,5 +192,5 @@ def test_scheduler_run_works_in_the_foreground_and_stops_cleanly_on_a_signal(cla
     assert proc.returncode == 0, err
     assert f"scheduler stopped ({signal.Signals(sig).name})" in err and "Traceback" not in err
     assert json.loads(out) == {"runs": 1, "stoppedBy": signal.Signals(sig).name}
-    text = "".join(p.read_text(encoding="utf-8") for p in (clawmem_home / "workspace" / "memory").glob("*.md"))
+    text = "".join(p.read_text(encoding="utf-8") for p in (reverie_home / "workspace" / "memory").glob("*.md"))
     assert text.count("look at the train tickets") == 1

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from clawmem import Memory
-from clawmem.embeddings.fake import FakeEmbedder
-from clawmem.index.identity import read_meta
-from clawmem.store import connect
+from reverie import Memory
+from reverie.embeddings.fake import FakeEmbedder
+from reverie.index.identity import read_meta
+from reverie.store import connect
 
 FAKE = 'memory.search.provider="fake"'
 NONE = 'memory.search.provider="none"'
@@ -66,7 +66,7 @@ TRAVEL = {
 @pytest.fixture(scope="module")
 def keyword_mem(tmp_path_factory):
     """Shared by the module (searches here record no signals, so nothing changes it)."""
-    mem = Memory(home=tmp_path_factory.mktemp("keyword-home"), env={"CLAWMEM_TIMEZONE": "UTC"}, overrides=[NONE])
+    mem = Memory(home=tmp_path_factory.mktemp("keyword-home"), env={"REVERIE_TIMEZONE": "UTC"}, overrides=[NONE])
     mem.init()
     for rel, text in TRAVEL.items():
         write(mem, rel, text)
@@ -76,7 +76,7 @@ def keyword_mem(tmp_path_factory):
 
 
 @pytest.fixture
-def fake_mem(clawmem_home):
+def fake_mem(reverie_home):
     mem = open_mem(FAKE)
     yield mem
     mem.close()
@@ -84,7 +84,7 @@ def fake_mem(clawmem_home):
 
 # -- preflight ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("query", ["", "  ", "\t\n ", "\u3000"])
-def test_empty_query_returns_nothing_without_resolving_the_embedder(clawmem_home, query):
+def test_empty_query_returns_nothing_without_resolving_the_embedder(reverie_home, query):
     mem = Memory(overrides=['memory.search.provider="local"'])  # loading it would cost time
     mem.init()
     out = mem.search(query)
@@ -197,7 +197,7 @@ def _many_notes(mem: Memory, count: int) -> None:
 
 
 @pytest.mark.parametrize("provider", [FAKE, NONE])
-def test_prefix_monotonic_across_result_counts(clawmem_home, provider):
+def test_prefix_monotonic_across_result_counts(reverie_home, provider):
     mem = open_mem(provider)
     _many_notes(mem, 40)
     mem.sync()
@@ -213,7 +213,7 @@ def test_prefix_monotonic_across_result_counts(clawmem_home, provider):
     mem.close()
 
 
-def test_prefix_monotonic_when_a_large_request_widens_the_window(clawmem_home):
+def test_prefix_monotonic_when_a_large_request_widens_the_window(reverie_home):
     mem = open_mem(FAKE)
     _many_notes(mem, 90)
     mem.sync()
@@ -241,7 +241,7 @@ def _same_text_in_three_places(mem: Memory) -> str:
     return f"memory/{old_day}.md"
 
 
-def test_min_score_is_judged_before_decay(clawmem_home):
+def test_min_score_is_judged_before_decay(reverie_home):
     # the reference's pure exponential (floor 0), where a 200-day-old note decays to ~1%
     mem = open_mem(FAKE, "memory.search.temporalDecay.floor=0")
     old_path = _same_text_in_three_places(mem)
@@ -439,7 +439,7 @@ def test_dirty_index_answers_at_once_as_stale_and_a_background_sync_catches_up(f
         fh.write("- Saw a zanzibar gecko at the reptile house.\n")
     out = search(fake_mem, "zanzibar gecko")
     assert out["stale"] is True
-    assert "dirty" in out["warning"].lower() and "clawmem index" in out["action"]
+    assert "dirty" in out["warning"].lower() and "reverie index" in out["action"]
     deadline = time.monotonic() + 5
     found = False
     while time.monotonic() < deadline and not found:
@@ -463,7 +463,7 @@ def test_sync_wait_lets_a_dirty_index_catch_up_first(fake_mem):
     assert paths(out) == ["memory/2026-11-29.md"] and "quokka" in out["results"][0]["snippet"]
 
 
-def test_search_never_waits_for_a_slow_reindex(clawmem_home):
+def test_search_never_waits_for_a_slow_reindex(reverie_home):
     mem = open_mem('memory.search.provider="fake"', 'memory.search.model="slow"')
     write(mem, "memory/2026-11-01.md", "- The first note, about the slow reindex experiment.\n")
     mem.sync()
@@ -496,7 +496,7 @@ def _signals(mem: Memory) -> list[dict]:
         conn.close()
 
 
-def test_recall_signals_count_dated_notes_only(clawmem_home):
+def test_recall_signals_count_dated_notes_only(reverie_home):
     mem = open_mem(NONE)
     write(mem, "memory/2026-11-20.md", "- Booked the hotel by the lake for the anniversary.\n")
     write(mem, "MEMORY.md", "# Long-Term Memory\n\n- Prefers window seats on trains.\n")
@@ -521,7 +521,7 @@ def test_recall_signals_count_dated_notes_only(clawmem_home):
     assert row["recall_count"] == 3 and len(json.loads(row["query_hashes"])) == 2
 
 
-def test_no_signal_table_rows_when_nothing_dated_surfaces(clawmem_home):
+def test_no_signal_table_rows_when_nothing_dated_surfaces(reverie_home):
     mem = open_mem(NONE)
     write(mem, "MEMORY.md", "- Prefers window seats on trains.\n")
     mem.sync()
@@ -539,7 +539,7 @@ def _built_with_fake() -> None:
 
 
 @pytest.mark.parametrize("override", [NONE, 'memory.search.model="other-model"'])
-def test_identity_mismatch_skips_the_vector_leg_and_says_so(clawmem_home, override):
+def test_identity_mismatch_skips_the_vector_leg_and_says_so(reverie_home, override):
     _built_with_fake()
     mem = Memory(overrides=[FAKE, override])
     out = search(mem, "hotel")
@@ -548,6 +548,6 @@ def test_identity_mismatch_skips_the_vector_leg_and_says_so(clawmem_home, overri
     assert out["debug"]["legs"]["vector"] is None
     assert out["debug"].get("vectorSkipped"), out["debug"]
     assert out["stale"] is True
-    assert "stale" in out["warning"] and "clawmem index --force" in out["action"]
+    assert "stale" in out["warning"] and "reverie index --force" in out["action"]
     assert out["results"][0]["vectorScore"] is None
     mem.close()

@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from clawmem.embeddings.local import LocalE5
+from reverie.embeddings.local import LocalE5
 
-from clawmem import Memory
+from reverie import Memory
 
 pytestmark = pytest.mark.semantic
 
@@ -41,7 +41,7 @@ NOTES = {
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
     home = tmp_path_factory.mktemp("semantic-home")
-    m = Memory(home=home, env={"CLAWMEM_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
+    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
     m.init()
     for rel, text in NOTES.items():
         (m.workspace / rel).write_text(text, encoding="utf-8")

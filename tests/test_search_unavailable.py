@@ -20,8 +20,8 @@ import pytest
 
 from http_helpers import JsonHandler
 
-import clawmem.embeddings.base as base
-from clawmem import Memory
+import reverie.embeddings.base as base
+from reverie import Memory
 
 KEY = "sk-test-SECRET-unavailable-42"
 QUOTA_WARNING = "Memory search is unavailable because the embedding provider quota is exhausted."
@@ -87,10 +87,10 @@ def fast_retry(monkeypatch):
 
 
 @pytest.fixture
-def indexed(clawmem_home: Path, server: Server):
+def indexed(reverie_home: Path, server: Server):
     """A home configured for the local server, indexed while the server answers."""
-    clawmem_home.mkdir(parents=True, exist_ok=True)
-    (clawmem_home / "clawmem.toml").write_text(
+    reverie_home.mkdir(parents=True, exist_ok=True)
+    (reverie_home / "reverie.toml").write_text(
         '[memory.search]\nprovider = "openai"\nmodel = "test-embed"\n\n'
         f'[memory.search.remote]\nbaseUrl = "{server.url}"\napiKey = "{KEY}"\ntimeoutSeconds = 3\n',
         encoding="utf-8")
@@ -104,7 +104,7 @@ def indexed(clawmem_home: Path, server: Server):
     assert ok["mode"] == "hybrid" and [r["path"] for r in ok["results"]] == ["memory/2026-11-20.md"]
     assert ok["results"][0]["vectorScore"] is not None
     mem.close()
-    return clawmem_home
+    return reverie_home
 
 
 def assert_unavailable(out: dict, quota: bool) -> None:
@@ -118,9 +118,9 @@ def assert_unavailable(out: dict, quota: bool) -> None:
 
 
 def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_") and k != "OPENAI_API_KEY"}
-    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
-    return subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", *args],
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_") and k != "OPENAI_API_KEY"}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           env=env, capture_output=True, text=True, timeout=60)
 
 

@@ -8,15 +8,15 @@ import json
 
 import pytest
 
-from clawmem import Memory
-from clawmem.models.base import ChatMessage
-from clawmem.sessions import TranscriptStore
-from clawmem.sessions.search import MAX_PAYLOAD_BYTES, SNIPPET_CHARS
-from clawmem.store import connect
+from reverie import Memory
+from reverie.models.base import ChatMessage
+from reverie.sessions import TranscriptStore
+from reverie.sessions.search import MAX_PAYLOAD_BYTES, SNIPPET_CHARS
+from reverie.store import connect
 
 
 @pytest.fixture
-def mem(clawmem_home):
+def mem(reverie_home):
     m = Memory(overrides=['memory.search.provider="none"'])
     m.init()
     yield m
@@ -106,7 +106,7 @@ def test_direct_non_owner_sees_only_its_sender(mem):
     bob.close()
 
 
-def test_visibility_self(clawmem_home):
+def test_visibility_self(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"', 'sessions.visibility="self"'])
     mem.init()
     other = mem.runtime("offline", session="side")

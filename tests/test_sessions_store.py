@@ -8,18 +8,18 @@ import zlib
 
 import pytest
 
-from clawmem import Memory
-from clawmem.config import CompactionSettings, load_settings
-from clawmem.errors import UserError
-from clawmem.models.base import ChatMessage, ToolCall
-from clawmem.sessions import (TRANSCRIPT_MIGRATIONS, TranscriptStore, export_lines, import_jsonl, normalize_key,
+from reverie import Memory
+from reverie.config import CompactionSettings, load_settings
+from reverie.errors import UserError
+from reverie.models.base import ChatMessage, ToolCall
+from reverie.sessions import (TRANSCRIPT_MIGRATIONS, TranscriptStore, export_lines, import_jsonl, normalize_key,
                               parse_jsonl, window_plan)
-from clawmem.sessions.keys import channel_of, chat_type_of
-from clawmem.store import connect
+from reverie.sessions.keys import channel_of, chat_type_of
+from reverie.store import connect
 
 
 @pytest.fixture
-def store(clawmem_home):
+def store(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"'])
     s = TranscriptStore(mem.places.agent_db)
     yield s
@@ -70,7 +70,7 @@ def test_migrations_are_named_and_applied_once(store):
     conn.close()
 
 
-def test_new_and_reset_start_new_ids_and_keep_the_old_transcript(clawmem_home):
+def test_new_and_reset_start_new_ids_and_keep_the_old_transcript(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"'])
     mem.init()
     rt = mem.runtime("offline")

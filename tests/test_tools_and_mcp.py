@@ -16,9 +16,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from clawmem import Memory
-from clawmem.mcp.server import build_server
-from clawmem.tools import ToolError
+from reverie import Memory
+from reverie.mcp.server import build_server
+from reverie.tools import ToolError
 
 NAMES = ["memory_search", "memory_get", "memory_append", "intent"]  # the memory tools first, unchanged
 
@@ -39,8 +39,8 @@ def tools_of(mem: Memory) -> dict:
 
 
 def cli_env(home: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWMEM_")}
-    env.update(CLAWMEM_HOME=str(home), CLAWMEM_TIMEZONE="UTC")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
     return env
 
 
@@ -67,9 +67,9 @@ def mem(fake_memory: Memory) -> Memory:
 
 
 # -- definitions --------------------------------------------------------------------------------------
-def test_cli_tools_json_lists_the_tools_as_openai_functions(mem, clawmem_home):
-    proc = subprocess.run([sys.executable, "-c", "from clawmem.cli.main import run; run()", "tools", "--json"],
-                          env=cli_env(clawmem_home), capture_output=True, text=True, timeout=60)
+def test_cli_tools_json_lists_the_tools_as_openai_functions(mem, reverie_home):
+    proc = subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", "tools", "--json"],
+                          env=cli_env(reverie_home), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     defs = json.loads(proc.stdout)
     assert [d["function"]["name"] for d in defs] == NAMES
@@ -263,15 +263,15 @@ def test_mcp_rejects_what_the_schema_forbids(mem):
 
 
 # -- MCP over stdio -----------------------------------------------------------------------------------
-def test_mcp_over_stdio_lists_tools_and_finds_a_note(clawmem_home):
+def test_mcp_over_stdio_lists_tools_and_finds_a_note(reverie_home):
     writer = Memory(overrides=['memory.search.provider="fake"'])
     writer.init()
     write(writer, "memory/pets.md", "- The neighbour's parrot is named Captain Flint.\n")
     writer.close()  # not indexed: the server's first search builds the index
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-c", "from clawmem.cli.main import run; run()", "mcp", "--set", 'memory.search.provider="fake"'],
-        env={"CLAWMEM_HOME": str(clawmem_home), "CLAWMEM_TIMEZONE": "UTC", "PATH": os.environ["PATH"]})
+        args=["-c", "from reverie.cli.main import run; run()", "mcp", "--set", 'memory.search.provider="fake"'],
+        env={"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "PATH": os.environ["PATH"]})
 
     async def go():
         async with Client(params) as c:

@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from clawmem import Memory
-from clawmem.errors import UserError, WriteConflict
-from clawmem.workspace import (
+from reverie import Memory
+from reverie.errors import UserError, WriteConflict
+from reverie.workspace import (
     MEMORY_HEADER,
     append_daily,
     apply_replace,
@@ -22,32 +22,32 @@ from clawmem.workspace import (
     plan_replace,
     strip_annotations,
 )
-from clawmem.workspace.writes import PREIMAGES_KEPT
+from reverie.workspace.writes import PREIMAGES_KEPT
 
 UTC = timezone.utc
 
 
 # -- init -----------------------------------------------------------------------------------------
-def test_init_creates_layout(clawmem_home: Path):
+def test_init_creates_layout(reverie_home: Path):
     mem = Memory()
     created = mem.init()
-    ws = clawmem_home / "workspace"
+    ws = reverie_home / "workspace"
     assert (ws / "memory").is_dir()
     assert (ws / "MEMORY.md").read_text(encoding="utf-8") == MEMORY_HEADER
-    assert (clawmem_home / "clawmem.toml").is_file()
-    assert set(created) >= {ws, ws / "memory", ws / "MEMORY.md", clawmem_home / "clawmem.toml"}
+    assert (reverie_home / "reverie.toml").is_file()
+    assert set(created) >= {ws, ws / "memory", ws / "MEMORY.md", reverie_home / "reverie.toml"}
     # the template settings file must itself be loadable (every key commented out or valid)
     Memory().settings
 
 
-def test_init_never_overwrites(clawmem_home: Path):
-    ws = clawmem_home / "workspace"
+def test_init_never_overwrites(reverie_home: Path):
+    ws = reverie_home / "workspace"
     ws.mkdir(parents=True)
     (ws / "MEMORY.md").write_text("# Mine\n\n- keep me\n", encoding="utf-8")
-    clawmem_home.joinpath("clawmem.toml").write_text("# my settings\n", encoding="utf-8")
+    reverie_home.joinpath("reverie.toml").write_text("# my settings\n", encoding="utf-8")
     created = Memory().init()
     assert (ws / "MEMORY.md").read_text(encoding="utf-8") == "# Mine\n\n- keep me\n"
-    assert clawmem_home.joinpath("clawmem.toml").read_text(encoding="utf-8") == "# my settings\n"
+    assert reverie_home.joinpath("reverie.toml").read_text(encoding="utf-8") == "# my settings\n"
     assert ws / "MEMORY.md" not in created
     assert Memory().init() == []  # a second init changes nothing
 
@@ -71,7 +71,7 @@ def test_remember_appends_timestamped_bullet(fake_memory):
     assert path.read_text(encoding="utf-8").endswith("- 09:05 Booked the lake-view room\n- 09:06 Second note\n")
 
 
-def test_daily_note_is_named_by_the_configured_timezone(clawmem_home: Path):
+def test_daily_note_is_named_by_the_configured_timezone(reverie_home: Path):
     late = datetime(2026, 3, 1, 23, 30, tzinfo=UTC)  # already 07:30 on the 2nd in Shanghai
     utc_mem = Memory(overrides=['memory.search.provider="none"'])
     sh_mem = Memory(overrides=['memory.search.provider="none"', 'timezone="Asia/Shanghai"'])

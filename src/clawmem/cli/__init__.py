@@ -1,1 +1,0 @@
-"""The ``clawmem`` command: a thin shell over :class:`clawmem.Memory`."""

@@ -1,0 +1,338 @@
+"""The Python API: open one agent's memory, write, index, search, get, inspect.
+
+The CLI and the MCP server are thin shells over :class:`Memory`::
+
+    from reverie import Memory
+    mem = Memory(home="~/.reverie", agent="main")
+    mem.remember("Booked the lake-view room in Hangzhou")
+    mem.sync()
+    print(mem.status())
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from . import embeddings
+from .config import Settings, load_settings
+from .embeddings import Embedder, ProviderState
+from .errors import UserError
+from .index import generations
+from .index.cache import count as cache_count
+from .index.identity import read_meta
+from .index.manager import MemoryIndex, open_agent_db, require_workspace
+from .index.schema import fts_tokenizer_of
+from .index.sync import Progress, SyncReport
+from .paths import Places
+from .store import vec_available
+from .workspace import append_daily, init_workspace
+
+CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
+# Environment variables (REVERIE_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
+
+# timezone = "Asia/Shanghai"        # daily notes are dated in this zone (host zone when unset)
+
+[memory.search]
+# provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
+# model = "multilingual-e5-small"
+# extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
+
+[memory.search.query]
+# maxResults = 6
+# minScore = 0.35
+
+[memory.search.store.fts]
+# tokenizer = "cjk"                 # cjk (default: finds Chinese words) | unicode61 | trigram
+
+[memory.search.remote]
+# baseUrl = "http://localhost:11434/v1"   # any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio)
+# apiKey = ""
+
+[memory.intents]
+# deadlineSeconds = 15              # standing-intent matching gives up (injecting nothing) after this long
+"""
+
+
+class Memory:
+    """One agent's memory: its workspace files, its index and its database."""
+
+    def __init__(self, home: str | Path | None = None, agent: str | None = None,
+                 workspace: str | Path | None = None, *, settings: Settings | None = None,
+                 overrides: list[str] | None = None, env: dict[str, str] | None = None,
+                 embedder: Embedder | None = None):
+        env = dict(os.environ if env is None else env)
+        home = home or env.get("REVERIE_HOME")
+        agent = agent or env.get("REVERIE_AGENT")
+        first = Places.resolve(home, agent, None)
+        self.settings = settings or load_settings(
+            Path(env["REVERIE_CONFIG"]) if env.get("REVERIE_CONFIG") else first.config_file, env, overrides)
+        configured_ws = self.settings.agents.get(first.agent)
+        workspace = workspace or env.get("REVERIE_WORKSPACE") or (configured_ws.workspace if configured_ws else None)
+        self.places = Places.resolve(first.home, first.agent, workspace)
+        self._embedder = embedder
+        self._provider_state: ProviderState | None = (
+            ProviderState(embedder.provider, embedder.provider, embedder.model, "given by the caller")
+            if embedder else None)
+        self._index: MemoryIndex | None = None
+        self._search = None
+        self._signals = None
+        self._intents = None
+        self._lock = threading.RLock()
+
+    # -- pieces -------------------------------------------------------------------------------
+    @property
+    def workspace(self) -> Path:
+        return self.places.workspace
+
+    @property
+    def embedder(self) -> Embedder | None:
+        with self._lock:
+            if self._provider_state is None:
+                self._embedder, self._provider_state = embeddings.resolve(self.settings.search)
+            return self._embedder
+
+    @property
+    def provider_state(self) -> ProviderState:
+        self.embedder
+        assert self._provider_state is not None
+        return self._provider_state
+
+    @property
+    def index(self) -> MemoryIndex:
+        with self._lock:
+            if self._index is None:
+                self._index = MemoryIndex(self.places, self.settings.search, self.embedder)
+            return self._index
+
+    def close(self) -> None:
+        if self._signals is not None:
+            self._signals.flush()
+        if self._search is not None:
+            self._search.wait_for_sync(0)
+        if self._index is not None:
+            self._index.close()
+        if self._intents is not None:
+            self._intents.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------------
+    def init(self) -> list[Path]:
+        """Lay out the workspace and a commented settings file; never overwrites anything."""
+        created = init_workspace(self.workspace)
+        cfg = self.places.config_file
+        if not cfg.exists():
+            cfg.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with open(cfg, "x", encoding="utf-8") as fh:
+                    fh.write(CONFIG_TEMPLATE)
+                created.append(cfg)
+            except FileExistsError:
+                pass
+        return created
+
+    def remember(self, text: str, *, now: datetime | None = None) -> Path:
+        """Append a timestamped bullet to today's daily note (append-only)."""
+        if not self.workspace.exists():
+            init_workspace(self.workspace)
+        return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+
+    # -- indexing -----------------------------------------------------------------------------
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        require_workspace(self.places)
+        report = self.index.sync(progress)
+        assert report is not None
+        return report
+
+    def rebuild(self, progress: Progress | None = None) -> SyncReport:
+        require_workspace(self.places)
+        return self.index.rebuild(progress)
+
+    # -- finding ------------------------------------------------------------------------------
+    @property
+    def searcher(self):
+        from .search.service import SearchService
+
+        with self._lock:
+            if self._search is None:
+                self._search = SearchService(self.index, self.settings.search, self.embedder, self.provider_state)
+            return self._search
+
+    def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
+               now: datetime | None = None, projects: list[str] | None = None, explain: bool = False,
+               sync_wait: float = 0.0, record_signals: bool = True) -> dict[str, Any]:
+        """Hybrid search over the agent's memory; returns the ``memory_search`` tool's JSON shape.
+
+        ``now`` is the clock for temporal decay (defaults to the wall clock); ``projects`` are the
+        active project keys for project affinity; ``sync_wait`` bounds how long a dirty index may
+        be brought up to date before answering from what is indexed (0: never wait).
+        """
+        if not (query or "").strip():
+            # answer an empty query without resolving (loading) the embedder
+            return {"results": [], "provider": self.settings.search.provider, "model": self.settings.search.model,
+                    "fallback": self.settings.search.fallback, "citations": "auto", "mode": "empty-query",
+                    "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
+        require_workspace(self.places)
+        out = self.searcher.search(query, max_results, min_score, now=now, projects=projects,
+                                   explain=explain, sync_wait=sync_wait)
+        if record_signals and out.get("results"):
+            from .search.signals import SignalRecorder, today
+
+            with self._lock:
+                if self._signals is None:
+                    self._signals = SignalRecorder(self.places.agent_db)
+            self._signals.submit(query, out["results"], today(self.settings.tz()))
+        return out
+
+    def get(self, path: str, from_line: int = 1, lines: int | None = None) -> dict[str, Any]:
+        """Read lines of a memory file (the ``memory_get`` tool)."""
+        from .tools.memory import memory_get
+        from .workspace.read import DEFAULT_LINES
+
+        return memory_get(self, path, from_line, lines or DEFAULT_LINES)
+
+    def tools(self, context=None):
+        """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
+        memory_get, memory_append, then ``intent`` when the turn's sender is the owner.
+
+        ``context`` is the turn's :class:`reverie.intents.TurnContext` (channel, sender,
+        conversation, owner). Without one (MCP, scripts) the caller is the local owner: the intent
+        tool lists and cancels, but refuses to create for want of an authenticated sender.
+        """
+        from .tools import intent_tool, memory_tools
+
+        tools = memory_tools(self)
+        if context is None or context.owner:
+            tools.append(intent_tool(self.intents, context))
+        return tools
+
+    # -- acting later -------------------------------------------------------------------------
+    @property
+    def intents(self):
+        """This agent's standing intents (:class:`reverie.intents.IntentStore`)."""
+        from .intents import IntentStore
+
+        with self._lock:
+            if self._intents is None:
+                self._intents = IntentStore(self.places.agent_db, tz=self.settings.tz(),
+                                            deadline_seconds=self.settings.memory.intents.deadline_seconds)
+            return self._intents
+
+    def match_intents(self, message: str, context, *, now: datetime | None = None):
+        """Run one user turn's standing-intent matching (no model call; firing included). Returns a
+        :class:`reverie.intents.MatchResult`; its ``block`` is the hidden context to prepend, empty
+        when nothing triggered or matching failed open."""
+        return self.intents.match(message, context, now=now)
+
+    def scheduler(self, handlers=None):
+        """The automations of this home (:class:`reverie.automation.Scheduler`, shared state database)."""
+        from .automation import Scheduler
+
+        return Scheduler(self.places.home, self.settings, handlers=handlers)
+
+    # -- conversations ------------------------------------------------------------------------
+    def runtime(self, model=None, *, session: str | None = None, **kw):
+        """A conversation over this memory (:class:`reverie.runtime.Runtime`): ``model`` is a spec
+        (``offline``, ``openai:gpt-4o-mini``...) or a ChatModel; ``session`` a session key (default
+        main). ``rt.send("...")`` runs a turn; every event is recorded in the agent database."""
+        from .runtime import Runtime
+
+        return Runtime(self, model, session_key=session, **kw)
+
+    # -- inspecting ---------------------------------------------------------------------------
+    def status(self, deep: bool = False) -> dict[str, Any]:
+        idx = self.index
+        conn = idx.conn()
+        state = self.provider_state
+        check = idx.identity_check()
+        stored = idx.stored_identity() or {}
+        chunks_by_source = {src: n for src, n in conn.execute(
+            "SELECT source, count(*) FROM memory_index_chunks GROUP BY source")}
+        files = conn.execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+        vectors, missing = conn.execute(
+            "SELECT count(embedding), sum(embedding IS NULL) FROM memory_index_chunks").fetchone()
+        tokenizer = fts_tokenizer_of(conn)
+        fts_ok, fts_error = True, None
+        try:
+            conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE memory_index_chunks_fts MATCH ?",
+                         ('"reverie"',)).fetchone()
+        except Exception as exc:  # report, never raise, from status
+            fts_ok, fts_error = False, str(exc)
+        last_sync = read_meta(conn, "last_sync") or {}
+        dirty = idx.dirty_state()
+        problems = [{"path": p, "problem": why} for p, why in conn.execute(
+            "SELECT path, problem FROM memory_index_problems ORDER BY path")]
+        agent_conn = open_agent_db(self.places)
+        try:
+            cache_entries = cache_count(agent_conn)
+        finally:
+            agent_conn.close()
+        vec_ok, vec_err = vec_available()
+        vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
+                             and check.vectors_ok and stored.get("provider") != "none"
+                             and (vectors or not missing))  # vectors all missing: not ok
+        warnings: list[str] = [f"{p['path']}: {p['problem']}" for p in problems]
+        if state.error:
+            warnings.append(f"embedding provider: {state.error}")
+        if last_sync.get("embedding_error"):
+            warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
+        if check.status == "mismatched":
+            warnings.append(f"index identity mismatch ({'; '.join(check.reasons)}); run: reverie index --force")
+        out: dict[str, Any] = {
+            "agent": self.places.agent,
+            "home": str(self.places.home),
+            "workspace": str(self.workspace),
+            "workspace_exists": self.workspace.exists(),
+            "database": str(self.places.agent_db),
+            "index": {"dir": str(self.places.index_dir), "generation": idx.generation,
+                      "revision": idx.revision()},
+            "provider": state.provider,
+            "model": state.model or stored.get("model"),
+            "provider_state": state.as_dict(),
+            "identity": check.as_dict(),
+            "files": files,
+            "chunks": {"total": sum(chunks_by_source.values()), **chunks_by_source},
+            "dirty": dirty.dirty,
+            "pending": dirty.as_dict(),
+            "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
+            "vector": {"ok": vector_usable, "backend": "numpy", "enabled": self.settings.search.store.vector.enabled,
+                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0,
+                       "sqlite_vec": {"available": vec_ok, "error": vec_err}},
+            "cache_entries": cache_entries,
+            "extra_paths": [e if isinstance(e, str) else e.model_dump() for e in self.settings.search.extra_paths],
+            "last_sync": last_sync,
+            "problems": problems,
+            "warnings": warnings,
+        }
+        if deep:
+            out["probe"] = self._probe()
+        return out
+
+    def _probe(self) -> dict[str, Any]:
+        """Prove the embedding provider answers right now (status --deep)."""
+        emb = self.embedder
+        if emb is None:
+            return {"embedding": {"ok": False, "reason": self.provider_state.reason}}
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            vec = emb.embed_query("reverie status probe")
+            return {"embedding": {"ok": True, "dims": int(vec.shape[0]),
+                                  "ms": round((time.perf_counter() - t0) * 1000, 1)}}
+        except Exception as exc:
+            return {"embedding": {"ok": False, "error": str(exc)}}
+
+    def generation_path(self) -> Path | None:
+        return generations.current_path(self.places.index_dir)
+
+
+__all__ = ["Memory", "UserError"]

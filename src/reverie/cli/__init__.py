@@ -1,0 +1,1 @@
+"""The ``reverie`` command: a thin shell over :class:`reverie.Memory`."""

@@ -1,0 +1,76 @@
+"""Options every command takes, output helpers and progress bars (always on stderr)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Callable, Iterator, Optional
+
+import typer
+
+HomeOpt = Annotated[Optional[Path], typer.Option("--home", help="reverie home (default $REVERIE_HOME or ~/.reverie)", show_default=False)]
+AgentOpt = Annotated[Optional[str], typer.Option("--agent", help="agent id (default main)", show_default=False)]
+WorkspaceOpt = Annotated[Optional[Path], typer.Option("--workspace", help="use this folder as the agent's workspace", show_default=False)]
+SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="override a setting: KEY=VALUE (repeatable)", show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON document on stdout")]
+
+
+@dataclass
+class Opts:
+    home: Path | None = None
+    agent: str | None = None
+    workspace: Path | None = None
+    sets: list[str] = field(default_factory=list)
+    json: bool = False
+
+
+def opts(ctx: typer.Context, home, agent, workspace, sets, as_json) -> Opts:
+    """Command-level options win over the same options given before the command."""
+    base: Opts = (ctx.find_root().obj if ctx and isinstance(ctx.find_root().obj, Opts) else None) or Opts()
+    return Opts(home=home or base.home, agent=agent or base.agent, workspace=workspace or base.workspace,
+                sets=[*base.sets, *(sets or [])], json=as_json or base.json)
+
+
+def memory_for(o: Opts, **kw):
+    from ..api import Memory
+
+    return Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets, **kw)
+
+
+def say(message: str) -> None:
+    """A message for people: stderr, so stdout stays clean for --json."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def emit(o: Opts, data: Any, human: Callable[[Any], None] | None = None) -> None:
+    if o.json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+        sys.stdout.flush()
+    elif human is not None:
+        human(data)
+    else:
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+@contextlib.contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback drawing rich bars on stderr when it is a terminal; silent otherwise."""
+    if not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn(f"{label} [bold]{{task.description}}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update

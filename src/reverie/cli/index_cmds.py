@@ -1,0 +1,113 @@
+"""index, status, watch."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from typing import Annotated
+
+import typer
+
+from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, progress_bar, say
+
+
+def _report_line(r: dict) -> str:
+    parts = [f"{r['files']} files", f"{r['changed']} changed", f"{r['unchanged']} unchanged"]
+    if r["removed"]:
+        parts.append(f"{r['removed']} removed")
+    parts += [f"{r['chunks_written']} chunks written", f"{r['embedded']} embedded", f"{r['cache_hits']} from cache"]
+    line = ", ".join(parts) + f" in {r['seconds']:.2f}s"
+    if r.get("vectors_missing"):
+        line += f"; {r['vectors_missing']} chunks lack vectors"
+    return line
+
+
+def _print_status(s: dict) -> None:
+    say(f"agent      {s['agent']}")
+    say(f"workspace  {s['workspace']}" + ("" if s["workspace_exists"] else "  (missing: run reverie init)"))
+    ps = s["provider_state"]
+    say(f"provider   {s['provider']}" + (f" / {s['model']}" if s["model"] else "") + f"  ({ps['reason']})")
+    ident = s["identity"]
+    say(f"identity   {ident['status']}" + (f": {ident.get('reason')} -> run: {ident.get('action')}" if ident.get("reason") else ""))
+    say(f"index      {s['files']} files, {s['chunks']['total']} chunks, generation {s['index']['generation']}"
+        + ("  DIRTY (run reverie index)" if s["dirty"] else "  up to date"))
+    say(f"keyword    {s['fts']['tokenizer']} {'ok' if s['fts']['ok'] else 'BROKEN: ' + str(s['fts']['error'])}")
+    v = s["vector"]
+    say(f"vectors    {'ok' if v['ok'] else 'off'} ({v['vectors']} stored, {v['missing']} missing, {v['dims']}-d, "
+        f"backend {v['backend']}; sqlite-vec {'available' if v['sqlite_vec']['available'] else 'unavailable'})")
+    say(f"cache      {s['cache_entries']} embeddings")
+    if "probe" in s:
+        say(f"probe      embedding {s['probe']['embedding']}")
+    for w in s["warnings"]:
+        say(f"warning    {w}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(help="Index the workspace incrementally (only changed files); --force rebuilds into a new "
+                      "index generation and publishes it atomically, reusing cached vectors.")
+    def index(ctx: typer.Context,
+              force: Annotated[bool, typer.Option("--force", help="full rebuild, published atomically")] = False,
+              home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem = memory_for(o)
+        with progress_bar("indexing") as progress:
+            report = mem.rebuild(progress) if force else mem.sync(progress)
+        data = {"agent": mem.places.agent, "workspace": str(mem.workspace), "forced": force,
+                "provider": mem.provider_state.provider, **report.as_dict()}
+
+        def human(d):
+            say(("rebuilt: " if force else "indexed: ") + _report_line(d))
+            for path, why in sorted(d["problems"].items()):
+                say(f"warning: {path}: {why}")
+            if d["embedding_error"]:
+                say(f"warning: embedding failed, text indexed for keyword search only: {d['embedding_error']}")
+
+        emit(o, data, human)
+
+    @app.command(help="Show the index, the provider, identity, dirtiness and problems; --deep also probes the provider.")
+    def status(ctx: typer.Context,
+               deep: Annotated[bool, typer.Option("--deep", help="probe the embedding provider now")] = False,
+               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem = memory_for(o)
+        emit(o, mem.status(deep=deep), _print_status)
+
+    @app.command(help="Watch the workspace and re-index after changes (1.5 s debounce) until interrupted.")
+    def watch(ctx: typer.Context,
+              debounce_ms: Annotated[int, typer.Option("--debounce-ms", min=50, help="quiet time before re-indexing")] = 1500,
+              home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..index.watch import watch_paths
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem = memory_for(o)
+        first = mem.sync()
+        say(f"watching {mem.workspace} (Ctrl-C to stop); initial sync: {_report_line(first.as_dict())}")
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+
+        def changed(paths: set[str]) -> None:
+            t0 = time.perf_counter()
+            try:
+                report = mem.sync()
+            except Exception as exc:  # a failed sync must not stop the watcher
+                say(f"sync failed: {exc}")
+                return
+            data = {"event": "sync", "changed_paths": sorted(paths), **report.as_dict(),
+                    "latency_ms": round((time.perf_counter() - t0) * 1000, 1)}
+            if o.json:
+                import json
+                import sys
+
+                sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+            else:
+                say("re-indexed: " + _report_line(data))
+
+        roots = [mem.workspace]
+        watch_paths(roots, changed, debounce_ms=debounce_ms, stop=stop)
+        say("stopped")

@@ -1,0 +1,161 @@
+"""search, get, tools, mcp, doctor."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import UserError
+from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
+
+# How long the CLI lets a dirty index catch up before answering from what is indexed. The API and
+# the MCP server never wait (0); a one-shot command process has no later search to benefit.
+CLI_SYNC_WAIT_SECONDS = 2.0
+
+
+def _print_explain(hit: dict) -> None:
+    ex = hit.get("explain") or {}
+    v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
+    legs = []
+    legs.append(f"vector cos {v['cosine']:.3f} -> {v['calibrated']:.3f} (#{v['rank']})" if v else "vector -")
+    legs.append(f"keyword {k['score']:.3f} (bm25 {k['bm25']:.2f}, coverage {k['coverage']:.2f}, #{k['rank']})" if k else "keyword -")
+    if p:
+        legs.append(f"path {p['score']:.3f} tier {p['exactTier']}")
+    print("      legs: " + "; ".join(legs))
+    m = ex.get("merge", {})
+    print(f"      merge: {m.get('formula')} = {m.get('content')}")
+    imp, proj, dec = ex.get("importance", {}), ex.get("project", {}), ex.get("decay", {})
+    print(f"      x importance {imp.get('multiplier')} (value {imp.get('value')}) x project {proj.get('multiplier')}"
+          f" = {ex.get('preDecay')} before decay ({'eligible' if ex.get('eligible') else 'below minScore'})")
+    age = dec.get("ageDays")
+    print(f"      x decay {dec.get('multiplier')} ({'evergreen' if age is None else f'{age:.1f} days old'}) = {ex.get('score')}")
+    mm = ex.get("mmr")
+    if mm:
+        print(f"      MMR: position {mm['before']} -> {mm['after']} (max similarity to earlier picks {mm['penalty']})")
+
+
+def _print_results(data: dict, explain: bool) -> None:
+    if data.get("unavailable"):
+        say(f"memory search unavailable: {data['error']}")
+        say(f"  {data['warning']} {data['action']}")
+        return
+    results = data["results"]
+    if not results:
+        say("no matches")
+    for i, hit in enumerate(results, 1):
+        snippet = " ".join(hit["snippet"].split())
+        if len(snippet) > 160:
+            snippet = snippet[:157] + "..."
+        vs = "-" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
+        print(f"{i}. {hit['score']:.3f}  {hit['citation']}  (vector {vs}, keyword {hit['textScore']:.3f})")
+        print(f"   {snippet}")
+        if explain:
+            _print_explain(hit)
+    d = data.get("debug", {})
+    say(f"[{d.get('effectiveMode')} · {d.get('selection')} · {d.get('searchMs')} ms]")
+    if data.get("stale"):
+        say(f"warning: {data['warning']} {data['action']}")
+    if d.get("vectorSkipped"):
+        say(f"note: vectors not used: {d['vectorSkipped']}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(help="Search memory (hybrid: vectors + keywords, works for Chinese); --explain shows why each result ranked where it did.")
+    def search(ctx: typer.Context,
+               query: Annotated[Optional[str], typer.Argument(help="what to look for", show_default=False)] = None,
+               query_opt: Annotated[Optional[str], typer.Option("--query", "-q", help="the query (wins over the argument)")] = None,
+               max_results: Annotated[Optional[int], typer.Option("--max-results", "-n", min=1, help="how many results (default 6)")] = None,
+               min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="threshold before decay (default 0.35)")] = None,
+               explain: Annotated[bool, typer.Option("--explain", help="show each leg, the merge, every multiplier and MMR")] = False,
+               project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable)")] = None,
+               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        q = query_opt if query_opt is not None else query
+        if q is None:
+            raise UserError("give a query: reverie search \"...\" (or --query)")
+        mem = memory_for(o)
+        try:
+            data = mem.search(q, max_results, min_score, explain=explain, projects=project,
+                              sync_wait=CLI_SYNC_WAIT_SECONDS)
+        finally:
+            mem.close()
+        emit(o, data, lambda d: _print_results(d, explain))
+        if data.get("unavailable"):
+            raise typer.Exit(1)
+
+    @app.command(help="Read lines of a memory file (MEMORY.md, USER.md, memory/*.md, extra paths).")
+    def get(ctx: typer.Context,
+            path: Annotated[str, typer.Argument(help="workspace-relative memory path")],
+            from_line: Annotated[int, typer.Option("--from", min=1, help="first line (1-based)")] = 1,
+            lines: Annotated[Optional[int], typer.Option("--lines", min=1, help="how many lines (default 120)")] = None,
+            home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+            sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem = memory_for(o)
+        data = mem.get(path, from_line, lines)
+
+        def human(d):
+            if d.get("status") == "not_found":
+                say(f"not found: {d['path']}")
+            elif d.get("error"):
+                say(f"cannot read {d['path']}: {d['error']}")
+            else:
+                sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
+
+        emit(o, data, human)
+        if data.get("error"):
+            raise typer.Exit(1)
+
+    @app.command(help="Print the agent tools as OpenAI-style function definitions (the same schemas MCP serves).")
+    def tools(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..tools import openai_definitions
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        defs = openai_definitions(memory_for(o).tools())
+        if o.json:
+            emit(o, defs)
+        else:
+            for d in defs:
+                f = d["function"]
+                print(f"{f['name']}({', '.join(f['parameters']['properties'])})")
+                print(f"    {f['description']}")
+
+    @app.command(help="Serve the memory tools over MCP (stdio) for Claude Desktop, Claude Code, Cursor and other agents.")
+    def mcp(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+            sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..mcp.server import build_server
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem = memory_for(o)
+        if not mem.workspace.exists():
+            mem.init()
+        server = build_server(mem.tools())
+        try:
+            server.run("stdio")
+        finally:
+            mem.close()
+
+    @app.command(help="Prove each leg works (write -> index -> keyword search -> vector search) in a temporary home, "
+                      "with this configuration's provider.")
+    def doctor(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..doctor import run_doctor
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        report = run_doctor(memory_for(o))
+
+        def human(r):
+            for leg in r["legs"]:
+                mark = "ok  " if leg["ok"] else ("skip" if leg.get("skipped") else "FAIL")
+                say(f"{mark} {leg['name']}: {leg['detail']}")
+                if not leg["ok"] and leg.get("action"):
+                    say(f"     -> {leg['action']}")
+            say("all legs work" if r["ok"] else "some legs failed")
+
+        emit(o, report, human)
+        if not report["ok"]:
+            raise typer.Exit(1)

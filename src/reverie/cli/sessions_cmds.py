@@ -1,0 +1,199 @@
+"""sessions list | show | export | import | search: the recorded conversations."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
+
+sessions_app = typer.Typer(help="Recorded conversations: list, show, export to JSONL, import JSONL (OpenAI-style "
+                                "messages), search (Chinese too).", no_args_is_help=True)
+
+Target = Annotated[Optional[str], typer.Argument(help="session id, or session key (its newest session; default main)",
+                                                 show_default=False)]
+
+
+def _open(o):
+    from ..sessions import TranscriptStore
+
+    mem = memory_for(o)
+    return mem, TranscriptStore(mem.places.agent_db)
+
+
+def _resolve(store, mem, target: str | None):
+    from ..errors import UserError
+    from ..sessions import normalize_key
+
+    if target:
+        row = store.session(target)
+        if row is not None:
+            return row
+        matches = [s for s in store.sessions() if s.session_id.startswith(target)] if len(target) >= 6 else []
+        if len(matches) == 1:
+            return matches[0]
+    key = normalize_key(target, mem.places.agent)
+    row = store.latest_session(key)
+    if row is None:
+        raise UserError(f"no session {target or key!r} (see reverie sessions list)")
+    return row
+
+
+def _owner_caller(key: str):
+    """The owner's main session as a caller, without starting one (a search writes nothing)."""
+    from ..sessions import SessionRow
+
+    return SessionRow("", key, "cli", None, "direct", "chat", None, 0, None, None, None, 0, None, None,
+                      0, 0, 0, 0, 0, 0)
+
+
+def _when(iso: str | None) -> str:
+    if not iso:
+        return "-"
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def register(app: typer.Typer) -> None:
+    @sessions_app.command("list", help="Sessions of the agent, newest first: key, id, chat type, events, compactions, flush.")
+    def list_(ctx: typer.Context,
+              key: Annotated[Optional[str], typer.Option("--key", help="only this session key", show_default=False)] = None,
+              limit: Annotated[int, typer.Option("--limit", min=1, help="at most this many")] = 50,
+              home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..sessions import normalize_key
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem, store = _open(o)
+        rows = store.sessions(normalize_key(key, mem.places.agent) if key else None, limit=limit)
+        data = {"sessions": [r.as_dict() for r in rows]}
+        store.close()
+
+        def human(d):
+            if not d["sessions"]:
+                say("no sessions yet (reverie chat starts one)")
+            for s in d["sessions"]:
+                state = f"ended ({s['endedReason']})" if s["endedAt"] else "open"
+                print(f"{s['sessionId'][:8]}  {s['sessionKey']:<28} {s['chatType']:<6} {_when(s['startedAt'])}  "
+                      f"{s['events']:>4} events  {s['compactionCount']} compactions  "
+                      f"flush {_when(s['memoryFlushAt'])}  {state}")
+
+        emit(o, data, human)
+
+    @sessions_app.command(help="Show a session's transcript (user and assistant messages; --all for every event).")
+    def show(ctx: typer.Context, target: Target = None,
+             all_events: Annotated[bool, typer.Option("--all", help="every event: tool calls, results, compactions, "
+                                                      "flushes, commands")] = False,
+             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem, store = _open(o)
+        row = _resolve(store, mem, target)
+        kinds = None if all_events else ("user", "assistant")
+        events = store.events(row.session_id, kinds=kinds)
+        store.close()
+        data = {"session": row.as_dict(), "events": [e.data for e in events]}
+
+        def human(d):
+            s = d["session"]
+            say(f"session {s['sessionId']} ({s['sessionKey']}, {s['chatType']}), {s['events']} events")
+            for e in d["events"]:
+                kind = e["type"]
+                msg = e.get("message") or {}
+                text = msg.get("content") or e.get("text") or e.get("summary") or ""
+                if kind == "tool_call":
+                    text = (text + " " if text else "") + "-> " + ", ".join(
+                        f"{c['name']}({c.get('arguments')})" for c in msg.get("toolCalls", []))
+                elif kind == "compaction":
+                    text = f"[{e.get('summarisedMessages')} messages summarised by {e.get('summarizer')}]\n{text}"
+                elif kind == "flush":
+                    text = f"[flush] {e.get('text')}"
+                print(f"[{e['timestamp'][:19].replace('T', ' ')}] {kind}: {text}")
+
+        emit(o, data, human)
+
+    @sessions_app.command("export", help="Export a session as JSONL (OpenAI-style messages; --events: every stored event).")
+    def export(ctx: typer.Context, target: Target = None,
+               output: Annotated[Optional[Path], typer.Option("--output", "-o", help="write here (default stdout)",
+                                                              show_default=False)] = None,
+               events: Annotated[bool, typer.Option("--events", help="every stored event as stored")] = False,
+               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..sessions import export_lines
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem, store = _open(o)
+        row = _resolve(store, mem, target)
+        lines = list(export_lines(store, row, events=events))
+        store.close()
+        body = "".join(line + "\n" for line in lines)
+        if output:
+            output.write_text(body, encoding="utf-8")
+            emit(o, {"sessionId": row.session_id, "path": str(output), "lines": len(lines)},
+                 lambda d: say(f"wrote {d['lines']} line(s) to {d['path']}"))
+        else:
+            sys.stdout.write(body)
+
+    @sessions_app.command("import", help="Import JSONL chat history (OpenAI-style messages, or one {\"messages\": [...]} "
+                                         "conversation per line) as new sessions, searchable at once.")
+    def import_(ctx: typer.Context,
+                path: Annotated[Path, typer.Argument(help="the .jsonl file")],
+                session: Annotated[Optional[str], typer.Option("--session", help="session key (default import:<file name>)",
+                                                               show_default=False)] = None,
+                chat_type: Annotated[Optional[str], typer.Option("--chat-type", help="direct | group (default: from the key)",
+                                                                 show_default=False)] = None,
+                sender: Annotated[Optional[str], typer.Option("--sender", show_default=False, help="who spoke")] = None,
+                dry_run: Annotated[bool, typer.Option("--dry-run", help="check the file, write nothing")] = False,
+                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..errors import UserError
+        from ..sessions import channel_of, chat_type_of, import_jsonl, normalize_key
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        if chat_type not in (None, "direct", "group"):
+            raise UserError("--chat-type must be direct or group")
+        if not path.is_file():
+            raise UserError(f"no such file: {path}")
+        mem, store = _open(o)
+        key = normalize_key(session or f"import:{path.stem}", mem.places.agent)
+        try:
+            report = import_jsonl(store, path, session_key=key, chat_type=chat_type or chat_type_of(key),
+                                  channel=channel_of(key) if channel_of(key) != "cli" else "import", sender=sender,
+                                  dry_run=dry_run)
+        finally:
+            store.close()
+        data = {"sessionKey": key, "dryRun": dry_run, **report.as_dict()}
+        emit(o, data, lambda d: say(f"{'would import' if dry_run else 'imported'} {d['messages']} message(s) into "
+                                    f"{len(d['sessions']) or 'new'} session(s) of {d['sessionKey']}"))
+
+    @sessions_app.command("search", help="Search the transcripts (sessions_search as the owner: every session of the agent).")
+    def search(ctx: typer.Context, query: Annotated[str, typer.Argument(help="what to look for, any language")],
+               key: Annotated[Optional[str], typer.Option("--key", help="only this session key", show_default=False)] = None,
+               limit: Annotated[int, typer.Option("--limit", min=1, max=25, help="how many")] = 10,
+               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..sessions import main_key, normalize_key, search as run_search
+
+        o = opts(ctx, home, agent, workspace, sets, as_json)
+        mem, store = _open(o)
+        caller = store.current_session(main_key(mem.places.agent)) or _owner_caller(main_key(mem.places.agent))
+        out = run_search(store, caller, query, visibility="agent", owner=True,
+                         session_key=normalize_key(key, mem.places.agent) if key else None, limit=limit)
+        store.close()
+
+        def human(d):
+            if d.get("status"):
+                say(f"{d['status']}: {d['error']}")
+                return
+            if not d["results"]:
+                say("no matches")
+            for i, r in enumerate(d["results"], 1):
+                print(f"{i}. {r['score']:.3f}  {r['sessionKey']}  {_when(r['timestamp'])}  {r['role']}")
+                print(f"   {r['snippet']}")
+
+        emit(o, out, human)
+
+    app.add_typer(sessions_app, name="sessions")

@@ -1,0 +1,77 @@
+"""reverie tour: the whole product on a temporary home, step by step, offline."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+NOTES_ZH = [
+    "周一规划周末去杭州两日游：讨论了酒店、车次和预算。",
+    "决定住西湖边的湖滨酒店，没有订湖景房，因为超出预算。",
+    "返程车票还没确认，周日下午的高铁候补中。",
+]
+NOTES_EN = [
+    "The user prefers short, conclusion-first travel plans with a daily budget.",
+    "Rejected the lake-view room because it was over budget.",
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(help="Walk through reverie on a temporary home: write notes, index them with the bundled "
+                      "local embedder, inspect the index, search it. Offline; removes the home afterwards.")
+    def tour(keep: Annotated[bool, typer.Option("--keep", help="keep the temporary home and print its path")] = False,
+             home: Annotated[Optional[Path], typer.Option("--home", help="use this (new) folder instead of a temporary one")] = None) -> None:
+        from ..api import Memory
+        from ..workspace import append_text
+
+        root = Path(home) if home else Path(tempfile.mkdtemp(prefix="reverie-tour-"))
+        step = 0
+
+        def show(title: str) -> None:
+            nonlocal step
+            step += 1
+            print(f"\n== {step}. {title}")
+
+        try:
+            mem = Memory(home=root, env={})
+            show(f"init a workspace in {root}")
+            for p in mem.init():
+                print(f"   created {p.relative_to(root)}")
+            show("remember a weekend trip (Chinese) and a preference (English), one note a day")
+            today = datetime.now(timezone.utc)
+            notes = NOTES_ZH + NOTES_EN
+            for i, text in enumerate(notes):
+                path = mem.remember(text, now=today - timedelta(days=len(notes) - i))
+                print(f"   + {path.relative_to(mem.workspace)}: {text}")
+            append_text(mem.workspace / "MEMORY.md",
+                        "\n- 用户坐高铁喜欢靠窗的座位，不坐飞机。 <!-- importance: 8 -->")
+            print("   + MEMORY.md: a curated preference with <!-- importance: 8 -->")
+            show(f"index with the embedder '{mem.provider_state.provider}' ({mem.provider_state.reason})")
+            r = mem.sync()
+            print(f"   {r.files} files, {r.chunks_written} chunks, {r.embedded} embedded in {r.seconds:.2f}s")
+            r2 = mem.sync()
+            print(f"   again: {r2.changed} changed, {r2.embedded} embedded (unchanged files are skipped)")
+            show("status")
+            s = mem.status()
+            brief = {k: s[k] for k in ("provider", "model", "identity", "files", "chunks", "dirty", "fts", "cache_entries")}
+            print("   " + json.dumps(brief, ensure_ascii=False))
+            if hasattr(mem, "search"):
+                for q in ["为什么没订湖景房", "price too high", "返程车票"]:
+                    show(f"search: {q}")
+                    res = mem.search(q, max_results=2)
+                    for hit in res["results"]:
+                        snippet = " ".join(hit["snippet"].split())[:90]
+                        print(f"   {hit['score']:.3f}  {hit['citation']}  {snippet}")
+                    if not res["results"]:
+                        print("   (no results)")
+            mem.close()
+            show("done" + (f"; the tour home is kept at {root}" if keep else "; the temporary home is removed"))
+        finally:
+            if not keep and not home:
+                shutil.rmtree(root, ignore_errors=True)

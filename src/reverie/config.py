@@ -1,0 +1,380 @@
+"""Typed settings, read once at the entry points and passed down.
+
+Sources, later wins: built-in defaults (the reference's), ``<home>/reverie.toml``, ``REVERIE_*``
+environment variables, then ``--set key=value`` flags. Keys use the reference's spelling
+(``memory.search.query.maxResults``). An unknown key or a bad value raises :class:`ConfigError`
+naming the key, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from urllib.parse import urlparse
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from .errors import ConfigError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
+
+
+class QuerySettings(_Model):
+    max_results: int = Field(6, ge=1, le=1000, alias="maxResults", description="results returned by default")
+    min_score: float = Field(0.35, ge=0.0, le=1.0, alias="minScore",
+                             description="threshold judged on the score before temporal decay")
+
+
+class FtsSettings(_Model):
+    tokenizer: Literal["cjk", "unicode61", "trigram"] = Field(
+        "cjk", description="cjk: CJK bigrams + porter stemming (finds 2-character Chinese words); "
+        "unicode61 and trigram as in the reference")
+
+
+class VectorSettings(_Model):
+    enabled: bool = Field(True, description="use stored vectors in search")
+
+
+class StoreSettings(_Model):
+    fts: FtsSettings = FtsSettings()
+    vector: VectorSettings = VectorSettings()
+
+
+class RemoteSettings(_Model):
+    base_url: str | None = Field(None, alias="baseUrl", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
+    api_key: str | None = Field(None, alias="apiKey", description="API key (falls back to OPENAI_API_KEY for openai)")
+    headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
+    timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds")
+
+
+class ChunkingSettings(_Model):
+    tokens: int = Field(400, ge=32, le=8192)
+    overlap: int = Field(80, ge=0, le=4096, validate_default=True)  # so tokens=64 alone is caught too
+
+    # A field validator (not a model validator) so the error names 'memory.search.chunking.overlap',
+    # the key the user has to change, rather than the whole 'memory.search.chunking' table.
+    @field_validator("overlap")
+    @classmethod
+    def _overlap_below_tokens(cls, v: int, info: ValidationInfo) -> int:
+        tokens = info.data.get("tokens")
+        if tokens is not None and v >= tokens:
+            raise ValueError(f"overlap ({v}) must be smaller than tokens ({tokens})")
+        return v
+
+
+class DecaySettings(_Model):
+    enabled: bool = Field(True, description="older dated notes rank lower (never below minScore eligibility)")
+    half_life_days: float = Field(30.0, gt=0, le=36500, alias="halfLifeDays")
+    # The reference's pure exponential (floor 0) buries months-old notes: on LoCoMo it cut hybrid
+    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.9, decay only reorders
+    # near-equals (0.924), so an old note is never buried; see docs/benchmarks.md.
+    floor: float = Field(0.9, ge=0.0, le=1.0,
+                         description="the decay multiplier never falls below this (0 = pure exponential)")
+
+
+class ExtraPath(_Model):
+    path: str
+    pattern: str | None = Field(None, description="root-relative glob, '/' separators")
+
+
+class SearchSettings(_Model):
+    enabled: bool = True
+    provider: str = Field("auto", description="auto | local | openai | none | fake (tests)")
+    model: str | None = Field(None, description="embedding model; provider default when unset")
+    fallback: str = Field("none", description="provider to use when the configured one cannot start")
+    extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
+    query: QuerySettings = QuerySettings()
+    store: StoreSettings = StoreSettings()
+    remote: RemoteSettings = RemoteSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    temporal_decay: DecaySettings = Field(DecaySettings(), alias="temporalDecay")
+
+    @field_validator("provider", "fallback")
+    @classmethod
+    def _lower(cls, v: str) -> str:
+        v = v.strip().lower()
+        if not v:
+            raise ValueError("must not be empty")
+        return v
+
+
+class IntentSettings(_Model):
+    deadline_seconds: float = Field(15.0, ge=0, le=600, alias="deadlineSeconds",
+                                    description="a turn's standing-intent matching gives up after this long, "
+                                    "injecting nothing and spending no fire")
+
+
+class MemorySettings(_Model):
+    search: SearchSettings = SearchSettings()
+    intents: IntentSettings = IntentSettings()
+
+
+class ChatSettings(_Model):
+    model: str = Field("offline", description="offline | openai:<model> | anthropic:<model>")
+    base_url: str | None = Field(None, alias="baseUrl", description="endpoint; OpenAI-compatible servers "
+                                 "(Ollama, vLLM, LM Studio, DeepSeek) take their /v1 URL")
+    api_key: str | None = Field(None, alias="apiKey")
+    headers: dict[str, str] = Field(default_factory=dict)
+    context_window: int = Field(0, ge=0, alias="contextWindow", description="0: the model's own window")
+    timeout_seconds: float = Field(120.0, gt=0, alias="timeoutSeconds")
+    max_output_tokens: int = Field(4096, ge=1, alias="maxOutputTokens")
+
+
+def _byte_size(v: Any) -> Any:
+    """``2097152``, ``"2mb"``, ``"512 KiB"`` -> bytes (the reference accepts byte strings)."""
+    if isinstance(v, str):
+        import re
+
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", v.lower())
+        if not m:
+            raise ValueError(f"not a byte size: {v!r} (e.g. 2097152, '2mb', '512kb')")
+        return int(float(m.group(1)) * {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[m.group(2)])
+    return v
+
+
+def _duration_seconds(v: Any) -> Any:
+    """``300``, ``"5m"``, ``"1h"``, ``"30s"`` -> seconds; a bare number in a string means minutes
+    (the reference's default unit for the pruning ttl)."""
+    if isinstance(v, str):
+        import re
+
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*", v.lower())
+        if not m:
+            raise ValueError(f"not a duration: {v!r} (e.g. '5m', '1h', '30s')")
+        return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 60}[m.group(2)]
+    return v
+
+
+class MemoryFlushSettings(_Model):
+    enabled: bool = Field(True, description="run the silent pre-compaction flush turn")
+    soft_threshold_tokens: int = Field(4_000, ge=0, alias="softThresholdTokens",
+                                       description="flush this many tokens before compaction would start")
+    force_flush_transcript_bytes: int = Field(2 * 1024 ** 2, ge=0, alias="forceFlushTranscriptBytes",
+                                              description="also flush once the transcript passes this size "
+                                              "('2mb' accepted; 0 disables)")
+    timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds",
+                                   description="a flush turn that takes longer is skipped; compaction goes on")
+    model: str | None = Field(None, description="exact model for the flush turn (no fallback); the chat model when unset")
+
+    @field_validator("force_flush_transcript_bytes", mode="before")
+    @classmethod
+    def _bytes(cls, v: Any) -> Any:
+        return _byte_size(v)
+
+
+class CompactionSettings(_Model):
+    enabled: bool = Field(True, description="summarise older messages when the context fills up")
+    keep_recent_tokens: int = Field(20_000, ge=0, alias="keepRecentTokens",
+                                    description="recent messages kept verbatim (capped at half of window - reserve)")
+    reserve_tokens_floor: int = Field(20_000, ge=0, alias="reserveTokensFloor",
+                                      description="tokens kept free for the reply (small windows: reference 14.1 rule)")
+    timeout_seconds: float = Field(180.0, gt=0, alias="timeoutSeconds",
+                                   description="a summary that takes longer falls back to the extractive one")
+    model: str | None = Field(None, description="exact model for summaries; the chat model when unset")
+    memory_flush: MemoryFlushSettings = Field(MemoryFlushSettings(), alias="memoryFlush")
+
+
+class SoftTrimSettings(_Model):
+    max_chars: int = Field(4_000, ge=1, alias="maxChars")
+    head_chars: int = Field(1_500, ge=0, alias="headChars")
+    tail_chars: int = Field(1_500, ge=0, alias="tailChars")
+
+
+class HardClearSettings(_Model):
+    enabled: bool = True
+    placeholder: str = "[Old tool result content cleared]"
+
+
+class PruningSettings(_Model):
+    mode: Literal["auto", "off", "cache-ttl"] = Field(
+        "auto", description="auto: cache-ttl (ttl 1h) for anthropic models, off otherwise, as the reference")
+    ttl: float = Field(300.0, ge=0, description="seconds between prunes ('5m', '1h' accepted)")
+    keep_last_assistants: int = Field(3, ge=0, alias="keepLastAssistants")
+    soft_trim_ratio: float = Field(0.3, ge=0, le=1, alias="softTrimRatio")
+    hard_clear_ratio: float = Field(0.5, ge=0, le=1, alias="hardClearRatio")
+    min_prunable_tool_chars: int = Field(50_000, ge=0, alias="minPrunableToolChars")
+    soft_trim: SoftTrimSettings = Field(SoftTrimSettings(), alias="softTrim")
+    hard_clear: HardClearSettings = Field(HardClearSettings(), alias="hardClear")
+
+    @field_validator("ttl", mode="before")
+    @classmethod
+    def _ttl(cls, v: Any) -> Any:
+        return _duration_seconds(v)
+
+
+class SessionMemoryHookSettings(_Model):
+    enabled: bool = Field(True, description="on /new and /reset, write the previous session to memory/YYYY-MM-DD-<slug>.md")
+    messages: int = Field(15, ge=1, le=500, description="last user/assistant messages written (commands filtered first)")
+    llm_slug: bool = Field(False, alias="llmSlug", description="ask the chat model for a descriptive slug (HHMM when off or failing)")
+
+
+class BootstrapSettings(_Model):
+    enabled: bool = Field(True, description="inject AGENTS.md, SOUL.md, IDENTITY.md, USER.md, MEMORY.md ... into the system prompt")
+    max_chars: int = Field(20_000, ge=64, alias="maxChars", description="per file")
+    total_max_chars: int = Field(60_000, ge=64, alias="totalMaxChars", description="all files together")
+    user_max_chars: int = Field(4_000, ge=64, alias="userMaxChars", description="USER.md's own cap")
+
+
+class SessionSettings(_Model):
+    visibility: Literal["self", "agent"] = Field(
+        "agent", description="what sessions_search/sessions_history may read: agent (the owner's direct session sees "
+        "every session of the agent; another direct session its sender's; a group only itself) or self")
+    max_tool_rounds: int = Field(8, ge=1, le=64, alias="maxToolRounds", description="tool-call rounds per turn")
+    workspace_access: Literal["rw", "ro", "none"] = Field(
+        "rw", alias="workspaceAccess", description="ro/none: the workspace is read-only (flushes are skipped)")
+    pruning: PruningSettings = PruningSettings()
+    memory_hook: SessionMemoryHookSettings = Field(SessionMemoryHookSettings(), alias="memoryHook")
+    bootstrap: BootstrapSettings = BootstrapSettings()
+
+
+class AgentSettings(_Model):
+    workspace: str | None = None
+
+
+class Settings(_Model):
+    timezone: str | None = Field(None, description="IANA zone for daily notes; host zone when unset")
+    memory: MemorySettings = MemorySettings()
+    chat: ChatSettings = ChatSettings()
+    sessions: SessionSettings = SessionSettings()
+    compaction: CompactionSettings = CompactionSettings()
+    agents: dict[str, AgentSettings] = Field(default_factory=dict)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, v: str | None) -> str | None:
+        if v in (None, ""):
+            return None
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {v!r}") from exc
+        return v
+
+    # -- conveniences -------------------------------------------------------------------------
+    @property
+    def search(self) -> SearchSettings:
+        return self.memory.search
+
+    def tz(self) -> tzinfo:
+        if self.timezone:
+            return ZoneInfo(self.timezone)
+        return datetime.now().astimezone().tzinfo  # host zone
+
+    def redacted(self) -> dict[str, Any]:
+        data = self.model_dump(by_alias=True, mode="json")
+        remote = data["memory"]["search"]["remote"]
+        if remote.get("apiKey"):
+            remote["apiKey"] = "***"
+        remote["headers"] = {k: "***" for k in remote.get("headers", {})}
+        chat = data["chat"]
+        if chat.get("apiKey"):
+            chat["apiKey"] = "***"
+        chat["headers"] = {k: "***" for k in chat.get("headers", {})}
+        return data
+
+
+# Environment variables and the dotted key each one sets.
+ENV_KEYS: dict[str, str] = {
+    "REVERIE_EMBEDDING_PROVIDER": "memory.search.provider",
+    "REVERIE_EMBEDDING_MODEL": "memory.search.model",
+    "REVERIE_EMBEDDING_FALLBACK": "memory.search.fallback",
+    "REVERIE_EMBEDDING_BASE_URL": "memory.search.remote.baseUrl",
+    "REVERIE_EMBEDDING_API_KEY": "memory.search.remote.apiKey",
+    "REVERIE_FTS_TOKENIZER": "memory.search.store.fts.tokenizer",
+    "REVERIE_MAX_RESULTS": "memory.search.query.maxResults",
+    "REVERIE_MIN_SCORE": "memory.search.query.minScore",
+    "REVERIE_TIMEZONE": "timezone",
+    "REVERIE_CHAT_MODEL": "chat.model",
+    "REVERIE_CHAT_BASE_URL": "chat.baseUrl",
+    "REVERIE_CHAT_API_KEY": "chat.apiKey",
+}
+# Read by the entry points (paths), not settings keys; listed so they are not "unknown".
+ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG"}
+
+
+def _set_dotted(tree: dict, key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = tree
+    for part in parts[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    node[parts[-1]] = value
+
+
+def _parse_flag_value(raw: str) -> Any:
+    # Only JSON arrays, objects, quoted strings and null are decoded. A bare 1024 or true stays a
+    # string (pydantic turns it into a number or bool where the key wants one): decoding it made a
+    # digit-only model name or API key ("--set memory.search.model=1024") fail as "not a string".
+    text = raw.strip()
+    if text[:1] in ('[', '{', '"') or text == "null":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _error_key(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p in ("str", "ExtraPath")))
+
+
+def _validate(tree: dict) -> Settings:
+    try:
+        return Settings.model_validate(tree)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = _error_key(err["loc"]) or "(settings)"
+        if err["type"] == "extra_forbidden":
+            raise ConfigError(f"unknown settings key {key!r}") from None
+        msg = err["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"bad value for {key!r}: {msg}") from None
+
+
+def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
+                  overrides: list[str] | None = None) -> Settings:
+    """Build settings from the file, the environment and ``key=value`` overrides."""
+    env = dict(os.environ if env is None else env)
+    tree: dict = {}
+    if config_file is not None and config_file.exists():
+        try:
+            tree = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {config_file}: {exc}") from None
+        _validate(tree)  # name the file's own bad keys before env/flags mix in
+    for name in sorted(env):
+        if not name.startswith("REVERIE_"):
+            continue
+        if name in ENV_KEYS:
+            value: Any = env[name]
+            if name in ("REVERIE_MAX_RESULTS", "REVERIE_MIN_SCORE"):
+                value = _parse_flag_value(value)
+            _set_dotted(tree, ENV_KEYS[name], value)
+        elif name not in ENV_OTHER:
+            raise ConfigError(f"unknown environment variable {name!r} (known: {', '.join(sorted(ENV_KEYS))})")
+    for item in overrides or []:
+        if "=" not in item:
+            raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        key, raw = item.split("=", 1)
+        key = key.strip()
+        if not key:
+            raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        _set_dotted(tree, key, _parse_flag_value(raw))
+    settings = _validate(tree)
+    remote = settings.memory.search.remote
+    search = settings.memory.search
+    uses_openai = "openai" in (search.provider, search.fallback)
+    # OPENAI_API_KEY only ever goes to OpenAI itself, never to another OpenAI-compatible host.
+    to_openai = not remote.base_url or urlparse(remote.base_url).hostname == "api.openai.com"
+    if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
+        remote.api_key = env["OPENAI_API_KEY"]
+    return settings

@@ -1,0 +1,67 @@
+"""``reverie doctor``: write -> index -> search in a temporary home, each leg proved and reported.
+
+It uses the caller's settings (provider, tokenizer, remote endpoint), so a broken configuration
+shows up here, but never touches the caller's workspace or database.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from .api import Memory
+
+PROBE_ZH = "没有订湖景房，因为超出预算。"
+PROBE_EN = "Rejected the lake-view room because it was over budget."
+
+
+def run_doctor(configured: Memory) -> dict:
+    legs: list[dict] = []
+    tmp = Path(tempfile.mkdtemp(prefix="reverie-doctor-"))
+
+    def leg(name: str, ok: bool, detail: str, **extra) -> None:
+        legs.append({"name": name, "ok": ok, "detail": detail, **extra})
+
+    try:
+        mem = Memory(home=tmp, settings=configured.settings, env={})
+        try:
+            mem.init()
+            path = mem.remember(PROBE_ZH)
+            mem.remember(PROBE_EN)
+            leg("files", path.exists(), f"appended two notes to {path.name} in a temporary workspace")
+            state = mem.provider_state
+            t0 = time.perf_counter()
+            report = mem.sync()
+            leg("index", report.chunks_written > 0,
+                f"{report.chunks_written} chunks in {(time.perf_counter() - t0) * 1000:.0f} ms")
+            kw = mem.search("湖景房", min_score=0.0, record_signals=False)
+            hit = bool(kw["results"]) and "湖景房" in kw["results"][0]["snippet"]
+            leg("keyword (FTS, Chinese)", hit, "'湖景房' found its note" if hit else "'湖景房' did not find its note",
+                action=None if hit else "run reverie status and check the fts section")
+            if mem.embedder is None:
+                leg("embedding provider", False, f"none in use: {state.reason}" + (f" ({state.error})" if state.error else ""),
+                    skipped=state.requested in ("none", "auto") and not state.error,
+                    action="set memory.search.provider (local is bundled) or REVERIE_EMBEDDING_PROVIDER")
+            else:
+                try:
+                    mem.embedder.embed_query("probe")
+                    leg("embedding provider", True, f"{state.provider}/{state.model} answered ({state.reason})")
+                except Exception as exc:
+                    leg("embedding provider", False, f"{state.provider} failed: {exc}",
+                        action="check memory.search.remote.* or the provider's service")
+                vec = mem.search("price too high", min_score=0.0, record_signals=False)
+                ok = vec.get("mode") == "hybrid" and bool(vec["results"])
+                leg("vector search", ok, f"mode {vec.get('mode')}, {len(vec.get('results', []))} results"
+                    + (f": {vec.get('error')}" if vec.get("unavailable") else ""),
+                    action=None if ok else "run reverie status --deep")
+        finally:
+            mem.close()
+    except Exception as exc:  # a doctor reports, it does not crash
+        leg("doctor", False, f"{type(exc).__name__}: {exc}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"ok": all(l["ok"] or l.get("skipped") for l in legs), "legs": legs,
+            "settings": {"provider": configured.settings.search.provider,
+                         "tokenizer": configured.settings.search.store.fts.tokenizer}}

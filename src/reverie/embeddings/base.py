@@ -1,0 +1,119 @@
+"""The embedder interface. A provider implements one batch method plus its identity; batching,
+retries and normalisation live here once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import EmbeddingError
+from ..text.cjk import estimate_tokens
+
+MAX_BATCH_TOKENS = 8_000
+MAX_BATCH_ITEMS = 64
+RETRY_ATTEMPTS = 3
+RETRY_BASE_SECONDS = 0.5
+RETRY_MAX_SECONDS = 8.0
+
+
+class Embedder:
+    """Base class for embedding providers.
+
+    Subclasses set ``provider`` (registry name), ``model`` and ``dims`` (0 until known) and
+    implement :meth:`_embed_batch`. Vectors come back L2-normalised float32.
+    """
+
+    provider: str = ""
+    model: str = ""
+    dims: int = 0
+    #: whether the provider is remote (an explicit remote provider fails closed in search)
+    remote: bool = False
+    #: options that change the vectors, folded into ``provider_key``
+    key_options: dict = {}  # subclasses assign their own dict, never mutate this one
+    #: cosine below which two texts are unrelated for this model; search maps [floor, 1] onto
+    #: [0, 1] so that minScore means the same for every provider (e5 rarely scores below 0.6)
+    score_floor: float = 0.0
+
+    def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def provider_key(self) -> str:
+        blob = json.dumps({"provider": self.provider, "model": self.model, **self.key_options},
+                          sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def describe(self) -> dict:
+        return {"provider": self.provider, "model": self.model, "dims": self.dims,
+                "provider_key": self.provider_key}
+
+    # -- shared machinery -------------------------------------------------------------------
+    def _call(self, texts: list[str], query: bool) -> np.ndarray:
+        delay = RETRY_BASE_SECONDS
+        for attempt in range(1, RETRY_ATTEMPTS + 1):
+            try:
+                out = np.asarray(self._embed_batch(texts, query=query), dtype=np.float32)
+                break
+            except EmbeddingError as exc:
+                if attempt == RETRY_ATTEMPTS or not getattr(exc, "retryable", False):
+                    raise
+            except Exception as exc:  # a provider bug must surface as a provider error, not a crash
+                raise EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
+            time.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX_SECONDS)
+        if out.ndim != 2 or out.shape[0] != len(texts):
+            raise EmbeddingError(f"{self.provider}: expected {len(texts)} vectors, got shape {out.shape}")
+        if self.dims and out.shape[1] != self.dims:
+            raise EmbeddingError(f"{self.provider}: expected {self.dims}-d vectors, got {out.shape[1]}-d")
+        if not np.all(np.isfinite(out)):
+            raise EmbeddingError(f"{self.provider}: the provider returned non-finite vector values")
+        self.dims = out.shape[1]
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+    def embed_documents(self, texts: list[str],
+                        progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Embed many texts in batches of about 8,000 estimated tokens."""
+        if not texts:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        parts: list[np.ndarray] = []
+        batch: list[str] = []
+        budget = 0
+        for text in texts:
+            cost = estimate_tokens(text) + 1
+            if batch and (budget + cost > MAX_BATCH_TOKENS or len(batch) >= MAX_BATCH_ITEMS):
+                parts.append(self._call(batch, False))
+                if progress:
+                    progress(len(batch))
+                batch, budget = [], 0
+            batch.append(text)
+            budget += cost
+        if batch:
+            parts.append(self._call(batch, False))
+            if progress:
+                progress(len(batch))
+        return np.vstack(parts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._call([text], True)[0]
+
+
+@dataclass
+class ProviderState:
+    """What was asked for, what runs, and why: shown by ``reverie status``."""
+
+    requested: str
+    provider: str  # the provider in use, or "none"
+    model: str | None
+    reason: str
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"requested": self.requested, "provider": self.provider, "model": self.model,
+                "reason": self.reason, "error": self.error}

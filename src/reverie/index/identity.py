@@ -1,0 +1,107 @@
+"""Index identity: everything that, when it changes, makes stored chunks or vectors incomparable.
+
+Stored as one JSON row (``memory_index_meta_v1``) in the index. When it no longer matches the
+settings, vectors are not used (keyword search goes on) and status names the rebuild command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import apsw
+
+from ..config import SearchSettings
+from ..embeddings import Embedder
+
+META_KEY = "memory_index_meta_v1"
+IDENTITY_VERSION = 1
+REBUILD_ACTION = "reverie index --force"
+_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "ftsTokenizer", "sources", "scopeHash", "version")
+_VECTOR_FIELDS = ("provider", "model", "providerKey")
+
+
+def scope_hash(settings: SearchSettings) -> str:
+    items = sorted(
+        json.dumps(e if isinstance(e, str) else e.model_dump(), sort_keys=True) for e in settings.extra_paths)
+    return hashlib.sha256(json.dumps(items).encode()).hexdigest()[:16]
+
+
+def wanted_identity(settings: SearchSettings, embedder: Embedder | None) -> dict:
+    return {
+        "version": IDENTITY_VERSION,
+        "provider": embedder.provider if embedder else "none",
+        "model": embedder.model if embedder else "fts-only",
+        "providerKey": embedder.provider_key if embedder else None,
+        "vectorDims": embedder.dims if embedder else 0,
+        "chunkTokens": settings.chunking.tokens,
+        "chunkOverlap": settings.chunking.overlap,
+        "ftsTokenizer": settings.store.fts.tokenizer,
+        "sources": ["memory"],
+        "scopeHash": scope_hash(settings),
+    }
+
+
+@dataclass
+class IdentityCheck:
+    status: str  # "valid" | "missing" | "mismatched"
+    text_ok: bool = True
+    vectors_ok: bool = True
+    reasons: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        out: dict = {"status": self.status}
+        if self.reasons:
+            out["reason"] = "; ".join(self.reasons)
+            out["action"] = REBUILD_ACTION
+        return out
+
+
+def compare(stored: dict | None, wanted: dict) -> IdentityCheck:
+    if not stored:
+        return IdentityCheck("missing", False, False, ["no index identity stored yet"])
+    reasons: list[str] = []
+    text_ok = True
+    for key in _TEXT_FIELDS:
+        if stored.get(key) != wanted.get(key):
+            text_ok = False
+            reasons.append(f"{key} is {stored.get(key)!r} in the index but {wanted.get(key)!r} in the settings")
+    vectors_ok = True
+    for key in _VECTOR_FIELDS:
+        if stored.get(key) != wanted.get(key):
+            vectors_ok = False
+            reasons.append(f"{key} is {stored.get(key)!r} in the index but {wanted.get(key)!r} in the settings")
+    sd, wd = stored.get("vectorDims") or 0, wanted.get("vectorDims") or 0
+    if vectors_ok and sd and wd and sd != wd:
+        vectors_ok = False
+        reasons.append(f"vector dimensions are {sd} in the index but the provider gives {wd}")
+    if stored.get("provider") == "none" and wanted.get("provider") == "none":
+        vectors_ok = True
+    return IdentityCheck("valid" if not reasons else "mismatched", text_ok, vectors_ok, reasons)
+
+
+def read_identity(conn: apsw.Connection) -> dict | None:
+    row = conn.execute("SELECT value FROM memory_index_meta WHERE key = ?", (META_KEY,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def write_identity(conn: apsw.Connection, identity: dict) -> None:
+    conn.execute(
+        "INSERT INTO memory_index_meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (META_KEY, json.dumps(identity, sort_keys=True)),
+    )
+
+
+def read_meta(conn: apsw.Connection, key: str) -> dict | None:
+    row = conn.execute("SELECT value FROM memory_index_meta WHERE key = ?", (key,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def write_meta(conn: apsw.Connection, key: str, value: dict) -> None:
+    conn.execute(
+        "INSERT INTO memory_index_meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, json.dumps(value, sort_keys=True)),
+    )

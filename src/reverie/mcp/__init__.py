@@ -1,0 +1,1 @@
+"""The MCP server over reverie's tools."""

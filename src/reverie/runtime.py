@@ -1,0 +1,460 @@
+"""The per-agent runtime: runs conversation turns over one agent's memory.
+
+A user turn: record the message; match standing intents (no model call, fails open); assemble the
+model input (system prompt with the Memory Recall section, workspace files, the compaction
+summary, the active messages pruned in the input only, the tools); flush to today's note first
+when the context nears compaction; call the model and run its tool calls (at most
+``sessions.maxToolRounds`` rounds; a call to a tool that was not offered is refused and recorded);
+record every event as it happens; compact after the turn when the context passes window −
+reserve, and on a context-overflow error (compact, retry, at most 3 times).
+
+Every compaction path runs the pre-compaction flush first when this cycle has not had one
+(openclaw #114081: the overflow path never flushed). Commands: ``/new`` and ``/reset`` (a new
+session id for the same key; the session-memory hook writes the previous one in the background),
+``/compact [instructions]``, ``/context [list|detail]``, ``/help``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from . import models
+from .errors import ReverieError
+from .models.base import ChatMessage, ChatModel, ChatModelError, ContextOverflowError, ToolCall
+from .models.offline import SLUG_SYSTEM_PREFIX
+from .sessions import (MAX_OVERFLOW_COMPACTION_ATTEMPTS, ActiveContext, ModelInput, Pruner, SessionMemoryHook,
+                       SessionRow, TranscriptStore, active_context, build_input, channel_of, chat_type_of,
+                       normalize_key, resolve_mode, run_flush, split_for_compaction, summarize, window_plan)
+from .sessions.compaction import entries_for_summary
+from .sessions.flush import FlushResult, is_no_reply
+from .sessions.report import render_context
+from .tools.base import Tool
+
+HELP = ("Commands: /new or /reset [first message] start a new session (the previous one is saved to "
+        "memory/YYYY-MM-DD-HHMM.md); /compact [instructions] summarise older messages now; /context list|detail "
+        "show what goes into the model input; /help.")
+COMMANDS = ("new", "reset", "compact", "context", "help")
+
+
+@dataclass
+class TurnResult:
+    input: str
+    reply: str | None = None  # what to show; None when suppressed (NO_REPLY) or nothing
+    command: str | None = None
+    suppressed: bool = False
+    session_id: str = ""
+    tool_calls: list[str] = field(default_factory=list)
+    flush: dict | None = None
+    compactions: list[dict] = field(default_factory=list)
+    error: str | None = None
+    notices: list[str] = field(default_factory=list)  # one-liners for people (stderr)
+    data: dict | None = None
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def parse_command(text: str) -> tuple[str, str] | None:
+    if not text.startswith("/"):
+        return None
+    name, _, rest = text[1:].partition(" ")
+    name = name.strip().lower()
+    return (name, rest.strip()) if name in COMMANDS else None
+
+
+LOCAL_OWNER = "local-owner"  # the sender id of the owner using reverie chat on this machine
+
+
+class Runtime:
+    """One conversation of one agent (a session key), across its sessions."""
+
+    def __init__(self, memory, model: ChatModel | str | None = None, *, session_key: str | None = None,
+                 chat_type: str | None = None, channel: str | None = None, sender: str | None = None,
+                 owner: bool = True, context_window: int | None = None,
+                 clock: Callable[[], datetime] | None = None):
+        self.memory = memory
+        self.settings = memory.settings
+        self.agent = memory.places.agent
+        chat = self.settings.chat
+        self.model = model if isinstance(model, ChatModel) else models.create(model or chat.model, chat)
+        self.window = int(context_window or chat.context_window or self.model.context_window)
+        self.plan = window_plan(self.window, self.settings.compaction)
+        self.key = normalize_key(session_key, self.agent)
+        self.chat_type = chat_type or chat_type_of(self.key)
+        self.channel = channel or channel_of(self.key)
+        self.sender = sender
+        self.owner = owner
+        self.tz = self.settings.tz()
+        self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self.store = TranscriptStore(memory.places.agent_db)
+        mode, ttl = resolve_mode(self.settings.sessions.pruning, self.model.provider)
+        self.pruner = Pruner(self.settings.sessions.pruning, mode, ttl)
+        hook = self.settings.sessions.memory_hook
+        self.hook = SessionMemoryHook(memory.places.agent_db, memory.workspace, self.tz, messages=hook.messages,
+                                      slug_fn=self._slug if hook.llm_slug else None, enabled=hook.enabled,
+                                      writable=self._writable()[0])
+        self._session: SessionRow | None = None
+        self._maintenance: dict[str, ChatModel] = {}
+        self.last_input: ModelInput | None = None
+
+    # -- pieces ---------------------------------------------------------------------------------
+    def now(self) -> datetime:
+        return self._clock().astimezone(self.tz)
+
+    @property
+    def session(self) -> SessionRow:
+        """The open session of this key (resumed, or started on first use); re-read each time."""
+        if self._session is not None:
+            row = self.store.session(self._session.session_id)
+            if row is not None and row.ended_at is None:
+                self._session = row
+                return row
+        row = self.store.current_session(self.key) or self.store.start_session(
+            self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender,
+            model=f"{self.model.provider}:{self.model.model}")
+        self._session = row
+        return row
+
+    def _maintenance_model(self, which: str) -> ChatModel:
+        spec = (self.settings.compaction.memory_flush.model if which == "flush" else self.settings.compaction.model)
+        if not spec:
+            return self.model
+        if which not in self._maintenance:
+            self._maintenance[which] = models.create(spec, self.settings.chat)
+        return self._maintenance[which]
+
+    def _writable(self) -> tuple[bool, str | None]:
+        access = self.settings.sessions.workspace_access
+        if access != "rw":
+            return False, f"workspace is read-only (sessions.workspaceAccess = {access})"
+        probe = self.memory.workspace
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        if not os.access(probe, os.W_OK):
+            return False, f"workspace is not writable ({probe})"
+        return True, None
+
+    def tools(self) -> list[Tool]:
+        """What a turn offers: the memory tools (``Memory.tools()``, all of them) plus
+        sessions_search and sessions_history; nothing that writes when the workspace is read-only."""
+        from .tools.sessions import sessions_tools
+
+        tools_fn = self.memory.tools
+        ctx = self._turn_context()
+        try:
+            params = inspect.signature(tools_fn).parameters
+        except (TypeError, ValueError):
+            params = {}
+        tools = list(tools_fn(ctx) if ctx is not None and "context" in params else tools_fn())
+        tools += sessions_tools(self.store, lambda: self.session, visibility=self.settings.sessions.visibility,
+                                owner=lambda: self.owner)
+        if not self._writable()[0]:
+            tools = [t for t in tools if t.read_only]
+        seen: dict[str, Tool] = {}
+        for t in tools:
+            seen.setdefault(t.name, t)
+        return list(seen.values())
+
+    def _turn_context(self):
+        try:
+            from .intents import TurnContext
+        except Exception:  # the intents package is optional here
+            return None
+        # The local owner at the terminal is an identified sender too: without one, the owner was
+        # offered the intent tool but every create was refused for a missing sender identity.
+        sender = self.sender or (LOCAL_OWNER if self.owner else None)
+        return TurnContext(channel=self.channel, sender=sender, conversation=self.key, owner=self.owner,
+                           session=self._session.session_id if self._session else None)
+
+    def _build(self, defs: list[dict], extra: list[tuple[str, str]] | None = None,
+               ctx: ActiveContext | None = None) -> ModelInput:
+        ctx = ctx or active_context(self.store, self.session.session_id)
+        inp = build_input(agent=self.agent, now=self.now(), workspace=self.memory.workspace, chat_type=self.chat_type,
+                          bootstrap_settings=self.settings.sessions.bootstrap, ctx=ctx, tools=defs,
+                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra)
+        return inp
+
+    # -- turns ----------------------------------------------------------------------------------
+    def send(self, text: str) -> TurnResult:
+        """One line from the user: a command or a message. Never raises for model or tool failures."""
+        stripped = (text or "").strip()
+        cmd = parse_command(stripped)
+        if cmd is not None:
+            return self._command(cmd[0], cmd[1], stripped)
+        if not stripped:
+            return TurnResult(text, session_id=self.session.session_id)
+        return self._user_turn(text)
+
+    def _user_turn(self, text: str) -> TurnResult:
+        sid = self.session.session_id
+        result = TurnResult(text, session_id=sid)
+        self.store.append_message(sid, "user", ChatMessage("user", text), sender=self.sender, channel=self.channel)
+        extra = self._intent_blocks(text, result)
+        tools = self.tools()
+        defs = [t.openai() for t in tools]
+        self._maybe_flush(self._build(defs, extra), result)
+        self._loop(tools, defs, extra, result)
+        if self.plan.compaction_enabled:
+            after = self._build(defs, extra)
+            if after.tokens > self.plan.compaction_threshold:
+                self.compact("threshold", result=result)
+        return result
+
+    def _intent_blocks(self, text: str, result: TurnResult) -> list[tuple[str, str]]:
+        match = getattr(self.memory, "match_intents", None)
+        ctx = self._turn_context()
+        if match is None or ctx is None:
+            return []
+        try:
+            out = match(text, ctx)
+        except Exception as exc:  # standing intents fail open: nothing injected
+            result.notices.append(f"standing intents skipped: {exc}")
+            return []
+        block = getattr(out, "block", "")
+        if getattr(out, "fired", None):
+            self.store.append(self.session.session_id, "system",
+                              {"text": "standing intents fired", "event": "intents", "fired": out.fired})
+        return [("standing intents", block)] if block else []
+
+    def _loop(self, tools: list[Tool], defs: list[dict], extra, result: TurnResult) -> None:
+        by_name = {t.name: t for t in tools}
+        chat = self.settings.chat
+        max_rounds = self.settings.sessions.max_tool_rounds
+        rounds = overflows = 0
+        sid = self.session.session_id
+        while True:
+            offer = defs if rounds < max_rounds else []
+            inp = self._build(offer, extra)
+            self.last_input = inp
+            try:
+                resp = self.model.complete(inp.messages, offer or None, timeout=chat.timeout_seconds,
+                                           max_tokens=chat.max_output_tokens)
+            except ContextOverflowError as exc:
+                overflows += 1
+                self.store.append(sid, "system", {"text": f"context overflow: {exc}", "event": "overflow",
+                                                  "attempt": overflows, "tokens": inp.tokens})
+                if overflows > MAX_OVERFLOW_COMPACTION_ATTEMPTS:
+                    result.error = f"context overflow after {MAX_OVERFLOW_COMPACTION_ATTEMPTS} compactions: {exc}"
+                    result.reply = ("[The conversation is still too long for the model after compacting "
+                                    f"{MAX_OVERFLOW_COMPACTION_ATTEMPTS} times. Start a new session with /new.]")
+                    return
+                self.compact("overflow", result=result, attempt=overflows)
+                continue
+            except ChatModelError as exc:
+                self.store.append(sid, "system", {"text": f"model error: {exc}", "event": "model-error"})
+                result.error = str(exc)
+                result.reply = f"[model error: {exc}]"
+                return
+            usage = resp.usage
+            self.store.add_usage(sid, usage.input_tokens, usage.output_tokens,
+                                 max(usage.input_tokens, inp.tokens) + usage.output_tokens)
+            msg = resp.message
+            meta = {"model": resp.model or self.model.model, "usage": {"input": usage.input_tokens,
+                                                                        "output": usage.output_tokens}}
+            if not msg.tool_calls:
+                self.store.append_message(sid, "assistant", msg, **meta)
+                if is_no_reply(msg.content):
+                    result.suppressed = True
+                else:
+                    result.reply = msg.content
+                return
+            self.store.append_message(sid, "tool_call", msg, **meta)
+            for call in msg.tool_calls:
+                result.tool_calls.append(call.name)
+                out, refused = self._run_tool(by_name if offer else {}, call)
+                content = json.dumps(out, ensure_ascii=False, default=str)
+                self.store.append_message(sid, "tool_result", ChatMessage("tool", content, tool_call_id=call.id,
+                                                                          name=call.name), refused=refused)
+            rounds += 1
+            if not offer:  # the model asked for tools after the last allowed round
+                self.store.append(sid, "system", {"text": f"tool round limit ({max_rounds}) reached",
+                                                  "event": "tool-limit"})
+                result.reply = msg.content or f"[stopped: the limit of {max_rounds} tool rounds was reached]"
+                return
+
+    @staticmethod
+    def _run_tool(by_name: dict[str, Tool], call: ToolCall) -> tuple[dict, bool]:
+        tool = by_name.get(call.name)
+        if tool is None:
+            return {"error": f"tool {call.name!r} is not available in this turn", "refused": True}, True
+        try:
+            return tool.call(call.arguments), False
+        except ReverieError as exc:
+            return {"error": str(exc)}, False
+        except Exception as exc:  # a tool bug must not end the conversation
+            return {"error": f"internal error in {call.name}: {type(exc).__name__}: {exc}"}, False
+
+    # -- flush and compaction -------------------------------------------------------------------
+    def _maybe_flush(self, inp: ModelInput, result: TurnResult) -> FlushResult | None:
+        row = self.session
+        if not self.plan.flush_enabled or row.flushed_this_cycle:
+            return None
+        trigger = None
+        if self.plan.flush_threshold > 0 and inp.tokens >= self.plan.flush_threshold:
+            trigger = "tokens"
+        elif self.plan.force_flush_bytes and row.transcript_bytes >= self.plan.force_flush_bytes:
+            trigger = "bytes"
+        if trigger is None:
+            return None
+        return self.flush(trigger, result=result, inp=inp)
+
+    def flush(self, trigger: str = "manual", *, result: TurnResult | None = None,
+              inp: ModelInput | None = None) -> FlushResult:
+        """Run the pre-compaction flush now and record its status (whatever it is)."""
+        row = self.session
+        if inp is None:
+            inp = self._build([t.openai() for t in self.tools()])
+        fr = run_flush(self._maintenance_model("flush"), inp.history, inp.messages[0].content,
+                       workspace=self.memory.workspace, tz=self.tz, now=self.now(),
+                       timeout=self.settings.compaction.memory_flush.timeout_seconds, trigger=trigger,
+                       writable=self._writable())
+        self.store.append(row.session_id, "flush", {**fr.as_dict(), "text": fr.line(), "tokens": inp.tokens,
+                                                     "compactionCount": row.compaction_count})
+        self.store.update_session(row.session_id, memory_flush_at=int(time.time() * 1000),
+                                  memory_flush_compaction_count=row.compaction_count)
+        if result is not None:
+            result.flush = fr.as_dict()
+            result.notices.append(f"memory flush ({trigger}): {fr.line()}")
+        return fr
+
+    def _said_since_last_flush(self, row: SessionRow) -> bool:
+        """Whether a message arrived after the last flush: repeated overflow compactions within one
+        turn would otherwise ask the model to save the very same messages again."""
+        last = self.store.latest_event(row.session_id, "flush")
+        if last is None:
+            return True
+        newest = self.store.latest_event(row.session_id, "user")
+        return newest is not None and newest.position > last.position
+
+    def compact(self, reason: str = "manual", *, instructions: str | None = None, result: TurnResult | None = None,
+                attempt: int = 0) -> dict:
+        """Summarise the older messages; returns the compaction record (status ``nothing`` when
+        everything already fits in the recent window)."""
+        row = self.session
+        defs = [t.openai() for t in self.tools()]
+        # Every message about to be summarised has been through a flush: the cycle's flush may have
+        # run turns ago (or never, on the overflow path), so flush again when anything was said
+        # since; the flush tool never appends a note twice.
+        if self.plan.flush_enabled and self._said_since_last_flush(row):
+            self.flush("compaction", result=result)
+            row = self.session
+        ctx = active_context(self.store, row.session_id)
+        before = self._build(defs, ctx=ctx)
+        # What the prompt holds besides messages (system prompt, workspace files, tools) is fixed;
+        # of what is left under the threshold, a quarter goes to the summary and at most a quarter
+        # to the recent messages, so a compaction frees half of it and does not repeat next turn.
+        fixed = before.tokens - before.message_tokens - before.summary_tokens
+        available = max(0, self.plan.compaction_threshold - fixed)
+        keep = max(1, min(self.plan.keep_recent, available // 4) >> attempt)
+        older, kept = split_for_compaction(ctx.events, keep)
+        while not older and reason != "threshold" and keep > 1 and len(ctx.events) > 1:
+            keep //= 2
+            older, kept = split_for_compaction(ctx.events, keep)
+        if not older:
+            out = {"status": "nothing", "reason": "nothing older than the recent messages to summarise",
+                   "tokensBefore": before.tokens}
+            if result is not None:
+                result.compactions.append(out)
+            return out
+        budget = max(128, min(4_000, available // 4))
+        chunk = max(512, self.plan.compaction_threshold - budget - 1_000)
+        sr = summarize(self._maintenance_model("compaction"), ctx.summary, entries_for_summary(older),
+                       instructions=instructions, budget_tokens=budget, chunk_tokens=chunk,
+                       timeout=self.settings.compaction.timeout_seconds)
+        after = self._build(defs, ctx=ActiveContext(sr.summary, None, kept))
+        record = {"status": "compacted", "summary": sr.summary, "firstKeptPosition": kept[0].position,
+                  "firstKeptEventId": kept[0].event_id, "tokensBefore": before.tokens, "tokensAfter": after.tokens,
+                  "reason": reason, "instructions": instructions or None, "summarizer": sr.summarizer,
+                  "summarizerError": sr.error, "summarisedMessages": len(older),
+                  "summarisedFrom": older[0].position, "summarisedTo": older[-1].position,
+                  "keptMessages": len(kept), "keepRecentTokens": keep, "compactionNumber": row.compaction_count + 1}
+        self.store.append(row.session_id, "compaction", record)
+        self.store.update_session(row.session_id, compaction_count=row.compaction_count + 1,
+                                  total_tokens=after.tokens, total_tokens_fresh=0)
+        if result is not None:
+            result.compactions.append(record)
+            result.notices.append(f"compacted ({reason}): {len(older)} message(s) summarised by {sr.summarizer}; "
+                                  f"{before.tokens:,} -> {after.tokens:,} tokens")
+        return record
+
+    # -- commands -------------------------------------------------------------------------------
+    def _command(self, name: str, arg: str, raw: str) -> TurnResult:
+        row = self.session
+        result = TurnResult(raw, command=name, session_id=row.session_id)
+        self.store.append(row.session_id, "command", {"text": raw, "command": name})
+        if name in ("new", "reset"):
+            self.new_session(name, result=result)
+            result.reply = f"New session started ({name}). The previous one is being saved to memory/."
+            if arg:
+                turn = self._user_turn(arg)
+                turn.command, turn.notices = name, result.notices + turn.notices
+                turn.reply = f"{result.reply}\n{turn.reply}" if turn.reply else result.reply
+                return turn
+        elif name == "compact":
+            rec = self.compact("manual", instructions=arg or None, result=result)
+            result.reply = (f"Compacted: {rec['summarisedMessages']} message(s) summarised "
+                            f"({rec['tokensBefore']:,} -> {rec['tokensAfter']:,} tokens)."
+                            if rec["status"] == "compacted" else f"Nothing to compact: {rec['reason']}.")
+        elif name == "context":
+            detail = arg.lower().startswith("detail")
+            data = self.context_report(detail=detail)
+            result.data = data
+            result.reply = render_context(data, detail=detail, tz=self.tz)
+        else:
+            result.reply = HELP
+        return result
+
+    def new_session(self, reason: str = "new", *, result: TurnResult | None = None) -> SessionRow:
+        """End the current session (its transcript stays) and start a new one for the same key; the
+        session-memory hook writes the previous one in the background."""
+        old = self.session
+        self.store.end_session(old.session_id, reason)
+        self.hook.fire(old.session_id, reason, self.now())
+        self.pruner.reset()
+        self._session = None
+        new = self.session
+        if result is not None:
+            result.session_id = new.session_id
+            result.notices.append(f"session {old.session_id[:8]} ended; new session {new.session_id[:8]}")
+        return new
+
+    def context_report(self, *, detail: bool = False) -> dict:
+        """What goes into the model input now (or went into the last call), and every flush."""
+        inp = self._build([t.openai() for t in self.tools()])
+        row = self.session
+        flushes = [{"at": ev.created_at, "sessionId": ev.session_id, "status": ev.data.get("status"),
+                    "trigger": ev.data.get("trigger"), "reason": ev.data.get("reason"), "path": ev.data.get("path"),
+                    "appended": len(ev.data.get("appended") or []), "refused": ev.data.get("refused") or [],
+                    "line": ev.data.get("text")} for ev in self.store.events_of_key(self.key, "flush")]
+        return {"model": f"{self.model.provider}:{self.model.model}", "session": row.as_dict(),
+                "plan": self.plan.as_dict(), "input": inp.report(self.window, detail=detail),
+                "flushedThisCycle": row.flushed_this_cycle, "flushes": flushes,
+                "sessionNotes": list(self.hook.results)}
+
+    def _slug(self, messages: list[tuple[str, str]]) -> str:
+        text = "\n".join(f"{r}: {t}" for r, t in messages[:6])[:4000]
+        resp = self.model.complete([ChatMessage("system", f"{SLUG_SYSTEM_PREFIX} Answer with a 1-4 word lowercase "
+                                                          "slug naming the topic of this conversation, words joined "
+                                                          "by hyphens, nothing else."),
+                                    ChatMessage("user", text)], None, timeout=30)
+        return resp.message.content
+
+    # -- lifetime -------------------------------------------------------------------------------
+    def wait_for_hooks(self, timeout: float | None = 30.0) -> bool:
+        return self.hook.wait(timeout)
+
+    def close(self, timeout: float = 30.0) -> None:
+        self.hook.wait(timeout)
+        self.store.close()
+
+    def __enter__(self) -> "Runtime":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,62 @@
+"""Deterministic re-scoring: temporal decay, importance, project affinity (reference §7.4)."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime, timezone
+
+HALF_LIFE_DAYS = 30.0
+DECAY_FLOOR = 0.9  # reverie's default; the reference has none (see config.DecaySettings)
+_DATED_RE = re.compile(r"(?:^|/)memory/(?:.*/)?(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$", re.I)
+
+
+def note_date(path: str) -> date | None:
+    """The date in a daily note's file name (``memory/2026-07-01.md``, ``…-slug.md``), if valid."""
+    m = _DATED_RE.search(path)
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None  # an impossible calendar date is no date
+
+
+def is_evergreen(path: str) -> bool:
+    """MEMORY.md, USER.md and undated notes under memory/ never decay."""
+    name = path.rsplit("/", 1)[-1]
+    if name in ("MEMORY.md", "memory.md", "USER.md") and "/" not in path:
+        return True
+    return path.startswith("memory/") and note_date(path) is None
+
+
+def decay_multiplier(path: str, now: datetime, mtime: float | None = None,
+                     half_life_days: float = HALF_LIFE_DAYS, floor: float = DECAY_FLOOR) -> tuple[float, float | None]:
+    """(multiplier, age in days) for a chunk of ``path``; evergreen files return (1.0, None)."""
+    if half_life_days <= 0 or is_evergreen(path):
+        return 1.0, None
+    d = note_date(path)
+    if d is not None:
+        born = datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+    elif mtime is not None:
+        born = datetime.fromtimestamp(mtime, tz=timezone.utc)
+    else:
+        return 1.0, None
+    now_utc = now.astimezone(timezone.utc) if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    age = max(0.0, (now_utc - born).total_seconds() / 86400.0)
+    return floor + (1.0 - floor) * math.exp(-math.log(2) / half_life_days * age), age
+
+
+def importance_multiplier(importance: int | None) -> float:
+    if importance is None:
+        return 1.0
+    return 0.75 + 0.05 * max(1, min(10, int(importance)))
+
+
+def project_multiplier(project_key: str | None, active: list[str] | None) -> float:
+    if not project_key or not active:
+        return 1.0
+    keys = [k.strip() for k in project_key.split(";") if k.strip()]
+    if not keys:
+        return 1.0
+    return 1.15 if all(k in active for k in keys) else 0.90

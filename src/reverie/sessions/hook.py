@@ -1,0 +1,143 @@
+"""The session-memory hook (reference §18): on ``/new`` and ``/reset``, in a background thread, the
+previous session's last N user/assistant messages go to ``memory/YYYY-MM-DD-<slug>.md``.
+
+Only user and assistant messages with text count, and lines starting with ``/`` (commands) are
+dropped *before* the last N are taken (openclaw #2681). The slug is ``HHMM`` in the user's time
+zone, or a model-made slug when ``sessions.memoryHook.llmSlug`` is on (``HHMM`` when that fails).
+The file is created exclusively (``O_EXCL``), so an existing file of the same name is never
+touched, even by a racing writer (a ``-2``, ``-3`` suffix is added instead). The reset never waits for any of
+this; :meth:`SessionMemoryHook.wait` lets tests and a closing process wait for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Callable
+
+from ..workspace.annotations import neutralise_annotations
+from .store import TranscriptStore
+
+log = logging.getLogger(__name__)
+SlugFn = Callable[[list[tuple[str, str]]], str]
+
+
+def last_messages(store: TranscriptStore, session_id: str, n: int) -> list[tuple[str, str]]:
+    picked: list[tuple[str, str]] = []
+    for ev in store.events(session_id, kinds=("user", "assistant")):
+        text = (ev.text or "").strip()
+        if not text or text.startswith("/") or ev.data.get("interSession"):
+            continue
+        picked.append((ev.kind, text))
+    return picked[-n:] if n else []
+
+
+def _safe_slug(raw: str) -> str:
+    slug = re.sub(r"[^\w-]+", "-", (raw or "").strip().lower(), flags=re.UNICODE).strip("-_")
+    slug = re.sub(r"-{2,}", "-", slug)
+    return slug[:40].strip("-")
+
+
+def render_note(messages: list[tuple[str, str]], *, when: datetime, session_key: str, session_id: str,
+                source: str) -> str:
+    lines = [f"# Session: {when.strftime('%Y-%m-%d %H:%M:%S')} {when.tzname() or ''}".rstrip(), "",
+             f"- **Session Key**: {session_key}", f"- **Session ID**: {session_id}", f"- **Source**: {source}", "",
+             "## Conversation Summary", ""]
+    for role, text in messages:
+        # conversation text is not the owner's curation: it may not carry live annotations
+        body = neutralise_annotations(text).replace("\n", "\n  ")
+        lines.append(f"{role}: {body}")
+    return "\n".join(lines) + "\n"
+
+
+def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzinfo, *, messages: int,
+                       when: datetime, slug_fn: SlugFn | None = None) -> Path | None:
+    store = TranscriptStore(db_path)
+    try:
+        session = store.session(session_id)
+        if session is None:
+            return None
+        picked = last_messages(store, session_id, messages)
+    finally:
+        store.close()
+    if not picked:
+        return None  # an empty session leaves no note
+    local = when.astimezone(tz)
+    slug = local.strftime("%H%M")
+    if slug_fn is not None:
+        try:
+            slug = _safe_slug(slug_fn(picked)) or slug
+        except Exception as exc:  # a failing model slug falls back to the time
+            log.warning("session-memory: slug failed, using %s: %s", slug, exc)
+    folder = workspace / "memory"
+    base = f"{local.strftime('%Y-%m-%d')}-{slug}"
+    body = render_note(picked, when=local, session_key=session.session_key, session_id=session_id,
+                       source=session.channel).encode("utf-8", "replace")
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:  # O_EXCL: two notes written in the same minute never share (or touch) a file
+        path = folder / (f"{base}.md" if n == 1 else f"{base}-{n}.md")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        try:
+            os.write(fd, body)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return path
+
+
+class SessionMemoryHook:
+    """Runs :func:`write_session_note` in background threads and remembers what each one did."""
+
+    def __init__(self, db_path: Path, workspace: Path, tz: tzinfo, *, messages: int = 15,
+                 slug_fn: SlugFn | None = None, enabled: bool = True, writable: bool = True):
+        self.db_path, self.workspace, self.tz = db_path, workspace, tz
+        self.messages, self.slug_fn, self.enabled, self.writable = messages, slug_fn, enabled, writable
+        self.results: list[dict] = []
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def fire(self, session_id: str, reason: str, when: datetime) -> threading.Thread | None:
+        if not self.enabled:
+            return None
+        record = {"sessionId": session_id, "reason": reason, "status": "running", "path": None, "error": None}
+        with self._lock:
+            self.results.append(record)
+
+        def work() -> None:
+            if not self.writable:
+                record.update(status="skipped", error="workspace is read-only")
+                return
+            try:
+                path = write_session_note(self.db_path, session_id, self.workspace, self.tz,
+                                          messages=self.messages, when=when, slug_fn=self.slug_fn)
+                record.update(status="written" if path else "empty",
+                              path=path.relative_to(self.workspace).as_posix() if path else None)
+            except Exception as exc:  # errors are only logged, never raised into the chat
+                record.update(status="error", error=f"{type(exc).__name__}: {exc}")
+                log.warning("session-memory hook failed for %s: %s", session_id, exc)
+
+        t = threading.Thread(target=work, name=f"reverie-session-memory-{session_id[:8]}", daemon=True)
+        with self._lock:
+            self._threads.append(t)
+        t.start()
+        return t
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for every note being written; True when all are done."""
+        with self._lock:
+            threads = list(self._threads)
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for t in threads:
+            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in threads)

@@ -1,0 +1,173 @@
+"""Safe writes to workspace files. Every feature writes through here.
+
+* Daily notes are append-only: bytes already in the file are never rewritten.
+* A curated file is replaced by compare-and-set: the content hash is captured when the change is
+  planned and checked again right before the atomic rename; temp file + fsync + rename; the file
+  mode is kept; a symlink is written through to its target; the previous content is kept as a
+  preimage; a file that is not valid UTF-8 is refused, never rewritten.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+
+from ..errors import UserError, WriteConflict
+
+PREIMAGES_KEPT = 8
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def daily_note_path(workspace: Path, when: datetime) -> Path:
+    return workspace / "memory" / f"{when.strftime('%Y-%m-%d')}.md"
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def append_text(path: Path, text: str, *, header: str = "") -> int:
+    """Append ``text`` to ``path`` (created if missing), on a line of its own. Returns bytes written.
+
+    Uses O_APPEND under an exclusive lock, so concurrent writers interleave whole entries and
+    nothing already in the file is touched. ``header`` is written first only if the file is empty.
+    """
+    if not text:
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        prefix = b""
+        if size:
+            with open(path, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    prefix = b"\n"
+        # The header is decided here, under the lock: deciding it before (path.exists()) let two
+        # writers racing on a new daily note both write it.
+        data = prefix + ((header if not size else "") + text).encode("utf-8")
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+        return written
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def format_bullet(text: str, when: datetime) -> str:
+    """A timestamped bullet; continuation lines are indented so they stay with their entry."""
+    lines = [ln.rstrip() for ln in text.strip().splitlines()]
+    lines = [ln for ln in lines] or [""]
+    first = f"- {when.strftime('%H:%M')} {lines[0]}".rstrip()
+    rest = [f"  {ln}" if ln else "" for ln in lines[1:]]
+    return "\n".join([first, *rest])
+
+
+def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
+                 tz: tzinfo | None = None, bullet: bool = True) -> Path:
+    """Append an entry to today's note ``memory/YYYY-MM-DD.md`` (today in ``tz``)."""
+    if not text or not text.strip():
+        raise UserError("nothing to remember: the text is empty")
+    when = (now or datetime.now(tz)).astimezone(tz) if tz else (now or datetime.now().astimezone())
+    path = daily_note_path(workspace, when)
+    body = format_bullet(text, when) if bullet else text.rstrip("\n")
+    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n")
+    return path
+
+
+@dataclass(frozen=True)
+class ReplacePlan:
+    """A planned rewrite: which file, its real target, and the content it was planned against."""
+
+    path: Path
+    target: Path
+    expected_hash: str
+    text: str
+    mode: int | None
+
+
+def plan_replace(path: Path) -> ReplacePlan:
+    """Read a file (through a symlink) and capture its hash for a later compare-and-set."""
+    target = Path(os.path.realpath(path))
+    try:
+        data = target.read_bytes()
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        data, mode = b"", None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is not valid UTF-8; reverie never rewrites it") from None
+    return ReplacePlan(path=path, target=target, expected_hash=sha256_bytes(data), text=text, mode=mode)
+
+
+def _current_hash(target: Path) -> str:
+    try:
+        return sha256_bytes(target.read_bytes())
+    except FileNotFoundError:
+        return sha256_bytes(b"")
+
+
+def _keep_preimage(plan: ReplacePlan, preimage_dir: Path) -> Path | None:
+    if not plan.text:
+        return None
+    preimage_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S%f")
+    dest = preimage_dir / f"{plan.target.name}.{stamp}"
+    dest.write_text(plan.text, encoding="utf-8")
+    olds = sorted(preimage_dir.glob(f"{plan.target.name}.*"))
+    for old in olds[:-PREIMAGES_KEPT]:
+        old.unlink(missing_ok=True)
+    return dest
+
+
+def apply_replace(plan: ReplacePlan, new_text: str, *, preimage_dir: Path | None = None) -> Path | None:
+    """Replace the planned file with ``new_text`` if it still holds what was planned.
+
+    Raises :class:`WriteConflict` when the file changed since :func:`plan_replace` (checked before
+    writing and again just before the rename). Returns the preimage path, if one was kept.
+    """
+    if _current_hash(plan.target) != plan.expected_hash:
+        raise WriteConflict(f"{plan.path} changed since the rewrite was planned; nothing written")
+    folder = plan.target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{plan.target.name}.", suffix=".tmp", dir=folder)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(new_text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, plan.mode if plan.mode is not None else 0o644)
+        preimage = _keep_preimage(plan, preimage_dir) if preimage_dir else None
+        if _current_hash(plan.target) != plan.expected_hash:  # the last look before the rename
+            raise WriteConflict(f"{plan.path} changed while the rewrite was being written; nothing written")
+        os.replace(tmp, plan.target)
+        _fsync_dir(folder)
+        return preimage
+    finally:
+        if tmp.exists():
+            tmp.unlink()
