@@ -81,6 +81,8 @@ def chunk_id(source: str, path: str, chunk: Chunk) -> str:
 
 def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]:
     """(text, raw bytes, problem) for a file; a problem means skip it and say why."""
+    if src.render is not None:  # generated text (a table file's description), see discover.py
+        return src.render()
     try:
         size = src.abspath.stat().st_size
         if size > MAX_FILE_BYTES:
