@@ -11,28 +11,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..tables import TableStore
 
 LIST_DESCRIPTION = (
-    "Structured memory: list the agent's SQL table files (tables/<file>.sqlite) with their tables, "
-    "columns and row counts. Use tables for dense structured data that notes handle badly (API "
-    "endpoints, accounts, records, prices); a memory_search result from tables/... points at one. "
-    "Give `file` to also see a few sample rows of each table.")
+    "List the SQL table files (tables/<file>.sqlite): tables, columns, row counts; with `file`, sample rows. "
+    "Tables hold dense structured data (endpoints, accounts, records); a memory_search hit in tables/ points here.")
 QUERY_DESCRIPTION = (
-    "Ask a table file an exact question with one read-only SQL statement (SQLite dialect: SELECT, "
-    "WITH ... SELECT, PRAGMA table_info). Returns columns and rows, at most maxRows rows (default "
-    f"{DEFAULT_ROWS}) and about 64 KB, stopped after 2 seconds; `truncated` says when more rows exist: "
-    "narrow the query or page with LIMIT/OFFSET. Pass values through params (`?` placeholders), never "
-    "by pasting them into the SQL.")
+    "One read-only SQLite statement (SELECT, WITH, PRAGMA table_info) on a table file. At most maxRows rows "
+    f"(default {DEFAULT_ROWS}), about 64 KB, 2 s; `truncated` means more rows: narrow or page with LIMIT/OFFSET. "
+    "Values go in params (? placeholders).")
 WRITE_DESCRIPTION = (
-    "Change one table file with one SQL statement in one transaction: CREATE TABLE / CREATE INDEX / "
-    "CREATE VIEW, ALTER TABLE, INSERT, UPDATE, DELETE, DROP. The file is created by its first "
-    "statement. Use `?` placeholders with params, or rows (a list of parameter lists) to insert many "
-    "rows with one INSERT. Only the table file itself is reachable: ATTACH, VACUUM, triggers, "
-    "temporary objects, extensions and writable pragmas are refused. Every write is logged with who "
-    "asked for it. Use it when the user wants structured data kept, not for ordinary notes "
-    "(memory_append).")
+    "Change a table file with one SQLite statement, one transaction: CREATE TABLE/INDEX/VIEW, ALTER, INSERT, "
+    "UPDATE, DELETE, DROP; the first statement creates the file. params fill ? placeholders; rows (a list of "
+    "params lists) inserts many. Only this file is reachable (no ATTACH, VACUUM, triggers, temp objects, "
+    "extensions, writable pragmas). Logged with who asked. For structured data the user wants kept; notes go "
+    "to memory_append.")
 
-_FILE = {"type": "string", "maxLength": 80, "description": "the table file: tables/<file>.sqlite, e.g. \"api\""}
-_SQL = {"type": "string", "maxLength": 100_000, "description": "one SQL statement (SQLite dialect)"}
-_PARAMS = {"type": "array", "description": "values for the ? placeholders, in order"}
+_FILE = {"type": "string", "maxLength": 80, "description": "tables/<file>.sqlite, e.g. \"api\""}
+_SQL = {"type": "string", "maxLength": 100_000, "description": "one SQL statement"}
+_PARAMS = {"type": "array", "description": "values for the ? placeholders"}
 
 LIST_SCHEMA = {
     "type": "object",
@@ -43,8 +37,7 @@ QUERY_SCHEMA = {
     "type": "object",
     "properties": {
         "file": _FILE, "sql": _SQL, "params": _PARAMS,
-        "maxRows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
-                    "description": f"rows to return at most (default {DEFAULT_ROWS})"},
+        "maxRows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS},
     },
     "required": ["file", "sql"],
     "additionalProperties": False,
@@ -53,8 +46,7 @@ WRITE_SCHEMA = {
     "type": "object",
     "properties": {
         "file": _FILE, "sql": _SQL, "params": _PARAMS,
-        "rows": {"type": "array", "items": {"type": "array"},
-                 "description": "run the statement once per entry, each a list of values for the ? placeholders"},
+        "rows": {"type": "array", "items": {"type": "array"}, "description": "one params list per run"},
     },
     "required": ["file", "sql"],
     "additionalProperties": False,
