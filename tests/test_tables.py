@@ -241,3 +241,15 @@ def test_a_file_that_is_not_a_database(store, tmp_path):
         store.query("junk", "SELECT 1")
     listed = {f["file"]: f for f in store.list()}
     assert listed["junk"]["error"] and listed["api"]["tables"][0]["rows"] == 3
+
+
+def test_an_endless_view_does_not_stop_the_listing_or_the_description(store):
+    store.write("api", "CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                       "SELECT x FROM c", origin="agent")
+    tables = {t["name"]: t for t in store.schema("api", sample=2)["tables"]}
+    assert tables["endless"]["rows"] is None and tables["endless"]["sample"] == [[1], [2]]
+    assert tables["endpoints"]["rows"] == 3
+    from reverie.tables.describe import render
+
+    text, _, problem = render(store, "api")
+    assert problem is None and "too many rows to count quickly" in text and "(3 rows)" in text

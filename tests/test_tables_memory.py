@@ -25,11 +25,8 @@ CSV = ("method,path,auth,summary\n"
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def tools(mem, context=None) -> dict:
@@ -137,10 +134,13 @@ def test_memory_search_points_at_the_table(mem):
 def test_a_symlinked_table_is_not_indexed_and_is_reported(mem, tmp_path):
     seed(mem)
     os.symlink(mem.tables.path_of("api"), mem.workspace / "tables" / "mirror.sqlite")
+    (mem.workspace / "tables" / "junk.sqlite").write_bytes(b"not a database " * 100)
     mem.sync()
     paths = {r[0] for r in mem.index.conn().execute("SELECT path FROM memory_index_sources")}
     assert "tables/api.sqlite" in paths and "tables/mirror.sqlite" not in paths
-    assert {"path": "tables/mirror.sqlite", "problem": "symlink skipped"} in mem.status()["problems"]
+    problems = {p["path"]: p["problem"] for p in mem.status()["problems"]}
+    assert problems["tables/mirror.sqlite"] == "symlink skipped"
+    assert problems["tables/junk.sqlite"].startswith("table file not described: tables/junk.sqlite is not a readable")
 
 
 @pytest.mark.semantic

@@ -38,6 +38,7 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 
 [memory.search]
 # provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
+#                                   # | gemini | voyage | mistral | cohere | ollama | a plugin (reverie plugins)
 # model = "multilingual-e5-small"
 # extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
 

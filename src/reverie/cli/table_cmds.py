@@ -37,7 +37,8 @@ def _show_file(info: dict, samples: bool) -> None:
     print(f"{info['path']}  ({info['bytes']:,} bytes)")
     for t in info["tables"]:
         cols = ", ".join(f"{c['name']} {c['type']}".strip() for c in t["columns"])
-        print(f"  {t['kind']} {t['name']}: {t['rows']:,} rows  ({cols})")
+        rows = f"{t['rows']:,}" if t["rows"] is not None else "uncounted (slow)"
+        print(f"  {t['kind']} {t['name']}: {rows} rows  ({cols})")
         if samples and t.get("sample"):
             print()
             _grid([c["name"] for c in t["columns"]], t["sample"])

@@ -45,11 +45,7 @@ class GeminiEmbedder(RemoteEmbedder):
         requests = [{"model": f"models/{name}", "content": {"parts": [{"text": t}]}, "taskType": task,
                      "outputDimensionality": self.output_dimensionality} for t in texts]
         body = self._post(f"/models/{name}:batchEmbedContents", {"requests": requests})
-        try:
-            rows = [e["values"] for e in body["embeddings"]]
-        except (KeyError, TypeError) as exc:
-            raise self._fail(f"malformed response: {type(exc).__name__}: {exc}") from None
-        return self._matrix(rows, len(texts))
+        return self._matrix(self._extract(body, lambda b: [e["values"] for e in b["embeddings"]]), len(texts))
 
 
 class VoyageEmbedder(RemoteEmbedder):
@@ -92,11 +88,7 @@ class CohereEmbedder(RemoteEmbedder):
         body = self._post("/v2/embed", {"model": self.model, "texts": list(texts), "embedding_types": ["float"],
                                         "input_type": "search_query" if query else "search_document",
                                         "truncate": "END"})
-        try:
-            rows = body["embeddings"]["float"]
-        except (KeyError, TypeError) as exc:
-            raise self._fail(f"malformed response: {type(exc).__name__}: {exc}") from None
-        return self._matrix(rows, len(texts))
+        return self._matrix(self._extract(body, lambda b: b["embeddings"]["float"]), len(texts))
 
 
 # Ollama's API has no input types, but some models were trained with prompt prefixes and rank
@@ -129,8 +121,4 @@ class OllamaEmbedder(RemoteEmbedder):
         prefix = self._prefixes()[0 if query else 1]
         body = self._post("/api/embed", {"model": self.model, "input": [prefix + t for t in texts],
                                          "truncate": True})
-        try:
-            rows = body["embeddings"]
-        except (KeyError, TypeError) as exc:
-            raise self._fail(f"malformed response: {type(exc).__name__}: {exc}") from None
-        return self._matrix(rows, len(texts))
+        return self._matrix(self._extract(body, lambda b: b["embeddings"]), len(texts))

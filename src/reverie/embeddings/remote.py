@@ -109,6 +109,13 @@ class RemoteEmbedder(Embedder):
         except ValueError as exc:
             raise self._fail(f"malformed response: {exc}") from None
 
+    def _extract(self, body, pick) -> list:
+        """``pick(body)``, the vectors where this API puts them; a missing field is a malformed answer."""
+        try:
+            return pick(body)
+        except (KeyError, TypeError, IndexError) as exc:
+            raise self._fail(f"malformed response: {type(exc).__name__}: {exc}") from None
+
     def _matrix(self, rows, count: int) -> np.ndarray:
         """Vectors as a matrix, checked: a wrong count would pair texts with the wrong vectors."""
         try:
@@ -121,12 +128,9 @@ class RemoteEmbedder(Embedder):
 
     def _indexed(self, body, count: int) -> np.ndarray:
         """The OpenAI-style ``{"data": [{"index", "embedding"}]}`` answer (Voyage and Mistral use it)."""
-        try:
-            items = sorted(body["data"], key=lambda d: d["index"])
-            indices = [item["index"] for item in items]
-            rows = [item["embedding"] for item in items]
-        except (KeyError, TypeError) as exc:
-            raise self._fail(f"malformed response: {type(exc).__name__}: {exc}") from None
+        items = self._extract(body, lambda b: sorted(b["data"], key=lambda d: d["index"]))
+        indices = [item["index"] for item in items]
+        rows = self._extract(items, lambda its: [item["embedding"] for item in its])
         if indices != list(range(count)):
             raise self._fail(f"expected {count} vectors indexed 0..{count - 1}, got indices {indices[:8]}")
         return self._matrix(rows, count)

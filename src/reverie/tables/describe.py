@@ -36,7 +36,8 @@ def describe(info: dict) -> str:
              f"Query it with SQL through the table_query tool, file \"{file}\".", ""]
     for t in tables:
         label = "view" if t["kind"] == "view" else "table"
-        lines += [f"## {label} {t['name']} ({t['rows']:,} rows)", ""]
+        rows = f"{t['rows']:,} rows" if t["rows"] is not None else "too many rows to count quickly"
+        lines += [f"## {label} {t['name']} ({rows})", ""]
         cols = ", ".join(f"{c['name']} {c['type']}".strip() for c in t["columns"])
         lines += [f"Columns: {cols}", ""]
         sample = t.get("sample") or []

@@ -31,6 +31,7 @@ DEFAULT_ROWS, MAX_ROWS = 100, 1_000
 DEFAULT_BYTES, MAX_BYTES = 64 * 1024, 1024 * 1024
 MAX_VALUE_CHARS = 4_000
 QUERY_SECONDS = 2.0
+COUNT_SECONDS = 0.5  # per table, for schema listings and search descriptions
 WRITE_SECONDS = 5.0
 MAX_PARAM_ROWS = 10_000
 WRITERS = ("owner", "agent")
@@ -80,6 +81,15 @@ def _sql_error(exc: BaseException, guard: Guard | None, seconds: float, where: s
         return TableError("refused: the table file would pass its size limit (256 MiB)")
     text = " ".join(str(exc).split()) or type(exc).__name__
     return TableError(f"SQL error: {text.removeprefix('SQLError: ')}")
+
+
+def _bounded(conn: apsw.Connection, sql: str, seconds: float, read):
+    """``read(cursor)`` within ``seconds``, else None (a row count too slow to take, a broken view)."""
+    try:
+        with time_limit(conn, seconds):
+            return read(conn.execute(sql))
+    except (apsw.InterruptError, apsw.SQLError):
+        return None
 
 
 _LEADING = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?(?:\*/|$))*", re.S)
@@ -151,12 +161,13 @@ class TableStore:
                     q = quote_ident(tname)
                     cols = [{"name": c[1], "type": c[2] or "", "notNull": bool(c[3]), "primaryKey": bool(c[5])}
                             for c in conn.execute(f"PRAGMA table_info({q})")]
-                    entry: dict[str, Any] = {"name": tname, "kind": kind, "columns": cols, "sql": sql}
-                    entry["rows"] = conn.execute(f"SELECT count(*) FROM {q}").fetchone()[0]
-                    if sample:
-                        entry["sample"] = [[_value(v) for v in row] for row in
-                                           conn.execute(f"SELECT * FROM {q} LIMIT {int(sample)}")]
-                    tables.append(entry)
+                    tables.append({"name": tname, "kind": kind, "columns": cols, "sql": sql})
+            for entry in tables:  # each with its own short limit: a huge table must not hide the others
+                q = quote_ident(entry["name"])
+                entry["rows"] = _bounded(conn, f"SELECT count(*) FROM {q}", COUNT_SECONDS, lambda c: c.fetchone()[0])
+                if sample:
+                    entry["sample"] = _bounded(conn, f"SELECT * FROM {q} LIMIT {int(sample)}", COUNT_SECONDS,
+                                               lambda c: [[_value(v) for v in row] for row in c]) or []
         except apsw.Error as exc:
             raise _sql_error(exc, guard, seconds, where) from None
         finally:
