@@ -215,3 +215,27 @@ def test_cli_errors_are_one_line_with_exit_1(reverie_home, tmp_path):
     run(reverie_home, "table", "import", "api", str(good))
     proc = run(reverie_home, "table", "query", "api", "ATTACH 'x' AS y", ok=False)
     assert proc.returncode == 1 and "ATTACH" in proc.stderr
+
+
+def test_table_tools_over_mcp(mem):
+    import asyncio
+
+    from mcp import Client
+
+    from reverie.mcp.server import build_server
+
+    async def go():
+        async with Client(build_server(mem.tools())) as c:
+            made = await c.call_tool("table_write", {"file": "crm", "sql": "CREATE TABLE people (name TEXT, city TEXT)"})
+            rows = await c.call_tool("table_write", {"file": "crm", "sql": "INSERT INTO people VALUES (?, ?)",
+                                                     "rows": [["Wei", "杭州"], ["Ana", "Lisbon"]]})
+            found = await c.call_tool("table_query", {"file": "crm", "sql": "SELECT name FROM people WHERE city = ?",
+                                                      "params": ["杭州"]})
+            refused = await c.call_tool("table_query", {"file": "crm", "sql": "ATTACH 'x' AS y"})
+            return made, rows, found, refused
+
+    made, rows, found, refused = asyncio.run(go())
+    assert not made.is_error and json.loads(rows.content[0].text)["changes"] == 2
+    assert json.loads(found.content[0].text)["rows"] == [["Wei"]]
+    assert refused.is_error and "ATTACH" in refused.content[0].text
+    assert [e["origin"] for e in mem.tables.writes("crm")] == ["agent", "agent"]
