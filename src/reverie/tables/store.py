@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import apsw
-import apsw.ext
 
 from ..errors import UserError
 from .guard import Guard, open_table_file, time_limit
@@ -98,15 +97,17 @@ _LEADING = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?(?:\*/|$))*", re.S)
 def _one_statement(conn: apsw.Connection, sql: str) -> None:
     """Preparing runs the authorizer; more than one statement per call is refused (a second one
     would hide behind the first in logs and transcripts)."""
+    from apsw import ext  # only queries and writes need it; the index's table descriptions do not
+
     if not isinstance(sql, str):
         raise TableError("sql must be a string")
     # VACUUM is authorised only while it runs (as an ATTACH); refuse it by name, clearly, first.
     if sql[_LEADING.match(sql).end():][:6].upper() == "VACUUM":
         raise TableError("refused: VACUUM is not allowed (VACUUM INTO would write another file)")
-    info = apsw.ext.query_info(conn, sql)
+    info = ext.query_info(conn, sql)
     if not info.has_vdbe:
         raise TableError("no SQL statement given")
-    if info.query_remaining and apsw.ext.query_info(conn, info.query_remaining).has_vdbe:
+    if info.query_remaining and ext.query_info(conn, info.query_remaining).has_vdbe:
         raise TableError("one SQL statement per call (split the rest into further calls)")
 
 
@@ -205,7 +206,9 @@ class TableStore:
                 try:
                     columns = [d[0] for d in cur.get_description()]
                 except apsw.ExecutionCompleteError:  # no rows: the statement finished at once
-                    columns = [d[0] for d in apsw.ext.query_info(conn, sql).description or ()]
+                    from apsw import ext
+
+                    columns = [d[0] for d in ext.query_info(conn, sql).description or ()]
                 for row in cur:
                     if len(rows) >= max_rows:
                         truncated = "rows"
