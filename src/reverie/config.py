@@ -90,6 +90,9 @@ class SearchSettings(_Model):
     model: str | None = Field(None, description="embedding model; provider default when unset")
     fallback: str = Field("none", description="provider to use when the configured one cannot start")
     extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
+    allow_hard_links: bool = Field(False, alias="allowHardLinks",
+                                   description="read and index memory files that have more than one hard "
+                                   "link (off: such a file may be one outside the workspace)")
     query: QuerySettings = QuerySettings()
     store: StoreSettings = StoreSettings()
     remote: RemoteSettings = RemoteSettings()
