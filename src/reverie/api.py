@@ -39,6 +39,7 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 # provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
 # model = "multilingual-e5-small"
 # extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
+# allowHardLinks = false            # read and index files with more than one hard link (may live outside)
 
 [memory.search.query]
 # maxResults = 6
