@@ -201,3 +201,18 @@ def test_a_hard_linked_memory_md_is_refused_too(linked: Path, tmp_path: Path):
         assert "hard links" in mem.sync().problems["MEMORY.md"]
     finally:
         mem.close()
+
+
+def test_a_hard_linked_memory_md_is_not_put_in_the_chat_prompt_unless_allowed(linked: Path, tmp_path: Path):
+    from reverie.models.scripted import ScriptedModel
+
+    (linked / "MEMORY.md").unlink()
+    os.link(tmp_path / "outside" / "secret.md", linked / "MEMORY.md")
+    for allowed in (False, True):
+        mem = Memory(overrides=['memory.search.provider="fake"', f"memory.search.allowHardLinks={str(allowed).lower()}"])
+        model = ScriptedModel(script={})
+        rt = mem.runtime(model)
+        rt.send("hi")
+        assert ("1234" in model.requests[0]["messages"][0]["content"]) is allowed
+        rt.close()
+        mem.close()
