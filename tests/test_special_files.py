@@ -106,6 +106,12 @@ def test_appending_to_a_daily_note_that_is_a_fifo_is_refused(tmp_path: Path):
         call_with_timeout(lambda: append_daily(tmp_path, "hello", now=datetime(2026, 3, 1, 9, tzinfo=UTC), tz=UTC))
 
 
+def test_appending_to_a_daily_note_that_is_a_folder_is_a_user_error(tmp_path: Path):
+    (tmp_path / "memory" / "2026-03-01.md").mkdir(parents=True)
+    with pytest.raises(UserError, match="is a folder, not a regular file; nothing written"):
+        append_daily(tmp_path, "hello", now=datetime(2026, 3, 1, 9, tzinfo=UTC), tz=UTC)
+
+
 def test_a_fifo_never_wedges_the_watcher_or_the_index_lock(workspace: Path):
     proc = subprocess.Popen([*CLI, "watch", "--json", "--debounce-ms", "100", *FAKE],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))

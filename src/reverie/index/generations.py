@@ -21,8 +21,6 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from filelock import FileLock, Timeout
-
 from ..workspace.writes import _fsync_dir
 
 _GEN_RE = re.compile(r"^index-(\d{6})\.sqlite$")
@@ -89,6 +87,8 @@ def lock(index_dir: Path, name: str, *, blocking: bool = True) -> Iterator[bool]
     (``filelock``: flock on POSIX, LockFileEx on Windows). Yields False when ``blocking`` is off
     and another holder has it. The file is kept after release: unlinking it would let two
     holders lock two different inodes."""
+    from filelock import FileLock, Timeout  # lazy (~40 ms): a search on an up-to-date index takes no lock
+
     index_dir.mkdir(parents=True, exist_ok=True)
     held = FileLock(index_dir / f"{name}.lock", blocking=blocking, preserve_lock_file=True)
     try:

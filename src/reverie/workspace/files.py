@@ -72,6 +72,8 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, 
         # Opening a socket fails with ENXIO, and so does a write-only open of a FIFO with no reader.
         if exc.errno == errno.ENXIO:
             raise NotRegularFile(path, "FIFO or socket") from None
+        if exc.errno == errno.EISDIR:  # a folder opened for writing
+            raise NotRegularFile(path, "folder") from None
         if exc.errno == errno.ELOOP and not follow_symlinks:
             raise NotRegularFile(path, "symlink") from None
         raise

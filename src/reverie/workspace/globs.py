@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from wcmatch import glob as _glob
-
-_FLAGS = _glob.GLOBSTAR | _glob.BRACE | _glob.FORCEUNIX
-
 
 @lru_cache(maxsize=256)
 def _compiled(pattern: str):
+    from wcmatch import glob  # lazy: only workspaces with extra-path patterns need it
+
     while pattern.startswith(("/", "./")):
         pattern = pattern[2:] if pattern.startswith("./") else pattern[1:]
-    return _glob.compile(pattern, flags=_FLAGS)
+    return glob.compile(pattern, flags=glob.GLOBSTAR | glob.BRACE | glob.FORCEUNIX)
 
 
 def glob_match(rel: str, pattern: str) -> bool:

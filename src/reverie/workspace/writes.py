@@ -20,8 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
-
-from filelock import FileLock
+from typing import TYPE_CHECKING
 
 from ..errors import UserError, WriteConflict
 from .files import NotRegularFile, open_regular, read_regular
@@ -29,6 +28,9 @@ from .textclean import clean_text
 
 PREIMAGES_KEPT = 8
 APPEND_LOCK = ".reverie-append.lock"  # dot-named: discovery and watch never take it for a note
+
+if TYPE_CHECKING:  # pragma: no cover
+    from filelock import FileLock
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -52,7 +54,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def append_lock(folder: Path) -> FileLock:
+def append_lock(folder: Path) -> "FileLock":
     """The lock every append to a note in ``folder`` holds (one per folder: appends are tiny).
 
     A separate lock file rather than a lock on the note itself: on Windows a lock on a file's
@@ -60,6 +62,8 @@ def append_lock(folder: Path) -> FileLock:
     The lock file is kept, never unlinked: unlinking a lock file on release lets two writers
     each hold a lock on a different inode.
     """
+    from filelock import FileLock  # imported on first write: ~40 ms a read-only command never pays
+
     return FileLock(folder / APPEND_LOCK, preserve_lock_file=True)
 
 
