@@ -13,7 +13,7 @@ import pytest
 from http_helpers import JsonHandler, serving
 
 import reverie.embeddings
-import reverie.embeddings.base as base
+from reverie import retry
 from reverie import Memory
 from reverie.config import SearchSettings, load_settings
 from reverie.errors import EmbeddingError
@@ -73,8 +73,9 @@ class Server:
         self.lock = threading.Lock()
         self.root = ""
 
-    def fail_next(self, n: int, status: int, body) -> None:
-        self.failures.extend([(status, json.dumps(body) if not isinstance(body, str) else body)] * n)
+    def fail_next(self, n: int, status: int, body, headers: dict | None = None) -> None:
+        text = json.dumps(body) if not isinstance(body, str) else body
+        self.failures.extend([(status, text, headers or {})] * n)
 
     @property
     def base_url(self) -> str:
@@ -93,7 +94,14 @@ def handler(state: Server):
             if self.path != want:
                 return self._send(404, json.dumps({"error": f"no route {self.path}"}))
             if failure:
-                return self._send(*failure)
+                status, text, headers = failure
+                data = text.encode()
+                self.send_response(status)
+                for name, value in {"Content-Type": "application/json", **headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                return self.wfile.write(data)
             texts, _ = texts_of(state.provider, body)
             self._send(200, json.dumps(answer(state.provider, texts)))
 
@@ -110,7 +118,7 @@ def server(request):
 
 @pytest.fixture
 def fast_retry(monkeypatch):
-    monkeypatch.setattr(base, "RETRY_BASE_SECONDS", 0.01)
+    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)
 
 
 def make(server: Server, api_key: str | None = KEY, **remote):
@@ -222,7 +230,7 @@ def test_rate_limit_is_quota_and_retried(server, fast_retry):
     server.fail_next(1, 429, RATE_LIMITED[server.provider])
     make(server).embed_query("x")
     assert len(server.requests) == 2
-    server.fail_next(base.RETRY_ATTEMPTS, 429, RATE_LIMITED[server.provider])
+    server.fail_next(retry.ATTEMPTS, 429, RATE_LIMITED[server.provider])
     with pytest.raises(EmbeddingError) as info:
         make(server).embed_query("x")
     assert info.value.quota and info.value.retryable
@@ -334,3 +342,16 @@ def test_search_is_unavailable_on_quota_and_works_otherwise(server, reverie_home
     assert out["unavailable"] is True and out["results"] == [] and KEY not in json.dumps(out)
     assert out["warning"] == "Memory search is unavailable because the embedding provider quota is exhausted."
     mem.close()
+
+
+def test_retry_after_is_honoured_and_marks_a_rate_limit_not_exhausted(server, fast_retry):
+    """A 429 that names its wait passes with time, whatever words its message uses."""
+    body = RATE_LIMITED[server.provider] if server.provider != "mistral" else \
+        {"message": "Requests rate limit exceeded for this month's tier"}
+    server.fail_next(1, 429, body, headers={"Retry-After": "0"})
+    make(server).embed_query("x")
+    assert len(server.requests) == 2
+    server.fail_next(1, 429, EXHAUSTED[server.provider], headers={"Retry-After": "120"})
+    with pytest.raises(EmbeddingError, match="retry after 120 s") as info:
+        make(server).embed_query("x")
+    assert info.value.quota and info.value.retry_after == 120 and len(server.requests) == 3

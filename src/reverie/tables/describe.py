@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .store import SUFFIX, TABLES_DIR, TableError, TableStore
+from .store import SUFFIX, TABLES_DIR, TableError, TableStore, link_problem
 
 SAMPLE_ROWS = 5
 SAMPLE_CHARS = 80
@@ -72,5 +72,9 @@ def table_sources(workspace: Path) -> tuple[list[tuple[str, Path, Callable[[], R
     sources = []
     for name in store.names():
         path = store.path_of(name)
+        why = link_problem(path)
+        if why:
+            problems[f"{TABLES_DIR}/{path.name}"] = why
+            continue
         sources.append((f"{TABLES_DIR}/{path.name}", path, lambda n=name: render(store, n)))
     return sources, problems

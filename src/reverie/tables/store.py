@@ -56,6 +56,16 @@ def check_name(name: str) -> str:
     return raw
 
 
+def link_problem(path: Path) -> str | None:
+    """Why a table file with other hard links is refused: it may be a file outside the workspace
+    (another agent's database, say) under a table's name."""
+    try:
+        links = path.stat().st_nlink
+    except OSError:
+        return None
+    return None if links <= 1 else f"has {links} hard links, so it may be a file outside the workspace: refused"
+
+
 def _value(v: Any) -> Any:
     """A cell as JSON: BLOBs by size, long text cut, non-finite floats as text."""
     if isinstance(v, bytes):
@@ -137,6 +147,9 @@ class TableStore:
         if not path.is_file():
             known = ", ".join(self.names()) or "none yet"
             raise TableError(f"no table file {check_name(name)!r} (known: {known}); table_write creates one")
+        why = link_problem(path)
+        if why:
+            raise TableError(f"{TABLES_DIR}/{path.name} {why}")
         return path
 
     def _read(self, name: str) -> tuple[apsw.Connection, Guard]:
@@ -260,6 +273,9 @@ class TableStore:
         if self.dir.is_symlink() or path.is_symlink():
             raise TableError(f"{TABLES_DIR}/{path.name} is a symlink: refused (a table file cannot reach another file)")
         created = not path.exists()
+        why = None if created else link_problem(path)
+        if why:
+            raise TableError(f"{TABLES_DIR}/{path.name} {why}")
         seq = self.log.start(**entry) if self.log is not None else None
         try:
             result = self._run_steps(path, steps, created, seconds)
