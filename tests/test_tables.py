@@ -251,8 +251,10 @@ def test_an_endless_view_does_not_stop_the_listing_or_the_description(store):
     assert tables["endpoints"]["rows"] == 3
     from reverie.tables.describe import render
 
+    store.write("api", "INSERT INTO endpoints VALUES ('GET', ?, 1, 'x')", ["/evil\x1b[31m\x00"], origin="agent")
     text, _, problem = render(store, "api")
-    assert problem is None and "too many rows to count quickly" in text and "(3 rows)" in text
+    assert problem is None and "too many rows to count quickly" in text and "(4 rows)" in text
+    assert "\x1b" not in text and "\x00" not in text
 
 
 def test_a_hard_linked_table_file_is_refused(store, tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from ..workspace.textclean import clean_text
 from .store import SUFFIX, TABLES_DIR, TableError, TableStore, link_problem
 
 SAMPLE_ROWS = 5
@@ -23,7 +24,8 @@ Rendered = tuple[str | None, bytes | None, str | None]  # (text, raw bytes, prob
 def _cell(v) -> str:
     if isinstance(v, dict) and "blob" in v:
         return f"<{v['blob']} byte BLOB>"
-    text = " ".join(str(v).split()) if v is not None else "NULL"
+    # control characters (a terminal escape, a NUL) never reach the index or a snippet
+    text = " ".join(clean_text(str(v)).text.split()) if v is not None else "NULL"
     return text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS - 1] + "…"
 
 
