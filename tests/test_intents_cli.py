@@ -70,9 +70,9 @@ def test_intent_create_check_list_cancel(reverie_home):
         reverie_home,
         # someone else in the channel: the intent is the creator's (sender scope) -> nothing
         ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "99", "--json"],
-        # the creator mentions Hangzhou: the block is printed, the fire spent
-        ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "42"],
-        ["intent", "check", "hangzhou again", "--channel", "telegram", "--sender", "42"],
+        # the creator mentions Hangzhou: the block is printed, the fire spent (--fire)
+        ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "42", "--fire"],
+        ["intent", "check", "hangzhou again", "--channel", "telegram", "--sender", "42", "--fire"],
         ["intent", "list", "--json"],
         ["intent", "list", "--status", "armed", "--json"],
         ["intent", "list"],
@@ -112,11 +112,12 @@ def test_intent_create_refusals_are_one_line_and_write_nothing(reverie_home):
         (["intent", "create", "--description", "d", "--channel", "telegram", "--sender", "42"], "at least one trigger"),
     ]
     *refused, listed, check = batch(reverie_home, *[args for args, _ in cases], ["intent", "list", "--json"],
-                                    ["intent", "check", "hangzhou"])
+                                    ["intent", "check", "hangzhou", "--sender", "42"])
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
-    assert ok_json(listed) == {"intents": []}
-    assert "--channel" in one_error(check)
+    # nothing was written: not even the home exists, and the read-only commands say so
+    assert "does not exist" in one_error(listed) and not reverie_home.exists()
+    assert "does not exist" in one_error(check)
 
 
 def test_cron_add_list_run_due_runs_remove(reverie_home):
@@ -187,4 +188,4 @@ def test_cron_add_errors_are_one_line(reverie_home):
     *refused, listed = batch(reverie_home, *[args for args, _ in cases], ["cron", "list", "--json"])
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
-    assert ok_json(listed) == {"jobs": []}
+    assert "does not exist" in one_error(listed) and not reverie_home.exists()  # nothing was written

@@ -5,9 +5,12 @@ Exit codes: 0 success, 1 a user error (bad input, one line on stderr), 2 an inte
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
+import warnings
+from typing import Annotated
 
 import typer
 
@@ -25,9 +28,19 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        print(f"reverie {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
-          sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+          sets: SetOpt = None, as_json: JsonOpt = False,
+          version: Annotated[bool, typer.Option("--version", help="print reverie's version and exit",
+                                                callback=_version, is_eager=True)] = False) -> None:
     ctx.obj = Opts(home=home, agent=agent, workspace=workspace, sets=list(sets or []), json=as_json)
 
 
@@ -60,8 +73,32 @@ def _kind(exc: BaseException) -> str | None:
     return None
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings reach people as one line on stderr, without a source location."""
+    print(f"reverie: warning: {message}", file=sys.stderr, flush=True)
+
+
+# Errors of the machine or the file system that the user can fix (a read-only folder, a full disk,
+# a file where a folder belongs): one line, exit 1, rather than "internal error".
+_USER_ERRNOS = {errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+                errno.EROFS: "read-only file system", errno.ENOSPC: "no space left on the device",
+                errno.EDQUOT: "disk quota exceeded", errno.ENOTDIR: "a part of the path is not a folder",
+                errno.EISDIR: "is a folder", errno.ENAMETOOLONG: "a name in the path is too long",
+                errno.ELOOP: "too many levels of symbolic links"}
+
+
+def _os_error(exc: OSError) -> str | None:
+    if exc.errno not in _USER_ERRNOS:
+        return None
+    where = exc.filename if exc.filename is not None else ""
+    return f"cannot use {where}: {_USER_ERRNOS[exc.errno]}" if where else _USER_ERRNOS[exc.errno]
+
+
 def run(argv: list[str] | None = None) -> None:
-    command = typer.main.get_command(app)
+    from .helptext import tidy
+
+    warnings.showwarning = _show_warning
+    command = tidy(typer.main.get_command(app))
     try:
         rv = command.main(args=argv, prog_name="reverie", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
@@ -82,9 +119,26 @@ def run(argv: list[str] | None = None) -> None:
             code = _fail(message.splitlines()[0], 1)
         elif kind == "Abort":
             code = _fail("interrupted", 130)
+        elif isinstance(exc, OSError) and _os_error(exc):
+            code = _fail(_os_error(exc), 1)  # type: ignore[arg-type]
+        elif (damaged := _damaged(exc)) is not None:
+            code = _fail(str(damaged), damaged.exit_code)
         else:
             code = _internal(exc)
     sys.exit(code)
+
+
+def _damaged(exc: Exception):
+    """A database error: is it a damaged agent (or automations) database? Then name the repair."""
+    if not type(exc).__module__.startswith("apsw"):
+        return None
+    from ..repair import diagnose
+    from .common import OPENED
+
+    try:
+        return diagnose(exc, OPENED)
+    except Exception:  # a diagnosis must never hide the original error
+        return None
 
 
 def _internal(exc: Exception) -> int:

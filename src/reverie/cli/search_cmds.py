@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
         q = query_opt if query_opt is not None else query
         if q is None:
             raise UserError("give a query: reverie search \"...\" (or --query)")
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         try:
             data = mem.search(q, max_results, min_score, explain=explain, projects=project,
                               sync_wait=CLI_SYNC_WAIT_SECONDS)
@@ -94,7 +94,7 @@ def register(app: typer.Typer) -> None:
             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         data = mem.get(path, from_line, lines)
 
         def human(d):
@@ -115,7 +115,7 @@ def register(app: typer.Typer) -> None:
         from ..tools import openai_definitions
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        defs = openai_definitions(memory_for(o).tools())
+        defs = openai_definitions(memory_for(o, create=False).tools())
         if o.json:
             emit(o, defs)
         else:
