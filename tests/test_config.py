@@ -177,7 +177,7 @@ def test_timezone_is_used(tmp_path: Path):
 
 # -- through the CLI ------------------------------------------------------------------------------
 def test_cli_config_show_json_redacts_api_key(reverie_home: Path):
-    reverie_home.mkdir()
+    (reverie_home / "workspace").mkdir(parents=True)
     r = cli("config", "show", "--json", "--set", 'memory.search.remote.apiKey="sk-very-secret"',
             env={"REVERIE_MAX_RESULTS": "4"})
     assert r.returncode == 0, r.stderr

@@ -86,7 +86,7 @@ class ExtraPath(_Model):
 
 class SearchSettings(_Model):
     enabled: bool = True
-    provider: str = Field("auto", description="auto | local | openai | none | fake (tests)")
+    provider: str = Field("auto", description="auto | local | openai | none")
     model: str | None = Field(None, description="embedding model; provider default when unset")
     fallback: str = Field("none", description="provider to use when the configured one cannot start")
     extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")

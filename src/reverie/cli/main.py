@@ -99,6 +99,9 @@ def run(argv: list[str] | None = None) -> None:
 
     warnings.showwarning = _show_warning
     command = tidy(typer.main.get_command(app))
+    bad = _undecodable(sys.argv[1:] if argv is None else argv)
+    if bad:
+        sys.exit(_fail(bad, 1))
     try:
         rv = command.main(args=argv, prog_name="reverie", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
@@ -126,6 +129,19 @@ def run(argv: list[str] | None = None) -> None:
         else:
             code = _internal(exc)
     sys.exit(code)
+
+
+def _undecodable(args: list[str]) -> str | None:
+    """Arguments that were not UTF-8 arrive holding lone surrogates (Python's surrogateescape):
+    refused here, before a note or a query is written with bytes no one can read back."""
+    for i, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            byte = ord(arg[exc.start]) - 0xDC00 if 0xDC80 <= ord(arg[exc.start]) <= 0xDCFF else None
+            what = f"byte 0x{byte:02x}" if byte is not None else "a lone surrogate"
+            return f"argument {i} is not valid UTF-8 text ({what} at position {exc.start}); nothing was done"
+    return None
 
 
 def _damaged(exc: Exception):

@@ -52,7 +52,12 @@ def register(app: typer.Typer) -> None:
         if stdin:
             if text:
                 raise UserError("give the note as arguments or with --stdin, not both")
-            body = sys.stdin.read()
+            raw = sys.stdin.buffer.read()
+            try:
+                body = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise UserError(f"standard input is not valid UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                                f"offset {exc.start}); nothing was remembered") from None
         else:
             body = " ".join(text or [])
         if not body.strip():

@@ -15,11 +15,14 @@ from .base import Embedder, ProviderState
 
 Factory = Callable[[SearchSettings], Embedder]
 _REGISTRY: dict[str, Factory] = {}
+_HIDDEN: set[str] = set()  # usable by name, never listed to users (the test provider)
 _entry_points_loaded = False
 
 
-def register(name: str, factory: Factory) -> None:
+def register(name: str, factory: Factory, *, hidden: bool = False) -> None:
     _REGISTRY[name.lower()] = factory
+    if hidden:
+        _HIDDEN.add(name.lower())
 
 
 def _local(settings: SearchSettings) -> Embedder:
@@ -42,7 +45,7 @@ def _fake(settings: SearchSettings) -> Embedder:
 
 register("local", _local)
 register("openai", _openai)
-register("fake", _fake)
+register("fake", _fake, hidden=True)
 
 
 def _load_entry_points() -> None:
@@ -60,7 +63,7 @@ def _load_entry_points() -> None:
 
 def available() -> list[str]:
     _load_entry_points()
-    return sorted([*_REGISTRY, "none", "auto"])
+    return sorted([*(n for n in _REGISTRY if n not in _HIDDEN), "none", "auto"])
 
 
 def create(name: str, settings: SearchSettings) -> Embedder:

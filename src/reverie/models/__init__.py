@@ -19,10 +19,13 @@ from .base import (
 
 Factory = Callable[[str, object], ChatModel]  # (model name after the colon, ChatSettings)
 _REGISTRY: dict[str, Factory] = {}
+_HIDDEN: set[str] = set()  # usable by name, never listed to users (test models)
 
 
-def register(provider: str, factory: Factory) -> None:
+def register(provider: str, factory: Factory, *, hidden: bool = False) -> None:
     _REGISTRY[provider.lower()] = factory
+    if hidden:
+        _HIDDEN.add(provider.lower())
 
 
 def create(spec: str, settings) -> ChatModel:
@@ -32,12 +35,12 @@ def create(spec: str, settings) -> ChatModel:
     factory = _REGISTRY.get(provider.lower())
     if factory is None:
         raise ConfigError(f"bad value for 'chat.model': unknown provider {provider!r} in {spec!r} "
-                          f"(known: {', '.join(sorted(_REGISTRY))})")
+                          f"(known: {', '.join(available())})")
     return factory(name, settings)
 
 
 def available() -> list[str]:
-    return sorted(_REGISTRY)
+    return sorted(n for n in _REGISTRY if n not in _HIDDEN)
 
 
 def _openai(name: str, settings) -> ChatModel:
@@ -69,7 +72,7 @@ def _scripted(name: str, settings) -> ChatModel:  # deterministic scripts for te
 
 
 register("offline", _offline)
-register("scripted", _scripted)
+register("scripted", _scripted, hidden=True)
 
 
 __all__ = ["ChatMessage", "ChatModel", "ChatModelError", "ChatResponse", "ContextOverflowError", "ToolCall",
