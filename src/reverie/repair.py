@@ -62,6 +62,21 @@ def databases(places: Places) -> list[tuple[str, Path, list]]:
             ("automations database", places.state_db, state_migrations())]
 
 
+def _rebuild_derived(fresh: apsw.Connection, report) -> None:
+    """Tables made from other tables are made again from what was saved, rather than trusted as
+    copied: the session search index from the transcript events."""
+    if not fresh.execute("SELECT 1 FROM sqlite_schema WHERE name = 'transcript_events'").fetchone():
+        return
+    from .sessions.store import rebuild_search_index
+
+    with fresh:
+        n = rebuild_search_index(fresh)
+    item = report.table("transcript_fts")
+    item.errors, item.unreadable, item.expected, item.adopted = [], 0, None, 0
+    item.read = item.copied = n
+    item.note = f"session search index rebuilt from the saved conversation events ({n} rows)"
+
+
 def diagnose(exc: BaseException, places_seen: list[Places]) -> DamagedDatabase | None:
     """When a database error reached the top: is one of the state databases of the agents this
     process opened damaged? Then say so, and how to repair it, instead of an internal error."""
@@ -111,6 +126,7 @@ def repair_database(path: Path, migrations: list, *, what: str = "database") -> 
             for m in migrations:
                 m.apply(fresh)
             report = salvage(work, fresh)
+            _rebuild_derived(fresh, report)
             check_new = fresh.execute("PRAGMA integrity_check").fetchone()[0]
             fresh.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:

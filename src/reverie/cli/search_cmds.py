@@ -108,7 +108,9 @@ def register(app: typer.Typer) -> None:
         mem = memory_for(o, create=False)
         data = mem.get(path, from_line, lines)
 
-        if data.get("status") == "not_found":
+        if data.get("status") == "not_found":  # exit 1; --json still gets its document
+            if o.json:
+                emit(o, data)
             raise UserError(f"not found: {data['path']} (in {mem.workspace})")
 
         def human(d):

@@ -131,7 +131,7 @@ def salvage(damaged: Path, fresh: apsw.Connection) -> SalvageReport:
         if report.pages_read:  # every expected table is in the report, found or not
             for name, _cols, _alias, _content, _insert, _typed in _shapes(fresh, schema):
                 item = report.table(name)
-                if not item.read and not item.errors and not item.note:
+                if not item.read and not item.errors and not item.note and not item.whole:
                     item.errors.append("no readable page of this table was found")
         if src is None and not any(t.read for t in report.tables):
             report.fatal = "nothing could be read"

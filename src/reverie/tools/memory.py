@@ -81,7 +81,11 @@ def memory_tools(mem: "Memory") -> list[Tool]:
         if not text.strip():
             raise ToolError("memory_append: text is empty")
         # an agent's note is not the owner's: it may not set importance or supersede entries
-        path = mem.remember(neutralise_annotations(text))
+        try:
+            path = mem.remember(neutralise_annotations(text))
+        except OSError as exc:  # a read-only or full disk: the model must not answer "noted"
+            raise ToolError(f"memory_append: nothing was saved: {exc.strerror or exc}"
+                            + (f" ({exc.filename})" if exc.filename else "")) from None
         return {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(),
                 "chars": len(text.strip())}
 
