@@ -185,3 +185,29 @@ def test_the_report_speaks_per_table(reverie_home, agent_db):
     assert any(line.startswith("  transcript_events (conversation events): ") for line in lines)
     assert any(line.startswith("  standing_intents (standing intents): ") for line in lines)
     assert lines[-1].startswith("restart any other reverie process")
+
+
+def test_an_mcp_tool_meeting_a_damaged_database_names_the_repair(reverie_home, agent_db):
+    import asyncio
+
+    from mcp import Client
+
+    from reverie import Memory
+    from reverie.mcp.server import build_server
+    from reverie.repair import diagnose
+
+    with open(agent_db, "r+b") as fh:
+        fh.truncate(agent_db.stat().st_size // 2)
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+
+    async def go():
+        server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
+        async with Client(server) as c:
+            return await c.call_tool("intent_list", {})
+
+    try:
+        result = asyncio.run(go())
+    finally:
+        mem.close()
+    text = result.content[0].text
+    assert result.is_error and "is damaged" in text and "reverie doctor --repair" in text

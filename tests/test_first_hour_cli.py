@@ -230,11 +230,14 @@ def test_search_says_when_its_order_is_not_by_score_and_explains_its_footer(caps
 
 def test_set_errors_are_plain_words_with_did_you_mean(reverie_home):
     ok(cli(reverie_home, "init"))
-    typo, value, provider, model = batch(
+    typo, value, provider, model, flag, number = batch(
         reverie_home, ["status", "--set", "memory.search.query.maxResult=3"],
         ["status", "--set", "memory.search.query.maxResults=lots"],
         ["status", "--set", "memory.search.provider=bogus"],
-        ["chat", "--model", "bogus:x", "-m", "hi"])
+        ["chat", "--model", "bogus:x", "-m", "hi"],
+        ["get", "MEMORY.md", "--from", "0"], ["cron", "runs", "--limit", "lots"])
+    assert one_error(flag) == "reverie: error: Invalid value for '--from': must be at least 1"
+    assert one_error(number) == "reverie: error: Invalid value for '--limit' / '-n': must be a whole number"
     assert one_error(typo) == ("reverie: error: unknown settings key 'memory.search.query.maxResult'; "
                                "did you mean 'memory.search.query.maxResults'?")
     assert one_error(value) == ("reverie: error: bad value for 'memory.search.query.maxResults': must be a whole "
@@ -242,7 +245,7 @@ def test_set_errors_are_plain_words_with_did_you_mean(reverie_home):
     # the test providers stay usable by name (this very test runs on 'fake') but are never listed
     assert "fake" not in one_error(provider) and "local" in provider.stderr
     assert "scripted" not in one_error(model) and "offline" in model.stderr
-    for r in (typo, value, provider, model):
+    for r in (typo, value, provider, model, flag, number):
         assert "pydantic" not in r.stderr and "http" not in r.stderr and "Input should" not in r.stderr
 
 

@@ -10,29 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+from cli_helpers import BATCH
+
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
     return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           capture_output=True, text=True, env=env, timeout=60)
-
-
-BATCH = """
-import contextlib, io, json, sys
-from reverie.cli.main import run
-out = []
-for argv in json.loads(sys.argv[1]):
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        try:
-            run(argv)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-    out.append([code, o.getvalue(), e.getvalue()])
-print(json.dumps(out))
-"""
 
 
 def batch(home: Path, *commands: list[str]) -> list[subprocess.CompletedProcess]:

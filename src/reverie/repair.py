@@ -33,6 +33,7 @@ from .errors import UserError
 from .paths import Places
 from .store import connect
 from .store.salvage import check, salvage
+from .workspace.writes import _fsync_dir  # the one directory fsync
 
 REPAIR_HINT = "run: reverie doctor --repair (it salvages what can be read and keeps the damaged file)"
 
@@ -155,16 +156,3 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copyfileobj(fin, fout, 1024 * 1024)
         fout.flush()
         os.fsync(fout.fileno())
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import traceback
 import warnings
@@ -119,7 +120,7 @@ def run(argv: list[str] | None = None) -> None:
             code = 0  # the help text has been shown
         elif kind == "ClickException":  # bad flags and arguments are user errors
             message = exc.format_message().strip() or type(exc).__name__  # type: ignore[attr-defined]
-            code = _fail(message.splitlines()[0], 1)
+            code = _fail(_plain_words(message.splitlines()[0]), 1)
         elif kind == "Abort":
             code = _fail("interrupted", 130)
         elif isinstance(exc, OSError) and _os_error(exc):
@@ -129,6 +130,22 @@ def run(argv: list[str] | None = None) -> None:
         else:
             code = _internal(exc)
     sys.exit(code)
+
+
+# Typer checks values with pydantic and words its complaints that way; people get these instead.
+_PLAIN = [(re.compile(r"Input should be a valid integer.*"), "must be a whole number"),
+          (re.compile(r"Input should be a valid number.*"), "must be a number"),
+          (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
+          (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+          (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+          (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
+          (re.compile(r"Input should be a valid boolean.*"), "must be true or false")]
+
+
+def _plain_words(message: str) -> str:
+    for pattern, words in _PLAIN:
+        message = pattern.sub(words, message)
+    return message
 
 
 def _undecodable(args: list[str]) -> str | None:
