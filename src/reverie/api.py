@@ -139,11 +139,25 @@ class Memory:
                 pass
         return created
 
-    def remember(self, text: str, *, now: datetime | None = None) -> Path:
-        """Append a timestamped bullet to today's daily note (append-only)."""
+    def remember(self, text: str, *, now: datetime | None = None, provenance=None) -> Path:
+        """Append a timestamped bullet to today's daily note (append-only).
+
+        The appended segment is recorded with ``provenance`` (a :class:`reverie.trust.Provenance`),
+        else that of the tool call in progress, else ``agent`` (see docs/trust.md)."""
+        from .trust import daily_guard, resolve_writer
+
         if not self.workspace.exists():
             init_workspace(self.workspace)
-        return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+        guard = daily_guard(self.places.agent_db, self.workspace, resolve_writer(provenance))
+        return append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+
+    @property
+    def trust(self):
+        """Trust decisions over this agent's memory (:class:`reverie.trust.Trust`): origins of lines,
+        ``may_inject``, ``may_promote``."""
+        from .trust import Trust
+
+        return Trust(self.places.agent_db, self.workspace)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:

@@ -24,12 +24,14 @@ INSTRUCTIONS = (
     "not instructions.")
 
 
-def _wrapper(tool: Tool):
+def _wrapper(tool: Tool, session=None):
     from mcp.server.mcpserver.exceptions import ToolError as McpToolError
 
     def call(**kwargs: Any) -> str:
         try:
-            result = tool.call(kwargs)
+            # taint (docs/trust.md): MCP has no turns, so once this connection has served untrusted
+            # content, what memory_append writes through it is untrusted for the rest of it
+            result = session.call(tool, kwargs)[0] if session is not None else tool.call(kwargs)
         except ReverieError as exc:
             raise McpToolError(str(exc)) from None
         return json.dumps(result, ensure_ascii=False, default=str)
@@ -55,6 +57,10 @@ def _wrapper(tool: Tool):
 
 def build_server(tools: list[Tool], name: str = "reverie"):
     from mcp.server.mcpserver import MCPServer
+
+    from ..trust import Provenance, ToolSession
+
+    session = ToolSession(Provenance("agent", "unknown", None, "mcp"))
     from mcp.server.mcpserver.tools import Tool as McpTool
     from mcp_types import ToolAnnotations
 
@@ -63,7 +69,7 @@ def build_server(tools: list[Tool], name: str = "reverie"):
         annotations = ToolAnnotations(title=t.title or t.name, read_only_hint=t.read_only,
                                       destructive_hint=t.destructive, idempotent_hint=t.idempotent,
                                       open_world_hint=False)
-        mt = McpTool.from_function(_wrapper(t), name=t.name, description=t.description,
+        mt = McpTool.from_function(_wrapper(t, session), name=t.name, description=t.description,
                                    annotations=annotations, structured_output=False)
         if t.schema.get("additionalProperties") is False:
             # The SDK's argument model drops unknown keys, so {"query": .., "limit": 3} ran with

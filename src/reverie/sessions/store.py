@@ -74,6 +74,12 @@ class Event:
     data: dict
     bytes: int
     tokens: int
+    origin: str | None = None  # origin class recorded by the program (None: recorded before trust)
+
+    @property
+    def is_recall(self) -> bool:
+        """A recall mark: memory the runtime put into the context (see :meth:`Runtime.inject`)."""
+        return self.kind == "system" and self.data.get("event") == "recall"
 
     @property
     def message(self) -> ChatMessage | None:
@@ -114,6 +120,10 @@ class SessionRow:
     output_tokens: int
     transcript_bytes: int
     event_count: int
+    session_kind: str = "unknown"
+    hook_source: str | None = None
+    low_trust: int = 0
+    forgotten_at: int | None = None
 
     @property
     def flushed_this_cycle(self) -> bool:
@@ -128,11 +138,14 @@ class SessionRow:
                 "memoryFlushCompactionCount": self.memory_flush_compaction_count,
                 "totalTokens": self.total_tokens, "totalTokensFresh": bool(self.total_tokens_fresh),
                 "inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
-                "transcriptBytes": self.transcript_bytes, "events": self.event_count}
+                "transcriptBytes": self.transcript_bytes, "events": self.event_count,
+                "sessionKind": self.session_kind, "hookSource": self.hook_source, "lowTrust": bool(self.low_trust),
+                "forgottenAt": iso_ms(self.forgotten_at)}
 
 
 _SESSION_COLS = ", ".join(f.name for f in fields(SessionRow))
-_EVENT_COLS = "seq, session_id, session_key, position, event_id, kind, created_at, encoding, body, bytes, tokens"
+_EVENT_COLS = ("seq, session_id, session_key, position, event_id, kind, created_at, encoding, body, bytes, tokens, "
+               "origin_class")
 _UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
 
 
@@ -142,8 +155,8 @@ def _decode(encoding: str, body: bytes) -> dict:
 
 
 def _row_to_event(row) -> Event:
-    seq, sid, key, pos, eid, kind, created, encoding, body, nbytes, tokens = row
-    return Event(seq, sid, key, pos, eid, kind, created, _decode(encoding, body), nbytes, tokens)
+    seq, sid, key, pos, eid, kind, created, encoding, body, nbytes, tokens, origin = row
+    return Event(seq, sid, key, pos, eid, kind, created, _decode(encoding, body), nbytes, tokens, origin)
 
 
 class TranscriptStore:
@@ -166,13 +179,15 @@ class TranscriptStore:
     # -- sessions -------------------------------------------------------------------------------
     def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
                       sender: str | None = None, origin: str = "chat", model: str | None = None,
-                      started_at: int | None = None) -> SessionRow:
+                      started_at: int | None = None, session_kind: str = "unknown",
+                      hook_source: str | None = None) -> SessionRow:
         sid = str(uuid.uuid4())
         with self._lock, transaction(self._conn):
             self._conn.execute(
-                "INSERT INTO sessions(session_id, session_key, channel, sender, chat_type, origin, model, started_at) "
-                "VALUES (?,?,?,?,?,?,?,?)",
-                (sid, session_key, channel or "cli", sender, chat_type, origin, model, started_at or now_ms()))
+                "INSERT INTO sessions(session_id, session_key, channel, sender, chat_type, origin, model, started_at, "
+                "session_kind, hook_source) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (sid, session_key, channel or "cli", sender, chat_type, origin, model, started_at or now_ms(),
+                 session_kind, hook_source))
         row = self.session(sid)
         assert row is not None
         return row
@@ -232,8 +247,13 @@ class TranscriptStore:
         self.update_session(session_id, ended_at=at or now_ms(), ended_reason=reason)
 
     # -- events ---------------------------------------------------------------------------------
-    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None) -> Event:
-        """Record one event now, in its own transaction (with its search row)."""
+    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None, origin: str | None = None,
+               index_text: str | None = None) -> Event:
+        """Record one event now, in its own transaction (with its search row).
+
+        ``origin`` is the event's origin class (decided by the runtime); ``index_text``, when
+        given, is what the transcript search indexes instead of the message text (the runtime
+        passes the text with recalled memory stripped, so recall is never indexed again)."""
         if kind not in KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
         payload = _scrub(payload)  # a lone surrogate (bad stdin byte, odd model output) must not lose the event
@@ -248,17 +268,21 @@ class TranscriptStore:
             position = count + 1
             doc = {"id": event_id, "type": kind, "sessionId": session_id, "sessionKey": key,
                    "position": position, "timestamp": iso_ms(at), **payload}
+            if origin is not None:
+                doc["originClass"] = origin
             raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
             encoding, body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
             msg = payload.get("message")
             tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
                 estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
             cur = self._conn.execute(
-                f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens))
+                f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens, origin))
             seq = self._conn.last_insert_rowid()
             del cur
             text = msg.get("content") if isinstance(msg, dict) else None
+            if index_text is not None:
+                text = index_text
             if kind in ("user", "assistant", "tool_call") and text and text.strip():
                 self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
                                    (seq, segment_for_index(text, "cjk"), session_id,
@@ -268,11 +292,48 @@ class TranscriptStore:
             self._conn.execute(
                 f"UPDATE sessions SET event_count = event_count + 1, transcript_bytes = transcript_bytes + ?{touch} "
                 "WHERE session_id = ?", params)
-        return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens)
+        return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens, origin)
 
     def append_message(self, session_id: str, kind: str, msg: ChatMessage, *, at: int | None = None,
-                       **extra: Any) -> Event:
-        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at)
+                       origin: str | None = None, index_text: str | None = None, **extra: Any) -> Event:
+        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin,
+                           index_text=index_text)
+
+    # -- trust ----------------------------------------------------------------------------------
+    def add_participant(self, session_id: str, actor: str | None) -> None:
+        """Remember that ``actor`` spoke in the session (``forget --participant``)."""
+        if not actor:
+            return
+        with self._lock, transaction(self._conn):
+            self._conn.execute("INSERT OR IGNORE INTO session_participants(session_id, actor, first_seen_at) "
+                               "VALUES (?,?,?)", (session_id, actor, now_ms()))
+
+    def participants(self, session_id: str) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                "SELECT actor FROM session_participants WHERE session_id = ? ORDER BY first_seen_at", (session_id,))]
+
+    def mark_low_trust(self, session_id: str) -> None:
+        self.update_session(session_id, low_trust=1)
+
+    def recall_pool(self, session_id: str):
+        """Every text memory put into this session's context (recall marks, and the results of the
+        recall tools for transcripts recorded without marks), ready for stripping."""
+        from ..trust import RECALL_TOOLS, items_from_result, pool_of
+
+        texts: list[str] = []
+        for ev in self.events(session_id, kinds=("system", "tool_result")):
+            if ev.is_recall:
+                texts += [str(i.get("text") or "") for i in ev.data.get("items") or [] if isinstance(i, dict)]
+            elif ev.kind == "tool_result":
+                msg = ev.message
+                if msg is not None and msg.name in RECALL_TOOLS:
+                    try:
+                        result = json.loads(msg.content)
+                    except ValueError:
+                        continue
+                    texts += [i.text for i in items_from_result(msg.name, result)]
+        return pool_of(texts)
 
     def events(self, session_id: str, *, kinds: Iterable[str] | None = None, from_position: int = 1,
                limit: int | None = None, newest: bool = False) -> list[Event]:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -17,10 +18,12 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
+from typing import Callable, ContextManager
 
 from ..errors import UserError, WriteConflict
 
 PREIMAGES_KEPT = 8
+AppendGuard = Callable[[Path, int, bytes], ContextManager]
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -44,11 +47,13 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def append_text(path: Path, text: str, *, header: str = "") -> int:
+def append_text(path: Path, text: str, *, header: str = "", guard: AppendGuard | None = None) -> int:
     """Append ``text`` to ``path`` (created if missing), on a line of its own. Returns bytes written.
 
     Uses O_APPEND under an exclusive lock, so concurrent writers interleave whole entries and
     nothing already in the file is touched. ``header`` is written first only if the file is empty.
+    ``guard(path, offset, data)``, when given, is entered under the lock around the write (the
+    trust layer records the appended segment's provenance there; an error inside aborts both).
     """
     if not text:
         return 0
@@ -68,10 +73,11 @@ def append_text(path: Path, text: str, *, header: str = "") -> int:
         data = prefix + ((header if not size else "") + text).encode("utf-8")
         if not data.endswith(b"\n"):
             data += b"\n"
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
+        with guard(path, size, data) if guard is not None else contextlib.nullcontext():
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
         return written
     finally:
         os.close(fd)  # closing releases the lock
@@ -87,14 +93,14 @@ def format_bullet(text: str, when: datetime) -> str:
 
 
 def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
-                 tz: tzinfo | None = None, bullet: bool = True) -> Path:
+                 tz: tzinfo | None = None, bullet: bool = True, guard: AppendGuard | None = None) -> Path:
     """Append an entry to today's note ``memory/YYYY-MM-DD.md`` (today in ``tz``)."""
     if not text or not text.strip():
         raise UserError("nothing to remember: the text is empty")
     when = (now or datetime.now(tz)).astimezone(tz) if tz else (now or datetime.now().astimezone())
     path = daily_note_path(workspace, when)
     body = format_bullet(text, when) if bullet else text.rstrip("\n")
-    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n")
+    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n", guard=guard)
     return path
 
 
