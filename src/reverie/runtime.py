@@ -112,6 +112,9 @@ class Runtime:
         self._turn: tuple[str | None, bool] | None = None  # (sender, owner) of the turn in progress
         self._taint: ToolSession | None = None
         self._turn_blocks: list[tuple[str, str]] | None = None  # blocks injected into this turn
+        # Recall lanes run before each reply (trigger recall, Active Memory): each gets the user's
+        # text and puts what it finds into the turn with self.inject(lane, items). Fail open.
+        self.lanes: list[Callable[[str], Any]] = []
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.store = TranscriptStore(memory.places.agent_db)
@@ -298,6 +301,11 @@ class Runtime:
         self._taint = ToolSession(self._turn_writer(origin))
         self._turn_blocks = []
         self._intent_blocks(text, result)
+        for lane in self.lanes:
+            try:
+                lane(text)
+            except Exception as exc:  # a recall lane never blocks a reply
+                result.notices.append(f"recall lane skipped: {type(exc).__name__}: {exc}")
         extra = self._turn_blocks
         tools = self.tools()
         defs = [t.openai() for t in tools]

@@ -59,8 +59,8 @@ class RecallLedger:
         out = Marked()
         for item in items:
             d = self._decide(lane, item, auto)
+            item.origin, item.kind = d.origin, d.kind  # as the program found them
             if d.allowed:
-                item.origin, item.kind = item.origin or d.origin, item.kind or d.kind
                 out.admitted.append(item)
             else:
                 out.refused.append((item, d.reason))

@@ -139,7 +139,7 @@ class Trust:
         kept, dropped = [], 0
         for i, line in enumerate(text.split("\n")):
             n = first_line + i
-            if origins.lines(n, n).origin in TRUSTED:
+            if not line.strip() or origins.lines(n, n).origin in TRUSTED:
                 kept.append(line)
             else:
                 dropped += 1
