@@ -36,6 +36,9 @@ def _register() -> None:
 
     for module in (memory_cmds, index_cmds, config_cmds, tour_cmd, intent_cmds, cron_cmds, chat_cmd, sessions_cmds):
         module.register(app)
+    from . import forget_cmd
+
+    forget_cmd.register(app)
     try:
         from . import search_cmds
     except ImportError:  # pragma: no cover - search arrives with its own module

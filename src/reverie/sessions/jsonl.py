@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 
 from ..errors import UserError
 from ..models.base import ChatMessage, ToolCall
-from ..trust.tombstones import Tombstones
+from ..trust.tombstones import Tombstones, message_texts
 from .store import SessionRow, TranscriptStore, message_to_dict
 
 _ROLE_KIND = {"user": "user", "system": "system", "tool": "tool_result", "function": "tool_result"}
@@ -161,7 +161,14 @@ def import_jsonl(store: TranscriptStore, path: Path, *, session_key: str, chat_t
     if tombs:
         kept = []
         for conv in conversations:
-            left = [m for m in conv if not tombs.forgotten(m[1].content)]
+            left, dropped_calls = [], set()
+            for m in conv:
+                msg = m[1]
+                texts = message_texts(msg.content, [c.arguments for c in msg.tool_calls])
+                if any(tombs.forgotten(t) for t in texts) or (msg.tool_call_id and msg.tool_call_id in dropped_calls):
+                    dropped_calls.update(c.id for c in msg.tool_calls)  # and the results answering it
+                    continue
+                left.append(m)
             forgotten += len(conv) - len(left)
             if left:
                 kept.append(left)

@@ -316,6 +316,66 @@ class TranscriptStore:
     def mark_low_trust(self, session_id: str) -> None:
         self.update_session(session_id, low_trust=1)
 
+    def forget_sessions(self, session_ids: list[str]) -> tuple[int, int]:
+        """Delete the events and search rows of sessions (``reverie forget``); the session rows stay,
+        marked forgotten and emptied, so the forget can be repeated. Deleted bytes are zeroed on disk
+        (``secure_delete``) and the search index merged, so no copy of the text is left in the file.
+        Returns (events, search rows) removed."""
+        if not session_ids:
+            return 0, 0
+        ids = list(dict.fromkeys(session_ids))
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            self._conn.execute("PRAGMA secure_delete=ON")
+            with transaction(self._conn):
+                fts = self._conn.execute(
+                    f"SELECT count(*) FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events "
+                    f"WHERE session_id IN ({marks}))", ids).fetchone()[0]
+                self._conn.execute(f"DELETE FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events "
+                                   f"WHERE session_id IN ({marks}))", ids)
+                n = self._conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
+                                       ids).fetchone()[0]
+                self._conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", ids)
+                now = now_ms()
+                self._conn.execute(
+                    f"UPDATE sessions SET forgotten_at = ?, event_count = 0, transcript_bytes = 0, "
+                    f"ended_at = coalesce(ended_at, ?), ended_reason = coalesce(ended_reason, 'forgotten') "
+                    f"WHERE session_id IN ({marks})", (now, now, *ids))
+            self._conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+        return n, fts
+
+    def scrub_events(self, seqs: list[int], scrub) -> int:
+        """Rewrite events through ``scrub`` (a function over the event document returning the new
+        one, or None to leave it); their search rows follow. Returns how many changed."""
+        changed = 0
+        with self._lock:
+            self._conn.execute("PRAGMA secure_delete=ON")
+            with transaction(self._conn):
+                for seq in seqs:
+                    row = self._conn.execute("SELECT kind, encoding, body FROM transcript_events WHERE seq = ?",
+                                             (seq,)).fetchone()
+                    if row is None:
+                        continue
+                    kind, encoding, body = row
+                    doc = scrub(_decode(encoding, body))
+                    if doc is None:
+                        continue
+                    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+                    enc, new_body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
+                    self._conn.execute("UPDATE transcript_events SET encoding = ?, body = ?, bytes = ? WHERE seq = ?",
+                                       (enc, new_body, len(raw), seq))
+                    self._conn.execute("DELETE FROM transcript_fts WHERE rowid = ?", (seq,))
+                    msg = doc.get("message") if isinstance(doc.get("message"), dict) else {}
+                    text = msg.get("content") or ""
+                    if kind in ("user", "assistant", "tool_call") and text.strip():
+                        self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                                           (seq, segment_for_index(text, "cjk"), doc.get("sessionId"),
+                                            "user" if kind == "user" else "assistant"))
+                    changed += 1
+            if changed:
+                self._conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+        return changed
+
     def recall_pool(self, session_id: str):
         """Every text memory put into this session's context (recall marks, and the results of the
         recall tools for transcripts recorded without marks), ready for stripping."""

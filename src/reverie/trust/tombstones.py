@@ -44,6 +44,23 @@ def message_key(text: str) -> str:
     return digest(normalise(text))
 
 
+def message_texts(content: str, arguments: list) -> list[str]:
+    """The texts of a message a tombstone covers: its content and every string argument of its
+    tool calls (a fact saved through ``memory_append`` lives in the call's arguments)."""
+    out = [content] if content and content.strip() else []
+    stack = list(arguments)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if v.strip():
+                out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
 def table_exists(conn: apsw.Connection, name: str = TABLE) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
 
