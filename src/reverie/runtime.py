@@ -253,8 +253,8 @@ class Runtime:
     # -- trust -----------------------------------------------------------------------------------
     def sender_origin(self, owner: bool) -> str:
         """The class of a user message in this session."""
-        if self.kind in ("cron", "heartbeat"):
-            return "system"  # the job or heartbeat preamble: scaffolding
+        if self.kind in ("cron", "heartbeat", "subagent"):
+            return "system"  # a job, heartbeat or delegated-task preamble: scaffolding, not the owner
         if self.hook_source:
             return "untrusted"  # an external content hook (mail, webhook) speaks for outsiders
         return "owner" if owner else "untrusted"
@@ -461,7 +461,7 @@ class Runtime:
                        provenance=Provenance(self._context_origin(row.session_id), self.kind, row.session_id,
                                              "flush"), recall=pool)
         self.store.append(row.session_id, "flush", {**fr.as_dict(), "text": fr.line(), "tokens": inp.tokens,
-                                                     "compactionCount": row.compaction_count})
+                                                     "compactionCount": row.compaction_count}, origin=fr.origin)
         self.store.update_session(row.session_id, memory_flush_at=int(time.time() * 1000),
                                   memory_flush_compaction_count=row.compaction_count)
         if result is not None:

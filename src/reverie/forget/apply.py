@@ -57,6 +57,7 @@ def forget(mem, sel: Selectors, *, dry_run: bool = False) -> dict:
         purge_index(mem, plan)
         purge_agent_db(mem, plan)
         scrub_preimages(plan)
+        compact(mem, plan)
         return report(plan, dry_run=False)
 
 
@@ -207,6 +208,28 @@ def purge_agent_db(mem, plan: Plan) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
+
+
+def compact(mem, plan: Plan) -> None:
+    """Rebuild the databases that held forgotten text: SQLite leaves old copies of rows in unused
+    space inside pages (from any earlier update, not only this delete); VACUUM writes the file anew
+    from live rows only, so the forgotten text is not left anywhere in the file."""
+    dbs = [mem.places.agent_db]
+    live = generations.current_path(mem.places.index_dir)
+    if live is not None:
+        dbs.append(live)
+    for db in dbs:
+        if not db.exists():
+            continue
+        conn = connect(db)
+        try:
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except Exception as exc:  # busy (another process reading): the rows are gone, free space may not be
+            plan.warnings.append(f"{db.name} could not be compacted ({exc}); deleted text may remain in unused "
+                                 "space of the file until the next forget or VACUUM")
+        finally:
+            conn.close()
 
 
 def scrub_preimages(plan: Plan) -> None:

@@ -80,6 +80,7 @@ class Plan:
     untargetable: list[str] = field(default_factory=list)
     curated_writes: list[dict] = field(default_factory=list)
     refusals: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     snippets: set[str] = field(default_factory=set)  # normalised texts whose copies go too
     removed_norm: set[str] = field(default_factory=set)  # normalised removed lines (preimages)
     events: int = 0

@@ -42,6 +42,7 @@ def report(plan: Plan, *, dry_run: bool) -> dict:
         "files": [{"path": f.path, "action": "delete" if f.delete else "rewrite", "lines": sorted(f.remove),
                    "why": sorted(f.reasons)} for f in files],
         "refusals": plan.refusals,
+        "warnings": plan.warnings,
     }
     if plan.selectors.texts:
         # the report never repeats the forgotten text
