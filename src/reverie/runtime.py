@@ -42,12 +42,12 @@ from .sessions import (MAX_OVERFLOW_COMPACTION_ATTEMPTS, ActiveContext, ModelInp
                        normalize_key, resolve_mode, run_flush, split_for_compaction, summarize, window_plan)
 from .sessions.compaction import entries_for_summary
 from .sessions.flush import FlushResult, is_no_reply
-from .sessions.recall_marks import RecallLedger
+from .sessions.recall_marks import RecallLedger, context_origin, written_from
 from .sessions.report import render_context
 from .tools.base import Tool
 from .trust import (RECALL_TOOLS, Provenance, RecallItem, ToolSession, frame_recall, frame_result, items_from_result,
-                    least_trusted, session_kind_of, strip_recalled)
-from .trust.classes import check_kind
+                    session_kind_of, strip_recalled)
+from .trust.classes import check_kind, sender_origin, turn_writer
 
 HELP = ("Commands: /new or /reset [first message] start a new session (the previous one is saved to "
         "memory/YYYY-MM-DD-HHMM.md); /compact [instructions] summarise older messages now; /context list|detail "
@@ -183,21 +183,12 @@ class Runtime:
         tools += self.extra_tools
         if not self._writable()[0]:
             tools = [t for t in tools if t.read_only]
-        tools = [self._no_resave(t) if t.name == "memory_append" else t for t in tools]
+        tools = [self.recall.no_resave(t, lambda: self.session.session_id) if t.name == "memory_append" else t
+                 for t in tools]
         seen: dict[str, Tool] = {}
         for t in tools:
             seen.setdefault(t.name, t)
         return list(seen.values())
-
-    def _no_resave(self, tool: Tool) -> Tool:
-        """memory_append that does not save again what memory recalled into this session."""
-        def handler(args: dict) -> dict:
-            if self.recall.pool(self.session.session_id).reproduces(str(args.get("text") or "")):
-                return {"status": "already-in-memory", "note": "this repeats memory recalled into this conversation; "
-                        "it is saved already, so it was not appended again"}
-            return tool.handler(args)
-
-        return replace(tool, handler=handler)
 
     def _turn_context(self):
         try:
@@ -253,17 +244,7 @@ class Runtime:
     # -- trust -----------------------------------------------------------------------------------
     def sender_origin(self, owner: bool) -> str:
         """The class of a user message in this session."""
-        if self.kind in ("cron", "heartbeat", "subagent"):
-            return "system"  # a job, heartbeat or delegated-task preamble: scaffolding, not the owner
-        if self.hook_source:
-            return "untrusted"  # an external content hook (mail, webhook) speaks for outsiders
-        return "owner" if owner else "untrusted"
-
-    def _turn_writer(self, user_origin: str) -> Provenance:
-        row = self.session
-        origin = least_trusted("agent", None if user_origin == "owner" else user_origin,
-                               "untrusted" if row.low_trust else None)
-        return Provenance(origin, self.kind, row.session_id, "agent")
+        return sender_origin(self.kind, owner, hook_source=self.hook_source)
 
     def inject(self, lane: str, items: list[RecallItem], *, into_context: bool | None = None) -> str:
         """The one way memory enters the model's context (startup files, recall tool results,
@@ -298,7 +279,8 @@ class Runtime:
         self.store.add_participant(sid, sender or (LOCAL_OWNER if owner else None))
         if origin == "untrusted" and self.chat_type == "group":
             self.store.mark_low_trust(sid)  # a non-owner spoke in a group: the session stays low-trust
-        self._taint = ToolSession(self._turn_writer(origin))
+        row = self.session
+        self._taint = ToolSession(turn_writer(origin, self.kind, row.session_id, low_trust=bool(row.low_trust)))
         self._turn_blocks = []
         self._intent_blocks(text, result)
         for lane in self.lanes:
@@ -379,13 +361,13 @@ class Runtime:
                                                                         "output": usage.output_tokens}}
             said = self._agent_origin()
             if not msg.tool_calls:
-                self.store.append_message(sid, "assistant", msg, origin=said, index_text=self._indexable(msg), **meta)
+                self.store.append_message(sid, "assistant", msg, origin=said, index_text=self.recall.indexable(sid, msg.content), **meta)
                 if is_no_reply(msg.content):
                     result.suppressed = True
                 else:
                     result.reply = msg.content
                 return
-            self.store.append_message(sid, "tool_call", msg, origin=said, index_text=self._indexable(msg), **meta)
+            self.store.append_message(sid, "tool_call", msg, origin=said, index_text=self.recall.indexable(sid, msg.content), **meta)
             for call in msg.tool_calls:
                 result.tool_calls.append(call.name)
                 out, refused, origin = self._run_tool(by_name if offer else {}, call)
@@ -405,13 +387,6 @@ class Runtime:
     def _agent_origin(self) -> str:
         """The class of what the agent says now: agent, or less once the turn read something."""
         return self._taint.writer().origin if self._taint is not None else "agent"
-
-    def _indexable(self, msg: ChatMessage) -> str | None:
-        """What the transcript search indexes for an agent message: recalled memory stripped."""
-        pool = self.recall.pool(self.session.session_id)
-        if not pool or not msg.content:
-            return None
-        return strip_recalled(msg.content, pool)
 
     def _run_tool(self, by_name: dict[str, Tool], call: ToolCall) -> tuple[dict, bool, str]:
         """(result, refused, origin class of the result) -- the call runs with the turn's taint."""
@@ -458,7 +433,7 @@ class Runtime:
                        workspace=self.memory.workspace, tz=self.tz, now=self.now(),
                        timeout=self.settings.compaction.memory_flush.timeout_seconds, trigger=trigger,
                        writable=self._writable(), agent_db=self.memory.places.agent_db,
-                       provenance=Provenance(self._context_origin(row.session_id), self.kind, row.session_id,
+                       provenance=Provenance(context_origin(self.store, row.session_id), self.kind, row.session_id,
                                              "flush"), recall=pool)
         self.store.append(row.session_id, "flush", {**fr.as_dict(), "text": fr.line(), "tokens": inp.tokens,
                                                      "compactionCount": row.compaction_count}, origin=fr.origin)
@@ -468,17 +443,6 @@ class Runtime:
             result.flush = fr.as_dict()
             result.notices.append(f"memory flush ({trigger}): {fr.line()}")
         return fr
-
-    def _context_origin(self, session_id: str) -> str:
-        """The least trusted class of the active context (summary included), as the agent's words:
-        what a flush or a summary written from it is worth. Results of the recall tools do not
-        count (they are kept out of the flush); what the agent said after reading them does."""
-        ctx = active_context(self.store, session_id)
-        origins = [None if ev.origin == "owner" else (ev.origin or "untrusted") for ev in ctx.events
-                   if not (ev.kind == "tool_result" and ev.message and ev.message.name in RECALL_TOOLS)]
-        if ctx.compaction is not None:
-            origins.append(ctx.compaction.origin or "untrusted")
-        return least_trusted("agent", *origins)
 
     def _said_since_last_flush(self, row: SessionRow) -> bool:
         """Whether a message arrived after the last flush: repeated overflow compactions within one
@@ -531,10 +495,7 @@ class Runtime:
                   "summarizerError": sr.error, "summarisedMessages": len(older),
                   "summarisedFrom": older[0].position, "summarisedTo": older[-1].position,
                   "keptMessages": len(kept), "keepRecentTokens": keep, "compactionNumber": row.compaction_count + 1}
-        summarised = [None if ev.origin == "owner" else (ev.origin or "untrusted") for ev in older]
-        if ctx.compaction is not None:
-            summarised.append(ctx.compaction.origin or "untrusted")
-        self.store.append(row.session_id, "compaction", record, origin=least_trusted("agent", *summarised))
+        self.store.append(row.session_id, "compaction", record, origin=written_from(older, ctx.compaction))
         self.store.update_session(row.session_id, compaction_count=row.compaction_count + 1,
                                   total_tokens=after.tokens, total_tokens_fresh=0)
         if result is not None:

@@ -11,9 +11,11 @@ the transcript search index strip before they see the conversation (see
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
-from ..trust import AUTO_LANES, RecallItem, RecallPool, Trust, injection_decision
+from ..trust import AUTO_LANES, RECALL_TOOLS, RecallItem, RecallPool, Trust, injection_decision, least_trusted, strip_recalled
+from .compaction import active_context
 from .store import Event, TranscriptStore
 
 
@@ -92,3 +94,43 @@ class RecallLedger:
             items.append(RecallItem(f.text, f.name, 1, f.text.count("\n") + 1, "agent", "unknown"))
         if items:
             self.mark(session_id, "startup", items)
+
+    def indexable(self, session_id: str, text: str) -> str | None:
+        """What the transcript search indexes for an agent message: recalled memory stripped
+        (None: the text as it is)."""
+        pool = self.pool(session_id)
+        return strip_recalled(text, pool) if pool and text else None
+
+    def no_resave(self, tool, session_id: Callable[[], str]):
+        """``memory_append`` that does not save again what memory recalled into the session."""
+        def handler(args: dict) -> dict:
+            if self.pool(session_id()).reproduces(str(args.get("text") or "")):
+                return {"status": "already-in-memory", "note": "this repeats memory recalled into this conversation; "
+                        "it is saved already, so it was not appended again"}
+            return tool.handler(args)
+
+        return replace(tool, handler=handler)
+
+
+def _as_written(ev: Event) -> str | None:
+    # the owner's words do not raise what the agent writes from them; an event recorded without a
+    # class is not vouched for
+    return None if ev.origin == "owner" else (ev.origin or "untrusted")
+
+
+def written_from(events: list[Event], compaction: Event | None = None) -> str:
+    """The class of what the agent writes from ``events`` (and an earlier summary)."""
+    origins = [_as_written(ev) for ev in events]
+    if compaction is not None:
+        origins.append(_as_written(compaction))
+    return least_trusted("agent", *origins)
+
+
+def context_origin(store: TranscriptStore, session_id: str) -> str:
+    """The class of a flush written from the active context. Results of the recall tools do not
+    count (they are kept out of the flush); what the agent said after reading them does."""
+    ctx = active_context(store, session_id)
+    return written_from([ev for ev in ctx.events
+                         if not (ev.kind == "tool_result" and ev.message and ev.message.name in RECALL_TOOLS)],
+                        ctx.compaction)
+

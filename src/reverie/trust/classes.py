@@ -78,6 +78,17 @@ def session_kind_of(session_key: str | None) -> str:
     return "interactive"
 
 
+def sender_origin(kind: str, owner: bool, *, hook_source: str | None = None) -> str:
+    """The class of a user message: a cron, heartbeat or sub-agent preamble is scaffolding
+    (``system``); a session fed by an external content hook (mail, webhook) speaks for outsiders;
+    otherwise the owner is ``owner`` and anyone else ``untrusted``."""
+    if kind in BACKGROUND_KINDS:
+        return "system"
+    if hook_source:
+        return "untrusted"
+    return "owner" if owner else "untrusted"
+
+
 @dataclass(frozen=True)
 class Provenance:
     """Who wrote something: origin class, session kind, and the session it came from (if any)."""
@@ -98,3 +109,11 @@ class Provenance:
     def as_dict(self) -> dict:
         return {"originClass": self.origin, "sessionKind": self.kind, "sessionId": self.session_id,
                 "writer": self.writer}
+
+
+def turn_writer(user_origin: str, kind: str, session_id: str | None, *, low_trust: bool = False) -> Provenance:
+    """What the agent writes in a turn before it reads anything: ``agent``, lowered by a
+    non-owner's (or a preamble's) message and by a low-trust session."""
+    origin = least_trusted("agent", None if user_origin == "owner" else user_origin,
+                           "untrusted" if low_trust else None)
+    return Provenance(origin, kind, session_id, "agent")
