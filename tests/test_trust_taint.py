@@ -96,6 +96,7 @@ def test_a_fact_from_a_fetched_page_is_untrusted_everywhere_and_never_injected_o
     # the index
     mem.sync()
     assert chunk_provenance(mem, "PURPLE-OTTER") == [("untrusted", "interactive")]
+    assert mem.status()["provenance"].get("untrusted") == 1  # status says how much came from outside
     # searchable, but framed as untrusted in the tool result
     search = {t.name: t for t in mem.tools()}["memory_search"]
     out = search.call({"query": "office wifi password PURPLE-OTTER-42"})

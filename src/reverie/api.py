@@ -271,6 +271,9 @@ class Memory:
         chunks_by_source = {src: n for src, n in conn.execute(
             "SELECT source, count(*) FROM memory_index_chunks GROUP BY source")}
         files = conn.execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+        # how much of the index came from outside (docs/trust.md): searchable, never injected
+        by_origin = {o: n for o, n in conn.execute(
+            "SELECT origin_class, count(*) FROM memory_index_chunk_provenance GROUP BY origin_class")}
         vectors, missing = conn.execute(
             "SELECT count(embedding), sum(embedding IS NULL) FROM memory_index_chunks").fetchone()
         tokenizer = fts_tokenizer_of(conn)
@@ -314,6 +317,7 @@ class Memory:
             "identity": check.as_dict(),
             "files": files,
             "chunks": {"total": sum(chunks_by_source.values()), **chunks_by_source},
+            "provenance": by_origin,
             "dirty": dirty.dirty,
             "pending": dirty.as_dict(),
             "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
