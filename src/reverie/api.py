@@ -28,7 +28,6 @@ from .index.manager import MemoryIndex, open_agent_db, require_workspace
 from .index.schema import fts_tokenizer_of
 from .index.sync import Progress, SyncReport
 from .paths import Places
-from .store import vec_available
 from .workspace import append_daily, init_workspace
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
@@ -40,6 +39,7 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 # provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
 # model = "multilingual-e5-small"
 # extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
+# allowHardLinks = false            # read and index files with more than one hard link (may live outside)
 
 [memory.search.query]
 # maxResults = 6
@@ -292,7 +292,6 @@ class Memory:
             cache_entries = cache_count(agent_conn)
         finally:
             agent_conn.close()
-        vec_ok, vec_err = vec_available()
         vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
                              and check.vectors_ok and stored.get("provider") != "none"
                              and (vectors or not missing))  # vectors all missing: not ok
@@ -322,8 +321,7 @@ class Memory:
             "pending": dirty.as_dict(),
             "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
             "vector": {"ok": vector_usable, "backend": "numpy", "enabled": self.settings.search.store.vector.enabled,
-                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0,
-                       "sqlite_vec": {"available": vec_ok, "error": vec_err}},
+                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0},
             "cache_entries": cache_entries,
             "extra_paths": [e if isinstance(e, str) else e.model_dump() for e in self.settings.search.extra_paths],
             "last_sync": last_sync,

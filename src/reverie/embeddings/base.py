@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from ..errors import EmbeddingError
+from ..retry import call_with_retries
 from ..text.cjk import estimate_tokens
 
 MAX_BATCH_TOKENS = 8_000
 MAX_BATCH_ITEMS = 64
-RETRY_ATTEMPTS = 3
-RETRY_BASE_SECONDS = 0.5
-RETRY_MAX_SECONDS = 8.0
 
 
 class Embedder:
@@ -54,18 +51,10 @@ class Embedder:
 
     # -- shared machinery -------------------------------------------------------------------
     def _call(self, texts: list[str], query: bool) -> np.ndarray:
-        delay = RETRY_BASE_SECONDS
-        for attempt in range(1, RETRY_ATTEMPTS + 1):
-            try:
-                out = np.asarray(self._embed_batch(texts, query=query), dtype=np.float32)
-                break
-            except EmbeddingError as exc:
-                if attempt == RETRY_ATTEMPTS or not getattr(exc, "retryable", False):
-                    raise
-            except Exception as exc:  # a provider bug must surface as a provider error, not a crash
-                raise EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
-            time.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX_SECONDS)
+        # a provider bug must surface as a provider error, not a crash
+        out = call_with_retries(lambda: np.asarray(self._embed_batch(texts, query=query), dtype=np.float32),
+                                error=EmbeddingError,
+                                wrap=lambda exc: EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}"))
         if out.ndim != 2 or out.shape[0] != len(texts):
             raise EmbeddingError(f"{self.provider}: expected {len(texts)} vectors, got shape {out.shape}")
         if self.dims and out.shape[1] != self.dims:

@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 
 from ..config import SearchSettings
-from ..httputil import post, server_message
+from ..httputil import post, retry_after, server_message
 from ..errors import EmbeddingError
 from .base import Embedder
 
@@ -43,14 +43,16 @@ class OpenAICompatible(Embedder):
         self._client: httpx.Client | None = None  # made on first use: __init__ stays offline and cheap
 
     # -- helpers ------------------------------------------------------------------------------
-    def _fail(self, message: str, *, quota: bool = False, retryable: bool = False) -> EmbeddingError:
+    def _fail(self, message: str, *, quota: bool = False, retryable: bool = False,
+              retry_after: float | None = None) -> EmbeddingError:
         # One line, bounded, and scrubbed: servers (OpenAI's 401 among them) echo keys back.
         text = " ".join(str(message).split())
         if self._api_key:
             text = text.replace(self._api_key, "***")
         if len(text) > 300:
             text = text[:297] + "..."
-        return EmbeddingError(f"openai ({self.base_url}): {text}", quota=quota, retryable=retryable)
+        return EmbeddingError(f"openai ({self.base_url}): {text}", quota=quota, retryable=retryable,
+                              retry_after=retry_after)
 
     def _check_status(self, resp: httpx.Response) -> None:
         status = resp.status_code
@@ -62,12 +64,13 @@ class OpenAICompatible(Embedder):
             # A rate limit passes with time; an exhausted quota or billing limit does not.
             exhausted = "insufficient_quota" in text
             raise self._fail(f"quota or rate limit (HTTP {status}): {message}", quota=True,
-                             retryable=not exhausted)
+                             retryable=not exhausted, retry_after=retry_after(resp))
         if status in (401, 403):
             # The server's text is not shown: it may quote part of the key.
             raise self._fail(f"authentication failed (HTTP {status}); {_AUTH_HINT}")
         if status >= 500:
-            raise self._fail(f"server error (HTTP {status}): {message}", retryable=True)
+            raise self._fail(f"server error (HTTP {status}): {message}", retryable=True,
+                             retry_after=retry_after(resp))
         raise self._fail(f"request rejected (HTTP {status}): {message}")
 
     # -- the provider -------------------------------------------------------------------------
