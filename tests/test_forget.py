@@ -260,3 +260,23 @@ def test_a_file_that_changes_after_planning_is_not_overwritten(mem):
 def test_bad_input_is_one_line_and_exit_1(reverie_home, args, needle):
     done = cli(reverie_home, "forget", *args)
     assert done.returncode == 1 and needle in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_export_made_before_forget_does_not_bring_the_session_back(mem, tmp_path):
+    from reverie.transfer.archive import export_agent, import_archive
+
+    a, _ = forgettable_session(mem)
+    note = next(p for p in (mem.workspace / "memory").iterdir() if p.name.count("-") > 2)  # the session note
+    assert SECRET in note.read_text(encoding="utf-8")
+    export_agent(mem, tmp_path / "backup")
+    forget(mem, Selectors(sessions=[a]))
+    assert not note.exists()
+    report = import_archive(mem, tmp_path / "backup").as_dict()
+    assert not note.exists()  # the deleted session note is left, not copied back
+    assert any("reverie forget" in x["reason"] for x in report["left"]["items"])
+    assert report["sessions"].get("forgotten")  # the session itself is not restored
+    text = "\n".join(p.read_text(encoding="utf-8") for p in mem.workspace.rglob("*.md"))
+    assert SECRET not in text and "flowerpot" not in text
+    store = TranscriptStore(mem.places.agent_db)
+    assert not any(SECRET in json.dumps(e.data) for s in store.sessions() for e in store.events(s.session_id))
+    store.close()

@@ -232,3 +232,22 @@ def test_mcp_connection_taints_after_serving_outside_content(mem):
     first, second = line_of(mem, today(), "Dentist"), line_of(mem, today(), "PURPLE-OTTER")
     assert mem.trust.origin_of(today(), first, first).origin == "agent"
     assert mem.trust.origin_of(today(), second, second).origin == "untrusted"
+
+
+def test_a_tainted_turn_cannot_write_tables(mem):
+    """table_write is for the owner and the agent: after reading a page, the turn is untrusted."""
+    create = {"file": "notes", "sql": "CREATE TABLE codes(name TEXT, code TEXT)"}
+    insert = {"file": "notes", "sql": "INSERT INTO codes VALUES ('wifi', 'PURPLE-OTTER-42')"}
+    with serving(Page) as base:
+        script = {"steps": {"turn": [
+            {"toolCalls": [{"name": "table_write", "arguments": create}]}, {"afterTools": True, "reply": "ok"},
+            {"toolCalls": [{"name": "web_fetch", "arguments": {"url": f"{base}/notes"}}]},
+            {"afterTools": True, "toolCalls": [{"name": "table_write", "arguments": insert}]},
+            {"afterTools": True, "reply": "done"}]}}
+        rt = mem.runtime(ScriptedModel(script=script), tools=[web_fetch_tool()])
+        rt.send("Make a table for codes.")
+        rt.send("Read the notes page and file the code.")
+    writes = [e for e in rt.store.events(rt.session.session_id, kinds=("tool_result",)) if e.message.name == "table_write"]
+    assert "refused" not in writes[0].message.content and "refused" in writes[1].message.content
+    assert "untrusted" in writes[1].message.content
+    rt.close()

@@ -29,11 +29,12 @@ from ..trust import lineage as lin
 from ..trust import segments as seg
 from ..trust import store as trust_store
 from ..trust.recall import MIN_WEIGHT, normalise, weight
-from ..trust.tombstones import message_key, message_texts, text_key
+from ..trust.tombstones import line_body, line_key, message_key, message_texts, text_key
 from .select import Resolution, Selectors, resolve
 
 _DATE_HEADING = re.compile(r"^#\s+\d{4}-\d{2}-\d{2}\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\d{1,2}:\d{2}\s+)?")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")  # an entry's first line (continuations are indented)
+_META_LINE = re.compile(r"^\s*-\s+\*\*[^*]+\*\*:")  # "- **Session Key**: ..." in a session note
 _SESSION_ID_LINE = re.compile(r"\*\*Session ID\*\*:\s*(\S+)")
 MIN_LINE_WEIGHT = 4  # a removed line this heavy is matched exactly in preimages
 
@@ -114,8 +115,7 @@ def _table(conn: apsw.Connection | None, name: str) -> bool:
         "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name=?", (name,)).fetchone() is not None
 
 
-def _body(line: str) -> str:
-    return _BULLET.sub("", line, count=1)
+_body = line_body
 
 
 def open_readonly(path: Path) -> apsw.Connection | None:
@@ -177,6 +177,11 @@ class Planner:
             if agent_db is not None:
                 agent_db.close()
         plan.files = {k: v for k, v in plan.files.items() if v.remove}
+        for fc in plan.files.values():  # so that an import of files never brings them back
+            for line in fc.removed_lines():
+                if (weight(normalise(_body(line))) >= MIN_WEIGHT and not line.lstrip().startswith("#")
+                        and not _META_LINE.match(line)):
+                    plan.tombstones.append(("line", line_key(line)))
         return plan
 
     def _segments(self, plan: Plan, conn, targets: set[str]) -> None:

@@ -6,12 +6,15 @@ a hash of its normalised form (and its length, so that the text can be found *in
 message by hashing windows of that length).
 
 Kinds: ``session`` (a session id, or an explicit selector that resolved to nothing), ``message``
-(a forgotten message, by the hash of its normalised text) and ``text`` (``forget --text``).
+(a forgotten message, by the hash of its normalised text), ``text`` (``forget --text``) and
+``line`` (a line forget removed from a memory file, bullet and time left out), which keeps an
+import of files from bringing a forgotten note back.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 
 import apsw
@@ -22,13 +25,26 @@ from .recall import normalise
 TABLE = "memory_forget_tombstones"
 TOMBSTONE_MIGRATIONS = Migrations("tombstones", [Migration("0001_tombstones", f"""
 CREATE TABLE {TABLE} (
-  kind TEXT NOT NULL CHECK (kind IN ('session', 'message', 'text')),
+  kind TEXT NOT NULL CHECK (kind IN ('session', 'message', 'text', 'line')),
   key TEXT NOT NULL,
   reason TEXT NOT NULL DEFAULT 'forgotten',
   created_at INTEGER NOT NULL,
   PRIMARY KEY (kind, key)
 ) STRICT;
 """)])
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\d{1,2}:\d{2}\s+)?")
+_SESSION_ID = re.compile(r"\*\*Session ID\*\*:\s*(\S+)")
+
+
+def line_body(line: str) -> str:
+    """A note line without its bullet and time stamp (``- 10:00 text`` -> ``text``)."""
+    return _BULLET.sub("", line, count=1)
+
+
+def line_key(line: str) -> str:
+    return digest(normalise(line_body(line)))
 
 
 def digest(norm: str) -> str:
@@ -83,6 +99,7 @@ class Tombstones:
         self.sessions: set[str] = set()
         self.messages: set[str] = set()
         self.texts: dict[int, set[str]] = {}
+        self.lines: set[str] = set()
         if conn is None or not table_exists(conn):
             return
         for kind, key in conn.execute(f"SELECT kind, key FROM {TABLE}"):
@@ -90,12 +107,27 @@ class Tombstones:
                 self.sessions.add(key)
             elif kind == "message":
                 self.messages.add(key)
+            elif kind == "line":
+                self.lines.add(key)
             elif kind == "text":
                 n, _, h = key.partition(":")
                 self.texts.setdefault(int(n), set()).add(h)
 
     def __bool__(self) -> bool:
-        return bool(self.sessions or self.messages or self.texts)
+        return bool(self.sessions or self.messages or self.texts or self.lines)
+
+    def note_holds_forgotten(self, text: str) -> bool:
+        """Whether a memory file's text holds a line forget removed, a forgotten text, or names a
+        forgotten session (``**Session ID**: …``): an import must not bring it back."""
+        for line in text.split("\n"):
+            if not line.strip():
+                continue
+            if digest(normalise(line_body(line))) in self.lines or self.forgotten(line):
+                return True
+            m = _SESSION_ID.search(line)
+            if m and m.group(1) in self.sessions:
+                return True
+        return False
 
     def forgotten(self, text: str) -> bool:
         """Whether ``text`` is a forgotten message or holds a forgotten text."""
