@@ -80,7 +80,7 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
     if requested == "auto":
         try:
             emb = create("local", settings)
-            return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder loaded")
+            return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder")
         except Exception as exc:
             return None, ProviderState("auto", "none", None,
                                        "auto: local embedder unavailable, keyword-only", error=str(exc))

@@ -7,12 +7,13 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import EmbeddingError
 from ..text.cjk import estimate_tokens
+
+if TYPE_CHECKING:  # numpy loads with the first embedding: commands that never embed skip it
+    import numpy as np
 
 MAX_BATCH_TOKENS = 8_000
 MAX_BATCH_ITEMS = 64
@@ -48,12 +49,19 @@ class Embedder:
                           sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    def runtime(self) -> dict | None:
+        """How an in-process engine runs (threads, wait policy), for ``status --deep``; None for
+        providers without one."""
+        return None
+
     def describe(self) -> dict:
         return {"provider": self.provider, "model": self.model, "dims": self.dims,
                 "provider_key": self.provider_key}
 
     # -- shared machinery -------------------------------------------------------------------
     def _call(self, texts: list[str], query: bool) -> np.ndarray:
+        import numpy as np
+
         delay = RETRY_BASE_SECONDS
         for attempt in range(1, RETRY_ATTEMPTS + 1):
             try:
@@ -80,6 +88,8 @@ class Embedder:
     def embed_documents(self, texts: list[str],
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Embed many texts in batches of about 8,000 estimated tokens."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
         parts: list[np.ndarray] = []
