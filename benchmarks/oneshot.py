@@ -1,12 +1,13 @@
 """What one CLI command costs from a cold process, where the time goes, and what a warm process
 (Python, MCP) pays per search instead.
 
-    python benchmarks/perf.py --only oneshot [--runs 7] [--src path/to/other/checkout/src]
+    python benchmarks/perf.py --only oneshot [--runs 7] [--before-src path/to/other/checkout/src]
 
 A small workspace (40 daily notes, mixed Chinese and English) is indexed once with the bundled
 embedder; then every command runs ``--runs`` times as a fresh process and the median wall time
-is reported. ``--src`` measures another checkout's code with the same interpreter and packages
-(that is how the before/after figures in docs/benchmarks.md were taken).
+is reported. ``--before-src`` also measures another checkout's code with the same interpreter and
+packages, alternating with this one (that is how the before/after figures in docs/benchmarks.md
+were taken).
 """
 
 from __future__ import annotations
@@ -93,12 +94,16 @@ def lap(name):
 import reverie.cli.main as cli
 lap("import the CLI")
 import typer
-typer.main.get_command(cli.app)
+lazy = hasattr(cli, "COMMAND_MODULES")  # what run() builds: only the search command's module where it can
+typer.main.get_command(cli._register("search") if lazy else cli.app)
 lap("build the command tree")
 from reverie import Memory
+lap("import the API")
+import numpy  # a search needs it; older code imported it with the API, newer code with the vectors
+lap("import numpy (if the API did not)")
 mem = Memory()
 mem.settings
-lap("settings")
+lap("read the settings")
 emb = mem.embedder
 lap("choose the embedder")
 getattr(emb, "_engine", lambda: None)()
@@ -116,14 +121,10 @@ print(json.dumps(marks))
 """
 
 
-def phases(cli: Cli, query: str, runs: int) -> dict[str, float]:
-    samples: dict[str, list[float]] = {}
-    for _ in range(runs):
-        p = subprocess.run([sys.executable, "-c", PHASES, query], env=cli.env, capture_output=True, text=True,
-                           timeout=600, check=True)
-        for k, v in json.loads(p.stdout.strip().splitlines()[-1]).items():
-            samples.setdefault(k, []).append(v)
-    return {k: statistics.median(v) for k, v in samples.items()}
+def phases_once(cli: Cli, query: str) -> dict[str, float]:
+    p = subprocess.run([sys.executable, "-c", PHASES, query], env=cli.env, capture_output=True, text=True,
+                       timeout=600, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 # -- warm processes -----------------------------------------------------------------------------
@@ -172,48 +173,57 @@ def warm_mcp(cli: Cli, queries: list[str]) -> list[float]:
 
 
 # -- the whole measurement ----------------------------------------------------------------------
-def run(runs: int = 7, src: Path | None = None, work: Path | None = None, notes: int = 40,
-        warm: int = WARM_QUERIES) -> dict:
-    src = (src or ROOT / "src").resolve()
+def run(sources: list[tuple[str, Path]] | None = None, runs: int = 7, work: Path | None = None, notes: int = 40,
+        warm: int = WARM_QUERIES) -> list[tuple[str, dict]]:
+    """Measure each (label, source tree) pair; runs alternate between the sources, so that a burst
+    of someone else's work on a shared machine lands on all of them alike."""
+    sources = sources or [("this code", ROOT / "src")]
     scratch = Path(work or tempfile.mkdtemp(prefix="reverie-oneshot-"))
     try:
-        return _run(runs, src, scratch / "home", notes, warm)
+        return _run([(label, Path(src).resolve()) for label, src in sources], runs, scratch, notes, warm)
     finally:
         if work is None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _run(runs: int, src: Path, home: Path, notes: int, warm: int) -> dict:
-    _write_workspace(home / "workspace", notes)
-    cli = Cli(home, src)
-    p = cli.run("index")
-    if p.returncode != 0:
-        raise RuntimeError(f"index failed: {p.stderr.strip()[-300:]}")
-    queries = _queries(runs + warm + 3)
-    res: dict = {"src": str(src), "runs": runs, "notes": notes, "loadavg": [os.getloadavg()[0]]}
-    print(f"oneshot ({src}): commands ...", file=sys.stderr, flush=True)
-    res["python -c pass"] = cli.timed([sys.executable, "-c", "pass"], runs)
-    res["import the CLI"] = cli.timed([sys.executable, "-c", "import reverie.cli.main"], runs)
-    res["reverie --help"] = cli.timed(cli.argv("--help"), runs)
-    res["reverie status"] = cli.timed(cli.argv("status"), runs)
-    search = []
-    for q in queries[:runs]:
-        search += cli.timed(cli.argv("search", q), 1)
-    res["reverie search QUERY"] = search
-    res["loadavg"].append(os.getloadavg()[0])
-    print("oneshot: phases ...", file=sys.stderr, flush=True)
-    res["phases"] = phases(cli, queries[0], runs)
-    print("oneshot: warm Python and MCP ...", file=sys.stderr, flush=True)
-    res["warm"] = warm_python(cli, queries[runs:])
-    try:
-        res["mcp"] = warm_mcp(cli, queries[runs:])
-    except Exception as exc:  # the MCP client is optional for this benchmark
-        res["mcp"] = f"unavailable: {type(exc).__name__}: {exc}"
-    res["loadavg"].append(os.getloadavg()[0])
-    return res
-
-
 COMMANDS = ("python -c pass", "import the CLI", "reverie --help", "reverie status", "reverie search QUERY")
+
+
+def _run(sources: list[tuple[str, Path]], runs: int, scratch: Path, notes: int, warm: int) -> list[tuple[str, dict]]:
+    clis, results = [], []
+    for i, (label, src) in enumerate(sources):
+        home = scratch / f"home{i}"
+        _write_workspace(home / "workspace", notes)
+        cli = Cli(home, src)
+        p = cli.run("index")
+        if p.returncode != 0:
+            raise RuntimeError(f"index failed ({label}): {p.stderr.strip()[-300:]}")
+        clis.append(cli)
+        results.append((label, {"src": str(src), "runs": runs, "notes": notes, "loadavg": [os.getloadavg()[0]],
+                                **{name: [] for name in COMMANDS}}))
+    queries = _queries(runs + warm + 3)
+    phase_samples: list[dict[str, list[float]]] = [{} for _ in sources]
+    for i in range(runs):
+        print(f"oneshot: round {i + 1}/{runs} ...", file=sys.stderr, flush=True)
+        for cli, (label, res), samples in zip(clis, results, phase_samples):
+            argv = {"python -c pass": [sys.executable, "-c", "pass"],
+                    "import the CLI": [sys.executable, "-c", "import reverie.cli.main"],
+                    "reverie --help": cli.argv("--help"), "reverie status": cli.argv("status"),
+                    "reverie search QUERY": cli.argv("search", queries[i])}
+            for name in COMMANDS:
+                res[name] += cli.timed(argv[name], 1)
+            for k, v in phases_once(cli, queries[i]).items():
+                samples.setdefault(k, []).append(v)
+    print("oneshot: warm Python and MCP ...", file=sys.stderr, flush=True)
+    for cli, (label, res), samples in zip(clis, results, phase_samples):
+        res["phases"] = {k: statistics.median(v) for k, v in samples.items()}
+        res["warm"] = warm_python(cli, queries[runs:])
+        try:
+            res["mcp"] = warm_mcp(cli, queries[runs:])
+        except Exception as exc:  # the MCP client is optional for this benchmark
+            res["mcp"] = f"unavailable: {type(exc).__name__}: {exc}"
+        res["loadavg"].append(os.getloadavg()[0])
+    return results
 
 
 def render(results: list[tuple[str, dict]], elapsed: float, cmd: str) -> str:

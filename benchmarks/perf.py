@@ -493,10 +493,8 @@ def main(argv: list[str] | None = None) -> dict:
         import oneshot
 
         t0 = time.perf_counter()
-        results = []
-        if args.before_src:
-            results.append(("before", oneshot.run(args.runs, args.before_src)))
-        results.append(("after" if args.before_src else "this code", oneshot.run(args.runs)))
+        sources = [("before", args.before_src), ("after", ROOT / "src")] if args.before_src else None
+        results = oneshot.run(sources, args.runs)
         cmd = "python benchmarks/perf.py --only oneshot" + (f" --runs {args.runs}" if args.runs != 7 else "") + (
             " --before-src <a checkout of the previous code>/src" if args.before_src else "")
         body = oneshot.render(results, time.perf_counter() - t0, cmd)

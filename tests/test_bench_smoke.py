@@ -120,7 +120,8 @@ def test_embed_load_benchmark_smoke() -> None:
 def test_oneshot_benchmark_smoke(tmp_path: Path) -> None:
     _load("perf")
     oneshot = _load("oneshot")
-    result = oneshot.run(runs=1, work=tmp_path, notes=3, warm=2)
+    ((label, result),) = oneshot.run(runs=1, work=tmp_path, notes=3, warm=2)
+    assert label == "this code"
     for name in oneshot.COMMANDS:
         assert len(result[name]) == 1 and result[name][0] > 0
     assert result["phases"]["import the CLI"] > 0 and "  of which query embedding" in result["phases"]
