@@ -115,8 +115,8 @@ lap("search")
 mem.close()
 lap("close")
 d = out["debug"]
-marks["  of which query embedding"] = d.get("embedMs", 0.0)
-marks["  of which ranking"] = d.get("rankMs", 0.0)
+marks["search: query embedding"] = d.get("embedMs", 0.0)
+marks["search: ranking"] = d.get("rankMs", 0.0)
 print(json.dumps(marks))
 """
 

