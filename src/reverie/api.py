@@ -28,7 +28,6 @@ from .index.manager import MemoryIndex, open_agent_db, require_workspace
 from .index.schema import fts_tokenizer_of
 from .index.sync import Progress, SyncReport
 from .paths import Places
-from .store import vec_available
 from .workspace import append_daily, init_workspace
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
@@ -38,8 +37,10 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 
 [memory.search]
 # provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
+#                                   # | gemini | voyage | mistral | cohere | ollama | a plugin (reverie plugins)
 # model = "multilingual-e5-small"
 # extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
+# allowHardLinks = false            # read and index files with more than one hard link (may live outside)
 
 [memory.search.query]
 # maxResults = 6
@@ -201,18 +202,27 @@ class Memory:
 
     def tools(self, context=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
-        memory_get, memory_append, then ``intent`` when the turn's sender is the owner.
+        memory_get, memory_append, then ``intent`` when the turn's sender is the owner, then
+        table_list, table_query and table_write (structured memory).
 
         ``context`` is the turn's :class:`reverie.intents.TurnContext` (channel, sender,
         conversation, owner). Without one (MCP, scripts) the caller is the local owner: the intent
         tool lists and cancels, but refuses to create for want of an authenticated sender.
         """
-        from .tools import intent_tool, memory_tools
+        from .tools import intent_tool, memory_tools, table_tools
 
         tools = memory_tools(self)
         if context is None or context.owner:
             tools.append(intent_tool(self.intents, context))
+        tools += table_tools(self.tables, context)  # table_write refuses an untrusted caller
         return tools
+
+    @property
+    def tables(self):
+        """This agent's table files (:class:`reverie.tables.TableStore`, ``tables/`` in the workspace)."""
+        from .tables import TableStore
+
+        return TableStore(self.workspace, self.places.agent_db)
 
     # -- acting later -------------------------------------------------------------------------
     @property
@@ -275,7 +285,6 @@ class Memory:
             cache_entries = cache_count(agent_conn)
         finally:
             agent_conn.close()
-        vec_ok, vec_err = vec_available()
         vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
                              and check.vectors_ok and stored.get("provider") != "none"
                              and (vectors or not missing))  # vectors all missing: not ok
@@ -304,8 +313,7 @@ class Memory:
             "pending": dirty.as_dict(),
             "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
             "vector": {"ok": vector_usable, "backend": "numpy", "enabled": self.settings.search.store.vector.enabled,
-                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0,
-                       "sqlite_vec": {"available": vec_ok, "error": vec_err}},
+                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0},
             "cache_entries": cache_entries,
             "extra_paths": [e if isinstance(e, str) else e.model_dump() for e in self.settings.search.extra_paths],
             "last_sync": last_sync,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -52,6 +52,26 @@ class RemoteSettings(_Model):
     api_key: str | None = Field(None, alias="apiKey", description="API key (falls back to OPENAI_API_KEY for openai)")
     headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
     timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds")
+    # keys from the providers' usual environment variables (PROVIDER_KEY_ENV), never shown or dumped
+    _env_keys: dict[str, str] = PrivateAttr(default_factory=dict)
+    _api_key_is_openai_env: bool = PrivateAttr(default=False)  # apiKey holds OPENAI_API_KEY (for a fallback)
+
+    def key_for(self, provider: str, own_host: str) -> str:
+        """The API key for a native provider: the configured one, else the provider's usual
+        environment variable, and that one only when the endpoint is the provider's own host."""
+        if self.api_key and not self._api_key_is_openai_env:
+            return self.api_key
+        host = urlparse(self.base_url).hostname if self.base_url else own_host
+        return self._env_keys.get(provider, "") if host == own_host else ""
+
+
+# Native embedding providers and the environment variables their own SDKs read, first one wins.
+PROVIDER_KEY_ENV: dict[str, tuple[str, ...]] = {
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "voyage": ("VOYAGE_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
+}
 
 
 class ChunkingSettings(_Model):
@@ -86,10 +106,14 @@ class ExtraPath(_Model):
 
 class SearchSettings(_Model):
     enabled: bool = True
-    provider: str = Field("auto", description="auto | local | openai | none | fake (tests)")
+    provider: str = Field("auto", description="auto | local | openai | gemini | voyage | mistral | cohere | ollama "
+                          "| none | a plugin's name (reverie plugins) | fake (tests)")
     model: str | None = Field(None, description="embedding model; provider default when unset")
     fallback: str = Field("none", description="provider to use when the configured one cannot start")
     extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
+    allow_hard_links: bool = Field(False, alias="allowHardLinks",
+                                   description="read and index memory files that have more than one hard "
+                                   "link (off: such a file may be one outside the workspace)")
     query: QuerySettings = QuerySettings()
     store: StoreSettings = StoreSettings()
     remote: RemoteSettings = RemoteSettings()
@@ -140,15 +164,15 @@ def _byte_size(v: Any) -> Any:
 
 
 def _duration_seconds(v: Any) -> Any:
-    """``300``, ``"5m"``, ``"1h"``, ``"30s"`` -> seconds; a bare number in a string means minutes
-    (the reference's default unit for the pruning ttl)."""
+    """A duration (:mod:`reverie.durations`: ``"5m"``, ``"1h30m"``) -> seconds. A bare number means
+    minutes, as the reference's pruning ttl, whether it comes as a TOML number or a ``--set``
+    string (they used to differ: 45 was seconds in the file and minutes on the command line)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = str(v)
     if isinstance(v, str):
-        import re
+        from .durations import duration_seconds
 
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*", v.lower())
-        if not m:
-            raise ValueError(f"not a duration: {v!r} (e.g. '5m', '1h', '30s')")
-        return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 60}[m.group(2)]
+        return duration_seconds(v, bare_unit="m")
     return v
 
 
@@ -195,7 +219,7 @@ class HardClearSettings(_Model):
 class PruningSettings(_Model):
     mode: Literal["auto", "off", "cache-ttl"] = Field(
         "auto", description="auto: cache-ttl (ttl 1h) for anthropic models, off otherwise, as the reference")
-    ttl: float = Field(300.0, ge=0, description="seconds between prunes ('5m', '1h' accepted)")
+    ttl: float = Field(300.0, ge=0, description="time between prunes: a duration ('5m', '1h30m'); a bare number is minutes")
     keep_last_assistants: int = Field(3, ge=0, alias="keepLastAssistants")
     soft_trim_ratio: float = Field(0.3, ge=0, le=1, alias="softTrimRatio")
     hard_clear_ratio: float = Field(0.5, ge=0, le=1, alias="hardClearRatio")
@@ -377,4 +401,7 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
     to_openai = not remote.base_url or urlparse(remote.base_url).hostname == "api.openai.com"
     if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
         remote.api_key = env["OPENAI_API_KEY"]
+        remote._api_key_is_openai_env = True
+    remote._env_keys = {provider: next(env[n] for n in names if env.get(n))
+                        for provider, names in PROVIDER_KEY_ENV.items() if any(env.get(n) for n in names)}
     return settings

@@ -177,7 +177,8 @@ class Runtime:
         ctx = ctx or active_context(self.store, self.session.session_id)
         inp = build_input(agent=self.agent, now=self.now(), workspace=self.memory.workspace, chat_type=self.chat_type,
                           bootstrap_settings=self.settings.sessions.bootstrap, ctx=ctx, tools=defs,
-                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra)
+                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra,
+                          allow_hard_links=self.settings.search.allow_hard_links)
         return inp
 
     # -- turns ----------------------------------------------------------------------------------

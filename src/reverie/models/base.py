@@ -51,10 +51,12 @@ class ChatModelError(ReverieError):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
+                 retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), if it did
 
 
 class ContextOverflowError(ChatModelError):

@@ -3,7 +3,10 @@
 Allowed: ``MEMORY.md``, ``USER.md``, ``DREAMS.md`` and ``memory/**/*.md`` inside the workspace,
 Markdown under a configured extra folder (matching its glob), or an explicitly listed extra file.
 Refused with a clear error: ``..`` escapes, absolute paths elsewhere, symlinks anywhere on the
-way, and non-Markdown files. A missing file is ``not_found``, not an error.
+way, non-Markdown files, anything but a regular file (a FIFO is never opened in a way that
+blocks), and files with more than one hard link unless ``memory.search.allowHardLinks`` is on.
+A missing file is ``not_found``, not an error. NUL bytes and invalid UTF-8 are shown as U+FFFD
+with a ``warning``, so one bad segment never hides the rest of a note.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from pathlib import Path
 
 from ..config import ExtraPath
 from ..errors import UserError
+from .files import NotRegularFile, hard_link_problem, read_regular
 from .globs import glob_match
+from .textclean import decode_note
 
 DEFAULT_LINES = 120
 DEFAULT_MAX_CHARS = 12_000
@@ -86,23 +91,35 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
 
 
 def read_window(path: Path, display: str, from_line: int = 1, lines: int = DEFAULT_LINES,
-                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+                max_chars: int = DEFAULT_MAX_CHARS, *, allow_hard_links: bool = False) -> dict:
     if not isinstance(from_line, int) or from_line < 1:
         raise UserError("from must be a whole number of at least 1")
     if not isinstance(lines, int) or lines < 1:
         raise UserError("lines must be a whole number of at least 1")
     try:
-        raw = path.read_bytes()
+        raw, st = read_regular(path, follow_symlinks=False)
     except FileNotFoundError:
         return {"status": "not_found", "text": "", "path": display}
+    except NotRegularFile as exc:
+        what = "a folder" if exc.kind == "folder" else f"not a regular file ({exc.kind})"
+        raise PathRefused(f"path refused: {display} is {what}") from None
     except IsADirectoryError:
         raise PathRefused(f"path refused: {display} is a folder") from None
     except OSError as exc:
         return {"path": display, "text": "", "disabled": True, "error": f"cannot read: {exc.strerror or exc}"}
-    try:
-        content = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return {"path": display, "text": "", "disabled": True, "error": f"not valid UTF-8 (byte {exc.start})"}
+    why = None if allow_hard_links else hard_link_problem(st)
+    if why:
+        raise PathRefused(f"path refused: {display} {why}")
+    content, problem = decode_note(raw or b"")
+    if content is None:
+        return {"path": display, "text": "", "disabled": True, "error": problem}
+    out = _window(content, display, from_line, lines, max_chars)
+    if problem:
+        out["warning"] = problem
+    return out
+
+
+def _window(content: str, display: str, from_line: int, lines: int, max_chars: int) -> dict:
     all_lines = content.split("\n")
     if content.endswith("\n"):
         all_lines.pop()  # the newline ends the last line; it does not start another
