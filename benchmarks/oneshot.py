@@ -110,7 +110,7 @@ getattr(emb, "_engine", lambda: None)()
 lap("load the engine")
 mem.index.conn()
 lap("open the index")
-out = mem.search(sys.argv[1], record_signals=False, sync_wait=2.0)
+out = mem.search(sys.argv[1], sync_wait=2.0)  # as the CLI does: recall signals recorded, flushed by close
 lap("search")
 mem.close()
 lap("close")
@@ -134,11 +134,11 @@ from reverie import Memory
 queries = json.loads(sys.argv[1])
 mem = Memory()
 for q in queries[:3]:
-    mem.search(q, record_signals=False)
+    mem.search(q)
 ms, embed = [], []
 for q in queries[3:]:
     t = time.perf_counter()
-    out = mem.search(q, record_signals=False)
+    out = mem.search(q)  # as an agent's program calls it: recall signals recorded
     ms.append((time.perf_counter() - t) * 1000)
     embed.append(out["debug"].get("embedMs", 0.0))
 mem.close()
