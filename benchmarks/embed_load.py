@@ -26,7 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from perf import EN_WORDS, ZH_WORDS, pct, sentence  # noqa: E402  (perf also puts src/ on the path)
+
 SECTION = "embedload"
 QUERIES = 20  # per process; each configuration runs ROUNDS processes, interleaved with the others
 ROUNDS = 2  # so that a burst of someone else's work lands on every configuration, not on one
@@ -36,16 +38,9 @@ OMP_KEYS = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "GOMP_SPINCOUNT", "OMP_DYNAMIC
 LIBGOMP_DEFAULT_SPIN = "300000"  # libgomp's spin count when no wait policy is set
 
 
-def _pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
 
 def _texts(n_queries: int, n_passages: int, seed: int = 5) -> tuple[list[str], list[str]]:
     """Short queries as people type them and note-sized passages (~400 tokens), Chinese and English."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from perf import EN_WORDS, ZH_WORDS, sentence
-
     rng = random.Random(seed)
     queries = []
     for i in range(n_queries + 3):
@@ -60,7 +55,6 @@ def _texts(n_queries: int, n_passages: int, seed: int = 5) -> tuple[list[str], l
 # -- the measured process -----------------------------------------------------------------------
 def child(n_queries: int, n_passages: int) -> None:
     """Load the embedder the way reverie does, embed, print one JSON line."""
-    sys.path.insert(0, str(ROOT / "src"))
     from reverie.embeddings.local import LocalE5
 
     queries, passages = _texts(n_queries, n_passages)
@@ -89,7 +83,6 @@ def child(n_queries: int, n_passages: int) -> None:
 
 # -- the driver ---------------------------------------------------------------------------------
 def _cpus() -> int:
-    sys.path.insert(0, str(ROOT / "src"))
     from reverie.embeddings.openmp import available_cpus
 
     return available_cpus()
@@ -154,7 +147,7 @@ def run(sweep: bool = False, queries: int = QUERIES, rounds: int = ROUNDS, passa
             q = [ms for r in samples[name] for ms in r["query_ms"]]
             tps = [r["passage_tokens"] / r["passage_s"] for r in samples[name]]
             rows.append({"condition": condition, "config": name, "env": extra, "engine": samples[name][0]["engine"],
-                         "queries": len(q), "query_p50": statistics.median(q), "query_p95": _pct(q, 95),
+                         "queries": len(q), "query_p50": statistics.median(q), "query_p95": pct(q, 95),
                          "query_max": max(q), "tokens_per_s": statistics.median(tps),
                          "passage_tokens": samples[name][0]["passage_tokens"],
                          "load_ms": statistics.median(r["load_ms"] for r in samples[name]),

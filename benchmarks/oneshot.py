@@ -24,30 +24,22 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from perf import EN_WORDS, ZH_WORDS, pct, sentence  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 SECTION = "oneshot"
 WARM_QUERIES = 30
 
 
-def _pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
 
 def _queries(n: int, seed: int = 13) -> list[str]:
-    sys.path.insert(0, str(HERE))
-    from perf import EN_WORDS, ZH_WORDS
-
     rng = random.Random(seed)
     return [f"{rng.choice(ZH_WORDS)}{rng.choice(ZH_WORDS)}" if i % 2 else f"{rng.choice(EN_WORDS)} {rng.choice(EN_WORDS)}"
             for i in range(n)]
 
 
 def _write_workspace(ws: Path, notes: int) -> None:
-    sys.path.insert(0, str(HERE))
-    from perf import sentence
-
     rng = random.Random(17)
     (ws / "memory").mkdir(parents=True, exist_ok=True)
     for d in range(notes):
@@ -253,10 +245,10 @@ def render(results: list[tuple[str, dict]], elapsed: float, cmd: str) -> str:
     L.append("| warm process | " + " | ".join(f"{label} ms" for label in labels) + " |")
     L.append("|---|" + "---:|" * len(labels))
     L.append("| Python loop, `Memory.search` | " + " | ".join(
-        f"{statistics.median(r['warm']['search_ms']):.1f} / {_pct(r['warm']['search_ms'], 95):.1f}" for _, r in results) + " |")
+        f"{statistics.median(r['warm']['search_ms']):.1f} / {pct(r['warm']['search_ms'], 95):.1f}" for _, r in results) + " |")
     L.append("| of which query embedding | " + " | ".join(
-        f"{statistics.median(r['warm']['embed_ms']):.1f} / {_pct(r['warm']['embed_ms'], 95):.1f}" for _, r in results) + " |")
+        f"{statistics.median(r['warm']['embed_ms']):.1f} / {pct(r['warm']['embed_ms'], 95):.1f}" for _, r in results) + " |")
     L.append("| MCP `memory_search` over stdio (client's view) | " + " | ".join(
-        r["mcp"] if isinstance(r["mcp"], str) else f"{statistics.median(r['mcp']):.1f} / {_pct(r['mcp'], 95):.1f}"
+        r["mcp"] if isinstance(r["mcp"], str) else f"{statistics.median(r['mcp']):.1f} / {pct(r['mcp'], 95):.1f}"
         for _, r in results) + " |")
     return "\n".join(L)
