@@ -208,8 +208,10 @@ class Memory:
 
             with self._lock:
                 if self._signals is None:
-                    self._signals = SignalRecorder(self.places.agent_db)
-            self._signals.submit(query, out["results"], today(self.settings.tz()))
+                    self._signals = SignalRecorder(self.places.agent_db, self.workspace)
+            # dated by the search's clock: a backfill or a benchmark can place recalls on past days
+            at = int(now.timestamp()) if now is not None else None
+            self._signals.submit(query, out["results"], today(self.settings.dreaming_tz(), now), at)
         return out
 
     def get(self, path: str, from_line: int = 1, lines: int | None = None) -> dict[str, Any]:
@@ -273,9 +275,26 @@ class Memory:
         from .cron_turns import agent_turn_handler
 
         if handlers is None:
+            from .automation.handlers import system_event
+            from .dreaming.schedule import handler as dreaming_handler
+
             handlers = default_handlers()
             handlers.register("agentTurn", agent_turn_handler(self))
+            # Dreaming's managed jobs are system events carrying a token (docs/dreaming.md)
+            handlers.register("systemEvent", dreaming_handler(self, system_event))
         return Scheduler(self.places.home, self.settings, handlers=handlers)
+
+    # -- dreaming -----------------------------------------------------------------------------
+    def dream(self, phase: str | None = None, *, dry_run: bool = False, now: datetime | None = None, model=None):
+        """Run one Dreaming sweep (light -> REM -> deep, or one ``phase``); returns a
+        :class:`reverie.dreaming.Sweep` (``.as_dict()`` is what ``reverie dream run --json`` prints).
+        ``now`` places the sweep on another clock (backfills, benchmarks); ``model`` overrides
+        ``memory.dreaming.model`` (a spec or a ChatModel)."""
+        from .dreaming import run_sweep
+
+        if self._signals is not None:
+            self._signals.flush()  # recalls of this process count tonight
+        return run_sweep(self, phase=phase, dry_run=dry_run, now=now, model=model)
 
     # -- conversations ------------------------------------------------------------------------
     def runtime(self, model=None, *, session: str | None = None, **kw):
