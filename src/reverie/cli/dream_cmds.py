@@ -12,6 +12,20 @@ from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memo
 PHASES = ("light", "rem", "deep")
 
 
+def _when(raw: str | None, tz):
+    from datetime import datetime
+
+    from ..errors import UserError
+
+    if not raw:
+        return None
+    try:
+        when = datetime.fromisoformat(raw.strip())
+    except ValueError:
+        raise UserError(f"--now {raw!r}: expected a time such as 2026-07-02T03:00 or 2026-07-02T03:00+08:00") from None
+    return when if when.tzinfo else when.replace(tzinfo=tz)
+
+
 def _run_human(d: dict) -> None:
     ing = d.get("ingested") or {}
     if ing:
@@ -71,6 +85,8 @@ def register(app: typer.Typer) -> None:
             model: Annotated[Optional[str], typer.Option("--model", help="consolidation and diary model for this "
                                                          "run (default memory.dreaming.model, else chat.model)",
                                                          show_default=False)] = None,
+            now: Annotated[Optional[str], typer.Option("--now", help="run as of this time (ISO 8601), e.g. to "
+                                                       "replay a night", show_default=False)] = None,
             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         from ..errors import UserError
@@ -80,7 +96,8 @@ def register(app: typer.Typer) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o, create=False)
         try:
-            emit(o, mem.dream(phase, dry_run=dry_run, model=model).as_dict(), _run_human)
+            when = _when(now, mem.settings.dreaming_tz())
+            emit(o, mem.dream(phase, dry_run=dry_run, model=model, now=when).as_dict(), _run_human)
         finally:
             mem.close()
 

@@ -233,7 +233,12 @@ def _write_dreams(mem, cfg, outcomes: dict[str, PhaseOutcome], deep_out: DeepOut
         text = df.history_of(deep_out, now.isoformat(timespec="seconds"), text)
         return df.add_diary(text, now.date().isoformat(), prose) if prose else text
 
-    df.update(mem.workspace, change)
+    try:
+        df.update(mem.workspace, change)
+    except (OSError, WriteConflict) as exc:  # the review page never fails a sweep; its old content stays
+        log.warning("dreaming: DREAMS.md not written: %s", exc)
+        out.diary = {"written": False, "reason": f"DREAMS.md not written: {exc}"}
+        return
     out.diary = {"written": bool(prose), "author": author, "path": str(path)} if cfg.diary else None
 
 

@@ -84,7 +84,7 @@ def parse_answer(raw: str) -> dict:
         raise PlanRejected(1, "the answer is not one JSON object") from None
     if not isinstance(doc, dict):
         raise PlanRejected(1, "the answer is not one JSON object")
-    if "\x00" in json.dumps(doc):
+    if "\x00" in text or "\\u0000" in text.lower():
         raise PlanRejected(1, "the answer holds a NUL character")
     return doc
 
