@@ -79,6 +79,8 @@ def light(view: StoreView, deltas: Deltas, now_s: int, settings) -> PhaseOutcome
     if not settings.enabled or settings.limit == 0:
         return PhaseOutcome("light", ["- No notable updates."])
     pool = [e for e in recent(view, now_s, settings.lookback_days) if e.promoted_at is None]
+    if "recall" not in settings.sources:  # recalls alone do not stage an entry
+        pool = [e for e in pool if e.daily_count or e.grounded_count]
     groups = _dedupe(pool, settings.dedupe_similarity, same_path=True)[:settings.limit]
     body, items = [], []
     for g in groups:

@@ -177,6 +177,14 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
 
             trust = Trust(mem.places.agent_db, ws, readonly=dry_run)
             sel = select(ws, trust, view, now_s, cfg.phases.deep)
+            if cfg.verbose_logging:
+                for c in sel.chosen:
+                    log.info("dreaming: candidate %s score %.3f: %s", c.key, c.ranked.score, c.snippet[:80])
+                for s in sel.skipped:
+                    log.info("dreaming: held back %s: %s", s["key"], s["reason"])
+                for r in sel.ranked:
+                    if not r.passed and r.entry.promoted_at is None:
+                        log.info("dreaming: below thresholds %s: %s", r.key, "; ".join(r.reasons))
             deep_out = promote(sel.chosen, workspace=ws, settings=settings, models=models_for(mem, model),
                                day=day.isoformat(), preimage_dir=mem.places.agent_dir / "preimages", dry_run=dry_run)
             faults.point("dream:memory-written")
