@@ -41,6 +41,9 @@ def _register() -> None:
     except ImportError:  # pragma: no cover - search arrives with its own module
         return
     search_cmds.register(app)
+    from . import ui_cmd
+
+    ui_cmd.register(app)
 
 
 _register()
