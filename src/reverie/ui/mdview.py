@@ -40,9 +40,9 @@ def _inline(text: str) -> Markup:
 
         md = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable("image")
 
-        def link_open(tokens, idx, options, env):
+        def link_open(renderer, tokens, idx, options, env):
             tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
-            return md.renderer.renderToken(tokens, idx, options, env)
+            return renderer.renderToken(tokens, idx, options, env)
 
         md.add_render_rule("link_open", link_open)
         _md = md
