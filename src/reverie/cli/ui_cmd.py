@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import signal
 import socket
-import sys
 from typing import Annotated, Optional
 
 import typer
@@ -77,9 +77,14 @@ def _serve(ui_home, guard, sock: socket.socket) -> None:
     stopping = app.state.ui.stopping
 
     class Server(uvicorn.Server):
-        def handle_exit(self, sig, frame):  # end the event streams at once, or shutdown waits for them
+        def handle_exit(self, sig, frame):
+            # End the event streams at once (or shutdown waits for them), and do not record the
+            # signal: uvicorn would raise it again after a clean shutdown, and a server stopped
+            # with Ctrl-C or SIGTERM has done nothing wrong (exit 0, as `reverie watch`).
             stopping.set()
-            super().handle_exit(sig, frame)
+            if self.should_exit and sig == signal.SIGINT:
+                self.force_exit = True  # a second Ctrl-C: do not wait for open connections
+            self.should_exit = True
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
                             lifespan="on")
@@ -87,5 +92,4 @@ def _serve(ui_home, guard, sock: socket.socket) -> None:
         Server(config).run(sockets=[sock])
     finally:
         sock.close()
-    if sys.stderr:
-        say("reverie ui stopped")
+    say("reverie ui stopped")
