@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import hmac
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse
@@ -75,14 +76,14 @@ async def edit_save(request: Request):
     if not hmac.compare_digest(plan.expected_hash, expected):
         return _conflict(request, agent, display, text, plan, "changed on disk since you opened it")
     if text == plan.text:
-        return RedirectResponse(f"/a/{agent}/file?path={display}&saved=unchanged", status_code=303)
+        return RedirectResponse(f"/a/{agent}/file?path={quote(display, safe='')}&saved=unchanged", status_code=303)
     try:
         # TODO(trust): record this rewrite as the owner's once the trust layer's API for it lands
         apply_replace(plan, text, preimage_dir=mem.places.agent_dir / "preimages")
     except WriteConflict:
         return _conflict(request, agent, display, text, plan_replace(abspath), "changed on disk while saving")
     ui.changes.bump(agent, [display])
-    return RedirectResponse(f"/a/{agent}/file?path={display}&saved=1", status_code=303)
+    return RedirectResponse(f"/a/{agent}/file?path={quote(display, safe='')}&saved=1", status_code=303)
 
 
 def _conflict(request: Request, agent: str, display: str, mine: str, disk, why: str):
@@ -105,7 +106,7 @@ async def append_note(request: Request):
     after = _line_count(path)
     ui.changes.bump(agent, [display])
     first = before + 1 if before and after > before else max(1, after - text.count("\n"))
-    return RedirectResponse(f"/a/{agent}/file?path={display}&hl={first}-{after}&saved=1#L{first}", status_code=303)
+    return RedirectResponse(f"/a/{agent}/file?path={quote(display, safe='')}&hl={first}-{after}&saved=1#L{first}", status_code=303)
 
 
 def _line_count(path: Path) -> int:
