@@ -32,9 +32,10 @@ def intent(mem: Memory, context=None):
 
 
 def test_offered_after_the_memory_tools_to_the_owner_only(mem):
-    assert [t.name for t in mem.tools()] == ["memory_search", "memory_get", "memory_append", "intent"]
-    assert [t.name for t in mem.tools(OWNER)] == ["memory_search", "memory_get", "memory_append", "intent"]
-    assert [t.name for t in mem.tools(GUEST)] == ["memory_search", "memory_get", "memory_append"]
+    tables = ["table_list", "table_query", "table_write"]
+    assert [t.name for t in mem.tools()] == ["memory_search", "memory_get", "memory_append", "intent", *tables]
+    assert [t.name for t in mem.tools(OWNER)] == ["memory_search", "memory_get", "memory_append", "intent", *tables]
+    assert [t.name for t in mem.tools(GUEST)] == ["memory_search", "memory_get", "memory_append", *tables]
     tool = intent(mem)
     assert tool.read_only is False and tool.destructive is False
     schema = tool.schema

@@ -37,6 +37,7 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 
 [memory.search]
 # provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
+#                                   # | gemini | voyage | mistral | cohere | ollama | a plugin (reverie plugins)
 # model = "multilingual-e5-small"
 # extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
 # allowHardLinks = false            # read and index files with more than one hard link (may live outside)
@@ -201,18 +202,27 @@ class Memory:
 
     def tools(self, context=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
-        memory_get, memory_append, then ``intent`` when the turn's sender is the owner.
+        memory_get, memory_append, then ``intent`` when the turn's sender is the owner, then
+        table_list, table_query and table_write (structured memory).
 
         ``context`` is the turn's :class:`reverie.intents.TurnContext` (channel, sender,
         conversation, owner). Without one (MCP, scripts) the caller is the local owner: the intent
         tool lists and cancels, but refuses to create for want of an authenticated sender.
         """
-        from .tools import intent_tool, memory_tools
+        from .tools import intent_tool, memory_tools, table_tools
 
         tools = memory_tools(self)
         if context is None or context.owner:
             tools.append(intent_tool(self.intents, context))
+        tools += table_tools(self.tables, context)  # table_write refuses an untrusted caller
         return tools
+
+    @property
+    def tables(self):
+        """This agent's table files (:class:`reverie.tables.TableStore`, ``tables/`` in the workspace)."""
+        from .tables import TableStore
+
+        return TableStore(self.workspace, self.places.agent_db)
 
     # -- acting later -------------------------------------------------------------------------
     @property

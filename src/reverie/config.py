@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -52,6 +52,26 @@ class RemoteSettings(_Model):
     api_key: str | None = Field(None, alias="apiKey", description="API key (falls back to OPENAI_API_KEY for openai)")
     headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
     timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds")
+    # keys from the providers' usual environment variables (PROVIDER_KEY_ENV), never shown or dumped
+    _env_keys: dict[str, str] = PrivateAttr(default_factory=dict)
+    _api_key_is_openai_env: bool = PrivateAttr(default=False)  # apiKey holds OPENAI_API_KEY (for a fallback)
+
+    def key_for(self, provider: str, own_host: str) -> str:
+        """The API key for a native provider: the configured one, else the provider's usual
+        environment variable, and that one only when the endpoint is the provider's own host."""
+        if self.api_key and not self._api_key_is_openai_env:
+            return self.api_key
+        host = urlparse(self.base_url).hostname if self.base_url else own_host
+        return self._env_keys.get(provider, "") if host == own_host else ""
+
+
+# Native embedding providers and the environment variables their own SDKs read, first one wins.
+PROVIDER_KEY_ENV: dict[str, tuple[str, ...]] = {
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "voyage": ("VOYAGE_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
+}
 
 
 class ChunkingSettings(_Model):
@@ -86,7 +106,8 @@ class ExtraPath(_Model):
 
 class SearchSettings(_Model):
     enabled: bool = True
-    provider: str = Field("auto", description="auto | local | openai | none | fake (tests)")
+    provider: str = Field("auto", description="auto | local | openai | gemini | voyage | mistral | cohere | ollama "
+                          "| none | a plugin's name (reverie plugins) | fake (tests)")
     model: str | None = Field(None, description="embedding model; provider default when unset")
     fallback: str = Field("none", description="provider to use when the configured one cannot start")
     extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
@@ -380,4 +401,7 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
     to_openai = not remote.base_url or urlparse(remote.base_url).hostname == "api.openai.com"
     if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
         remote.api_key = env["OPENAI_API_KEY"]
+        remote._api_key_is_openai_env = True
+    remote._env_keys = {provider: next(env[n] for n in names if env.get(n))
+                        for provider, names in PROVIDER_KEY_ENV.items() if any(env.get(n) for n in names)}
     return settings

@@ -33,9 +33,13 @@ def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, work
 
 def _register() -> None:
     from . import chat_cmd, config_cmds, cron_cmds, index_cmds, intent_cmds, memory_cmds, sessions_cmds, tour_cmd
+    from . import plugins_cmd, table_cmds, transfer_cmds
 
     for module in (memory_cmds, index_cmds, config_cmds, tour_cmd, intent_cmds, cron_cmds, chat_cmd, sessions_cmds):
         module.register(app)
+    table_cmds.register(app)
+    plugins_cmd.register(app)
+    transfer_cmds.register(app)
     try:
         from . import search_cmds
     except ImportError:  # pragma: no cover - search arrives with its own module

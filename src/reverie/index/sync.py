@@ -86,6 +86,8 @@ def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]
     says why; with text and a problem it is indexed and the problem says what was replaced (NUL
     bytes, invalid UTF-8: one bad segment must not hide the rest of a daily note). Only regular
     files are opened, never blocking: a FIFO named ``*.md`` must not hang the sync."""
+    if src.render is not None:  # generated text (a table file's description), see discover.py
+        return src.render()
     try:
         raw, st = read_regular(src.abspath, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
     except NotRegularFile as exc:
