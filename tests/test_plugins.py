@@ -80,7 +80,10 @@ def test_builtins_come_through_the_same_registry():
     listed = {p.name: p for p in plugins.plugins(plugins.PROVIDERS)}
     assert {"local", "openai", "gemini", "voyage", "mistral", "cohere", "ollama", "fake"} <= set(listed)
     assert all(p.builtin and p.distribution == "reverie" for p in listed.values() if p.name in ("local", "gemini"))
-    assert {"offline", "openai", "anthropic", "scripted"} <= set(plugins.names(plugins.MODELS))
+    assert {"offline", "openai", "anthropic"} <= set(plugins.names(plugins.MODELS))
+    # test doubles stay usable by name but are never offered to users
+    assert "scripted" not in plugins.names(plugins.MODELS) and plugins.find(plugins.MODELS, "scripted") is not None
+    assert "fake" not in plugins.names(plugins.PROVIDERS)
     assert plugins.plugins(plugins.STORES) == []  # the group exists; engines arrive with the storage seam
     assert "gemini" in reverie.embeddings.available() and "anthropic" in reverie.models.available()
 

@@ -69,11 +69,14 @@ class Memory:
         home = home or env.get("REVERIE_HOME")
         agent = agent or env.get("REVERIE_AGENT")
         first = Places.resolve(home, agent, None)
-        self.settings = settings or load_settings(
-            Path(env["REVERIE_CONFIG"]) if env.get("REVERIE_CONFIG") else first.config_file, env, overrides)
+        first.check_home()  # a home that is a file is named before its settings file is looked for
+        self.config_path = Path(env["REVERIE_CONFIG"]) if env.get("REVERIE_CONFIG") else first.config_file
+        self.settings = settings or load_settings(self.config_path, env, overrides,
+                                                  required=bool(env.get("REVERIE_CONFIG")))
         configured_ws = self.settings.agents.get(first.agent)
         workspace = workspace or env.get("REVERIE_WORKSPACE") or (configured_ws.workspace if configured_ws else None)
         self.places = Places.resolve(first.home, first.agent, workspace)
+        self.places.check()
         self._embedder = embedder
         self._provider_state: ProviderState | None = (
             ProviderState(embedder.provider, embedder.provider, embedder.model, "given by the caller")
@@ -128,6 +131,7 @@ class Memory:
     # -- writing ------------------------------------------------------------------------------
     def init(self) -> list[Path]:
         """Lay out the workspace and a commented settings file; never overwrites anything."""
+        self.places.check_writable_layout()
         created = init_workspace(self.workspace)
         cfg = self.places.config_file
         if not cfg.exists():
@@ -142,6 +146,7 @@ class Memory:
 
     def remember(self, text: str, *, now: datetime | None = None) -> Path:
         """Append a timestamped bullet to today's daily note (append-only)."""
+        self.places.check_writable_layout()
         if not self.workspace.exists():
             init_workspace(self.workspace)
         return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
@@ -202,18 +207,21 @@ class Memory:
 
     def tools(self, context=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
-        memory_get, memory_append, then ``intent`` when the turn's sender is the owner, then
+        memory_get, memory_append, then ``intent`` and ``intent_list`` for the owner, then
         table_list, table_query and table_write (structured memory).
 
         ``context`` is the turn's :class:`reverie.intents.TurnContext` (channel, sender,
-        conversation, owner). Without one (MCP, scripts) the caller is the local owner: the intent
-        tool lists and cancels, but refuses to create for want of an authenticated sender.
+        conversation, owner). Creating and cancelling standing intents (``intent``) are the owner's
+        acts and need an authenticated owner turn; without a context (MCP, scripts) only
+        ``intent_list`` (read-only) is offered. A turn of someone else gets neither.
         """
-        from .tools import intent_tool, memory_tools, table_tools
+        from .tools import intent_list_tool, intent_tool, memory_tools, table_tools
 
         tools = memory_tools(self)
-        if context is None or context.owner:
+        if context is not None and context.owner:
             tools.append(intent_tool(self.intents, context))
+        if context is None or context.owner:
+            tools.append(intent_list_tool(self.intents))
         tools += table_tools(self.tables, context)  # table_write refuses an untrusted caller
         return tools
 
@@ -236,16 +244,23 @@ class Memory:
                                             deadline_seconds=self.settings.memory.intents.deadline_seconds)
             return self._intents
 
-    def match_intents(self, message: str, context, *, now: datetime | None = None):
-        """Run one user turn's standing-intent matching (no model call; firing included). Returns a
-        :class:`reverie.intents.MatchResult`; its ``block`` is the hidden context to prepend, empty
-        when nothing triggered or matching failed open."""
-        return self.intents.match(message, context, now=now)
+    def match_intents(self, message: str, context, *, now: datetime | None = None, dry_run: bool = False):
+        """Run one user turn's standing-intent matching (no model call; firing included unless
+        ``dry_run``). Returns a :class:`reverie.intents.MatchResult`; its ``block`` is the hidden
+        context to prepend, empty when nothing triggered or matching failed open."""
+        return self.intents.match(message, context, now=now, dry_run=dry_run)
 
     def scheduler(self, handlers=None):
-        """The automations of this home (:class:`reverie.automation.Scheduler`, shared state database)."""
+        """The automations of this home (:class:`reverie.automation.Scheduler`, shared state database).
+        Without ``handlers``, system events append to the daily note and agent turns run through
+        the chat runtime (:mod:`reverie.cron_turns`)."""
         from .automation import Scheduler
+        from .automation.handlers import default_handlers
+        from .cron_turns import agent_turn_handler
 
+        if handlers is None:
+            handlers = default_handlers()
+            handlers.register("agentTurn", agent_turn_handler(self))
         return Scheduler(self.places.home, self.settings, handlers=handlers)
 
     # -- conversations ------------------------------------------------------------------------

@@ -322,6 +322,107 @@ ENV_KEYS: dict[str, str] = {
 # Read by the entry points (paths), not settings keys; listed so they are not "unknown".
 ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG"}
 
+# A settings file is small; reading one without a cap let REVERIE_CONFIG=/dev/zero hang for ever.
+MAX_CONFIG_BYTES = 1024 ** 2
+
+
+class ReverieWarning(UserWarning):
+    """Something reverie went on despite (an unknown environment variable): shown once, on stderr."""
+
+
+def closest(word: str, known) -> str | None:
+    """The known word a typo most likely meant, if any is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _did_you_mean(word: str, known) -> str:
+    close = closest(word, known)
+    return f"; did you mean {close!r}?" if close else ""
+
+
+def settings_keys(model: type[BaseModel] = None, prefix: str = "") -> list[str]:  # type: ignore[assignment]
+    """Every dotted settings key, spelt as users write it (``memory.search.query.maxResults``)."""
+    model = model or Settings
+    out: list[str] = []
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        sub = field.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel):
+            out += settings_keys(sub, key + ".")
+        else:
+            out.append(key)
+    return out
+
+
+def _warn_unknown_env(name: str) -> None:
+    import warnings
+
+    # compare what follows the prefix: every name shares "REVERIE_", which made anything look close
+    known = {k.removeprefix("REVERIE_"): k for k in [*ENV_KEYS, *ENV_OTHER]}
+    close = closest(name.removeprefix("REVERIE_"), known)
+    hint = f"; did you mean {known[close]}?" if close else ""
+    warnings.warn(f"unknown environment variable {name} ignored{hint}", ReverieWarning, stacklevel=3)
+
+
+def read_config_file(path: Path, *, required: bool = False) -> dict:
+    """The TOML tree of a settings file; ``{}`` when it does not exist (unless ``required``).
+
+    Only a regular file is read, at most :data:`MAX_CONFIG_BYTES`: a folder, a device
+    (``/dev/zero``), a FIFO or a huge file is a one-line error, never a hang or a traceback.
+    """
+    import stat
+
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"settings file {path} does not exist (named by REVERIE_CONFIG)") from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"settings file {path} is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"settings file {path} is not a regular file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"settings file {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"settings file {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path}: values are nested too deeply") from None
+
+
+def _resolve_agent_workspaces(tree: dict, base: Path) -> None:
+    """A relative ``agents.<id>.workspace`` in a settings file means relative to that file's folder,
+    never to wherever a shell happens to be (two shells wrote to two workspaces sharing one index)."""
+    agents = tree.get("agents")
+    if not isinstance(agents, dict):
+        return
+    for agent_id, entry in agents.items():
+        raw = entry.get("workspace") if isinstance(entry, dict) else None
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        try:
+            path = Path(raw).expanduser()
+        except RuntimeError:  # ~someone who does not exist
+            raise ConfigError(f"bad value for 'agents.{agent_id}.workspace': cannot expand {raw!r} "
+                              "(no such user)") from None
+        entry["workspace"] = str(path if path.is_absolute() else (base / path).absolute())
+
 
 def _set_dotted(tree: dict, key: str, value: Any) -> None:
     parts = key.split(".")
@@ -345,6 +446,8 @@ def _parse_flag_value(raw: str) -> Any:
             return json.loads(text)
         except ValueError:
             return raw
+        except RecursionError:
+            raise ConfigError(f"--set value nested too deeply: {raw[:40]}...") from None
     return raw
 
 
@@ -352,29 +455,59 @@ def _error_key(loc: tuple) -> str:
     return ".".join(str(p) for p in loc if not (isinstance(p, str) and p in ("str", "ExtraPath")))
 
 
+def _plain(err: dict) -> str:
+    """A pydantic error in words a user knows (no Python type names, no library URLs)."""
+    kind, ctx = err["type"], err.get("ctx") or {}
+    given = err.get("input")
+    shown = f" (got {given!r})" if isinstance(given, (str, int, float, bool)) and len(repr(given)) <= 60 else ""
+    words = {
+        "int_parsing": "must be a whole number", "int_type": "must be a whole number",
+        "int_from_float": "must be a whole number", "float_parsing": "must be a number",
+        "float_type": "must be a number", "bool_parsing": "must be true or false",
+        "bool_type": "must be true or false", "string_type": "must be text (a quoted string)",
+        "dict_type": "must be a table of keys and values", "model_type": "must be a table of keys and values",
+        "list_type": "must be a list", "missing": "is required",
+        "greater_than_equal": f"must be at least {ctx.get('ge')}", "greater_than": f"must be more than {ctx.get('gt')}",
+        "less_than_equal": f"must be at most {ctx.get('le')}", "less_than": f"must be less than {ctx.get('lt')}",
+        "literal_error": f"must be one of {ctx.get('expected', '').replace(chr(39), '')}",
+        "finite_number": "must be a finite number",
+    }
+    if kind in words:
+        return words[kind] + shown
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
 def _validate(tree: dict) -> Settings:
     try:
         return Settings.model_validate(tree)
+    except RecursionError:
+        raise ConfigError("settings are nested too deeply") from None
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = exc.errors(include_url=False)
+        # a value that fits no member of a union (str | ExtraPath) reports each member; the first
+        # member's complaint is the one a user can act on
+        err = errors[0]
         key = _error_key(err["loc"]) or "(settings)"
         if err["type"] == "extra_forbidden":
-            raise ConfigError(f"unknown settings key {key!r}") from None
-        msg = err["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"bad value for {key!r}: {msg}") from None
+            known = {k.rsplit(".", n)[0] for k in settings_keys() for n in range(k.count(".") + 1)}
+            raise ConfigError(f"unknown settings key {key!r}{_did_you_mean(key, known)}") from None
+        raise ConfigError(f"bad value for {key!r}: {_plain(err)}") from None
 
 
 def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
-                  overrides: list[str] | None = None) -> Settings:
-    """Build settings from the file, the environment and ``key=value`` overrides."""
+                  overrides: list[str] | None = None, *, required: bool = False) -> Settings:
+    """Build settings from the file, the environment and ``key=value`` overrides.
+
+    ``required``: the file was named explicitly (REVERIE_CONFIG), so its absence is an error. An
+    unknown ``REVERIE_*`` variable is a :class:`ReverieWarning`, not an error: a variable meant for
+    another version or a typo must not stop every command.
+    """
     env = dict(os.environ if env is None else env)
     tree: dict = {}
-    if config_file is not None and config_file.exists():
-        try:
-            tree = tomllib.loads(config_file.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read {config_file}: {exc}") from None
+    if config_file is not None:
+        tree = read_config_file(config_file, required=required)
         _validate(tree)  # name the file's own bad keys before env/flags mix in
+        _resolve_agent_workspaces(tree, config_file.absolute().parent)
     for name in sorted(env):
         if not name.startswith("REVERIE_"):
             continue
@@ -384,7 +517,7 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
                 value = _parse_flag_value(value)
             _set_dotted(tree, ENV_KEYS[name], value)
         elif name not in ENV_OTHER:
-            raise ConfigError(f"unknown environment variable {name!r} (known: {', '.join(sorted(ENV_KEYS))})")
+            _warn_unknown_env(name)
     for item in overrides or []:
         if "=" not in item:
             raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")

@@ -46,6 +46,8 @@ BUILTIN: dict[str, dict[str, str]] = {
     },
     STORES: {},
 }
+# Test doubles: usable by name (tests, demos), never listed to users.
+HIDDEN: dict[str, frozenset[str]] = {PROVIDERS: frozenset({"fake"}), MODELS: frozenset({"scripted"})}
 
 
 @dataclass
@@ -99,7 +101,9 @@ def plugins(group: str) -> list[Plugin]:
 
 
 def names(group: str) -> list[str]:
-    return sorted({p.name.lower() for p in plugins(group) if not p.shadowed})
+    """The names a user can pick from (test doubles left out)."""
+    hidden = HIDDEN.get(group, frozenset())
+    return sorted({p.name.lower() for p in plugins(group) if not p.shadowed and p.name.lower() not in hidden})
 
 
 def find(group: str, name: str) -> Plugin | None:

@@ -79,11 +79,24 @@ def parse_at(text: str, now_ms: int, tz: tzinfo | None = None) -> int:
     return out
 
 
+CRON_FIELDS = (("minute", "0-59"), ("hour", "0-23"), ("day of month", "1-31"), ("month", "1-12 or jan-dec"),
+               ("day of week", "0-7 or sun-sat"))
+
+
 def check_cron(expr: str) -> str:
     from croniter import croniter
 
     fields = (expr or "").split()
-    if len(fields) != 5 or not croniter.is_valid(" ".join(fields)):
+    if len(fields) != 5:
+        raise ScheduleError(f"bad cron expression {expr!r}: give 5 fields (minute hour day month weekday), "
+                            f"not {len(fields)}; e.g. '0 9 * * *' for 09:00 every day")
+    if not croniter.is_valid(" ".join(fields)):
+        # name the field: try each one alone, every other field '*'
+        for i, (name, allowed) in enumerate(CRON_FIELDS):
+            alone = " ".join(fields[i] if j == i else "*" for j in range(5))
+            if not croniter.is_valid(alone):
+                raise ScheduleError(f"bad cron expression {expr!r}: the {name} field {fields[i]!r} is not valid "
+                                    f"(allowed: {allowed}, *, lists a,b, ranges a-b, steps */n)")
         raise ScheduleError(f"bad cron expression {expr!r}: give 5 fields (minute hour day month weekday), "
                             "e.g. '0 9 * * *' for 09:00 every day")
     return " ".join(fields)

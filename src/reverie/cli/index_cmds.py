@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         emit(o, mem.status(deep=deep), _print_status)
 
     @app.command(help="Watch the workspace and re-index after changes (1.5 s debounce) until interrupted.")

@@ -27,6 +27,8 @@ def register(app: typer.Typer) -> None:
         for group in registry.GROUPS:
             rows = []
             for p in registry.plugins(group):
+                if p.builtin and p.name.lower() in registry.HIDDEN.get(group, ()):
+                    continue  # test doubles stay usable by name but are not offered
                 row = p.as_dict()
                 if check and not p.shadowed:
                     row["error"] = registry.check(p)

@@ -235,9 +235,10 @@ class IntentStore:
 
     # -- match ----------------------------------------------------------------------------------
     def match(self, message: str, ctx: TurnContext | None, *, now: datetime | None = None,
-              deadline_seconds: float | None = None):
-        """Run one user turn's matching (firing included); see :func:`reverie.intents.matching.match_turn`."""
+              deadline_seconds: float | None = None, dry_run: bool = False):
+        """Run one user turn's matching (firing included, unless ``dry_run``); see
+        :func:`reverie.intents.matching.match_turn`."""
         from .matching import match_turn
 
-        return match_turn(self, message, ctx, now=now,
+        return match_turn(self, message, ctx, now=now, dry_run=dry_run,
                           deadline_seconds=self.deadline_seconds if deadline_seconds is None else deadline_seconds)

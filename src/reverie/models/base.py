@@ -90,3 +90,8 @@ class ChatModel:
     def complete(self, messages: list[ChatMessage], tools: list[dict] | None = None, *,
                  timeout: float | None = None, max_tokens: int | None = None) -> ChatResponse:  # pragma: no cover
         raise NotImplementedError
+
+    def not_ready(self) -> str | None:
+        """Why this model cannot be called at all (a missing API key), found without a network
+        call; None when it may be tried."""
+        return None

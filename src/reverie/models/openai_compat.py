@@ -106,6 +106,14 @@ class HttpChatModel(ChatModel):
         return cls(f"{self.provider}:{self.model} ({self.base_url}): {text}", retryable=retryable, status=status,
                    retry_after=retry_after)
 
+    def not_ready(self) -> str | None:
+        # The vendor's own host always wants a key: say so before sending anything, rather than
+        # after a round trip (or, offline, after a connection error that hides the real cause).
+        if not self._api_key and self.key_host and self._host() == self.key_host:
+            return (f"{self.provider}:{self.model} needs an API key: set {self.key_env} or chat.apiKey "
+                    "(REVERIE_CHAT_API_KEY); nothing was sent")
+        return None
+
     def _auth_hint(self) -> str:
         if not self._api_key:
             return f"no API key configured; {_KEY_HINT}" + (f" (or {self.key_env})" if self.key_env else "")
@@ -139,6 +147,9 @@ class HttpChatModel(ChatModel):
     # -- transport ----------------------------------------------------------------------------
     def _post(self, url: str, payload: dict, timeout: float) -> dict:
         """One attempt: the parsed JSON body of a 2xx answer, or a ChatModelError."""
+        missing = self.not_ready()
+        if missing:
+            raise ChatModelError(missing)  # not retryable: no request is made
         if self._client is None:
             self._client = httpx.Client(timeout=self._timeout)
         resp = post(self._client, url, headers=self._headers(), payload=payload, timeout=timeout,

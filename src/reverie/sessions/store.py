@@ -136,6 +136,34 @@ _EVENT_COLS = "seq, session_id, session_key, position, event_id, kind, created_a
 _UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
 
 
+def _search_row(kind: str, payload: dict) -> tuple[str, str] | None:
+    """(indexed text, role) of an event's session-search row, or None when it has none."""
+    msg = payload.get("message")
+    text = msg.get("content") if isinstance(msg, dict) else None
+    if kind in ("user", "assistant", "tool_call") and isinstance(text, str) and text.strip():
+        return segment_for_index(text, "cjk"), "user" if kind == "user" else "assistant"
+    return None
+
+
+def rebuild_search_index(conn) -> int:
+    """Make ``transcript_fts`` again from the events (after a repair that saved events whose search
+    rows were damaged); returns the rows written. Call inside a transaction."""
+    conn.execute("DELETE FROM transcript_fts")
+    written = 0
+    rows = conn.execute("SELECT seq, session_id, kind, encoding, body FROM transcript_events "
+                        "WHERE kind IN ('user', 'assistant', 'tool_call') ORDER BY seq").fetchall()
+    for seq, session_id, kind, encoding, body in rows:
+        try:
+            search = _search_row(kind, _decode(encoding, body))
+        except Exception:  # an event whose body was damaged: it keeps no search row
+            continue
+        if search is not None:
+            conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                         (seq, search[0], session_id, search[1]))
+            written += 1
+    return written
+
+
 def _decode(encoding: str, body: bytes) -> dict:
     raw = zlib.decompress(body) if encoding == "zlib" else body
     return json.loads(raw)
@@ -283,11 +311,10 @@ class TranscriptStore:
             (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens))
         seq = self._conn.last_insert_rowid()
         del cur
-        text = msg.get("content") if isinstance(msg, dict) else None
-        if kind in ("user", "assistant", "tool_call") and text and text.strip():
+        search = _search_row(kind, payload)
+        if search is not None:
             self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
-                               (seq, segment_for_index(text, "cjk"), session_id,
-                                "user" if kind == "user" else "assistant"))
+                               (seq, search[0], session_id, search[1]))
         # a restored session keeps its own last_interaction_at
         freshness = ", last_interaction_at = ?" if kind in INTERACTION_KINDS and touch else ""
         params = (len(raw), *((at,) if freshness else ()), session_id)

@@ -84,7 +84,11 @@ def memory_tools(mem: "Memory") -> list[Tool]:
         if not text.strip():
             raise ToolError("memory_append: text is empty" + (f" ({cleaned.summary()})" if cleaned.removed else ""))
         # an agent's note is not the owner's: it may not set importance or supersede entries
-        path = mem.remember(neutralise_annotations(text))
+        try:
+            path = mem.remember(neutralise_annotations(text))
+        except OSError as exc:  # a read-only or full disk: the model must not answer "noted"
+            raise ToolError(f"memory_append: nothing was saved: {exc.strerror or exc}"
+                            + (f" ({exc.filename})" if exc.filename else "")) from None
         out = {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(), "chars": len(text.strip())}
         if cleaned.removed:
             out["cleaned"] = cleaned.summary()

@@ -40,6 +40,16 @@ def _no_symlinks(root: Path, target: Path) -> None:
             raise PathRefused(f"path refused: {rel.as_posix()} goes through a symlink ({cur.name})")
 
 
+def _refuse_unusable(raw: str) -> None:
+    """Names no file system can hold, refused before any system call fails on them."""
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:
+        raise PathRefused("path refused: the path is not valid Unicode text (it holds a lone surrogate)") from None
+    if any(len(part.encode("utf-8")) > 255 for part in raw.replace("\\", "/").split("/")):
+        raise PathRefused("path refused: a name in the path is longer than 255 bytes")
+
+
 def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | ExtraPath] | None = None) -> tuple[Path, str]:
     """(absolute path, display path) for an allowed memory path, else raise PathRefused."""
     if not isinstance(raw, str) or not raw.strip():
@@ -47,8 +57,12 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
     raw = raw.strip()
     if "\x00" in raw:  # the OS cannot open it: a ValueError from open() would surface as an internal error
         raise PathRefused("path refused: the path contains a NUL character")
+    _refuse_unusable(raw)
     ws = workspace.absolute()
-    candidate = Path(raw).expanduser()
+    try:
+        candidate = Path(raw).expanduser()
+    except RuntimeError:  # ~someone with no such user
+        raise PathRefused(f"path refused: {raw!r}: no such user for '~'") from None
     if ".." in candidate.parts:
         raise PathRefused(f"path refused: {raw!r} contains '..'")
     absolute = candidate if candidate.is_absolute() else ws / candidate
