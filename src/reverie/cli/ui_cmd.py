@@ -12,6 +12,10 @@ from ..errors import UserError
 from .common import HomeOpt, SetOpt, WorkspaceOpt, opts, say
 
 DEFAULT_PORT = 8765
+EXAMPLES = ("[bold]Examples[/bold]\n"
+            "  reverie ui --open\n"
+            "  reverie ui --port 0 --agent main --agent work\n"
+            "  reverie tour --keep --home /tmp/hangzhou && reverie --home /tmp/hangzhou ui")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -31,7 +35,8 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def register(app: typer.Typer) -> None:
     @app.command(help="Open a local web view of the memory: files, search explained, intents, automations, "
-                      "sessions; edit MEMORY.md/USER.md safely. Binds to 127.0.0.1 and prints a URL with a token.")
+                      "sessions; edit MEMORY.md/USER.md safely. Binds to 127.0.0.1 and prints a URL with a token.",
+                 epilog=EXAMPLES)
     def ui(ctx: typer.Context,
            port: Annotated[int, typer.Option("--port", min=0, max=65535, help="port (0: any free port)")] = DEFAULT_PORT,
            host: Annotated[Optional[str], typer.Option("--host", help="listen on this address instead of 127.0.0.1 "
