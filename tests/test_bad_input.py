@@ -147,8 +147,10 @@ def test_a_read_only_workspace_refuses_writes_and_chat_says_nothing_was_saved(re
 
 def test_a_read_only_home_is_a_one_line_error(reverie_home, restore_modes):
     ok(cli(reverie_home, "init"))
-    ok(cli(reverie_home, "remember", "a note"))
-    reverie_home.chmod(0o555)
+    ok(cli(reverie_home, "remember", "a note"))  # (this already opens the agent database)
+    for d in [reverie_home, *reverie_home.rglob("*")]:  # the whole home read-only, as a read-only mount
+        if d.is_dir() and not d.is_symlink():
+            d.chmod(0o555)
     line = one_error(_run(reverie_home, "index"))
     assert "permission denied" in line and str(reverie_home) in line
 

@@ -144,12 +144,26 @@ class Memory:
                 pass
         return created
 
-    def remember(self, text: str, *, now: datetime | None = None) -> Path:
-        """Append a timestamped bullet to today's daily note (append-only)."""
+    def remember(self, text: str, *, now: datetime | None = None, provenance=None) -> Path:
+        """Append a timestamped bullet to today's daily note (append-only).
+
+        The appended segment is recorded with ``provenance`` (a :class:`reverie.trust.Provenance`),
+        else that of the tool call in progress, else ``agent`` (see docs/trust.md)."""
+        from .trust import daily_guard, resolve_writer
+
         self.places.check_writable_layout()
         if not self.workspace.exists():
             init_workspace(self.workspace)
-        return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+        guard = daily_guard(self.places.agent_db, self.workspace, resolve_writer(provenance))
+        return append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+
+    @property
+    def trust(self):
+        """Trust decisions over this agent's memory (:class:`reverie.trust.Trust`): origins of lines,
+        ``may_inject``, ``may_promote``."""
+        from .trust import Trust
+
+        return Trust(self.places.agent_db, self.workspace)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -282,6 +296,9 @@ class Memory:
         chunks_by_source = {src: n for src, n in conn.execute(
             "SELECT source, count(*) FROM memory_index_chunks GROUP BY source")}
         files = conn.execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+        # how much of the index came from outside (docs/trust.md): searchable, never injected
+        by_origin = {o: n for o, n in conn.execute(
+            "SELECT origin_class, count(*) FROM memory_index_chunk_provenance GROUP BY origin_class")}
         vectors, missing = conn.execute(
             "SELECT count(embedding), sum(embedding IS NULL) FROM memory_index_chunks").fetchone()
         tokenizer = fts_tokenizer_of(conn)
@@ -324,6 +341,7 @@ class Memory:
             "identity": check.as_dict(),
             "files": files,
             "chunks": {"total": sum(chunks_by_source.values()), **chunks_by_source},
+            "provenance": by_origin,
             "dirty": dirty.dirty,
             "pending": dirty.as_dict(),
             "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},

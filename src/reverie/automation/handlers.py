@@ -19,6 +19,7 @@ from typing import Callable, Optional
 
 from ..config import Settings
 from ..paths import Places
+from ..trust import Provenance, daily_guard
 from ..workspace import append_daily, init_workspace
 
 PAYLOAD_KINDS = ("systemEvent", "agentTurn")
@@ -74,7 +75,9 @@ def system_event(job: dict, ctx: RunContext) -> RunOutcome:
     body = " ".join(text.split())
     name = " ".join((job.get("name") or "").split())
     label = f"[automation: {name}]" if name and not body.startswith(name) else "[automation]"
-    note = append_daily(places.workspace, f"{label} {text.strip()}", now=ctx.now, tz=ctx.settings.tz())
+    # job text is scaffolding: its segment is "system", from a cron session (never promoted)
+    guard = daily_guard(places.agent_db, places.workspace, Provenance("system", "cron", None, "automation"))
+    note = append_daily(places.workspace, f"{label} {text.strip()}", now=ctx.now, tz=ctx.settings.tz(), guard=guard)
     return RunOutcome("ok", summary=f"appended to {note.relative_to(places.workspace).as_posix()}",
                       details={"agentId": places.agent, "path": str(note)})
 

@@ -53,6 +53,8 @@ EXAMPLES: dict[str, list[str]] = {
     "sessions export": ["reverie sessions export main -o main.jsonl", "reverie sessions export --events"],
     "sessions import": ["reverie sessions import history.jsonl", "reverie sessions import chat.jsonl --dry-run"],
     "sessions search": ["reverie sessions search 湖滨酒店", "reverie sessions search hotel --limit 3"],
+    "forget": ["reverie forget --session 3f2a9c1e --dry-run", "reverie forget --text \"my old phone number\" --json",
+               "reverie forget --participant alice --since 2026-07-01"],
     "plugins": ["reverie plugins", "reverie plugins --check --json"],
     "table list": ["reverie table list", "reverie table list --json"],
     "table show": ["reverie table show api"],

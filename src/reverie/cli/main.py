@@ -54,6 +54,9 @@ def _register() -> None:
     table_cmds.register(app)
     plugins_cmd.register(app)
     transfer_cmds.register(app)
+    from . import forget_cmd
+
+    forget_cmd.register(app)
     try:
         from . import search_cmds
     except ImportError:  # pragma: no cover - search arrives with its own module

@@ -63,6 +63,8 @@ def register(app: typer.Typer) -> None:
         if not body.strip():
             raise UserError("nothing to remember: give the text as arguments or with --stdin")
         mem = memory_for(o)
-        path = mem.remember(body)
+        from ..trust import OWNER_CLI
+
+        path = mem.remember(body, provenance=OWNER_CLI)  # the owner at the terminal
         emit(o, {"path": str(path), "workspace": str(mem.workspace), "chars": len(body.strip())},
              lambda d: say(f"remembered in {d['path']}"))

@@ -24,6 +24,7 @@ from ..embeddings import Embedder
 from ..errors import EmbeddingError
 from ..store import transaction
 from ..text.fts import segment_for_index
+from ..trust.store import chunk_origin
 from ..workspace.annotations import parse_annotations
 from ..workspace.files import NotRegularFile, read_regular
 from ..workspace.textclean import decode_note
@@ -291,10 +292,12 @@ class Syncer:
                     "INSERT INTO memory_index_chunk_recall_metadata(chunk_id, importance, triggers, project_key, status) "
                     "VALUES (?,?,?,?,?)",
                     (cid, ann.importance, "; ".join(ann.triggers) or None, "; ".join(ann.projects) or None, ann.status))
-            # Workspace files are inside the operator's trust boundary: origin "agent" (never "owner").
+            # Trust decides: daily notes by their recorded segments, other files "agent" (never "owner").
+            prov = chunk_origin(self.agent_conn, self.workspace, src.path, c.start_line, c.end_line, p.hash)
             self.conn.execute(
                 "INSERT INTO memory_index_chunk_provenance(chunk_id, origin_class, session_kind, observed_at) "
-                "VALUES (?, 'agent', 'unknown', ?)", (cid, int(p.mtime)))
+                "VALUES (?, ?, ?, ?)", (cid, prov.origin, prov.kind,
+                                        prov.observed_at // 1000 if prov.observed_at else int(p.mtime)))
         row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
                                 (src.path, src.source)).fetchone()
         if row:

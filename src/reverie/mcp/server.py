@@ -50,12 +50,14 @@ def _arg_model():
     return Arguments
 
 
-def _wrapper(tool: Tool, diagnose: Callable[[BaseException], BaseException | None] | None):
+def _wrapper(tool: Tool, diagnose: Callable[[BaseException], BaseException | None] | None, session=None):
     from mcp.server.mcpserver.exceptions import ToolError as McpToolError
 
     def call(arguments: dict) -> str:
         try:
-            result = tool.call(arguments)
+            # taint (docs/trust.md): MCP has no turns, so once this connection has served untrusted
+            # content, what memory_append writes through it is untrusted for the rest of it
+            result = session.call(tool, arguments)[0] if session is not None else tool.call(arguments)
         except ReverieError as exc:
             raise McpToolError(str(exc)) from None
         except Exception as exc:
@@ -80,6 +82,9 @@ def build_server(tools: list[Tool], name: str = "reverie", *,
     from mcp_types import ToolAnnotations
 
     from .. import __version__
+    from ..trust import Provenance, ToolSession
+
+    session = ToolSession(Provenance("agent", "unknown", None, "mcp"))  # one per served connection
 
     arg_model = _arg_model()
     mcp_tools = []
@@ -94,6 +99,6 @@ def build_server(tools: list[Tool], name: str = "reverie", *,
         mt = McpTool.from_function(shell, name=t.name, description=t.description, annotations=annotations,
                                    structured_output=False)
         meta = mt.fn_metadata.model_copy(update={"arg_model": arg_model})
-        mcp_tools.append(mt.model_copy(update={"fn": _wrapper(t, diagnose), "fn_metadata": meta,
+        mcp_tools.append(mt.model_copy(update={"fn": _wrapper(t, diagnose, session), "fn_metadata": meta,
                                                "parameters": t.schema}))
     return MCPServer(name=name, version=__version__, instructions=INSTRUCTIONS, tools=mcp_tools)

@@ -13,14 +13,20 @@ Differences from the reference, on purpose: every file is optional (a reverie wo
 ``MEMORY.md``, so ``[MISSING]`` markers would be noise), and group chats get neither ``MEMORY.md``
 nor ``USER.md`` (the reference docs: load ``MEMORY.md`` only in the main private session; ``USER.md``
 is just as personal). Every cut is reported, never silent (field failure 6).
+
+``admit(name, text)`` (the runtime passes :meth:`reverie.trust.Trust.injectable_lines`) removes
+the lines an automatic lane may not inject (anything not ``owner``/``agent``) before budgets apply.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..workspace.files import hard_link_problem, read_regular
+
+Admit = Callable[[str, str], str]
 
 ORDER = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
 PRIVATE = ("USER.MD", "MEMORY.MD")  # compared upper-cased (memory.md too)
@@ -55,7 +61,8 @@ def truncate_file(name: str, text: str, limit: int) -> tuple[str, bool]:
 
 
 def load_bootstrap(workspace: Path, *, chat_type: str, max_chars: int, total_max_chars: int,
-                   user_max_chars: int, allow_hard_links: bool = False) -> list[BootstrapFile]:
+                   user_max_chars: int, allow_hard_links: bool = False,
+                   admit: Admit | None = None) -> list[BootstrapFile]:
     names = list(ORDER)
     if not (workspace / "MEMORY.md").is_file() and (workspace / "memory.md").is_file():
         names[names.index("MEMORY.md")] = "memory.md"
@@ -83,6 +90,8 @@ def load_bootstrap(workspace: Path, *, chat_type: str, max_chars: int, total_max
         except UnicodeDecodeError:
             out.append(BootstrapFile(name, st.st_size, 0, True, "not-utf8"))
             continue
+        if admit is not None:
+            raw = admit(name, raw)
         if not raw.strip():
             continue
         if remaining < MIN_REMAINING:

@@ -13,7 +13,8 @@ Another agent's sessions live in another database and are out of reach by constr
 Search uses the transcript FTS (CJK bigrams, see :mod:`reverie.sessions.schema`): user and
 assistant text only, no tool results. Scores are in [0, 1]: the average of the bm25 score and
 the share of the query's words the message contains. Snippets are cut to 300 characters, secrets
-redacted; the whole answer stays under 32 KiB.
+redacted; the whole answer stays under 32 KiB. Every hit and message carries the origin class the
+program recorded (``originClass``); untrusted ones are framed as untrusted (docs/trust.md).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import apsw
 
 from ..search.keyword import query_coverage
 from ..text.fts import bm25_to_score, build_query
-from .store import SessionRow, TranscriptStore, iso_ms
+from ..trust.framing import UNTRUSTED_NOTICE, frame_untrusted
+from .store import Event, SessionRow, TranscriptStore, iso_ms
 
 SNIPPET_CHARS = 300
 MAX_PAYLOAD_BYTES = 32 * 1024
@@ -76,6 +78,25 @@ def _snippet(text: str, terms: list[str]) -> str:
     return ("…" if start else "") + cut + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
+def _origin(ev: Event) -> str:
+    return ev.origin or "untrusted"  # an event recorded before origins were is not vouched for
+
+
+def _frame(item: dict, key: str, origin: str) -> dict:
+    item["originClass"] = origin
+    if origin == "untrusted":
+        item["untrusted"] = True
+        item[key] = frame_untrusted(item[key])
+    return item
+
+
+def _notice(out: dict, items: list[dict]) -> dict:
+    n = sum(1 for i in items if i.get("untrusted"))
+    if n:
+        out["trustNotice"] = f"{n} item(s) marked untrusted. {UNTRUSTED_NOTICE}"
+    return out
+
+
 def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility: str, owner: bool,
            session_key: str | None = None, limit: int = 10) -> dict:
     limit = max(1, min(25, int(limit or 10)))
@@ -115,10 +136,10 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
             continue
         text = ev.text
         score = round(0.5 * bm + 0.5 * query_coverage(text, q.terms), 6)
-        results.append({"sessionKey": ev.session_key, "timestamp": ev.timestamp,
-                        "role": "user" if ev.kind == "user" else "assistant", "snippet": _snippet(text, q.terms),
-                        "score": score, "sessionId": ev.session_id, "messageId": ev.event_id,
-                        "_created": created})
+        results.append(_frame({"sessionKey": ev.session_key, "timestamp": ev.timestamp,
+                               "role": "user" if ev.kind == "user" else "assistant",
+                               "snippet": _snippet(text, q.terms), "score": score, "sessionId": ev.session_id,
+                               "messageId": ev.event_id, "_created": created}, "snippet", _origin(ev)))
     results.sort(key=lambda r: (-r["score"], -r["_created"], r["sessionKey"], r["messageId"]))
     out: dict = {"results": []}
     for r in results[:limit]:
@@ -128,7 +149,7 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
             out["results"].pop()
             out["truncated"] = True
             break
-    return out
+    return _notice(out, out["results"])
 
 
 def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owner: bool,
@@ -160,8 +181,8 @@ def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owne
         content = redact(msg.content if msg else e.text)
         if len(content) > HISTORY_MESSAGE_CHARS:
             content = OMITTED
-        item = {"role": role, "content": content, "timestamp": e.timestamp, "messageId": e.event_id,
-                "position": e.position}
+        item = _frame({"role": role, "content": content, "timestamp": e.timestamp, "messageId": e.event_id,
+                       "position": e.position}, "content", _origin(e))
         if include_tools and msg and msg.tool_calls:
             item["toolCalls"] = [{"name": c.name, "arguments": c.arguments} for c in msg.tool_calls]
         if include_tools and msg and msg.name:
@@ -176,4 +197,4 @@ def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owne
     while len(json.dumps(out, ensure_ascii=False).encode()) > MAX_PAYLOAD_BYTES and out["messages"]:
         out["messages"].pop(0)  # the oldest go first; the newest tail is what was asked for
         out["truncated"] = True
-    return out
+    return _notice(out, out["messages"])

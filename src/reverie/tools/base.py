@@ -23,6 +23,11 @@ class Tool:
     idempotent: bool = True
     title: str = ""
     extra: dict = field(default_factory=dict)
+    # Where results come from (docs/trust.md): None for reverie's memory tools (each result carries
+    # its own provenance); "untrusted" for tools that bring outside content (web fetch, HTTP,
+    # e-mail, files outside the workspace, MCP tools of other servers). The chat runtime treats a
+    # host tool that does not say as "untrusted".
+    origin: str | None = None
 
     def call(self, arguments: dict | None) -> dict:
         args = dict(arguments or {})

@@ -1,9 +1,14 @@
-"""memory_search, memory_get, memory_append."""
+"""memory_search, memory_get, memory_append.
+
+Untrusted content stays searchable but is always framed as untrusted: a hit or a window of lines
+that came from outside carries ``"untrusted": true`` and its text is wrapped in
+``<untrusted-content>`` (docs/trust.md)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..trust.framing import frame_lines, frame_search
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
 from ..workspace.textclean import clean_text
@@ -68,12 +73,23 @@ def memory_get(mem: "Memory", path: str, from_line: int = 1, lines: int = DEFAUL
                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
     search = mem.settings.search
     absolute, display = resolve_memory_path(mem.workspace, path, search.extra_paths)
-    return read_window(absolute, display, from_line, lines, max_chars, allow_hard_links=search.allow_hard_links)
+    out = read_window(absolute, display, from_line, lines, max_chars, allow_hard_links=search.allow_hard_links)
+    shown = out.get("lines")
+    trust = getattr(mem, "trust", None)
+    if not shown or trust is None:
+        return out
+    last = from_line + shown - 1
+    origins = trust.origins(str(absolute))  # read once: every line's origin as recorded
+    bad: list[tuple[int, int]] = []
+    for n in range(from_line, last + 1):
+        if origins.lines(n, n).origin == "untrusted":
+            bad[-1:] = [(bad[-1][0], n)] if bad and bad[-1][1] == n - 1 else bad[-1:] + [(n, n)]
+    return frame_lines(out, origins.lines(from_line, last).origin, bad)
 
 
 def memory_tools(mem: "Memory") -> list[Tool]:
     def search(args: dict) -> dict:
-        return mem.search(args["query"], args.get("maxResults"), args.get("minScore"))
+        return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore")))
 
     def get(args: dict) -> dict:
         return memory_get(mem, args["path"], args.get("from", 1), args.get("lines", DEFAULT_LINES))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..tables import DEFAULT_ROWS, MAX_ROWS
+from ..trust.classes import least_trusted
+from ..trust.writer import current_writer
 from .base import Tool, ToolError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,7 +84,10 @@ def table_tools(store: "TableStore", context=None) -> list[Tool]:
     def write(args: dict) -> dict:
         if "params" in args and "rows" in args:
             raise ToolError("table_write: give params or rows, not both")
-        return store.write(args["file"], args["sql"], args.get("params"), args.get("rows"), origin=origin,
+        # a turn that has read outside content writes as untrusted (taint, docs/trust.md): refused
+        writer = current_writer()
+        who = least_trusted(origin, writer.origin) if writer is not None else origin
+        return store.write(args["file"], args["sql"], args.get("params"), args.get("rows"), origin=who,
                            surface="tool", session=session, sender=sender)
 
     return [

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -20,13 +21,14 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, ContextManager
 
 from ..errors import UserError, WriteConflict
 from .files import NotRegularFile, open_regular, read_regular
 from .textclean import clean_text
 
 PREIMAGES_KEPT = 8
+AppendGuard = Callable[[Path, int, bytes], ContextManager]
 APPEND_LOCK = ".reverie-append.lock"  # dot-named: discovery and watch never take it for a note
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,12 +69,14 @@ def append_lock(folder: Path) -> "FileLock":
     return FileLock(folder / APPEND_LOCK, preserve_lock_file=True)
 
 
-def append_text(path: Path, text: str, *, header: str = "") -> int:
+def append_text(path: Path, text: str, *, header: str = "", guard: AppendGuard | None = None) -> int:
     """Append ``text`` to ``path`` (created if missing), on a line of its own. Returns bytes written.
 
     Uses O_APPEND under an exclusive lock, so concurrent writers interleave whole entries and
     nothing already in the file is touched. ``header`` is written first only if the file is empty.
     Control characters other than tab and newline are removed first (see :func:`clean_text`).
+    ``guard(path, offset, data)``, when given, is entered under the lock around the write (the
+    trust layer records the appended segment's provenance there; an error inside aborts both).
     """
     text = clean_text(text).text
     if not text:
@@ -97,10 +101,11 @@ def append_text(path: Path, text: str, *, header: str = "") -> int:
             data = prefix + ((header if not size else "") + text).encode("utf-8")
             if not data.endswith(b"\n"):
                 data += b"\n"
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
+            with guard(path, size, data) if guard is not None else contextlib.nullcontext():
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
             return written
         finally:
             os.close(fd)
@@ -116,7 +121,7 @@ def format_bullet(text: str, when: datetime) -> str:
 
 
 def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
-                 tz: tzinfo | None = None, bullet: bool = True) -> Path:
+                 tz: tzinfo | None = None, bullet: bool = True, guard: AppendGuard | None = None) -> Path:
     """Append an entry to today's note ``memory/YYYY-MM-DD.md`` (today in ``tz``).
 
     Control characters are removed first (:func:`clean_text`); callers that must tell the writer
@@ -127,7 +132,7 @@ def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
     when = (now or datetime.now(tz)).astimezone(tz) if tz else (now or datetime.now().astimezone())
     path = daily_note_path(workspace, when)
     body = format_bullet(text, when) if bullet else text.rstrip("\n")
-    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n")
+    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n", guard=guard)
     return path
 
 
