@@ -257,6 +257,11 @@ def test_append_to_todays_note(page, server, tour_home):
     page.locator("#saved").wait_for()
     assert re.search(r"/file\?path=memory%2F\d{4}-\d\d-\d\d\.md", page.url)
     assert "返程车票已确认" in " ".join(page.locator("table.md tr.hl").all_inner_texts())
+    # recorded as the owner's (the automation's line above it is the system's)
+    assert "o-owner" in page.locator("table.md tr.hl").first.get_attribute("class").split()
+    assert page.locator("table.md tr.hl .badge.origin-owner").count() == 1
+    assert "owner" in page.inner_text("#origins")
+    _shot(page, "daily")
     notes = sorted((_workspace(tour_home) / "memory").glob("*.md"))
     assert notes[-1].read_text(encoding="utf-8").rstrip().endswith("返程车票已确认：周日 16:05 的高铁。")
 

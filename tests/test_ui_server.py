@@ -325,3 +325,39 @@ def test_reindex_runs_in_the_background_and_reports_progress(app, mem):
     assert job["kind"] == "rebuild" and job["stage"] in ("write", "embed", "scan") and job["total"] >= 1
     assert job["summary"].startswith("2 files")  # MEMORY.md and today's note
     assert mem.status()["chunks"]["total"] >= 2
+
+
+def test_daily_note_lines_show_their_recorded_origin(app, mem):
+    from reverie.trust import Provenance
+
+    c = client(app)
+    csrf = csrf_of(c.get("/a/main/").text)
+    r = c.post("/a/main/append", data={"text": "我确认了返程车票", "csrf": csrf}, headers=same_origin())
+    assert r.status_code == 303
+    mem.remember("fetched from a web page", provenance=Provenance("untrusted", "interactive", None, "memory_append"))
+    with open(_today(mem), "a", encoding="utf-8") as fh:  # an edit made outside reverie
+        fh.write("- typed into the file by hand\n")
+    html = c.get("/a/main/file", params={"path": f"memory/{_today(mem).name}"}).text
+    by_text = {}
+    for origin, text in re.findall(r'class="[^"]*o-(\w+)[^"]*">.*?<td class="src[^"]*">(.*?)</td>', html, re.S):
+        by_text[re.sub(r"<[^>]+>", "", text).strip()] = origin
+    origin_of = lambda needle: next(o for t, o in by_text.items() if needle in t)  # noqa: E731
+    assert origin_of("决定住西湖边") == "agent"  # Memory.remember from a program: the agent's
+    assert origin_of("我确认了返程车票") == "owner"  # appended in the web view: the owner's
+    assert origin_of("fetched from a web page") == "untrusted"
+    assert origin_of("typed into the file by hand") == "untrusted"
+    assert 'id="origins"' in html and "origin-owner" in html and "origin-untrusted" in html
+    assert len(by_text) == len(read(_today(mem)).splitlines())  # every line carries an origin
+
+
+def test_search_results_carry_origin_badges(app, mem):
+    from reverie.trust import Provenance
+
+    from datetime import timedelta
+
+    yesterday = datetime.now(timezone.utc) - timedelta(days=1)  # a note of its own: chunks do not mix origins
+    mem.remember("网页上说湖景房今天打折", now=yesterday,
+                 provenance=Provenance("untrusted", "interactive", None, "memory_append"))
+    mem.sync()
+    html = client(app).get("/a/main/search", params={"q": "湖景房"}).text
+    assert 'class="badge origin-untrusted"' in html and 'class="badge origin-agent"' in html

@@ -65,6 +65,8 @@ class Line:
     marker: str = ""
     badges: list[Badge] = field(default_factory=list)
     origin: str | None = None  # owner | agent | untrusted | system, where the file records it
+    origin_note: str = ""  # session kind and writer of that origin
+    origin_start: bool = False  # the first line of a run of one origin (where its badge goes)
     highlighted: bool = False
 
 

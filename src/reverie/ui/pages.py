@@ -114,11 +114,33 @@ def file_page(request: Request):
         body = "\n".join(window["text"].split("\n")[:window.get("lines", 0)])
         lines = render_lines(body + "\n" if body else "", first_line=start, highlight=hl)
     daily = _DAILY.match(display)
-    origins = None  # daily-note segment origins arrive with the trust layer
+    origins = _mark_origins(mem, display, lines) if daily and lines else None
     return render(request, "file.html", agent=agent, active="files", path=display, lines=lines, window=window,
                   hl=hl, start=start, editable=display in EDITABLE, daily=bool(daily),
                   today=today_note(mem), is_today=display == today_note(mem), origins=origins,
                   saved=request.query_params.get("saved"), code=404 if window.get("status") == "not_found" else 200)
+
+
+def _mark_origins(mem, display: str, lines) -> dict[str, int] | None:
+    """Give each line of a daily note the origin its segment recorded (owner / agent / untrusted /
+    system; an edit made outside reverie reads as untrusted); returns lines per origin. Curated
+    files (MEMORY.md, USER.md) have no segments: they are uniformly ``agent`` (docs/trust.md)."""
+    found = mem.trust.origins(display)
+    if found.record is None:
+        return None
+    per_line = found.record.lines()
+    counts: dict[str, int] = {}
+    previous = None
+    for line in lines:
+        if not 1 <= line.n <= len(per_line):
+            continue
+        who = per_line[line.n - 1][1]
+        line.origin = who.origin
+        line.origin_note = f"{who.origin}: {who.kind} session, written by {who.writer}"
+        line.origin_start = (who.origin, who.kind, who.writer) != previous
+        previous = (who.origin, who.kind, who.writer)
+        counts[who.origin] = counts.get(who.origin, 0) + 1
+    return counts
 
 
 def _int(raw: str | None, default: int) -> int:

@@ -5,7 +5,8 @@ session's CSRF token (checked here, first, before anything is read):
   hash of the file as the edit page showed it is the expected hash; if the file changed on disk
   since, nothing is written and the page shows both versions (and their diff) for the owner to
   merge. The previous content is kept as a preimage in the agent folder.
-* append to today's daily note (daily notes are append-only: there is no edit for them).
+* append to today's daily note (daily notes are append-only: there is no edit for them), recorded
+  as the owner's (origin ``owner``, writer ``ui``) in the note's provenance segments.
 * re-index: a sync (or, with ``force``, a rebuild) in the background, its progress streamed.
 """
 
@@ -20,12 +21,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse
 
 from ..errors import UserError, WriteConflict
+from ..trust import Provenance
 from ..workspace.read import resolve_memory_path
 from ..workspace.textclean import clean_text
 from ..workspace.writes import apply_replace, plan_replace
 from .pages import EDITABLE, served_memory, today_note
 from .security import check_csrf
 from .web import read_form, render, ui_of
+
+# The page's user holds the token printed to whoever started the server: the home's owner.
+OWNER_UI = Provenance("owner", "interactive", None, "ui")
 
 
 async def checked_form(request: Request) -> dict[str, str]:
@@ -78,7 +83,8 @@ async def edit_save(request: Request):
     if text == plan.text:
         return RedirectResponse(f"/a/{agent}/file?path={quote(display, safe='')}&saved=unchanged", status_code=303)
     try:
-        # TODO(trust): record this rewrite as the owner's once the trust layer's API for it lands
+        # Curated files carry no per-line origin (they are uniformly the agent's, docs/trust.md):
+        # the compare-and-set rewrite with its preimage is the whole record of an owner's edit.
         apply_replace(plan, text, preimage_dir=mem.places.agent_dir / "preimages")
     except WriteConflict:
         return _conflict(request, agent, display, text, plan_replace(abspath), "changed on disk while saving")
@@ -100,8 +106,7 @@ async def append_note(request: Request):
     if not text.strip():
         raise UserError("nothing to append: the text is empty")
     before = _line_count(mem.workspace / today_note(mem))
-    # TODO(trust): record this append as the owner's once the trust layer's API for it lands
-    path = mem.remember(text)
+    path = mem.remember(text, provenance=OWNER_UI)
     display = path.relative_to(mem.workspace).as_posix()
     after = _line_count(path)
     ui.changes.bump(agent, [display])
