@@ -91,17 +91,18 @@ def test_the_scheduler_runs_the_sweep_when_the_token_arrives(reverie_home):
 
 
 def test_the_token_inside_a_reminder_still_triggers_and_other_events_are_notes(reverie_home):
+    from reverie.automation.handlers import RunContext, system_event
+
     mem = open_mem()
-    handler = ds.handler(mem, lambda job, ctx: __import__("reverie.automation.handlers", fromlist=["x"]).system_event(job, ctx))
-    from reverie.automation.handlers import RunContext
+    handler = ds.handler(mem, system_event)
 
     ctx = RunContext(mem.places.home, mem.settings, datetime(2026, 6, 10, 3, tzinfo=timezone.utc))
     out = handler({"agentId": "main", "payload": {"kind": "systemEvent", "text": f"reminder: {ds.DREAM_TOKEN} now"}},
                   ctx)
     assert out.status == "ok" and out.summary.startswith("dreaming")
     assert (mem.workspace / "DREAMS.md").exists()
-    plain = handler({"agentId": "main", "name": "plants", "payload": {"kind": "systemEvent", "text": "water the plants"}},
-                    ctx)
+    event = {"agentId": "main", "name": "plants", "payload": {"kind": "systemEvent", "text": "water the plants"}}
+    plain = handler(event, ctx)
     assert plain.status == "ok" and "water the plants" in (mem.workspace / "memory/2026-06-10.md").read_text()
     mem.close()
 

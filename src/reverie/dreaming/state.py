@@ -201,8 +201,8 @@ def apply(conn: apsw.Connection, d: Deltas, at: int) -> None:
                               provenance=kw.get("provenance"), key=kw.get("key"))
         for key in d.light:
             conn.execute("INSERT INTO memory_phase_signals(key, light_hits, last_light_at) VALUES (?,1,?) "
-                         "ON CONFLICT(key) DO UPDATE SET light_hits = light_hits + 1, last_light_at = excluded.last_light_at",
-                         (key, at))
+                         "ON CONFLICT(key) DO UPDATE SET light_hits = light_hits + 1, "
+                         "last_light_at = excluded.last_light_at", (key, at))
         for key in d.rem:
             conn.execute("INSERT INTO memory_phase_signals(key, rem_hits, last_rem_at) VALUES (?,1,?) "
                          "ON CONFLICT(key) DO UPDATE SET rem_hits = rem_hits + 1, last_rem_at = excluded.last_rem_at",
@@ -223,8 +223,8 @@ def apply(conn: apsw.Connection, d: Deltas, at: int) -> None:
         for key in d.promoted:
             conn.execute(f"UPDATE {sig.TABLE} SET promoted_at = ? WHERE key = ? AND promoted_at IS NULL", (at, key))
         for key in d.grounded_rollback:
-            conn.execute(f"UPDATE {sig.TABLE} SET total_score = max(0, total_score - {GROUNDED_SCORE} * grounded_count), "
-                         "grounded_count = 0 WHERE key = ?", (key,))
+            conn.execute(f"UPDATE {sig.TABLE} SET grounded_count = 0, "
+                         f"total_score = max(0, total_score - {GROUNDED_SCORE} * grounded_count) WHERE key = ?", (key,))
         for key in d.removed:
             conn.execute(f"DELETE FROM {sig.TABLE} WHERE key = ?", (key,))
             conn.execute("DELETE FROM memory_phase_signals WHERE key = ?", (key,))

@@ -189,4 +189,5 @@ def check_memory(current: str, ops: list[Operation], memory) -> None:
 
 def check_budget(text: str, budget: int) -> None:
     if budget > 0 and len(text) > budget:
-        raise PlanRejected(12, f"the consolidated MEMORY.md would be {len(text)} characters, over its budget of {budget}")
+        raise PlanRejected(12, f"the consolidated MEMORY.md would be {len(text)} characters, "
+                               f"over its budget of {budget}")

@@ -53,8 +53,9 @@ def record_origins(conn: apsw.Connection, key: str, session_ids: list[str], path
 
 def entry_spans(text: str) -> dict[str, tuple[int, int]]:
     """``key -> (first line, last line)`` (1-based) of each marked entry in ``text``: the marker
-    line (when the marker stands alone, with a lineage marker right above it) plus the entry -- its first line and the continuation lines
-    below it (indented, or not starting a new bullet, heading or blank line)."""
+    line (when the marker stands alone, with a lineage marker right above it) plus the entry -- its
+    first line and the continuation lines below it (indented, or not starting a new bullet, heading
+    or blank line)."""
     lines = text.split("\n")
     out: dict[str, tuple[int, int]] = {}
     i = 0
