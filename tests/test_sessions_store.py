@@ -17,11 +17,15 @@ from reverie.sessions import (TRANSCRIPT_MIGRATIONS, TranscriptStore, export_lin
 from reverie.sessions.keys import channel_of, chat_type_of
 from reverie.store import connect
 
+from engines import only_sqlite, transcript_hits
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def store(reverie_home):
     mem = Memory(overrides=['memory.search.provider="none"'])
-    s = TranscriptStore(mem.places.agent_db)
+    s = TranscriptStore(mem.agent_store)
     yield s
     s.close()
 
@@ -63,7 +67,8 @@ def test_system_events_do_not_extend_freshness(store):
     assert store.session(row.session_id).last_interaction_at == 1_000
 
 
-def test_migrations_are_named_and_applied_once(store):
+def test_migrations_are_named_and_applied_once(store, store_backend):
+    only_sqlite(store_backend, "per-component migrations; PostgreSQL's schema migrates as a whole (test_postgres_engine.py)")
     conn = connect(store.db_path)
     assert TRANSCRIPT_MIGRATIONS.applied(conn) == ["0001_sessions_events_fts", "0002_trust"]
     assert TRANSCRIPT_MIGRATIONS.pending(conn) == []
@@ -155,8 +160,7 @@ def test_import_then_export_round_trip(store, tmp_path):
     assert out[2]["tool_calls"][0]["function"] == {"name": "memory_search", "arguments": "{\"query\": \"酒店\"}"}
     assert out[3]["tool_call_id"] == "call_1" and out[4]["content"] == "Noted: the Lakeside Hotel."
     # imported text is searchable at once, Chinese included
-    hits = store.conn.execute("SELECT count(*) FROM transcript_fts WHERE transcript_fts MATCH '\"酒店\"'").fetchone()[0]
-    assert hits == 1
+    assert transcript_hits(store.conn, "酒店") == 1
 
 
 def test_import_conversations_per_line_and_bad_lines(store, tmp_path):

@@ -85,6 +85,7 @@ class Memory:
         self._search = None
         self._signals = None
         self._intents = None
+        self._agent_store = None
         self._lock = threading.RLock()
 
     # -- pieces -------------------------------------------------------------------------------
@@ -104,6 +105,17 @@ class Memory:
         self.embedder
         assert self._provider_state is not None
         return self._provider_state
+
+    @property
+    def agent_store(self):
+        """Where this agent's database lives (:class:`reverie.store.AgentDatabase`): its SQLite file,
+        or its rows in a shared PostgreSQL (``memory.store.backend``)."""
+        with self._lock:
+            if self._agent_store is None:
+                from .store.builtin import open_agent_store
+
+                self._agent_store = open_agent_store(self.places, self.settings.memory.store)
+            return self._agent_store
 
     @property
     def index(self) -> MemoryIndex:
@@ -154,7 +166,7 @@ class Memory:
         self.places.check_writable_layout()
         if not self.workspace.exists():
             init_workspace(self.workspace)
-        guard = daily_guard(self.places.agent_db, self.workspace, resolve_writer(provenance))
+        guard = daily_guard(self.agent_store, self.workspace, resolve_writer(provenance))
         return append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
 
     @property
@@ -163,7 +175,7 @@ class Memory:
         ``may_inject``, ``may_promote``."""
         from .trust import Trust
 
-        return Trust(self.places.agent_db, self.workspace)
+        return Trust(self.agent_store, self.workspace)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -208,7 +220,7 @@ class Memory:
 
             with self._lock:
                 if self._signals is None:
-                    self._signals = SignalRecorder(self.places.agent_db, self.workspace)
+                    self._signals = SignalRecorder(self.agent_store, self.workspace)
             # dated by the search's clock: a backfill or a benchmark can place recalls on past days
             at = int(now.timestamp()) if now is not None else None
             self._signals.submit(query, out["results"], today(self.settings.dreaming_tz(), now), at)
@@ -246,7 +258,7 @@ class Memory:
         """This agent's table files (:class:`reverie.tables.TableStore`, ``tables/`` in the workspace)."""
         from .tables import TableStore
 
-        return TableStore(self.workspace, self.places.agent_db)
+        return TableStore(self.workspace, self.agent_store)
 
     # -- acting later -------------------------------------------------------------------------
     @property
@@ -256,7 +268,7 @@ class Memory:
 
         with self._lock:
             if self._intents is None:
-                self._intents = IntentStore(self.places.agent_db, tz=self.settings.tz(),
+                self._intents = IntentStore(self.agent_store, tz=self.settings.tz(),
                                             deadline_seconds=self.settings.memory.intents.deadline_seconds)
             return self._intents
 
@@ -351,7 +363,8 @@ class Memory:
             "home": str(self.places.home),
             "workspace": str(self.workspace),
             "workspace_exists": self.workspace.exists(),
-            "database": str(self.places.agent_db),
+            "database": self.agent_store.label,
+            "store": self.agent_store.health(),
             "index": {"dir": str(self.places.index_dir), "generation": idx.generation,
                       "revision": idx.revision()},
             "provider": state.provider,

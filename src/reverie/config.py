@@ -242,7 +242,17 @@ class DreamingSettings(_Model):
         return expr
 
 
+class AgentStoreSettings(_Model):
+    backend: str = Field("sqlite", description="where the agent database lives: sqlite (a file per agent) or "
+                         "postgres (one shared database); an installed reverie.stores plugin names others")
+    dsn: str | None = Field(None, description="PostgreSQL connection string (postgresql://user:pass@host/db); "
+                            "unset: the server `reverie db start` runs for this home")
+    namespace: str | None = Field(None, description="prefix of this home's agent keys in a shared database "
+                                  "(two homes with an agent of the same name need different ones)")
+
+
 class MemorySettings(_Model):
+    store: AgentStoreSettings = AgentStoreSettings()
     search: SearchSettings = SearchSettings()
     intents: IntentSettings = IntentSettings()
     dreaming: DreamingSettings = DreamingSettings()
@@ -410,6 +420,11 @@ class Settings(_Model):
         if remote.get("apiKey"):
             remote["apiKey"] = "***"
         remote["headers"] = {k: "***" for k in remote.get("headers", {})}
+        store = data["memory"]["store"]
+        if store.get("dsn"):
+            from .store.postgres.pool import redact
+
+            store["dsn"] = redact(store["dsn"])
         chat = data["chat"]
         if chat.get("apiKey"):
             chat["apiKey"] = "***"
@@ -431,6 +446,9 @@ ENV_KEYS: dict[str, str] = {
     "REVERIE_CHAT_MODEL": "chat.model",
     "REVERIE_CHAT_BASE_URL": "chat.baseUrl",
     "REVERIE_CHAT_API_KEY": "chat.apiKey",
+    "REVERIE_STORE_BACKEND": "memory.store.backend",
+    "REVERIE_POSTGRES_DSN": "memory.store.dsn",
+    "REVERIE_STORE_NAMESPACE": "memory.store.namespace",
 }
 # Read by the entry points (paths), not settings keys; listed so they are not "unknown".
 ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG"}

@@ -5,7 +5,7 @@ tool finds its plugins. A package adds one by installing; nothing in reverie is 
 |---|---|---|
 | ``reverie.providers`` | an embedding provider (``memory.search.provider``) | ``factory(SearchSettings) -> Embedder`` |
 | ``reverie.models`` | a chat model provider (``chat.model = "<name>:<model>"``) | ``factory(model_name, ChatSettings) -> ChatModel`` |
-| ``reverie.stores`` | a storage engine (arrives with the storage seam; none yet) | |
+| ``reverie.stores`` | a storage engine (``memory.store.backend``) | ``factory(Places, AgentStoreSettings) -> AgentDatabase`` |
 
 Built-ins are entry points too, declared here instead of in package metadata so that a source
 checkout works without reinstalling; they are loaded by the same code as third-party ones. A
@@ -44,7 +44,10 @@ BUILTIN: dict[str, dict[str, str]] = {
         "anthropic": "reverie.models.builtin:anthropic",
         "scripted": "reverie.models.builtin:scripted",
     },
-    STORES: {},
+    STORES: {
+        "sqlite": "reverie.store.builtin:sqlite",
+        "postgres": "reverie.store.builtin:postgres",
+    },
 }
 # Test doubles: usable by name (tests, demos), never listed to users.
 HIDDEN: dict[str, frozenset[str]] = {PROVIDERS: frozenset({"fake"}), MODELS: frozenset({"scripted"})}

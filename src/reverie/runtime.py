@@ -116,11 +116,11 @@ class Runtime:
         self.lanes: list[Callable[[str], Any]] = []
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
-        self.store = TranscriptStore(memory.places.agent_db)
+        self.store = TranscriptStore(memory.agent_store)
         mode, ttl = resolve_mode(self.settings.sessions.pruning, self.model.provider)
         self.pruner = Pruner(self.settings.sessions.pruning, mode, ttl)
         hook = self.settings.sessions.memory_hook
-        self.hook = SessionMemoryHook(memory.places.agent_db, memory.workspace, self.tz, messages=hook.messages,
+        self.hook = SessionMemoryHook(memory.agent_store, memory.workspace, self.tz, messages=hook.messages,
                                       slug_fn=self._slug if hook.llm_slug else None, enabled=hook.enabled,
                                       writable=self._writable()[0])
         self._session: SessionRow | None = None
@@ -443,7 +443,7 @@ class Runtime:
         fr = run_flush(self._maintenance_model("flush"), inp.history, strip_recalled(inp.core_system, pool),
                        workspace=self.memory.workspace, tz=self.tz, now=self.now(),
                        timeout=self.settings.compaction.memory_flush.timeout_seconds, trigger=trigger,
-                       writable=self._writable(), agent_db=self.memory.places.agent_db,
+                       writable=self._writable(), agent_db=self.memory.agent_store,
                        provenance=Provenance(context_origin(self.store, row.session_id), self.kind, row.session_id,
                                              "flush"), recall=pool)
         self.store.append(row.session_id, "flush", {**fr.as_dict(), "text": fr.line(), "tokens": inp.tokens,

@@ -75,8 +75,11 @@ def system_event(job: dict, ctx: RunContext) -> RunOutcome:
     body = " ".join(text.split())
     name = " ".join((job.get("name") or "").split())
     label = f"[automation: {name}]" if name and not body.startswith(name) else "[automation]"
+    from ..store.builtin import open_agent_store
+
     # job text is scaffolding: its segment is "system", from a cron session (never promoted)
-    guard = daily_guard(places.agent_db, places.workspace, Provenance("system", "cron", None, "automation"))
+    db = open_agent_store(places, ctx.settings.memory.store)
+    guard = daily_guard(db, places.workspace, Provenance("system", "cron", None, "automation"))
     note = append_daily(places.workspace, f"{label} {text.strip()}", now=ctx.now, tz=ctx.settings.tz(), guard=guard)
     return RunOutcome("ok", summary=f"appended to {note.relative_to(places.workspace).as_posix()}",
                       details={"agentId": places.agent, "path": str(note)})

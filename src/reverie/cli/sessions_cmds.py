@@ -22,7 +22,7 @@ def _open(o, *, create: bool = False):
     from ..sessions import TranscriptStore
 
     mem = memory_for(o, create=create)
-    return mem, TranscriptStore(mem.places.agent_db)
+    return mem, TranscriptStore(mem.agent_store)
 
 
 def _resolve(store, mem, target: str | None):

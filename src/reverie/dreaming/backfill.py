@@ -77,7 +77,7 @@ def _day_view(items: list[dict], day: str, at: int) -> StoreView:
 
 
 def harness(mem, path: str | None = None) -> dict:
-    trust = Trust(mem.places.agent_db, mem.workspace, readonly=True)
+    trust = Trust(mem.agent_store, mem.workspace, readonly=True)
     days = []
     rem_cfg = mem.settings.memory.dreaming.phases.rem
     for rel in notes(mem.workspace, path):
@@ -106,7 +106,7 @@ def backfill(mem, path: str | None = None, *, stage: bool = False, dry_run: bool
 
         df.update(mem.workspace, change)
         if stage:
-            conn = open_db(mem.places.agent_db)
+            conn = open_db(mem.agent_store)
             try:
                 view = load(conn)
                 deltas = Deltas()
@@ -142,7 +142,7 @@ def rollback(mem, *, diary: bool = True, short_term: bool = False, dry_run: bool
         path = df.dreams_path(mem.workspace)
         if diary and path.is_file():
             out["diaryEntries"] = df.remove_backfill(path.read_text(encoding="utf-8"))[1]
-        conn = open_readonly(mem.places.agent_db)
+        conn = open_readonly(mem.agent_store)
         try:
             out["shortTermEntries"] = len(load(conn).state.get(STAGED_STATE) or []) if short_term else 0
         finally:
@@ -162,7 +162,7 @@ def rollback(mem, *, diary: bool = True, short_term: bool = False, dry_run: bool
                 df.update(mem.workspace, change)
             out["diaryEntries"] = counted[-1] if counted else 0
         if short_term:
-            conn = open_db(mem.places.agent_db)
+            conn = open_db(mem.agent_store)
             try:
                 view = load(conn)
                 keys = [k for k in view.state.get(STAGED_STATE) or [] if k in view.entries]

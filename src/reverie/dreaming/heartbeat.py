@@ -87,7 +87,7 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
     tz = mem.settings.dreaming_tz()
     now = (now or datetime.now(tz)).astimezone(tz)
     now_s = int(now.timestamp())
-    conn = open_db(mem.places.agent_db)
+    conn = open_db(mem.agent_store)
     try:
         view = load(conn)
         last = view.state.get("lastHeartbeatReview") or {}
@@ -125,7 +125,7 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
                 rt.store.end_session(rt.session.session_id, "heartbeat-review")
             finally:
                 rt.close()
-        trust = Trust(mem.places.agent_db, mem.workspace)
+        trust = Trust(mem.agent_store, mem.workspace)
         th = Thresholds.from_settings(cfg.phases.deep)
         chosen: list[Chosen] = []
         refused = []

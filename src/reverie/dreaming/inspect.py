@@ -16,7 +16,7 @@ from .state import load, open_readonly
 
 
 def _view(mem):
-    conn = open_readonly(mem.places.agent_db)
+    conn = open_readonly(mem.agent_store)
     try:
         return load(conn)
     finally:
@@ -110,7 +110,7 @@ def explain(mem, target: str, now: datetime | None = None) -> dict:
         out["trust"] = None
     else:
         live, snippet, _ = got
-        decision = Trust(mem.places.agent_db, mem.workspace, readonly=True).may_promote(
+        decision = Trust(mem.agent_store, mem.workspace, readonly=True).may_promote(
             trust_candidate(e, e.path, live.start, live.end, snippet))
         out["trust"] = decision.as_dict()
         if not decision.allowed:

@@ -22,7 +22,7 @@ from pathlib import Path
 import apsw
 
 from ..search import signals as sig
-from ..store import Migration, Migrations, connect, transaction
+from ..store import Migration, Migrations, as_database, connect, transaction
 
 DREAM_MIGRATIONS = Migrations("dreaming", [Migration("0001_dreaming", """
 CREATE TABLE memory_phase_signals (
@@ -122,7 +122,7 @@ def open_db(db_path: Path) -> apsw.Connection:
 
 def open_readonly(db_path: Path) -> apsw.Connection | None:
     """For dry runs and status: nothing is created when the database or tables are missing."""
-    if not Path(db_path).exists():
+    if not as_database(db_path).exists():
         return None
     return connect(db_path, readonly=True)
 

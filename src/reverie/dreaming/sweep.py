@@ -144,7 +144,7 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
     ws = mem.workspace
     wanted = [phase] if phase else [p for p in PHASES if getattr(cfg.phases, p).enabled]
     out = Sweep(str(ws), day.isoformat(), dry_run)
-    conn = open_readonly(mem.places.agent_db) if dry_run else open_db(mem.places.agent_db)
+    conn = open_readonly(mem.agent_store) if dry_run else open_db(mem.agent_store)
     try:
         view = load(conn)
         deltas = Deltas()
@@ -155,7 +155,7 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
             if "daily" in sources:
                 ingest_daily(ws, view, deltas, day, cfg.phases.light.lookback_days, now_s, got)
             if "sessions" in sources:
-                ingest_sessions(mem.places.agent_db, ws, view, deltas, now, tz, cfg.phases.light.lookback_days,
+                ingest_sessions(mem.agent_store, ws, view, deltas, now, tz, cfg.phases.light.lookback_days,
                                 now_s, got)
             out.ingested = got.as_dict()
             if not dry_run:
@@ -175,7 +175,7 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
         if "deep" in wanted:
             from ..trust import Trust
 
-            trust = Trust(mem.places.agent_db, ws, readonly=dry_run)
+            trust = Trust(mem.agent_store, ws, readonly=dry_run)
             sel = select(ws, trust, view, now_s, cfg.phases.deep)
             if cfg.verbose_logging:
                 for c in sel.chosen:

@@ -62,7 +62,7 @@ def forget(mem, sel: Selectors, *, dry_run: bool = False) -> dict:
 
 
 def write_tombstones_for(mem, plan: Plan) -> None:
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     try:
         TOMBSTONE_MIGRATIONS.apply(conn)
         write_tombstones(conn, list(dict.fromkeys(plan.tombstones)))
@@ -92,7 +92,7 @@ def follow_files(mem, plan: Plan) -> None:
     tracked = [fc for fc in plan.files.values() if fc.tracked]
     if not tracked:
         return
-    conn = trust_store.open_trust_db(mem.places.agent_db)
+    conn = trust_store.open_trust_db(mem.agent_store)
     try:
         for fc in tracked:
             if fc.delete:
@@ -164,17 +164,17 @@ def _scrubber(needles: list[str]):
 def purge_agent_db(mem, plan: Plan) -> None:
     from ..sessions.store import TranscriptStore
 
-    if not mem.places.agent_db.exists():
+    if not mem.agent_store.exists():
         return
     if plan.targets or plan.text_events:
-        store = TranscriptStore(mem.places.agent_db)
+        store = TranscriptStore(mem.agent_store)
         try:
             store.forget_sessions(plan.targets)
             if plan.text_events:
                 store.scrub_events(plan.text_events, _scrubber(plan.selectors.texts))
         finally:
             store.close()
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     try:
         conn.execute("PRAGMA secure_delete=ON")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -219,7 +219,7 @@ def compact(mem, plan: Plan) -> None:
     """Rebuild the databases that held forgotten text: SQLite leaves old copies of rows in unused
     space inside pages (from any earlier update, not only this delete); VACUUM writes the file anew
     from live rows only, so the forgotten text is not left anywhere in the file."""
-    dbs = [mem.places.agent_db]
+    dbs = [mem.places.agent_db] if mem.agent_store.engine == "sqlite" else []  # PostgreSQL: see docs/team.md
     live = generations.current_path(mem.places.index_dir)
     if live is not None:
         dbs.append(live)

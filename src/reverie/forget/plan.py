@@ -126,7 +126,7 @@ def _table(conn: apsw.Connection | None, name: str) -> bool:
 _body = line_body
 
 
-def open_readonly(path: Path) -> apsw.Connection | None:
+def open_readonly(path) -> apsw.Connection | None:
     """A read-only connection, or None when the database does not exist (a dry run creates nothing)."""
     from ..store import connect
 
@@ -171,7 +171,7 @@ class Planner:
         return out
 
     def build(self) -> Plan:
-        agent_db = open_readonly(self.places.agent_db)
+        agent_db = open_readonly(self.mem.agent_store)
         try:
             resolutions, matches = resolve(agent_db, self.sel, self.places.agent)
             targets = [r.session_id for r in resolutions if r.source != "unresolved"]

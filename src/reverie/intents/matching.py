@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from ..store import transaction
+from ..store import engine_of, transaction
 from ..store.connection import BUSY_TIMEOUT_MS
 from .model import (COLUMNS, MAX_CANDIDATES, MAX_INJECTED, MAX_INJECTED_CHARS, PAGE_SIZE, IntentRow, TurnContext,
                     now_ms)
 from .store import maintain
-from .words import Message, normalize, prefilter_query, split_words
+from .words import Message, normalize, prefilter_query, prefilter_terms, split_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from .store import IntentStore
@@ -142,13 +142,22 @@ def _match(store: "IntentStore", message: str, ctx: TurnContext | None, now: dat
     result.block = render_block(lines)
 
 
+def _prefilter(conn, msg) -> tuple[str, tuple]:
+    """The FROM and keyword condition finding candidate intents, and its parameters, per engine."""
+    if engine_of(conn) == "postgres":
+        words, solo = prefilter_terms(msg)
+        return "FROM standing_intents s WHERE (s.words && ?::text[] OR s.solo && ?::text[]) ", (words, solo)
+    # CROSS JOIN keeps the FTS as the outer loop: one full-text query per page, then rowid
+    # lookups. Left to itself the planner walks every armed intent and runs MATCH for each.
+    return ("FROM standing_intents_fts f CROSS JOIN standing_intents s ON s.intent_key = f.rowid "
+            "WHERE standing_intents_fts MATCH ? ", (prefilter_query(msg),))
+
+
 def _fire(conn, store, query, msg, ctx, t, channel_keys, sender_key, lines, result, check_deadline) -> None:
     placeholders = ",".join("?" * len(channel_keys)) or "NULL"
-    sql = (f"SELECT {', '.join('s.' + c.strip() for c in COLUMNS.split(','))} "
-           # CROSS JOIN keeps the FTS as the outer loop: one full-text query per page, then rowid
-           # lookups. Left to itself the planner walks every armed intent and runs MATCH for each.
-           "FROM standing_intents_fts f CROSS JOIN standing_intents s ON s.intent_key = f.rowid "
-           "WHERE standing_intents_fts MATCH ? AND s.status = 'armed' AND s.creator_sender IS NOT NULL "
+    source, keyword = _prefilter(conn, msg)
+    sql = (f"SELECT {', '.join('s.' + c.strip() for c in COLUMNS.split(','))} " + source +
+           "AND s.status = 'armed' AND s.creator_sender IS NOT NULL "
            "AND s.expires_at > ? AND s.fire_count < s.max_fires "
            f"AND (s.channel_scope IS NULL OR s.channel_scope IN ({placeholders})) "
            "AND (s.sender_scope IS NULL OR s.sender_scope = ?) "
@@ -156,7 +165,7 @@ def _fire(conn, store, query, msg, ctx, t, channel_keys, sender_key, lines, resu
     after: tuple = (-1, "")
     seen = 0
     while seen < MAX_CANDIDATES and len(result.fired) < MAX_INJECTED:
-        rows = conn.execute(sql, (query, t, *channel_keys, sender_key, *after,
+        rows = conn.execute(sql, (*keyword, t, *channel_keys, sender_key, *after,
                                   min(PAGE_SIZE, MAX_CANDIDATES - seen))).fetchall()
         if not rows:
             break

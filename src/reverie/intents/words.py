@@ -100,8 +100,9 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', "") + '"'
 
 
-def prefilter_query(message: Message) -> str | None:
-    """An FTS5 query (OR of quoted terms, column-filtered) that finds every possible trigger."""
+def prefilter_terms(message: Message) -> tuple[list[str], list[str]]:
+    """(word terms, single-character terms): an intent whose ``fts_words`` holds any of the first
+    or whose ``fts_solo`` holds any of the second may trigger on this message."""
     parts = split_words(message.text)
     word_terms: dict[str, None] = dict.fromkeys(parts.latin)
     solo_terms: dict[str, None] = {}
@@ -110,6 +111,12 @@ def prefilter_query(message: Message) -> str | None:
             word_terms[run[i:i + 2]] = None
         for ch in run:
             solo_terms[ch] = None
+    return list(word_terms), list(solo_terms)
+
+
+def prefilter_query(message: Message) -> str | None:
+    """An FTS5 query (OR of quoted terms, column-filtered) that finds every possible trigger."""
+    word_terms, solo_terms = prefilter_terms(message)
     clauses = []
     if word_terms:
         clauses.append("fts_words : (" + " OR ".join(_quote(t) for t in word_terms) + ")")

@@ -22,11 +22,10 @@ from __future__ import annotations
 import json
 import re
 
-import apsw
-
 from ..search.keyword import query_coverage
 from ..text.fts import bm25_to_score, build_query
 from ..trust.framing import UNTRUSTED_NOTICE, frame_untrusted
+from . import search_rows
 from .store import Event, SessionRow, TranscriptStore, iso_ms
 
 SNIPPET_CHARS = 300
@@ -114,18 +113,12 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
     window = limit * 4
     hits: dict[int, tuple[float, int]] = {}  # seq -> (score, created)
     ids = list(by_id)
-    for match in (q.strict, q.relaxed):
+    for match, every in ((q.strict, True), (q.relaxed, False)):
         if not match or len(hits) >= window:
             continue
         for i in range(0, len(ids), KEY_CHUNK):
             chunk = ids[i:i + KEY_CHUNK]
-            try:
-                rows = store.conn.execute(
-                    "SELECT f.rowid, f.rank, e.created_at FROM transcript_fts f JOIN transcript_events e "
-                    f"ON e.seq = f.rowid WHERE transcript_fts MATCH ? AND f.session_id IN ({','.join('?' * len(chunk))}) "
-                    "ORDER BY f.rank LIMIT ?", (match, *chunk, window)).fetchall()
-            except apsw.SQLError:
-                rows = []
+            rows = search_rows.matches(store.conn, match, q.terms, every, chunk, window)
             for seq, rank, created in rows:
                 if seq not in hits:
                     hits[seq] = (bm25_to_score(rank), created)

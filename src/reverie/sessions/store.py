@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..models.base import ChatMessage, ToolCall
-from ..store import transaction
+from ..store import as_database, transaction
 from ..text.cjk import estimate_tokens
-from ..text.fts import segment_for_index
 from ..trust.classes import ORIGINS, SESSION_KINDS
+from . import search_rows
 from .schema import COMPRESS_OVER, KINDS, open_transcripts_db
 
 MESSAGE_KINDS = ("user", "assistant", "tool_call", "tool_result")
@@ -158,14 +158,14 @@ def _search_row(kind: str, payload: dict, index_text: str | None = None) -> tupl
     if index_text is not None:
         text = index_text
     if kind in ("user", "assistant", "tool_call") and isinstance(text, str) and text.strip():
-        return segment_for_index(text, "cjk"), "user" if kind == "user" else "assistant"
+        return text, "user" if kind == "user" else "assistant"
     return None
 
 
 def rebuild_search_index(conn) -> int:
     """Make ``transcript_fts`` again from the events (after a repair that saved events whose search
     rows were damaged); returns the rows written. Call inside a transaction."""
-    conn.execute("DELETE FROM transcript_fts")
+    search_rows.clear(conn)
     written = 0
     rows = conn.execute("SELECT seq, session_id, kind, encoding, body FROM transcript_events "
                         "WHERE kind IN ('user', 'assistant', 'tool_call') ORDER BY seq").fetchall()
@@ -175,8 +175,7 @@ def rebuild_search_index(conn) -> int:
         except Exception:  # an event whose body was damaged: it keeps no search row
             continue
         if search is not None:
-            conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
-                         (seq, search[0], session_id, search[1]))
+            search_rows.add(conn, seq, search[0], session_id, search[1])
             written += 1
     return written
 
@@ -195,9 +194,10 @@ class TranscriptStore:
     """Sessions and events of one agent (its database). Safe to share between threads: calls are
     serialised by a lock; a background writer may also open its own store on the same file."""
 
-    def __init__(self, db_path: Path | str):
-        self.db_path = Path(db_path)
-        self._conn = open_transcripts_db(self.db_path)
+    def __init__(self, db_path):
+        self.db = as_database(db_path)  # a path (SQLite) or an AgentDatabase (the storage seam)
+        self.db_path = getattr(self.db, "path", None)
+        self._conn = open_transcripts_db(self.db)
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -355,15 +355,13 @@ class TranscriptStore:
         msg = payload.get("message")
         tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
             estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
-        cur = self._conn.execute(
-            f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens, origin))
-        seq = self._conn.last_insert_rowid()
-        del cur
+        seq = self._conn.execute(
+            f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+            "RETURNING seq", (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens,
+                              origin)).fetchone()[0]
         search = _search_row(kind, payload, index_text)
         if search is not None:
-            self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
-                               (seq, search[0], session_id, search[1]))
+            search_rows.add(self._conn, seq, search[0], session_id, search[1])
         # a restored session keeps its own last_interaction_at
         freshness = ", last_interaction_at = ?" if kind in INTERACTION_KINDS and touch else ""
         params = (len(raw), *((at,) if freshness else ()), session_id)
@@ -406,11 +404,7 @@ class TranscriptStore:
         with self._lock:
             self._conn.execute("PRAGMA secure_delete=ON")
             with transaction(self._conn):
-                fts = self._conn.execute(
-                    f"SELECT count(*) FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events "
-                    f"WHERE session_id IN ({marks}))", ids).fetchone()[0]
-                self._conn.execute(f"DELETE FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events "
-                                   f"WHERE session_id IN ({marks}))", ids)
+                fts = search_rows.drop_sessions(self._conn, ids)
                 n = self._conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
                                        ids).fetchone()[0]
                 self._conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", ids)
@@ -419,7 +413,7 @@ class TranscriptStore:
                     f"UPDATE sessions SET forgotten_at = ?, event_count = 0, transcript_bytes = 0, "
                     f"ended_at = coalesce(ended_at, ?), ended_reason = coalesce(ended_reason, 'forgotten') "
                     f"WHERE session_id IN ({marks})", (now, now, *ids))
-            self._conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+            search_rows.optimize(self._conn)
         return n, fts
 
     def scrub_events(self, seqs: list[int], scrub) -> int:
@@ -442,16 +436,15 @@ class TranscriptStore:
                     enc, new_body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
                     self._conn.execute("UPDATE transcript_events SET encoding = ?, body = ?, bytes = ? WHERE seq = ?",
                                        (enc, new_body, len(raw), seq))
-                    self._conn.execute("DELETE FROM transcript_fts WHERE rowid = ?", (seq,))
+                    search_rows.drop(self._conn, seq)
                     msg = doc.get("message") if isinstance(doc.get("message"), dict) else {}
                     text = msg.get("content") or ""
                     if kind in ("user", "assistant", "tool_call") and text.strip():
-                        self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
-                                           (seq, segment_for_index(text, "cjk"), doc.get("sessionId"),
-                                            "user" if kind == "user" else "assistant"))
+                        search_rows.add(self._conn, seq, text, doc.get("sessionId"),
+                                        "user" if kind == "user" else "assistant")
                     changed += 1
             if changed:
-                self._conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+                search_rows.optimize(self._conn)
         return changed
 
     def recall_pool(self, session_id: str):

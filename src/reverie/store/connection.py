@@ -17,8 +17,11 @@ import apsw
 BUSY_TIMEOUT_MS = 10_000
 
 
-def connect(path: Path | str, *, readonly: bool = False) -> apsw.Connection:
-    """Open (creating if needed) a database with reverie's pragmas."""
+def connect(path, *, readonly: bool = False) -> apsw.Connection:
+    """Open (creating if needed) a database with reverie's pragmas. ``path`` may also be an
+    :class:`~reverie.store.engine.AgentDatabase` (the storage seam): its engine's connection."""
+    if hasattr(path, "engine") and not isinstance(path, (str, Path)):
+        return path.connect(readonly=readonly)
     path = Path(path)
     if not readonly:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -34,7 +37,18 @@ def connect(path: Path | str, *, readonly: bool = False) -> apsw.Connection:
 
 @contextlib.contextmanager
 def transaction(conn: apsw.Connection, *, immediate: bool = True) -> Iterator[apsw.Connection]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception. On PostgreSQL, ``immediate`` takes
+    the agent's write lock (see :mod:`reverie.store.postgres.connection`)."""
+    if getattr(conn, "engine", None) == "postgres":
+        conn.begin(immediate=immediate)
+        try:
+            yield conn
+        except BaseException:
+            conn.rollback()
+            raise
+        else:
+            conn.commit()
+        return
     conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
     try:
         yield conn

@@ -36,6 +36,8 @@ class Migrations:
         self.steps = steps
 
     def applied(self, conn: apsw.Connection) -> list[str]:
+        if getattr(conn, "engine", None) == "postgres":
+            return [s.name for s in self.steps]  # the whole schema migrates at once there (store/postgres/pool.py)
         conn.execute(_LEDGER)
         rows = conn.execute(
             "SELECT name FROM reverie_migrations WHERE component = ?", (self.component,)
@@ -50,6 +52,8 @@ class Migrations:
     def apply(self, conn: apsw.Connection) -> list[str]:
         ran: list[str] = []
         todo = set(self.pending(conn))
+        if not todo:
+            return ran
         for step in self.steps:
             if step.name not in todo:
                 continue

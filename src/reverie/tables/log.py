@@ -62,12 +62,11 @@ class WriteLog:
         conn = self._conn()
         try:
             with transaction(conn):
-                conn.execute(
+                return conn.execute(
                     "INSERT INTO table_writes(at, file, origin, surface, session_id, sender, statement, params, "
-                    "param_sets, status, error) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "param_sets, status, error) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
                     (int(time.time() * 1000), file, origin, surface, session, sender,
-                     _cut(statement, MAX_LOGGED_SQL), blob, param_sets, status, error))
-                return conn.last_insert_rowid()
+                     _cut(statement, MAX_LOGGED_SQL), blob, param_sets, status, error)).fetchone()[0]
         finally:
             conn.close()
 

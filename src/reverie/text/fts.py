@@ -15,6 +15,7 @@ with one unmatched word still finds the chunks matching the others.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 
 from .cjk import CJK_RUN_RE, has_cjk
@@ -127,3 +128,41 @@ def bm25_to_score(rank: float) -> float:
         r = -rank
         return r / (1 + r)
     return 1 / (1 + rank)
+
+
+_tokenizers = threading.local()
+
+
+def index_tokens(text: str, tokenizer: str = "cjk") -> list[str]:
+    """The distinct tokens FTS5 makes of ``text`` as written to the index (CJK bigrams, porter
+    stems), in order: the keyword column of engines without FTS5 (PostgreSQL) holds these."""
+    import apsw
+
+    toks = getattr(_tokenizers, "map", None)
+    if toks is None:
+        toks = _tokenizers.map = {"conn": apsw.Connection(":memory:")}
+    if tokenizer not in toks:
+        name, *args = TOKENIZERS[tokenizer].split()
+        toks[tokenizer] = toks["conn"].fts5_tokenizer(name, args)
+    seen = dict.fromkeys(t[2] for t in toks[tokenizer](segment_for_index(text, tokenizer).encode("utf-8"),
+                                                      apsw.FTS5_TOKENIZE_DOCUMENT, None))
+    return list(seen)
+
+
+def array_tokens(text: str, tokenizer: str = "cjk") -> list[str]:
+    """The keyword column of an engine without FTS5: :func:`index_tokens` plus every distinct CJK
+    character, so that a one-character query (FTS5: a prefix query on the bigrams) is an exact
+    token match there too."""
+    out = dict.fromkeys(index_tokens(text, tokenizer))
+    if tokenizer == "cjk" and has_cjk(text):
+        for run in CJK_RUN_RE.findall(text):
+            out.update(dict.fromkeys(run))
+    return list(out)
+
+
+def term_tokens(term: str, tokenizer: str = "cjk") -> list[str]:
+    """What one query term must match in :func:`array_tokens` (the phrase of its bigrams for a
+    CJK word, the character itself for one CJK character, the stem for a word)."""
+    if tokenizer == "cjk" and has_cjk(term):
+        return _bigrams(term.lower())
+    return index_tokens(term, tokenizer)

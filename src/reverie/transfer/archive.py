@@ -108,7 +108,7 @@ def export_agent(mem, dest: Path) -> dict:
     dest = dest.expanduser().absolute()
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise UserError(f"{dest} exists and is not an empty folder; export into a new one")
-    if not mem.workspace.exists() and not mem.places.agent_db.exists():
+    if not mem.workspace.exists() and not mem.agent_store.exists():
         raise UserError(f"agent {mem.places.agent!r} has nothing to export (no workspace at {mem.workspace})")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.parent / f".{dest.name}.partial-{os.getpid()}"
@@ -119,8 +119,8 @@ def export_agent(mem, dest: Path) -> dict:
         files = _export_workspace(mem.workspace, tmp, left)
         (tmp / "sessions").mkdir()
         sessions = events = 0
-        if mem.places.agent_db.exists():
-            store = TranscriptStore(mem.places.agent_db)
+        if mem.agent_store.exists():
+            store = TranscriptStore(mem.agent_store)
             try:
                 for row in store.sessions():
                     docs = [ev.data for ev in store.events(row.session_id)]
@@ -130,7 +130,7 @@ def export_agent(mem, dest: Path) -> dict:
                     events += len(docs)
             finally:
                 store.close()
-        intents = _write_jsonl(tmp / "intents.jsonl", mem.intents.dump() if mem.places.agent_db.exists() else [])
+        intents = _write_jsonl(tmp / "intents.jsonl", mem.intents.dump() if mem.agent_store.exists() else [])
         scheduler = mem.scheduler()
         try:
             jobs = scheduler.list(mem.places.agent) if (mem.places.home / "state" / "reverie.sqlite").exists() else []

@@ -27,9 +27,9 @@ def _leave_forgotten(mem, report: Report) -> None:
     from ..store import connect
     from ..trust.tombstones import Tombstones
 
-    if not mem.places.agent_db.exists():
+    if not mem.agent_store.exists():
         return
-    conn = connect(mem.places.agent_db, readonly=True)
+    conn = connect(mem.agent_store, readonly=True)
     try:
         tombs = Tombstones(conn)
     finally:
@@ -56,8 +56,8 @@ def restore_sessions(mem, sessions: list[tuple[dict, list, str]], dry_run: bool)
     already: list[str] = []
     forgotten: list[str] = []  # removed by reverie forget: never brought back (docs/trust.md)
     messages = 0
-    exists = mem.places.agent_db.exists()
-    store = TranscriptStore(mem.places.agent_db) if exists or not dry_run else None
+    exists = mem.agent_store.exists()
+    store = TranscriptStore(mem.agent_store) if exists or not dry_run else None
     try:
         for row, events, label in sessions:
             if not events:

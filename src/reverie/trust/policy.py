@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..store import as_database
 from .classes import BACKGROUND_KINDS, TRUSTED, least_trusted, weakest_kind
 from .framing import OUR_TAGS
 from .recall import AUTO_LANES, normalise
@@ -99,7 +100,7 @@ class Trust:
     lanes call)."""
 
     def __init__(self, db_path: Path, workspace: Path, *, readonly: bool = False):
-        self.db_path = Path(db_path)
+        self.db_path = as_database(db_path)  # a path (SQLite) or an AgentDatabase
         self.workspace = Path(workspace)
         self.readonly = readonly  # dry runs: compute origins without recording an outside edit
 

@@ -49,7 +49,7 @@ def sessions_page(request: Request):
     from ..sessions import TranscriptStore, main_key, search
 
     q = (request.query_params.get("q") or "").strip()
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     try:
         rows = [r.as_dict() for r in store.sessions(limit=SESSIONS_SHOWN)]
         found = None
@@ -67,7 +67,7 @@ def session_page(request: Request):
     from ..sessions import TranscriptStore
 
     every = request.query_params.get("all") == "1"
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     try:
         row = store.session(request.path_params["sid"])
         if row is None:

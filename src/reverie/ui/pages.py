@@ -80,7 +80,7 @@ def overview(request: Request):
         sched.close()
     from ..sessions import TranscriptStore
 
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     try:
         sessions = len(store.sessions())
     finally:

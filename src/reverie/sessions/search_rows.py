@@ -1,0 +1,80 @@
+"""The rows transcript search reads, on either engine.
+
+SQLite: ``transcript_fts`` (FTS5, fed text pre-segmented into CJK bigrams). PostgreSQL:
+``transcript_search``, the same event's distinct index tokens (:func:`reverie.text.fts.index_tokens`)
+in an array column with a GIN index. Both are written in the event's own transaction.
+"""
+
+from __future__ import annotations
+
+from ..store import engine_of
+from ..text.fts import array_tokens, segment_for_index, term_tokens
+
+
+def add(conn, seq: int, text: str, session_id: str, role: str) -> None:
+    if engine_of(conn) == "postgres":
+        conn.execute("INSERT INTO transcript_search(seq, session_id, role, tokens) VALUES (?,?,?,?)",
+                     (seq, session_id, role, array_tokens(text, "cjk")))
+    else:
+        conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                     (seq, segment_for_index(text, "cjk"), session_id, role))
+
+
+def _table(conn) -> tuple[str, str]:
+    return ("transcript_search", "seq") if engine_of(conn) == "postgres" else ("transcript_fts", "rowid")
+
+
+def drop_sessions(conn, session_ids: list[str]) -> int:
+    """Delete the search rows of these sessions' events; returns how many there were."""
+    table, key = _table(conn)
+    marks = ",".join("?" * len(session_ids))
+    where = f"WHERE {key} IN (SELECT seq FROM transcript_events WHERE session_id IN ({marks}))"
+    n = conn.execute(f"SELECT count(*) FROM {table} {where}", session_ids).fetchone()[0]
+    conn.execute(f"DELETE FROM {table} {where}", session_ids)
+    return n
+
+
+def drop(conn, seq: int) -> None:
+    table, key = _table(conn)
+    conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (seq,))
+
+
+def clear(conn) -> None:
+    conn.execute(f"DELETE FROM {_table(conn)[0]}")
+
+
+def optimize(conn) -> None:
+    """Merge FTS5 segments (so deleted text leaves the file); PostgreSQL has nothing to merge."""
+    if engine_of(conn) != "postgres":
+        conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+
+
+def count(conn) -> int:
+    return conn.execute(f"SELECT count(*) FROM {_table(conn)[0]}").fetchone()[0]
+
+
+def matches(conn, fts_match: str, terms: list[str], every: bool, session_ids: list[str],
+            limit: int) -> list[tuple[int, float, int]]:
+    """(seq, rank, created) of the events in ``session_ids`` matching the query, best first; rank
+    as FTS5's (lower is better). ``every``: all terms (the strict query), else any (relaxed).
+
+    PostgreSQL ranks by how many of the query's tokens an event holds (its GIN index finds them);
+    the score shown is computed from the text afterwards, the same on both engines."""
+    if engine_of(conn) != "postgres":
+        import apsw
+
+        try:
+            return conn.execute(
+                "SELECT f.rowid, f.rank, e.created_at FROM transcript_fts f JOIN transcript_events e "
+                f"ON e.seq = f.rowid WHERE transcript_fts MATCH ? AND f.session_id IN ({','.join('?' * len(session_ids))}) "
+                "ORDER BY f.rank LIMIT ?", (fts_match, *session_ids, limit)).fetchall()
+        except apsw.SQLError:
+            return []
+    tokens = list(dict.fromkeys(t for term in terms for t in term_tokens(term, "cjk")))
+    if not tokens:
+        return []
+    return conn.execute(
+        "SELECT f.seq, -(SELECT count(*) FROM unnest(f.tokens) t WHERE t = ANY(?::text[]))::float8 AS rank, "
+        "e.created_at FROM transcript_search f JOIN transcript_events e ON e.agent_id = f.agent_id AND e.seq = f.seq "
+        f"WHERE f.tokens {'@>' if every else '&&'} ?::text[] AND f.session_id = ANY(?::text[]) "
+        "ORDER BY rank, e.created_at DESC LIMIT ?", (tokens, tokens, session_ids, limit)).fetchall()

