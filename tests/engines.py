@@ -21,3 +21,28 @@ def transcript_hits(conn, word: str) -> int:
                             (index_tokens(word),)).fetchone()[0]
     return conn.execute("SELECT count(*) FROM transcript_fts WHERE transcript_fts MATCH ?",
                         (f'"{word}"',)).fetchone()[0]
+
+
+def engine_env() -> dict[str, str]:
+    """The variables that choose the engine (set by ``store_backend``), for a CLI subprocess whose
+    environment a test builds from nothing."""
+    import os
+
+    names = ("REVERIE_STORE_BACKEND", "REVERIE_POSTGRES_DSN", "REVERIE_STORE_NAMESPACE")
+    return {n: os.environ[n] for n in names if n in os.environ}
+
+
+def rows_holding(store, needle: str) -> list[str]:
+    """The agent's tables (on PostgreSQL) with a row whose text holds ``needle``: what a byte grep of
+    the home finds in a SQLite file. Empty on SQLite (the file is in the home, grepped there)."""
+    if getattr(store, "engine", "sqlite") != "postgres":
+        return []
+    from reverie.store import connect
+    from reverie.store.postgres.schema import AGENT_TABLES
+
+    conn = connect(store)
+    try:
+        return [t for t in AGENT_TABLES
+                if conn.execute(f"SELECT count(*) FROM {t} x WHERE x::text LIKE ?", (f"%{needle}%",)).fetchone()[0]]
+    finally:
+        conn.close()

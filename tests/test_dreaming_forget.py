@@ -9,10 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dreaming_helpers import FAKE, LOW_BAR, day, night, open_mem, recall
 
 from reverie.models.scripted import ScriptedModel
 from reverie.store import connect
+
+from engines import engine_env, rows_holding
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 SECRET = "locker code 7781-ZEBRA"
 
@@ -44,7 +50,7 @@ def test_forget_removes_a_promoted_entry_its_diary_quotes_and_every_dreaming_tra
                for p in (mem.workspace / "memory/.dreams/session-corpus").glob("*.md"))
     mem.close()
 
-    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "PATH": ""}
+    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "PATH": "", **engine_env()}
     res = subprocess.run([sys.executable, "-m", "reverie.cli.main", "--set", FAKE, "--set", LOW_BAR, "forget",
                           "--session", sid, "--json"], capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 0, res.stderr
@@ -52,13 +58,13 @@ def test_forget_removes_a_promoted_entry_its_diary_quotes_and_every_dreaming_tra
     assert report["artifacts"]["memoryEntries"] == 1 and report["artifacts"]["seenHashScopes"] == 1
     assert report["artifacts"]["sessionCorpusLines"] >= 1 and report["artifacts"]["shortTermEntries"] >= 1
     for needle in ("7781-ZEBRA", "7781"):
-        assert grep_home(reverie_home, needle) == [], needle
+        assert grep_home(reverie_home, needle) + rows_holding(mem.agent_store, needle) == [], needle
     ws = reverie_home / "workspace"
     memory = (ws / "MEMORY.md").read_text(encoding="utf-8")
     assert "I water the plants on Sundays." in memory  # the other promotion stays
     dreams = (ws / "DREAMS.md").read_text(encoding="utf-8")
     assert "plants" in dreams and "<!-- reverie:dreaming:diary:start -->" in dreams
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     keys = [r[0] for r in conn.execute("SELECT key FROM memory_recall_signals")]
     phases = [r[0] for r in conn.execute("SELECT key FROM memory_phase_signals")]
     scopes = [r[0] for r in conn.execute("SELECT scope FROM memory_dream_ingestion")]
@@ -68,4 +74,4 @@ def test_forget_removes_a_promoted_entry_its_diary_quotes_and_every_dreaming_tra
     mem = open_mem()
     mem.dream(now=night(5))
     mem.close()
-    assert grep_home(reverie_home, "7781-ZEBRA") == []
+    assert grep_home(reverie_home, "7781-ZEBRA") + rows_holding(mem.agent_store, "7781-ZEBRA") == []

@@ -25,6 +25,10 @@ from reverie.store import connect
 from reverie.trust import lineage
 from reverie.errors import WriteConflict
 
+from engines import engine_env, rows_holding
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 SECRET = "locker code 7781-ZEBRA"
 SECRET2 = "the spare key hides under the blue flowerpot"
 KEEP = "bike lock combination is 5512"
@@ -43,7 +47,7 @@ def today() -> str:
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"REVERIE_HOME": str(home), "REVERIE_TIMEZONE": "UTC", "PATH": ""}
+    env = {"REVERIE_HOME": str(home), "REVERIE_TIMEZONE": "UTC", "PATH": "", **engine_env()}
     return subprocess.run([sys.executable, "-m", "reverie.cli.main", "--set", 'memory.search.provider="fake"', *args],
                           capture_output=True, text=True, env=env, timeout=120)
 
@@ -60,11 +64,15 @@ def grep_home(home: Path, needle: str) -> list[str]:
 def snapshot(mem) -> dict:
     files = {str(p.relative_to(mem.places.home)): hashlib.sha256(p.read_bytes()).hexdigest()
              for p in mem.workspace.rglob("*") if p.is_file()}
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     tables = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"))
     events = conn.execute("SELECT count(*) FROM transcript_events").fetchone()[0]
+    # SQLite makes the tombstone table on first use; PostgreSQL's schema always has it
+    tombstones = (conn.execute("SELECT count(*) FROM memory_forget_tombstones").fetchone()[0]
+                  if "memory_forget_tombstones" in tables else 0)
     conn.close()
-    return {"files": files, "tables": tables, "events": events, "revision": mem.index.revision()}
+    return {"files": files, "tables": tables, "events": events, "tombstones": tombstones,
+            "revision": mem.index.revision()}
 
 
 def forgettable_session(mem) -> tuple[str, str]:
@@ -100,7 +108,7 @@ def add_promotions(mem, a: str, b: str) -> None:
             f"{lineage.entry_marker('e-mixed')}\n- Keys: {SECRET2}, and more.\n  (from two talks)\n"
             f"{lineage.entry_marker('e-orphan')}\n- Prefers green tea.\n")
     (mem.workspace / "MEMORY.md").write_text(body, encoding="utf-8")
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     lineage.record_origins(conn, "e-a", [a])
     lineage.record_origins(conn, "e-b", [b])
     lineage.record_origins(conn, "e-mixed", [a, b])
@@ -113,20 +121,24 @@ def add_promotions(mem, a: str, b: str) -> None:
 def test_forget_session_dry_run_then_for_real_then_again(mem, reverie_home):
     a, b = forgettable_session(mem)
     add_promotions(mem, a, b)
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     exported = list(export_lines(store, store.session(a)))
     store.close()
     mem.sync()
     assert mem.search("locker code 7781", record_signals=True)["results"]
     mem.close()  # flush the recall signals
     assert grep_home(reverie_home, "7781-ZEBRA")  # it is everywhere before
+    if mem.agent_store.engine == "postgres":
+        assert rows_holding(mem.agent_store, "7781-ZEBRA")
 
     before = snapshot(mem)
     dry = cli(reverie_home, "forget", "--session", a, "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     plan = json.loads(dry.stdout)
     assert snapshot(mem) == before  # files, tables, transcript, revision: unchanged
-    assert "memory_forget_tombstones" not in snapshot(mem)["tables"]
+    assert snapshot(mem)["tombstones"] == 0
+    if mem.agent_store.engine == "sqlite":
+        assert "memory_forget_tombstones" not in snapshot(mem)["tables"]
     assert plan["dryRun"] and plan["sessionIds"] == [a] and plan["sessionResolutions"][0]["source"] == "live"
     art = plan["artifacts"]
     assert art["memoryLines"] >= 2 and art["sessionCorpusFiles"] == 1 and art["memoryEntries"] == 2
@@ -141,7 +153,7 @@ def test_forget_session_dry_run_then_for_real_then_again(mem, reverie_home):
     done = json.loads(real.stdout)
     assert done["artifacts"] == art and not done["dryRun"] and done["refusals"] == []
     for needle in ("7781-ZEBRA", "blue flowerpot", "7781", "flowerpot"):
-        assert grep_home(reverie_home, needle) == [], needle
+        assert grep_home(reverie_home, needle) + rows_holding(mem.agent_store, needle) == [], needle
     memory_md = (mem.workspace / "MEMORY.md").read_text(encoding="utf-8")
     assert KEEP in memory_md and "green tea" in memory_md and "e-orphan" in memory_md
     assert "e-a" not in memory_md and "e-mixed" not in memory_md and "(from two talks)" not in memory_md
@@ -158,7 +170,7 @@ def test_forget_session_dry_run_then_for_real_then_again(mem, reverie_home):
     assert found["results"] == []
     rt.close()
     # re-importing the session's exported transcript does not restore it
-    store = TranscriptStore(m2.places.agent_db)
+    store = TranscriptStore(m2.agent_store)
     src = reverie_home / "a.jsonl"
     src.write_text("\n".join(exported) + "\n", encoding="utf-8")
     rep = import_jsonl(store, src, session_key="agent:main:imported", chat_type="direct", channel="import",
@@ -183,7 +195,7 @@ def test_unresolved_selectors_are_tombstoned_and_never_prefix_match(mem):
     assert [r["source"] for r in first["sessionResolutions"]] == ["unresolved", "unresolved"]
     assert set(first["artifacts"].values()) == {0}
     assert forget(mem, Selectors(sessions=[a[:8], "no-such-session"])) == first
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     n = conn.execute("SELECT count(*) FROM memory_forget_tombstones WHERE kind='session'").fetchone()[0]
     conn.close()
     assert n == 2
@@ -208,7 +220,7 @@ def test_participant_and_hook_source_select_recorded_sessions(mem):
     assert forget(mem, Selectors(hook_sources=["gmail"], since=datetime(2999, 1, 1, tzinfo=timezone.utc)),
                   dry_run=True)["sessionIds"] == []
     forget(mem, Selectors(participants=["mallory"]))
-    assert TranscriptStore(mem.places.agent_db).events(group) == []
+    assert TranscriptStore(mem.agent_store).events(group) == []
 
 
 def test_forget_text_removes_one_fact_from_every_file_and_store(mem, reverie_home):
@@ -228,7 +240,7 @@ def test_forget_text_removes_one_fact_from_every_file_and_store(mem, reverie_hom
     assert snapshot(mem) == before and fact not in json.dumps(dry)
     assert dry["artifacts"]["memoryLines"] >= 4 and dry["artifacts"]["transcriptEvents"] >= 1
     forget(mem, Selectors(texts=["grandma's PIN is 0451"]))  # case and spacing do not matter
-    assert grep_home(reverie_home, "0451") == []
+    assert grep_home(reverie_home, "0451") + rows_holding(mem.agent_store, "0451") == []
     assert "orchids" in (mem.workspace / today()).read_text(encoding="utf-8")
     assert "Tea." in (mem.workspace / "MEMORY.md").read_text(encoding="utf-8")
     assert "hiking" in (mem.workspace / "USER.md").read_text(encoding="utf-8")
@@ -277,6 +289,6 @@ def test_an_export_made_before_forget_does_not_bring_the_session_back(mem, tmp_p
     assert report["sessions"].get("forgotten")  # the session itself is not restored
     text = "\n".join(p.read_text(encoding="utf-8") for p in mem.workspace.rglob("*.md"))
     assert SECRET not in text and "flowerpot" not in text
-    store = TranscriptStore(mem.places.agent_db)
+    store = TranscriptStore(mem.agent_store)
     assert not any(SECRET in json.dumps(e.data) for s in store.sessions() for e in store.events(s.session_id))
     store.close()

@@ -15,6 +15,8 @@ from reverie.intents import INTENT_MIGRATIONS, IntentError, IntentStore, TurnCon
 from reverie.intents.words import Message, normalize, split_words
 from reverie.store import connect
 
+from engines import only_sqlite
+
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
 OWNER = TurnContext(channel="telegram", sender="42", conversation="chat-1", owner=True)
 DAY = timedelta(days=1)
@@ -22,8 +24,9 @@ HOUR = timedelta(hours=1)
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "reverie-agent.sqlite"
+def db(agent_db):
+    """The agent database on each engine in turn (conftest.py: SQLite, then PostgreSQL)."""
+    return agent_db
 
 
 @pytest.fixture
@@ -42,7 +45,7 @@ def fired_ids(result) -> list[str]:
     return [f["id"] for f in result.fired]
 
 
-def row_count(db: Path) -> int:
+def row_count(db) -> int:
     """Intents stored (a refused first create leaves no database at all)."""
     if not db.exists():
         return 0
@@ -54,7 +57,9 @@ def row_count(db: Path) -> int:
 
 
 # -- schema -----------------------------------------------------------------------------------------
-def test_migration_creates_the_tables_and_the_fts_stays_in_sync(store, db):
+def test_migration_creates_the_tables_and_the_fts_stays_in_sync(store, db, store_backend):
+    only_sqlite(store_backend, "per-component migrations and the FTS5 table; on PostgreSQL the GIN columns are "
+                "checked by test_postgres_engine.py")
     make(store, keywords=["Hangzhou", "返程车票"])
     make(store, keywords=["茶"])
     conn = connect(db)
@@ -481,14 +486,26 @@ def test_waiting_on_a_locked_database_times_out_open(store, db):
 def test_an_error_after_a_fire_rolls_the_whole_turn_back(store, db):
     a = make(store, description="first")
     b = make(store, description="second", now=T0 + timedelta(seconds=1))
-    conn = connect(db)
-    conn.execute("CREATE TRIGGER boom BEFORE UPDATE OF fire_count ON standing_intents "
-                 f"WHEN new.id = '{b['id']}' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+    if getattr(db, "engine", "sqlite") == "postgres":  # the same fault as a PostgreSQL trigger (made by the owner)
+        from reverie.store.postgres.pool import raw_connect
+
+        conn = raw_connect(db.dsn)
+        conn.execute("CREATE FUNCTION reverie.boom() RETURNS trigger LANGUAGE plpgsql AS "
+                     "$$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$")
+        conn.execute("CREATE TRIGGER boom BEFORE UPDATE OF fire_count ON reverie.standing_intents FOR EACH ROW "
+                     f"WHEN (new.id = '{b['id']}') EXECUTE FUNCTION reverie.boom()")
+        drop = ("DROP TRIGGER boom ON reverie.standing_intents", "DROP FUNCTION reverie.boom()")
+    else:
+        conn = connect(db)
+        conn.execute("CREATE TRIGGER boom BEFORE UPDATE OF fire_count ON standing_intents "
+                     f"WHEN new.id = '{b['id']}' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        drop = ("DROP TRIGGER boom",)
     r = store.match("hangzhou", OWNER, now=T0 + HOUR)
     assert r.block == "" and r.fired == [] and "disk on fire" in r.error
     assert store.get(a["id"])["fireCount"] == 0  # fired first, then rolled back with the rest
     assert store.fires(a["id"]) == []
-    conn.execute("DROP TRIGGER boom")
+    for sql in drop:
+        conn.execute(sql)
     conn.close()
     assert fired_ids(store.match("hangzhou", OWNER, now=T0 + HOUR)) == [a["id"], b["id"]]
 

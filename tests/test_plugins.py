@@ -84,7 +84,8 @@ def test_builtins_come_through_the_same_registry():
     # test doubles stay usable by name but are never offered to users
     assert "scripted" not in plugins.names(plugins.MODELS) and plugins.find(plugins.MODELS, "scripted") is not None
     assert "fake" not in plugins.names(plugins.PROVIDERS)
-    assert plugins.plugins(plugins.STORES) == []  # the group exists; engines arrive with the storage seam
+    stores = {p.name: p for p in plugins.plugins(plugins.STORES)}  # the storage engines, same registry
+    assert set(stores) >= {"sqlite", "postgres"} and all(stores[n].builtin for n in ("sqlite", "postgres"))
     assert "gemini" in reverie.embeddings.available() and "anthropic" in reverie.models.available()
 
 

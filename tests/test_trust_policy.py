@@ -13,6 +13,8 @@ from reverie.trust.classes import least_trusted, session_kind_of, weakest_kind
 from reverie.trust.policy import promotion_decision
 from reverie.trust.segments import RangeOrigin
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def mem(reverie_home):

@@ -13,6 +13,8 @@ from reverie.models.scripted import ScriptedModel
 from reverie.trust import RecallItem, pool_of, strip_recalled
 from reverie.trust.recall import normalise
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 HOTEL = "Decided: we stay at the Lakeside Hotel in Hangzhou, two nights, room 1208."
 
 

@@ -19,6 +19,8 @@ from reverie.trust import segments as seg
 from reverie.trust.store import load, save
 from reverie.workspace import append_daily
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 OUT = seg.Writer("untrusted", "unknown", None, "outside", 9)
 
 
@@ -35,7 +37,7 @@ def today() -> str:
 
 
 def origins_by_line(mem, path: str) -> list[str]:
-    conn = open_trust_db(mem.places.agent_db)
+    conn = open_trust_db(mem.agent_store)
     try:
         fo = file_origins(conn, mem.workspace, path)
     finally:
@@ -161,21 +163,21 @@ def test_bytes_written_without_their_record_read_as_outside(mem):
 
 def test_flush_quarantine_is_sticky_for_the_whole_file(mem):
     remember_as(mem, "Owner fact before the flush.", "owner")
-    guard = daily_guard(mem.places.agent_db, mem.workspace, Provenance("untrusted", "interactive", "s9", "flush"),
+    guard = daily_guard(mem.agent_store, mem.workspace, Provenance("untrusted", "interactive", "s9", "flush"),
                         sticky=True)
     append_daily(mem.workspace, "A flushed line from a tainted conversation.", tz=timezone.utc, guard=guard)
     assert set(origins_by_line(mem, today())) == {"untrusted"}
-    conn = open_trust_db(mem.places.agent_db)
+    conn = open_trust_db(mem.agent_store)
     assert load(conn, today()).floor == "untrusted"
     conn.close()
     # a non-sticky untrusted append (memory_append) downgrades only its own lines
     other = "memory/2026-01-02.md"
-    conn = open_trust_db(mem.places.agent_db)
+    conn = open_trust_db(mem.agent_store)
     rec = seg.create(other, b"- a\n", seg.Writer("owner", "interactive", None, "remember", 1))
     (mem.workspace / other).write_bytes(b"- a\n")
     save(conn, rec)
     conn.close()
-    guard = daily_guard(mem.places.agent_db, mem.workspace, Provenance("untrusted", "interactive", "s9", "memory_append"))
+    guard = daily_guard(mem.agent_store, mem.workspace, Provenance("untrusted", "interactive", "s9", "memory_append"))
     with guard(mem.workspace / other, 4, b"- b\n"):
         with open(mem.workspace / other, "ab") as fh:
             fh.write(b"- b\n")
@@ -187,7 +189,7 @@ def test_a_sync_racing_appends_never_mistakes_them_for_outside_edits(mem):
     errors: list[BaseException] = []
 
     def reconcile_loop():
-        conn = open_trust_db(mem.places.agent_db)
+        conn = open_trust_db(mem.agent_store)
         try:
             while not stop.is_set():
                 file_origins(conn, mem.workspace, today())

@@ -121,7 +121,7 @@ class Memory:
     def index(self) -> MemoryIndex:
         with self._lock:
             if self._index is None:
-                self._index = MemoryIndex(self.places, self.settings.search, self.embedder)
+                self._index = MemoryIndex(self.places, self.settings.search, self.embedder, self.agent_store)
             return self._index
 
     def close(self) -> None:
@@ -343,7 +343,7 @@ class Memory:
         dirty = idx.dirty_state()
         problems = [{"path": p, "problem": why} for p, why in conn.execute(
             "SELECT path, problem FROM memory_index_problems ORDER BY path")]
-        agent_conn = open_agent_db(self.places)
+        agent_conn = open_agent_db(self.places, self.agent_store)
         try:
             cache_entries = cache_count(agent_conn)
         finally:

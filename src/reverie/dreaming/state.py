@@ -201,11 +201,11 @@ def apply(conn: apsw.Connection, d: Deltas, at: int) -> None:
                               provenance=kw.get("provenance"), key=kw.get("key"))
         for key in d.light:
             conn.execute("INSERT INTO memory_phase_signals(key, light_hits, last_light_at) VALUES (?,1,?) "
-                         "ON CONFLICT(key) DO UPDATE SET light_hits = light_hits + 1, "
+                         "ON CONFLICT(key) DO UPDATE SET light_hits = memory_phase_signals.light_hits + 1, "
                          "last_light_at = excluded.last_light_at", (key, at))
         for key in d.rem:
             conn.execute("INSERT INTO memory_phase_signals(key, rem_hits, last_rem_at) VALUES (?,1,?) "
-                         "ON CONFLICT(key) DO UPDATE SET rem_hits = rem_hits + 1, last_rem_at = excluded.last_rem_at",
+                         "ON CONFLICT(key) DO UPDATE SET rem_hits = memory_phase_signals.rem_hits + 1, last_rem_at = excluded.last_rem_at",
                          (key, at))
         for key in d.rem_considered:
             conn.execute("INSERT INTO memory_phase_signals(key, last_rem_considered_at) VALUES (?,?) "

@@ -340,6 +340,7 @@ class Planner:
     def _transcript(self, plan: Plan, conn, targets: set[str]) -> None:
         if not _table(conn, "transcript_events"):
             return
+        from ..sessions import search_rows
         from ..sessions.store import _decode
 
         if targets:
@@ -347,9 +348,7 @@ class Planner:
             ids = tuple(targets)
             plan.events = conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
                                        ids).fetchone()[0]
-            plan.event_fts = conn.execute(
-                f"SELECT count(*) FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events WHERE "
-                f"session_id IN ({marks}))", ids).fetchone()[0]
+            plan.event_fts = search_rows.count_sessions(conn, ids)
             for kind, encoding, body in conn.execute(
                     f"SELECT kind, encoding, body FROM transcript_events WHERE session_id IN ({marks}) "
                     "AND kind IN ('user', 'assistant', 'tool_call')", ids):

@@ -24,8 +24,10 @@ from .schema import AGENT_CACHE_MIGRATIONS, INDEX_MIGRATIONS, ensure_fts
 from .sync import Progress, Syncer, SyncReport
 
 
-def open_agent_db(places: Places) -> apsw.Connection:
-    conn = connect(places.agent_db)
+def open_agent_db(places: Places, store=None) -> apsw.Connection:
+    """The agent database (embedding cache, provenance): ``store`` (the storage seam's
+    :class:`~reverie.store.AgentDatabase`, either engine) or the SQLite file of ``places``."""
+    conn = connect(store if store is not None else places.agent_db)
     AGENT_CACHE_MIGRATIONS.apply(conn)
     return conn
 
@@ -62,8 +64,9 @@ class DirtyState:
 
 
 class MemoryIndex:
-    def __init__(self, places: Places, settings: SearchSettings, embedder: Embedder | None):
+    def __init__(self, places: Places, settings: SearchSettings, embedder: Embedder | None, agent_store=None):
         self.places = places
+        self.agent_store = agent_store  # where the cache and provenance live (None: places.agent_db)
         self.settings = settings
         self.embedder = embedder
         self._conn: apsw.Connection | None = None
@@ -130,7 +133,7 @@ class MemoryIndex:
                 return None
             path = self._ensure_generation()
             conn = connect(path)
-            agent = open_agent_db(self.places)
+            agent = open_agent_db(self.places, self.agent_store)
             try:
                 INDEX_MIGRATIONS.apply(conn)
                 ensure_fts(conn, (read_identity(conn) or self.wanted_identity())["ftsTokenizer"])
@@ -152,7 +155,7 @@ class MemoryIndex:
             path = generations.new_generation_path(self.index_dir)
             identity = self.wanted_identity()
             conn = _prepare_generation(path, identity)
-            agent = open_agent_db(self.places)
+            agent = open_agent_db(self.places, self.agent_store)
             try:
                 report = Syncer(conn, agent, self.places.workspace, self.settings, self.embedder,
                                 identity, progress).run()

@@ -155,18 +155,20 @@ def upsert_recall(conn, rec: Recall, qh: str | None, day: str | None, at: int, *
     if day is not None and day not in days:
         days = sorted(days + [day])[-MAX_RECALL_DAYS:]
     snippet = rec.snippet[:SNIPPET_CHARS]
+    # the old row's columns are named with the table: PostgreSQL finds a bare name ambiguous
     conn.execute(
         f"INSERT INTO {TABLE}(key, path, start_line, end_line, source, snippet, recall_count, daily_count, "
         "grounded_count, total_score, max_score, first_recalled_at, last_recalled_at, query_hashes, recall_days, "
         "concept_tags, claim_hash, provenance) VALUES (?,?,?,?,'memory',?,?,?,?,?,?,?,?,?,?,?,?,?) "
-        "ON CONFLICT(key) DO UPDATE SET recall_count = recall_count + excluded.recall_count, "
-        "daily_count = daily_count + excluded.daily_count, grounded_count = grounded_count + excluded.grounded_count, "
-        "total_score = total_score + excluded.total_score, max_score = max(max_score, excluded.max_score), "
-        "first_recalled_at = min(first_recalled_at, excluded.first_recalled_at), "
-        "last_recalled_at = max(last_recalled_at, excluded.last_recalled_at), snippet = excluded.snippet, "
+        f"ON CONFLICT(key) DO UPDATE SET recall_count = {TABLE}.recall_count + excluded.recall_count, "
+        f"daily_count = {TABLE}.daily_count + excluded.daily_count, "
+        f"grounded_count = {TABLE}.grounded_count + excluded.grounded_count, "
+        f"total_score = {TABLE}.total_score + excluded.total_score, max_score = max({TABLE}.max_score, excluded.max_score), "
+        f"first_recalled_at = min({TABLE}.first_recalled_at, excluded.first_recalled_at), "
+        f"last_recalled_at = max({TABLE}.last_recalled_at, excluded.last_recalled_at), snippet = excluded.snippet, "
         "query_hashes = excluded.query_hashes, recall_days = excluded.recall_days, "
         "concept_tags = excluded.concept_tags, claim_hash = excluded.claim_hash, "
-        "provenance = coalesce(excluded.provenance, provenance)",
+        f"provenance = coalesce(excluded.provenance, {TABLE}.provenance)",
         (key, rec.path, rec.start, rec.end, snippet, count, daily, grounded,
          rec.score * (count + daily + grounded), rec.score, at, at, json.dumps(hashes), json.dumps(days),
          json.dumps(concept_tags(snippet, rec.path), ensure_ascii=False), claim_hash(snippet),

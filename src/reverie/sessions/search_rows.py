@@ -24,13 +24,23 @@ def _table(conn) -> tuple[str, str]:
     return ("transcript_search", "seq") if engine_of(conn) == "postgres" else ("transcript_fts", "rowid")
 
 
-def drop_sessions(conn, session_ids: list[str]) -> int:
-    """Delete the search rows of these sessions' events; returns how many there were."""
+def _of_sessions(conn, session_ids) -> tuple[str, str]:
     table, key = _table(conn)
     marks = ",".join("?" * len(session_ids))
-    where = f"WHERE {key} IN (SELECT seq FROM transcript_events WHERE session_id IN ({marks}))"
-    n = conn.execute(f"SELECT count(*) FROM {table} {where}", session_ids).fetchone()[0]
-    conn.execute(f"DELETE FROM {table} {where}", session_ids)
+    return table, f"WHERE {key} IN (SELECT seq FROM transcript_events WHERE session_id IN ({marks}))"
+
+
+def count_sessions(conn, session_ids) -> int:
+    """How many search rows these sessions' events have."""
+    table, where = _of_sessions(conn, session_ids)
+    return conn.execute(f"SELECT count(*) FROM {table} {where}", tuple(session_ids)).fetchone()[0]
+
+
+def drop_sessions(conn, session_ids: list[str]) -> int:
+    """Delete the search rows of these sessions' events; returns how many there were."""
+    n = count_sessions(conn, session_ids)
+    table, where = _of_sessions(conn, session_ids)
+    conn.execute(f"DELETE FROM {table} {where}", tuple(session_ids))
     return n
 
 

@@ -89,6 +89,10 @@ def now_ms() -> int:
 
 def installed_at(conn: apsw.Connection) -> float:
     row = conn.execute("SELECT value FROM trust_meta WHERE key = 'installed_at'").fetchone()
+    if row is None and getattr(conn, "engine", "sqlite") == "postgres":
+        # the shared schema migrates once for every agent: an agent's install is its first look here
+        conn.execute("INSERT OR IGNORE INTO trust_meta(key, value) VALUES ('installed_at', ?)", (repr(time.time()),))
+        row = conn.execute("SELECT value FROM trust_meta WHERE key = 'installed_at'").fetchone()
     return float(row[0]) if row else 0.0
 
 
