@@ -343,17 +343,22 @@ class Memory:
         dirty = idx.dirty_state()
         problems = [{"path": p, "problem": why} for p, why in conn.execute(
             "SELECT path, problem FROM memory_index_problems ORDER BY path")]
-        agent_conn = open_agent_db(self.places, self.agent_store)
-        try:
-            cache_entries = cache_count(agent_conn)
-        finally:
-            agent_conn.close()
+        store_health = self.agent_store.health()  # an unreachable shared database is reported, not raised
+        cache_entries = None
+        if store_health["ok"]:
+            agent_conn = open_agent_db(self.places, self.agent_store)
+            try:
+                cache_entries = cache_count(agent_conn)
+            finally:
+                agent_conn.close()
         vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
                              and check.vectors_ok and stored.get("provider") != "none"
                              and (vectors or not missing))  # vectors all missing: not ok
         warnings: list[str] = [f"{p['path']}: {p['problem']}" for p in problems]
         if state.error:
             warnings.append(f"embedding provider: {state.error}")
+        if not store_health["ok"]:
+            warnings.append(f"agent database unreachable: {store_health.get('error')}")
         if last_sync.get("embedding_error"):
             warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
         if check.status == "mismatched":
@@ -364,7 +369,7 @@ class Memory:
             "workspace": str(self.workspace),
             "workspace_exists": self.workspace.exists(),
             "database": self.agent_store.label,
-            "store": self.agent_store.health(),
+            "store": store_health,
             "index": {"dir": str(self.places.index_dir), "generation": idx.generation,
                       "revision": idx.revision()},
             "provider": state.provider,

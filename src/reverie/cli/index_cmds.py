@@ -36,7 +36,7 @@ def _print_status(s: dict) -> None:
     v = s["vector"]
     say(f"vectors    {'ok' if v['ok'] else 'off'} ({v['vectors']} stored, {v['missing']} missing, {v['dims']}-d, "
         f"backend {v['backend']})")
-    say(f"cache      {s['cache_entries']} embeddings")
+    say(f"cache      {'?' if s['cache_entries'] is None else s['cache_entries']} embeddings")
     st = s.get("store") or {}
     say(f"database   {st.get('engine')} {'ok' if st.get('ok') else 'UNREACHABLE: ' + str(st.get('error'))}  "
         f"({st.get('where')})" + (f", PostgreSQL {st['server']}, pgvector {st.get('pgvector')}" if st.get("server") else ""))

@@ -15,7 +15,24 @@ LOCAL_SERVER_DIR = "postgres"  # <home>/postgres: the server `reverie db start` 
 
 
 def local_server_root(home: Path) -> Path:
-    return Path(home) / LOCAL_SERVER_DIR
+    """Where the local server of a home keeps its data: ``<home>/postgres``. Run as root, the server
+    runs as an unprivileged OS user (server.py) who cannot enter a home under ``/root``: its data
+    then lives under ``/var/lib/reverie`` in a folder named after the home."""
+    import hashlib
+
+    from .postgres.server import others_can_reach, runs_as_other_user
+
+    root = Path(home).resolve() / LOCAL_SERVER_DIR
+    if runs_as_other_user() and not others_can_reach(root):
+        tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+        return Path("/var/lib/reverie") / f"postgres-{tag}"
+    return root
+
+
+def local_server(home: Path):
+    from .postgres.server import LocalServer
+
+    return LocalServer(local_server_root(home))
 
 
 def sqlite(places, settings) -> AgentDatabase:
@@ -25,9 +42,7 @@ def sqlite(places, settings) -> AgentDatabase:
 def postgres(places, settings) -> AgentDatabase:
     dsn = settings.dsn
     if not dsn:
-        from .postgres.server import LocalServer
-
-        local = LocalServer(local_server_root(places.home))
+        local = local_server(places.home)
         dsn = local.dsn() if local.running() else None
         if not dsn:
             raise ConfigError("memory.store.backend is postgres but no DSN is set: set memory.store.dsn "

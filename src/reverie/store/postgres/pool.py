@@ -78,6 +78,8 @@ def migrate(dsn: str) -> list[str]:
     psycopg, _ = _import()
     ran: list[str] = []
     with raw_connect(dsn) as conn:
+        if _up_to_date(conn):  # the usual case, and all a role without CREATE rights may do
+            return ran
         conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (MIGRATION_LOCK,))
         try:
             try:
@@ -95,10 +97,17 @@ def migrate(dsn: str) -> list[str]:
             except psycopg.errors.InsufficientPrivilege as exc:
                 raise UserError(f"the database needs reverie's schema migrations and role "
                                 f"{conn.info.user!r} may not apply them ({str(exc).strip()}); run "
-                                "`reverie db migrate-schema` once with the owner's DSN") from None
+                                "`reverie db schema --dsn OWNER_DSN` once") from None
         finally:
             conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (MIGRATION_LOCK,))
     return ran
+
+
+def _up_to_date(conn) -> bool:
+    if not conn.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.schema_migrations",)).fetchone()[0]:
+        return False
+    done = {r[0] for r in conn.execute(f"SELECT version FROM {SCHEMA}.schema_migrations")}
+    return all(m.version in done for m in MIGRATIONS) and _app_role_ready(conn)
 
 
 def _app_role_ready(conn) -> bool:

@@ -56,6 +56,11 @@ def _as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def runs_as_other_user() -> bool:
+    """Whether the server runs as an OS user of its own (we are root)."""
+    return _as_root()
+
+
 def _os_user() -> str | None:
     """The OS user the server runs as: None (ourselves) unless we are root."""
     if not _as_root():
@@ -72,9 +77,11 @@ def _os_user() -> str | None:
     return name
 
 
-def _others_can_reach(path: Path) -> bool:
+def others_can_reach(path: Path) -> bool:
     """Whether a user other than the owner can traverse every folder down to ``path``."""
     for p in [path, *path.parents]:
+        if not p.exists():
+            continue  # made later, with the usual mode
         mode = p.stat().st_mode
         if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
             return False
@@ -84,7 +91,7 @@ def _others_can_reach(path: Path) -> bool:
 def binaries(for_user: str | None) -> Path:
     """The ``bin`` folder of the server, reachable by ``for_user``."""
     src = _wheel_bin()
-    if for_user is None or _others_can_reach(src / "postgres"):
+    if for_user is None or others_can_reach(src / "postgres"):
         return src
     dest = Path(tempfile.gettempdir()) / f"reverie-pg-bin-{_wheel_version()}"
     if not (dest / ".complete").exists():
@@ -163,7 +170,7 @@ class LocalServer:
 
             pw = pwd.getpwnam(user)
             os.chown(self.root, pw.pw_uid, pw.pw_gid)
-            if not _others_can_reach(self.root.parent):
+            if not others_can_reach(self.root.parent):
                 raise UserError(f"the server runs as the OS user {user!r}, who cannot reach {self.root}; "
                                 f"choose a folder others can traverse (e.g. under /var/lib or /tmp)")
         if self.running() and self.dsn():
