@@ -31,6 +31,10 @@ from .paths import Places
 from .store import vec_available
 from .workspace import append_daily, init_workspace
 
+# How long a write through reverie waits for the index to take its note (it never waits longer:
+# a busy index gets the note from the next sync, and searches say so meanwhile).
+OWN_WRITE_WAIT_SECONDS = 0.75
+
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
 # Environment variables (REVERIE_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
 
@@ -105,15 +109,16 @@ class Memory:
     def index(self) -> MemoryIndex:
         with self._lock:
             if self._index is None:
-                self._index = MemoryIndex(self.places, self.settings.search, self.embedder)
+                # the embedder loads when first needed: a note's text is indexed without it
+                cold = self._provider_state is None
+                self._index = MemoryIndex(self.places, self.settings.search, None if cold else self._embedder,
+                                          resolve=(lambda: self.embedder) if cold else None)
             return self._index
 
     def close(self) -> None:
         if self._signals is not None:
             self._signals.flush()
-        if self._search is not None:
-            self._search.wait_for_sync(0)
-        if self._index is not None:
+        if self._index is not None:  # background indexing stops between two batches
             self._index.close()
         if self._intents is not None:
             self._intents.close()
@@ -143,7 +148,27 @@ class Memory:
         """Append a timestamped bullet to today's daily note (append-only)."""
         if not self.workspace.exists():
             init_workspace(self.workspace)
-        return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+        path = append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+        self._index_own_write(path)
+        return path
+
+    def _index_own_write(self, path: Path) -> None:
+        """Index the note just written, so that the next search finds it: its text at once, its
+        vector too when the embedder is loaded (else a background fill follows). When the index is
+        busy elsewhere the note is marked pending and searches say ``stale`` until it is in."""
+        try:
+            key = path.relative_to(self.workspace).as_posix()
+        except ValueError:
+            return
+        idx = self.index
+        try:
+            done = idx.sync_paths([key], in_scope=True, wait=OWN_WRITE_WAIT_SECONDS)
+        except Exception:  # the note is safely written; indexing it is what a later sync retries
+            done = None
+        if done is None:
+            idx.pending_writes.add(key)
+        elif done.vectors_missing and self._search is not None:
+            idx.sync_in_background(vectors=True)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -155,6 +180,12 @@ class Memory:
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
         require_workspace(self.places)
         return self.index.rebuild(progress)
+
+    def sync_in_background(self) -> None:
+        """Start a sync in a background thread and return at once (a session or server start):
+        searches meanwhile answer from what is indexed and say how far indexing got."""
+        if self.workspace.exists():
+            self.index.sync_in_background(full=True)
 
     # -- finding ------------------------------------------------------------------------------
     @property
