@@ -23,6 +23,7 @@ from .embeddings import Embedder, ProviderState
 from .errors import UserError
 from .index import generations
 from .index.cache import count as cache_count
+from .index import progress as index_progress
 from .index.identity import read_meta
 from .index.manager import MemoryIndex, open_agent_db, require_workspace
 from .index.schema import fts_tokenizer_of
@@ -317,6 +318,12 @@ class Memory:
             warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
         if check.status == "mismatched":
             warnings.append(f"index identity mismatch ({'; '.join(check.reasons)}); run: reverie index --force")
+        indexing = index_progress.describe(conn, self.places.index_dir, vectors_used=bool(
+            self.embedder is not None and check.vectors_ok and stored.get("provider") != "none"))
+        repaired = read_meta(conn, "repaired")
+        if repaired and not last_sync:
+            warnings.append(f"the index was damaged ({repaired['reason']}) and has been reset; "
+                            f"searches rebuild it from the files, or run: reverie index")
         out: dict[str, Any] = {
             "agent": self.places.agent,
             "home": str(self.places.home),
@@ -342,6 +349,8 @@ class Memory:
             "last_sync": last_sync,
             "problems": problems,
             "warnings": warnings,
+            "indexing": indexing,
+            "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
         if deep:
             out["probe"] = self._probe()

@@ -134,6 +134,7 @@ def register(app: typer.Typer) -> None:
         if not mem.workspace.exists():
             mem.init()
         server = build_server(mem.tools())
+        mem.sync_in_background()  # a server start is a session start: index now, never blocking a call
         try:
             server.run("stdio")
         finally:

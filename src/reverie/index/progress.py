@@ -77,3 +77,14 @@ def summary(info: dict) -> str:
     if "vectors" in info:
         parts.append(f"{info['vectors']['done']:,} of {info['vectors']['total']:,} vectors")
     return f"indexing {info['state']}" + (": " + ", ".join(parts) if parts else "")
+
+
+def next_step(check, dirty: bool, indexing: dict | None) -> str | None:
+    """The one command that brings the index up to date, if any: a rebuild when what the chunks or
+    vectors were made with changed; otherwise a plain sync, which also finishes an interrupted
+    run, embeds missing vectors and follows a change of the extra paths."""
+    if check.status in ("mismatched", "missing"):
+        return check.action
+    if dirty or check.status == "scope-changed" or (indexing and indexing["state"] != "running"):
+        return "reverie index"
+    return None

@@ -455,6 +455,7 @@ class Syncer:
                 return emb.embed_documents(texts)
         parts = []
         for part in _slices(texts):
+            self._between()  # a note just written is indexed now, not after this whole batch
             embed_turns.background_turn(emb)  # a waiting query goes first
             parts.append(emb.embed_documents(part))
         return np.vstack(parts)

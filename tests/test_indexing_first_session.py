@@ -1,0 +1,154 @@
+"""A first session on a folder that was never indexed: searches answer at once from what is
+indexed so far and say how far indexing got, a note written through reverie is found by the very
+next search, a zero-hit query starts nothing, and a session start begins the sync.
+
+The folder is small and the fake embedder's ``slow`` model sleeps 0.2 s per call, so that the
+embedding takes seconds: an answer that carries ``indexing`` with vectors still to do was given
+before the indexing finished (no timing is asserted)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from reverie import Memory
+from reverie.index.identity import read_meta, write_meta
+from reverie.store import transaction
+
+SLOW = ['memory.search.provider="fake"', 'memory.search.model="slow"']
+FAKE = ['memory.search.provider="fake"']
+ANIMALS = ["otter", "heron", "lynx", "marten", "ibis", "gecko", "tapir", "okapi", "quoll", "dingo"]
+
+
+def write_folder(ws: Path, n: int) -> None:
+    """``n`` one-chunk notes; note i mentions a made-up code word ``codeword<i>``."""
+    for i in range(n):
+        folder = ws / "memory" / "notes"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"note-{i:04d}.md").write_text(
+            f"- Note {i}: saw a {ANIMALS[i % len(ANIMALS)]} near the river, codeword{i}.\n", encoding="utf-8")
+
+
+def _payload(result) -> dict:
+    assert result.is_error is False, result.content
+    return json.loads(result.content[0].text)
+
+
+def test_first_mcp_session_answers_while_indexing_and_finds_an_append_at_once(reverie_home):
+    writer = Memory(overrides=SLOW)
+    writer.init()
+    write_folder(writer.workspace, 150)
+    (writer.workspace / "memory" / "pets.md").write_text("- The neighbour's parrot is named Captain Flint.\n",
+                                                        encoding="utf-8")
+    writer.close()  # nothing indexed: the server's start and first search begin the index
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from reverie.cli.main import run; run()", "mcp", *sum((["--set", s] for s in SLOW), [])],
+        env={"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "PATH": os.environ["PATH"]})
+
+    async def go():
+        async with Client(params) as c:
+            first = _payload(await c.call_tool("memory_search", {"query": "parrot Captain Flint"}))
+            appended = _payload(await c.call_tool("memory_append",
+                                                  {"text": "The spare key is under the blue flowerpot."}))
+            right_after = _payload(await c.call_tool("memory_search", {"query": "spare key flowerpot"}))
+            later = first
+            deadline = time.monotonic() + 120
+            while "indexing" in later and time.monotonic() < deadline:
+                await asyncio.sleep(0.5)
+                later = _payload(await c.call_tool("memory_search", {"query": "parrot Captain Flint"}))
+            return first, appended, right_after, later
+
+    first, appended, right_after, later = asyncio.run(go())
+    # the first answer came from the keyword rows while vectors were still being computed
+    assert [r["path"] for r in first["results"]][:1] == ["memory/pets.md"]
+    assert first["stale"] is True and "still being indexed" in first["warning"]
+    info = first["indexing"]
+    assert info["state"] == "running"
+    assert info["vectors"]["done"] < info["vectors"]["total"]
+    assert first["mode"] == "keyword-only" and "still being computed" in first["debug"]["vectorSkipped"]
+    # a note written through the tools is found by the next search, indexing or not
+    assert appended["status"] == "appended"
+    assert [r["path"] for r in right_after["results"]][:1] == [appended["path"]]
+    # and indexing finishes in the background: hybrid, nothing stale
+    assert "indexing" not in later and "stale" not in later
+    assert later["mode"] == "hybrid" and later["results"][0]["path"] == "memory/pets.md"
+
+
+def test_memory_append_then_search_in_the_same_process(reverie_home):
+    mem = Memory(overrides=FAKE)
+    mem.init()
+    (mem.workspace / "memory" / "2026-11-01.md").write_text("- Booked the lake hotel.\n", encoding="utf-8")
+    mem.sync()
+    tools = {t.name: t for t in mem.tools()}
+    mem.search("lake hotel")  # the embedder is loaded, as in a running server
+    out = tools["memory_append"].call({"text": "Decided to take the 9am train to Suzhou."})
+    found = tools["memory_search"].call({"query": "Suzhou train"})
+    assert [r["path"] for r in found["results"]][:1] == [out["path"]]
+    assert "stale" not in found and "indexing" not in found
+    assert found["mode"] == "hybrid" and found["results"][0]["vectorScore"] is not None  # its vector too
+    mem.close()
+
+
+def test_remember_with_a_cold_embedder_indexes_the_text_and_the_vector_follows(reverie_home):
+    first = Memory(overrides=FAKE)
+    first.init()
+    first.sync()
+    first.close()
+    mem = Memory(overrides=FAKE)  # a new process, as a one-shot `reverie remember` is
+    path = mem.remember("Parked the car on level 3, row F.")
+    assert not mem.index.embedder_ready  # a one-shot `reverie remember` loads no model
+    out = mem.search("parked car level")
+    assert [r["path"] for r in out["results"]][:1] == [path.relative_to(mem.workspace).as_posix()]
+    assert mem.searcher.wait_for_sync(30)  # the search asked for the missing vector
+    again = mem.search("parked car level")
+    assert "stale" not in again and again["results"][0]["vectorScore"] is not None
+    mem.close()
+
+
+def test_an_append_during_a_long_index_run_is_searchable_at_once(reverie_home):
+    mem = Memory(overrides=SLOW)
+    mem.init()
+    write_folder(mem.workspace, 120)
+    mem.sync_in_background()  # a long first index (slow embedder) holds the sync lock
+    assert mem.index.background.files_ready.wait(60)
+    path = mem.remember("The wifi password is on the fridge.")
+    out = mem.search("wifi password fridge")
+    assert mem.index.background.running(), "the index run should still be embedding"
+    assert [r["path"] for r in out["results"]][:1] == [path.relative_to(mem.workspace).as_posix()]
+    assert not mem.index.pending_writes  # the running sync took the note between two batches
+    mem.close()
+
+
+def test_a_zero_hit_query_never_triggers_a_reindex(reverie_home):
+    mem = Memory(overrides=FAKE)
+    mem.init()  # a workspace with nothing to index: the index stays without chunks
+    mem.sync()
+    conn = mem.index.conn()
+    with transaction(conn):
+        write_meta(conn, "last_sync", {"at": 1, "marker": "before"})
+    for _ in range(3):
+        assert mem.search("nothing matches this")["results"] == []
+    assert mem.searcher.wait_for_sync(10)
+    assert read_meta(mem.index.conn(), "last_sync") == {"at": 1, "marker": "before"}  # no sync ran
+    mem.close()
+
+
+def test_session_start_kicks_off_a_background_sync(reverie_home):
+    mem = Memory(overrides=FAKE)
+    mem.init()
+    (mem.workspace / "memory" / "2026-11-02.md").write_text("- Met Ana at the station.\n", encoding="utf-8")
+    rt = mem.runtime("offline")
+    rt.session  # the session starts: nothing else asked for a sync or a search
+    assert mem.index.background.wait(30)
+    assert mem.index.chunk_count() >= 1
+    assert mem.index.dirty_state().dirty is False
+    rt.close()
+    mem.close()
