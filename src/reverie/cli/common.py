@@ -57,28 +57,34 @@ def emit(o: Opts, data: Any, human: Callable[[Any], None] | None = None) -> None
 
 
 class PlainProgress:
-    """Progress as plain lines on stderr (a log, a pipe, an agent's shell): one when a stage
-    starts, then at each further tenth of it or every 10 s, and when it ends, with an ETA."""
+    """Progress as plain lines on stderr (a log, a pipe, an agent's shell): once the work has
+    taken a second (a quick run prints nothing), a line at each further tenth of a stage or every
+    10 s, with an ETA, and one when the stage ends."""
 
     EVERY_SECONDS = 10.0
+    QUIET_SECONDS = 1.0
 
     def __init__(self, label: str, out=None):
         self.label = label
         self.out = out or sys.stderr
+        self._began = time.monotonic()
         self._stage: str | None = None
         self._start = self._last = 0.0
         self._tenth = -1
+        self._spoke = False
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
         if stage != self._stage:
             self._stage, self._start, self._last, self._tenth = stage, now, 0.0, -1
+        if not self._spoke and now - self._began < self.QUIET_SECONDS:
+            return
         tenth = (10 * done) // total if total else 10
         if tenth == self._tenth and now - self._last < self.EVERY_SECONDS and done < total:
             return
         if done >= total and self._tenth == 10:
             return  # the end was said already
-        self._tenth, self._last = tenth, now
+        self._tenth, self._last, self._spoke = tenth, now, True
         elapsed = now - self._start
         line = f"{self.label} {stage}: {done:,}/{total:,}"
         if total:

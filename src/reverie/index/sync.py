@@ -43,6 +43,7 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 FILE_GROUP = 200           # files whose stored stats are read with one query
 WRITE_BATCH_CHUNKS = 500   # chunks per text transaction (keeps the write lock short)
 VECTOR_BATCH = 64          # chunks per vector transaction (and per embedding-cache write)
+VECTOR_LOG_KEEP = 50_000   # rows of the vector change log kept for readers that refresh incrementally
 # One engine call of a background run: a query waits for at most this much work.
 SLICE_ITEMS = 8
 SLICE_TOKENS = 1_200
@@ -210,7 +211,13 @@ class Syncer:
                     "at": int(time.time()), "embedding_error": report.embedding_error,
                     "vectors_missing": report.vectors_missing, "seconds": round(report.seconds, 3)})
             write_identity(self.conn, self.identity)
+        self._prune_log()
         return report
+
+    def _prune_log(self) -> None:
+        # a reader further behind than this reloads its matrix in the background instead
+        self.conn.execute("DELETE FROM memory_index_vector_log WHERE id <= "
+                          "(SELECT max(id) FROM memory_index_vector_log) - ?", (VECTOR_LOG_KEEP,))
 
     # -- a targeted run ----------------------------------------------------------------------------
     def run_paths(self, keys: list[str], *, in_scope: bool, vectors: bool = True) -> SyncReport:
@@ -253,6 +260,7 @@ class Syncer:
         if self.identity != read_identity(self.conn):  # e.g. the vector size learned just now
             with transaction(self.conn):
                 write_identity(self.conn, self.identity)
+        self._prune_log()
         report.seconds = time.perf_counter() - t0
         return report
 

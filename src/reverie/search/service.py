@@ -6,8 +6,9 @@
   what is indexed so far with ``stale`` and an ``indexing`` block (files and vectors done of
   total). A dirty index (files changed since they were indexed) is re-synced in the background
   (only the changed files) and the answer says ``stale``. A zero-hit query triggers nothing.
-* While many chunks still wait for their vector, the vector leg is left out (keyword-only, and
-  the answer says why) rather than ranking embedded chunks above the rest.
+* While chunks wait for their vector, the vector leg is left out (keyword-only, and the answer
+  says why) rather than ranking embedded chunks above the rest; a handful in a big index (at most
+  16, at most 1 %) is tolerated.
 * A damaged index is replaced and rebuilt from the files in the background; the answer says so.
 * An explicitly configured remote provider that fails answers ``unavailable`` with the reason and
   an action, never keyword results dressed up as semantic ones.
@@ -22,7 +23,7 @@ from datetime import datetime, timezone
 from ..config import SearchSettings
 from ..embeddings import Embedder, ProviderState
 from ..errors import EmbeddingError, UserError
-from ..index import embed_turns, progress
+from ..index import embed_turns, generations, progress
 from ..index.identity import read_meta
 from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
@@ -33,7 +34,9 @@ from .vectors import VectorMatrix, nearest
 DIRTY_CHECK_SECONDS = 1.0
 FIRST_SEARCH_WAIT = 0.5   # a first search waits this long at most for the keyword rows
 FIRST_CHECK_WAIT = 0.1    # ... and this long for a dirty check of unknown cost
-VECTOR_GAP = 16           # chunks without a vector that hybrid ranking tolerates (just-written notes)
+# Chunks without a vector that hybrid ranking tolerates (notes just written by another process,
+# at most 1 % of the index): a chunk without one would rank below every chunk with one.
+VECTOR_GAP = 16
 VECTOR_RETRY_SECONDS = 60.0
 SYNC_ACTION = "Run: reverie index"
 
@@ -62,6 +65,7 @@ class SearchService:
         self._dirty_cost = 0.0
         self._dirty_thread: threading.Thread | None = None
         self._vectors_requested = 0.0
+        self._generation: str | None = None  # the generation the current search reads
 
     # -- background sync ----------------------------------------------------------------------
     def start(self) -> None:
@@ -162,10 +166,12 @@ class SearchService:
         except IndexUnavailable as exc:
             return self._no_index(str(exc), base)
         except DAMAGED as exc:
+            self.vectors.forget()  # its connection reads the damaged file
+            why = f"The search index was damaged ({exc}); it has been reset and is being rebuilt from the files."
             try:
-                self.index.repair(f"{self.index.generation}: {exc}")
+                if generations.current_name(self.index.index_dir) == self._generation:
+                    self.index.repair(f"{self._generation}: {exc}")
                 self.index.sync_in_background(full=True)
-                why = f"The search index was damaged ({exc}); it has been reset and is being rebuilt from the files."
             except IndexUnavailable as busy:
                 why = str(busy)
             return self._no_index(why, base)
@@ -182,6 +188,7 @@ class SearchService:
         dirty = self._preflight(sync_wait)
         # one connection and one generation for the whole search, even if a rebuild publishes now
         conn, generation = self.index.snapshot()
+        self._generation = generation
         check = self.index.identity_check(conn)
         stored = self.index.stored_identity(conn) or {}
         debug: dict = {"backend": "sqlite", "configuredMode": "hybrid" if self.embedder else "keyword-only"}
@@ -201,7 +208,7 @@ class SearchService:
                 debug["vectorSkipped"] = ("index identity does not match the provider: "
                                           + "; ".join(check.reasons)) if not check.vectors_ok else \
                     "the index holds no vectors yet (built keyword-only); run: reverie index --force"
-            elif missing > VECTOR_GAP:
+            elif missing > min(VECTOR_GAP, chunks // 100):
                 debug["vectorSkipped"] = (f"vectors are still being computed ({with_vectors:,} of {chunks:,} "
                                           f"chunks); keyword-only until they are")
             else:
@@ -217,7 +224,7 @@ class SearchService:
                 embed_ms = (time.perf_counter() - te) * 1000
                 if qv is not None and np_any(qv):
                     snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
-                    conn = snap.conn  # the previous generation while a new one's vectors load
+                    conn, self._generation = snap.conn, snap.generation  # the previous one while the new loads
                     vector_hits = nearest(snap, qv, window)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding
@@ -238,6 +245,7 @@ class SearchService:
             "selection": out["mode"], "candidates": out["candidates"], "window": window,
             "legs": out["legs"], "hits": len(results), "embedMs": round(embed_ms, 2),
             "rankMs": out["ms"]["total"], "searchMs": round((time.perf_counter() - t0) * 1000, 2),
+            "generation": self._generation,
         })
         answer = {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug}
         answer.update(self._freshness(conn, check, dirty, index_vectors))

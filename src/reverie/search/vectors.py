@@ -184,6 +184,11 @@ class VectorMatrix:
         self._loading = threading.Thread(target=work, name="reverie-vectors", daemon=True)
         self._loading.start()
 
+    def forget(self) -> None:
+        """Drop the matrix (its generation was found damaged); the next search loads afresh."""
+        with self._lock:
+            self._snap = None
+
     def wait_loaded(self, timeout: float) -> bool:
         t = self._loading
         if t is None:
