@@ -14,6 +14,9 @@ pause between searches) through three phases:
 * **writer + rebuild loop**: the writer goes on and another process rebuilds the index
   (``index --force``) again and again, publishing a new generation each time.
 
+The watcher and the rebuilder run at the lower CPU priority ``reverie watch`` and ``reverie index``
+take (when the code has it; run against older code, the benchmark measures that code as it was).
+
 Each phase reports search latency p50 / p95 / p99 / max over every search of every searcher, the
 searches done, errors, how many answers said ``stale``, and the 1-minute load average at the end
 of the phase (the machine may be shared: read the figures with it). A JSON report goes to
@@ -102,23 +105,37 @@ def writer(home: str, interval: float, stop, out) -> None:
     out.put({"writes": n, "write_ms_p50": statistics.median(lat) if lat else 0.0})
 
 
-def watcher(home: str, stop, out) -> None:
-    from reverie.index.watch import watch_paths
+def _as_the_cli_does() -> None:
+    """`reverie watch` and `reverie index` lower their CPU priority; these helpers do the same."""
+    try:
+        from reverie.index.background import lower_cpu_priority
+    except ImportError:  # code from before the priority existed: measure it as it was
+        return
+    lower_cpu_priority()
 
+
+def watcher(home: str, stop, out) -> None:
+    from reverie.index import watch
+
+    _as_the_cli_does()
     mem = _memory(home)
     syncs = 0
 
-    def changed(_paths) -> None:
+    def changed(paths) -> None:
         nonlocal syncs
-        mem.sync()
+        if hasattr(watch, "sync_changed"):  # what `reverie watch` does, in either version
+            watch.sync_changed(mem.index, mem.workspace, paths)
+        else:
+            mem.sync()
         syncs += 1
 
-    watch_paths([mem.workspace], changed, stop=stop)
+    watch.watch_paths([mem.workspace], changed, stop=stop)
     mem.close()
     out.put({"syncs": syncs})
 
 
 def rebuilder(home: str, stop, out) -> None:
+    _as_the_cli_does()
     mem = _memory(home)
     secs: list[float] = []
     while not stop.is_set():

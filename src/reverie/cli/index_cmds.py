@@ -56,8 +56,11 @@ def register(app: typer.Typer) -> None:
               force: Annotated[bool, typer.Option("--force", help="full rebuild, published atomically")] = False,
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..index.background import lower_cpu_priority
+
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
+        lower_cpu_priority()  # searches elsewhere stay quick while this runs
         with progress_bar("indexing") as progress:
             report = mem.rebuild(progress) if force else mem.sync(progress)
         data = {"agent": mem.places.agent, "workspace": str(mem.workspace), "forced": force,
@@ -89,10 +92,12 @@ def register(app: typer.Typer) -> None:
                                                        help="re-index at the latest this long after a change")] = 5000,
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..index.background import lower_cpu_priority
         from ..index.watch import sync_changed, watch_paths
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
+        lower_cpu_priority()
         with progress_bar("initial sync") as progress:
             first = mem.sync(progress)
         say(f"watching {mem.workspace} (Ctrl-C to stop); initial sync: {_report_line(first.as_dict())}")

@@ -12,11 +12,23 @@ time); otherwise the caller takes the lock itself.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .sync import Syncer, SyncReport
+
+
+def lower_cpu_priority(niceness: int = 10) -> None:
+    """For a process that only indexes (``reverie index``, ``reverie watch``): run at a lower CPU
+    priority. On an idle machine this costs nothing; on a busy one, searches in other processes
+    (an MCP server, a chat) keep their latency while a rebuild runs. Never for a process that also
+    searches: a lower-priority thread holding Python's GIL would slow its searches down."""
+    try:
+        os.nice(niceness)
+    except (AttributeError, OSError):  # not on this platform, or not allowed: index at full speed
+        pass
 
 
 @dataclass

@@ -10,6 +10,7 @@ embedding cache (in the agent database) makes the rebuild cheap.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -98,6 +99,7 @@ class MemoryIndex:
         self.pending_writes: set[str] = set()  # our own notes not indexed yet (the lock was busy)
         self.repaired: str | None = None  # why this process replaced a damaged generation
         self.clean_since = 0.0  # monotonic start of the last full or dirty-file sync that completed
+        self._discovery: tuple[dict[str, float | None], list] | None = None
 
     @property
     def embedder(self) -> Embedder | None:
@@ -342,6 +344,22 @@ class MemoryIndex:
     def stored_identity(self, conn: apsw.Connection | None = None) -> dict | None:
         return read_identity(conn or self.conn())
 
+    def _discover(self) -> list:
+        """The memory files, as discovery finds them; its last answer is reused while none of the
+        folders it walked changed (adding, removing or renaming a file changes its folder's
+        mtime), which turns a dirty check of 20,000 notes from a second into a tenth of one."""
+        cached = self._discovery
+        if cached is not None and all(_mtime(d) == m for d, m in cached[0].items()):
+            return cached[1]
+        roots = [self.places.workspace]
+        for entry in self.settings.extra_paths:
+            raw = Path(entry if isinstance(entry, str) else entry.path).expanduser()
+            roots.append(raw if raw.is_absolute() else self.places.workspace / raw)
+        before = {d: _mtime(d) for d in _folders(roots)}  # before the walk: a change during it shows next time
+        files = discover(self.places.workspace, self.settings.extra_paths).files
+        self._discovery = (before, files)
+        return files
+
     def dirty_state(self) -> DirtyState:
         """Cheap: compares file stats with what the index recorded; reads no file content."""
         conn = self.conn()
@@ -349,16 +367,15 @@ class MemoryIndex:
             "SELECT path, source, mtime, size FROM memory_index_sources")}
         problems = {r[0]: (r[1], r[2]) for r in conn.execute(
             "SELECT path, mtime, size FROM memory_index_problems")}
-        found = discover(self.places.workspace, self.settings.extra_paths)
         new: list[str] = []
         changed: list[str] = []
         live = set()
-        for f in found.files:
+        for f in self._discover():
             key = (f.path, f.source)
             live.add(key)
             old = stored.get(key)
             try:
-                st = f.abspath.stat()
+                st = os.stat(f.abspath)
             except OSError:
                 continue
             if old is None:
@@ -381,6 +398,24 @@ class MemoryIndex:
 
     def chunk_count(self) -> int:
         return self.conn().execute("SELECT count(*) FROM memory_index_chunks").fetchone()[0]
+
+
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def _folders(roots: list[Path]) -> list[str]:
+    """Every folder under ``roots`` (symlinks not followed), the roots included even if missing."""
+    out: list[str] = []
+    for root in roots:
+        out.append(str(root))
+        if root.is_dir() and not root.is_symlink():
+            for dirpath, dirnames, _ in os.walk(root, followlinks=False):
+                out.extend(os.path.join(dirpath, d) for d in dirnames)
+    return out
 
 
 def require_workspace(places: Places) -> None:
