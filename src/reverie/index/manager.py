@@ -195,7 +195,8 @@ class MemoryIndex:
     def close(self, timeout: float = 5.0) -> None:
         """Stop background work (it stops between two batches; what it committed stays)."""
         self.background.stop.set()
-        self.background.wait(timeout)
+        if self.background.wait(timeout):
+            self.background.stop.clear()  # stopped: this index may be used again later
         with self._lock:
             if self._conn is not None:
                 self._conn.close()

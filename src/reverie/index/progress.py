@@ -51,18 +51,22 @@ def running(index_dir: Path) -> bool:
     return generations.is_held(index_dir, "sync")
 
 
-def describe(conn: apsw.Connection, index_dir: Path, *, vectors_used: bool) -> dict | None:
-    """The ``indexing`` block of a search or status answer; None when no run is pending."""
+def describe(conn: apsw.Connection, index_dir: Path, *, vectors_used: bool, starting: bool = False) -> dict | None:
+    """The ``indexing`` block of a search or status answer; None when no run is pending.
+
+    ``starting``: this process has a run queued that may not hold the lock yet."""
     meta = read_meta(conn, KEY)
     chunks, vectors = counts(conn)
-    pending_vectors = vectors_used and vectors < chunks
-    if (not meta or meta.get("state") == "done") and not pending_vectors:
+    never = read_meta(conn, "last_sync") is None  # no full run ever finished on this index
+    unfinished = never or (bool(meta) and meta.get("state") != "done")
+    if not unfinished and not (vectors_used and vectors < chunks):
         return None
-    unfinished = bool(meta) and meta.get("state") != "done"
-    out: dict = {"state": "running" if running(index_dir) else ("interrupted" if unfinished else "pending"),
-                 "phase": (meta or {}).get("phase", "vectors") if unfinished else "vectors",
+    live = starting or running(index_dir)
+    cut_short = bool(meta) and meta.get("state") != "done"
+    out: dict = {"state": "running" if live else ("interrupted" if cut_short else "pending"),
+                 "phase": (meta or {}).get("phase", "files") if unfinished else "vectors",
                  "chunks": chunks}
-    if unfinished and meta.get("files"):
+    if cut_short and meta.get("files"):
         out["files"] = dict(meta["files"])
     if vectors_used:
         out["vectors"] = {"done": vectors, "total": chunks}

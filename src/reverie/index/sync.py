@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat as statmod
 import time
 from dataclasses import dataclass, field
@@ -29,24 +28,19 @@ import apsw
 import numpy as np
 
 from ..embeddings import Embedder
-from ..errors import EmbeddingError
 from ..store import transaction
-from ..text.cjk import estimate_tokens
 from ..text.fts import segment_for_index
 from ..workspace.annotations import parse_annotations
-from . import cache, embed_turns, progress as run_progress
+from . import cache, progress as run_progress
 from .chunking import Chunk, chunk_markdown
 from .discover import SourceFile, discover
 from .identity import compare, read_identity, write_identity, write_meta
+from .vector_fill import VectorFill, _vec_blob, embedding_input  # noqa: F401  (embedding_input: API)
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 FILE_GROUP = 200           # files whose stored stats are read with one query
 WRITE_BATCH_CHUNKS = 500   # chunks per text transaction (keeps the write lock short)
-VECTOR_BATCH = 64          # chunks per vector transaction (and per embedding-cache write)
 VECTOR_LOG_KEEP = 50_000   # rows of the vector change log kept for readers that refresh incrementally
-# One engine call of a background run: a query waits for at most this much work.
-SLICE_ITEMS = 8
-SLICE_TOKENS = 1_200
 Progress = Callable[[str, int, int], None]
 
 
@@ -96,18 +90,6 @@ class _Run:
     files_done: int = 0
 
 
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
-
-
-def embedding_input(text: str) -> str:
-    """What the embedding model reads: the chunk without HTML comments (annotations such as
-    ``<!-- importance: 8 -->`` and machine markers are for ranking, not meaning)."""
-    if "<!--" not in text:
-        return text
-    stripped = "\n".join(line.rstrip() for line in _COMMENT_RE.sub("", text).split("\n"))
-    return stripped if stripped.strip() else text
-
-
 def chunk_id(source: str, path: str, chunk: Chunk) -> str:
     raw = f"{source}\0{path}\0{chunk.start_line}\0{chunk.end_line}\0{chunk.hash}"
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
@@ -130,24 +112,7 @@ def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]
         return None, None, f"invalid UTF-8 at byte {exc.start}; not indexed"
 
 
-def _vec_blob(v: np.ndarray) -> bytes:
-    return np.asarray(v, dtype=np.float32).tobytes()
-
-
-def _slices(texts: list[str]) -> list[list[str]]:
-    out: list[list[str]] = []
-    budget = 0
-    for t in texts:
-        cost = estimate_tokens(t) + 1
-        if not out or len(out[-1]) >= SLICE_ITEMS or budget + cost > SLICE_TOKENS:
-            out.append([])
-            budget = 0
-        out[-1].append(t)
-        budget += cost
-    return out
-
-
-class Syncer:
+class Syncer(VectorFill):
     def __init__(self, conn: apsw.Connection, agent_conn: apsw.Connection, workspace: Path, settings,
                  embedder: Embedder | None, wanted_identity: dict, progress: Progress | None = None,
                  control: Control | None = None):
@@ -408,109 +373,6 @@ class Syncer:
             sid = self.conn.last_insert_rowid()
         self.conn.execute("INSERT INTO memory_index_paths_fts(rowid, path) VALUES (?, ?)",
                           (sid, path_search_text(src.path, self.tokenizer)))
-
-    # -- vectors phase -----------------------------------------------------------------------------
-    def _cache_keys(self, chunks: list[Chunk]) -> tuple[dict[str, str], dict[str, str]]:
-        """(chunk hash -> what the model reads, chunk hash -> cache key)."""
-        inputs = {c.hash: embedding_input(c.text) for c in chunks}
-        return inputs, {h: hashlib.sha256(t.encode("utf-8")).hexdigest() for h, t in inputs.items()}
-
-    def _cached_vectors(self, chunks: list[Chunk], report: SyncReport) -> dict[str, np.ndarray]:
-        """Vectors by chunk hash that the embedding cache already holds (no model call).
-
-        The cache is keyed by the hash of the text the model actually sees (annotation comments
-        removed), so chunks that differ only in annotations share one vector."""
-        if not self.use_vectors or not chunks:
-            return {}
-        assert self.embedder is not None
-        _, key_of = self._cache_keys(chunks)
-        found = cache.lookup(self.agent_conn, self.embedder, list(dict.fromkeys(key_of.values())))
-        report.cache_hits += len(found)
-        return {h: found[k] for h, k in key_of.items() if k in found}
-
-    def _vectors_for(self, chunks: list[Chunk], report: SyncReport) -> dict[str, np.ndarray]:
-        """Vectors by chunk hash: from the cache, else embedded now and cached at once."""
-        emb = self.embedder
-        assert emb is not None
-        inputs, key_of = self._cache_keys(chunks)
-        keys_needed = list(dict.fromkeys(key_of.values()))
-        found = cache.lookup(self.agent_conn, emb, keys_needed)
-        report.cache_hits += len(found)
-        todo: dict[str, str] = {}
-        for h, k in key_of.items():
-            if k not in found and k not in todo:
-                todo[k] = inputs[h]
-        if todo:
-            keys = list(todo)
-            try:
-                mat = self._embed([todo[k] for k in keys])
-            except EmbeddingError as exc:
-                report.embedding_error = str(exc)
-                return {h: found[k] for h, k in key_of.items() if k in found}
-            fresh = {k: mat[i] for i, k in enumerate(keys)}
-            cache.store(self.agent_conn, emb, fresh)
-            report.embedded += len(fresh)
-            found.update(fresh)
-            if emb.dims and not self.identity.get("vectorDims"):
-                self.identity["vectorDims"] = emb.dims
-        return {h: found[k] for h, k in key_of.items() if k in found}
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        emb = self.embedder
-        assert emb is not None
-        if not self.control.sliced or emb.remote:
-            with embed_turns.urgent(emb):  # someone waits for this run: background slices yield
-                return emb.embed_documents(texts)
-        parts = []
-        for part in _slices(texts):
-            self._between()  # a note just written is indexed now, not after this whole batch
-            embed_turns.background_turn(emb)  # a waiting query goes first
-            parts.append(emb.embed_documents(part))
-        return np.vstack(parts)
-
-    def _fill_vectors(self, run: _Run, paths: list[str] | None = None) -> None:
-        """Embed chunks stored without a vector (new text, an earlier provider failure, or a
-        keyword-only index now that a provider is available), one committed batch at a time."""
-        report = run.report
-        if not self.use_vectors or report.embedding_error:
-            return
-        where, args = "embedding IS NULL", []
-        if paths is not None:
-            if not paths:
-                return
-            where += f" AND path IN ({','.join('?' * len(paths))})"
-            args = list(paths)
-        total = self.conn.execute(f"SELECT count(*) FROM memory_index_chunks WHERE {where}", args).fetchone()[0]
-        if not total:
-            return
-        shown = not self._serving  # urgent work inside a run does not redraw the run's progress
-        if shown:
-            self.progress("vectors", 0, total)
-        done = last = 0
-        while True:
-            rows = self.conn.execute(
-                f"SELECT seq, hash, text FROM memory_index_chunks WHERE {where} AND seq > ? ORDER BY seq LIMIT ?",
-                (*args, last, VECTOR_BATCH)).fetchall()
-            if not rows:
-                break
-            last = rows[-1][0]
-            vectors = self._vectors_for([Chunk(0, 0, t, h) for _, h, t in rows], report)
-            with transaction(self.conn):
-                for seq, h, _ in rows:
-                    if h in vectors:
-                        self.conn.execute("UPDATE memory_index_chunks SET embedding=?, model=? WHERE seq=?",
-                                          (_vec_blob(vectors[h]), self.model_tag, seq))
-                if run.state is not None:
-                    run_progress.update(self.conn, run.state, phase="vectors")
-            done += len(rows)
-            if shown:
-                self.progress("vectors", done, total)
-            if report.embedding_error:
-                break
-            self._between()
-            if self.control.stopping():
-                report.interrupted = True
-                break
 
     def _finish_vectors_count(self, report: SyncReport) -> None:
         if self.use_vectors:

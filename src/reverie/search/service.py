@@ -113,15 +113,15 @@ class SearchService:
         idx = self.index
         conn = idx.conn()
         meta = read_meta(conn, progress.KEY) or {}
-        if read_meta(conn, "last_sync") is None or meta.get("state") == "running":
+        never = read_meta(conn, "last_sync") is None
+        deadline = time.monotonic() + max(FIRST_SEARCH_WAIT if never else 0.0, sync_wait)
+        if never or meta.get("state") == "running":
             # never fully indexed, or a run was cut short: (re)start it; the keyword rows come first
             if not progress.running(idx.index_dir):
                 idx.sync_in_background(full=True)
-            if read_meta(conn, "last_sync") is None:
-                bg = idx.background
-                deadline = time.monotonic() + max(FIRST_SEARCH_WAIT, sync_wait)
-                while bg.running() and not bg.files_ready.wait(0.05) and time.monotonic() < deadline:
-                    pass
+            bg = idx.background
+            while never and bg.running() and not bg.files_ready.wait(0.05) and time.monotonic() < deadline:
+                pass
         dirty = self._dirty_state(blocking=sync_wait > 0)
         if dirty is not None and dirty.dirty:
             if len(dirty.paths) > FILE_GROUP or not dirty.paths:
@@ -131,7 +131,7 @@ class SearchService:
         if idx.pending_writes:
             idx.sync_in_background(paths=sorted(idx.pending_writes))
         if sync_wait > 0 and idx.background.running():
-            idx.background.wait(sync_wait)
+            idx.background.wait(max(0.0, deadline - time.monotonic()))
             dirty = self._dirty_state(blocking=True)
         return dirty
 
@@ -257,7 +257,8 @@ class SearchService:
         if check.status == "mismatched":
             return {"stale": True, "warning": f"Memory index is stale: {'; '.join(check.reasons)}. "
                     "Search results may be incomplete.", "action": "Run: reverie index --force"}
-        info = progress.describe(conn, self.index.index_dir, vectors_used=index_vectors)
+        info = progress.describe(conn, self.index.index_dir, vectors_used=index_vectors,
+                                 starting=self.index.background.running())
         out: dict = {}
         if info is not None:
             out["indexing"] = info
