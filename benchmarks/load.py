@@ -9,8 +9,9 @@ so the figures measure the index and not a model). Then ``--searchers`` processe
 pause between searches) through three phases:
 
 * **alone**: nothing else runs;
-* **writer + watch**: a writer process appends a note through ``Memory.remember`` every second
-  (in today's daily note) and a watcher process re-indexes on change as ``reverie watch`` does;
+* **writer + watch**: a writer process (its embedder loaded, as an agent's server has it) appends a
+  note through ``Memory.remember`` every second (in today's daily note) and a watcher process
+  re-indexes on change as ``reverie watch`` does;
 * **writer + rebuild loop**: the writer goes on and another process rebuilds the index
   (``index --force``) again and again, publishing a new generation each time.
 
@@ -93,6 +94,7 @@ def searcher(home: str, seed: int, pause: float, stop, out) -> None:
 
 def writer(home: str, interval: float, stop, out) -> None:
     mem = _memory(home)
+    mem.embedder  # loaded, as in an agent's running server (its note gets its vector at once)
     rng = random.Random(3)
     n = 0
     lat: list[float] = []

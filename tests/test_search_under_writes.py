@@ -62,3 +62,45 @@ def test_after_a_rebuild_searches_answer_from_the_previous_generation_until_the_
     assert after["debug"]["generation"] == new
     assert [r["path"] for r in after["results"]] == [r["path"] for r in first["results"]]
     reader.close()
+
+
+def test_the_refreshed_matrix_always_equals_the_index(reverie_home):
+    """After any mix of new, edited and deleted notes (and the merges they cause), the matrix a
+    reader refreshes holds exactly the index's vectors: nearest neighbours equal brute force."""
+    import random
+
+    import numpy as np
+
+    from reverie.search.vectors import nearest
+
+    reader = Memory(overrides=FAKE)
+    reader.init()
+    _notes(reader.workspace, 20)
+    reader.sync()
+    reader.search("heron")
+    rng = random.Random(4)
+    notes_dir = reader.workspace / "memory" / "notes"
+    for step in range(25):
+        names = sorted(p.name for p in notes_dir.iterdir())
+        action = rng.choice(["add", "edit", "delete"])
+        if action == "delete" and len(names) > 5:
+            (notes_dir / rng.choice(names)).unlink()
+        elif action == "edit":
+            (notes_dir / rng.choice(names)).write_text(f"- edited {step}: a kestrel and word{step}\n", encoding="utf-8")
+        else:
+            (notes_dir / f"x{step:03d}.md").write_text(f"- added {step}: an egret and word{step}\n", encoding="utf-8")
+        reader.sync()
+        conn, gen = reader.index.snapshot()
+        snap = reader.searcher.vectors.serve(conn, gen, 64)
+        reader.searcher.vectors.wait_loaded(10)  # a background merge may replace it: check both
+        rows = conn.execute("SELECT seq, embedding FROM memory_index_chunks WHERE embedding IS NOT NULL").fetchall()
+        mat = np.stack([np.frombuffer(b, dtype=np.float32) for _, b in rows])
+        q = reader.embedder.embed_query(f"kestrel egret word{step}")
+        sims = mat @ q
+        want = sorted(((int(rows[i][0]), float(sims[i])) for i in range(len(rows))), key=lambda t: (-t[1], t[0]))
+        for current in (snap, reader.searcher.vectors.serve(conn, gen, 64)):
+            got = nearest(current, q, len(rows) + 5)
+            assert sorted(s for s, _ in got) == sorted(s for s, _ in want)
+            assert [round(c, 5) for _, c in got] == [round(c, 5) for _, c in want]
+    assert reader.searcher.vectors.loads == 1
+    reader.close()

@@ -8,11 +8,13 @@ search in another thread keeps using the snapshot it took.
 
 When a rebuild publishes a new generation, its vectors are loaded in a background thread; searches
 go on answering from the previous generation (its connection still reads the unlinked file) until
-the new matrix is ready. Only the very first load of a process happens in the foreground.
+the new matrix is ready. Merging fragmented blocks also happens in the background. Only the very
+first load of a process happens in the foreground.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -35,6 +37,22 @@ class Snapshot:
     @property
     def rows(self) -> int:
         return sum(int(s.shape[0] if m is None else m.sum()) for s, _, m in self.blocks)
+
+    @functools.cached_property
+    def seqs(self) -> np.ndarray:
+        return np.concatenate([s for s, _, _ in self.blocks]) if self.blocks else np.zeros(0, dtype=np.int64)
+
+    @functools.cached_property
+    def dead(self) -> np.ndarray | None:
+        """Positions (over all blocks) of rows masked out, or None when every row is live."""
+        if all(m is None for _, _, m in self.blocks):
+            return None
+        return ~np.concatenate([np.ones(s.shape[0], dtype=bool) if m is None else m for s, _, m in self.blocks])
+
+    @property
+    def fragmented(self) -> bool:
+        dead = self.dead
+        return len(self.blocks) > MAX_BLOCKS or (dead is not None and int(dead.sum()) * 5 > dead.shape[0])
 
 
 def _log_head(conn: apsw.Connection) -> int:
@@ -96,35 +114,29 @@ def refresh(snap: Snapshot) -> Snapshot | None:
     new_seqs, new_vecs = _fetch(conn, snap.dims, changed)
     if new_seqs.shape[0]:
         blocks.append((new_seqs, new_vecs, None))
-    dead = sum(int((~m).sum()) for _, _, m in blocks if m is not None)
-    total = sum(int(s.shape[0]) for s, _, _ in blocks)
-    if len(blocks) > MAX_BLOCKS or (total and dead > total // 5):
-        blocks = list(_merge(blocks))
     return Snapshot(snap.generation, snap.dims, head, conn, tuple(blocks))
+
+
+def compacted(snap: Snapshot) -> Snapshot:
+    """One block without dead rows (a copy of every live vector: done in a background thread)."""
+    return Snapshot(snap.generation, snap.dims, snap.log_id, snap.conn, _merge(snap.blocks))
 
 
 def nearest(snap: Snapshot, query: np.ndarray, k: int) -> list[tuple[int, float]]:
     """(seq, cosine) of the ``k`` nearest live chunks, best first."""
     q = query.astype(np.float32)
-    sims_parts, seq_parts = [], []
-    for seqs, vecs, mask in snap.blocks:
-        if not seqs.shape[0]:
-            continue
-        sims = vecs @ q
-        if mask is not None:
-            sims, seqs = sims[mask], seqs[mask]
-        sims_parts.append(sims)
-        seq_parts.append(seqs)
-    if not sims_parts:
+    parts = [v @ q for s, v, _ in snap.blocks if s.shape[0]]
+    if not parts:
         return []
-    sims = np.concatenate(sims_parts)
-    seqs = np.concatenate(seq_parts)
-    if not sims.shape[0]:
-        return []
+    sims = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    dead = snap.dead
+    if dead is not None:
+        sims[dead] = -np.inf
     k = min(k, sims.shape[0])
     idx = np.argpartition(-sims, k - 1)[:k]
     idx = idx[np.argsort(-sims[idx], kind="stable")]
-    return [(int(seqs[i]), float(sims[i])) for i in idx]
+    seqs = snap.seqs
+    return [(int(seqs[i]), float(sims[i])) for i in idx if sims[i] != -np.inf]
 
 
 class VectorMatrix:
@@ -157,6 +169,8 @@ class VectorMatrix:
                 self._load_in_background(conn, generation, dims)
                 return snap
             self._snap = fresh
+            if fresh.fragmented:
+                self._compact_in_background(fresh)
             return fresh
 
     def top(self, conn: apsw.Connection, generation: str, revision: int, query: np.ndarray,
@@ -170,15 +184,23 @@ class VectorMatrix:
         return load(conn, generation, dims)
 
     def _load_in_background(self, conn: apsw.Connection, generation: str, dims: int) -> None:
+        self._replace_in_background(lambda: self._full(conn, generation, dims))
+
+    def _compact_in_background(self, snap: Snapshot) -> None:
+        # The merged copy is as of ``snap``; whatever changed since is read from the log by the
+        # next refresh, so swapping it in later loses nothing.
+        self._replace_in_background(lambda: compacted(snap))
+
+    def _replace_in_background(self, make) -> None:
         if self._loading is not None and self._loading.is_alive():
             return
 
         def work() -> None:
             try:
-                snap = self._full(conn, generation, dims)
+                snap = make()
             except Exception:  # the next search tries again; this one keeps the old matrix
                 return
-            with self._lock:
+            with self._lock:  # an older log position is fine: the next refresh reads the rest
                 self._snap = snap
 
         self._loading = threading.Thread(target=work, name="reverie-vectors", daemon=True)
