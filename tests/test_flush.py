@@ -78,7 +78,8 @@ def test_long_conversation_flushes_then_compacts_into_summary_plus_recent(reveri
     first_kept = rt.store.events(rt.session.session_id, from_position=comp.data["firstKeptPosition"], limit=1)[0]
     assert nxt["messages"][1]["content"] == first_kept.message.content
     sent = [m["content"] for m in nxt["messages"][1:]]
-    assert not any(DECISIONS[0] in s for s in sent)  # the oldest turn went into the summary
+    # the oldest turn went into the summary (kept offline replies may quote the flushed note: not a turn)
+    assert not any(DECISIONS[0] in m["content"] for m in nxt["messages"][1:] if m["role"] == "user")
     assert sent[-1] == "What did we decide about the hotel?"
     # and the full transcript is still there
     users = [e.text for e in rt.store.events(rt.session.session_id, kinds=("user",))]
@@ -131,7 +132,7 @@ def test_read_only_workspace_skips_flush_and_compaction_goes_on(reverie_home):
                                           {"name": "memory_append", "arguments": {"text": "late note"}}]}, "timeout")])
 def test_model_error_or_timeout_skips_flush_and_compaction_goes_on(reverie_home, step, why):
     mem, model, rt = make(reverie_home, "compaction.memoryFlush.timeoutSeconds=0.3", script={"steps": {"flush": [step]}})
-    for i in range(6):
+    for i in range(4):  # stays below the 4,000-token flush threshold (tool definitions take about 2,500)
         rt.send(f"{DECISIONS[i % 5]} {FILLER}")
     rec = rt.compact("manual")
     assert rec["status"] == "compacted"

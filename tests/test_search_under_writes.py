@@ -48,18 +48,18 @@ def test_after_a_rebuild_searches_answer_from_the_previous_generation_until_the_
     _notes(reader.workspace, 30)
     reader.sync()
     first = reader.search("word3 heron")
-    old = first["debug"]["generation"]
+    old = reader.searcher.last_generation
     other = Memory(overrides=FAKE)
     other.rebuild()  # publishes a new generation
     new = other.index.generation
     other.close()
     assert new != old
     during = reader.search("word3 heron")
-    assert during["debug"]["generation"] == old  # no search waits for the new matrix to load
+    assert reader.searcher.last_generation == old  # no search waits for the new matrix to load
     assert [r["path"] for r in during["results"]] == [r["path"] for r in first["results"]]
     assert reader.searcher.vectors.wait_loaded(30)
     after = reader.search("word3 heron")
-    assert after["debug"]["generation"] == new
+    assert reader.searcher.last_generation == new
     assert [r["path"] for r in after["results"]] == [r["path"] for r in first["results"]]
     reader.close()
 

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from . import models
 from .errors import ReverieError
+from .intents.model import LOCAL_OWNER  # the owner at this machine's terminal (re-exported here)
 from .models.base import ChatMessage, ChatModel, ChatModelError, ContextOverflowError, ToolCall
 from .models.offline import SLUG_SYSTEM_PREFIX
 from .sessions import (MAX_OVERFLOW_COMPACTION_ATTEMPTS, ActiveContext, ModelInput, Pruner, SessionMemoryHook,
@@ -68,16 +69,13 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return (name, rest.strip()) if name in COMMANDS else None
 
 
-LOCAL_OWNER = "local-owner"  # the sender id of the owner using reverie chat on this machine
-
-
 class Runtime:
     """One conversation of one agent (a session key), across its sessions."""
 
     def __init__(self, memory, model: ChatModel | str | None = None, *, session_key: str | None = None,
                  chat_type: str | None = None, channel: str | None = None, sender: str | None = None,
                  owner: bool = True, context_window: int | None = None,
-                 clock: Callable[[], datetime] | None = None):
+                 clock: Callable[[], datetime] | None = None, origin: str = "chat"):
         self.memory = memory
         self.settings = memory.settings
         self.agent = memory.places.agent
@@ -90,6 +88,7 @@ class Runtime:
         self.channel = channel or channel_of(self.key)
         self.sender = sender
         self.owner = owner
+        self.origin = origin  # chat | cron: recorded on each session this runtime starts
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.store = TranscriptStore(memory.places.agent_db)
@@ -116,7 +115,7 @@ class Runtime:
                 self._session = row
                 return row
         row = self.store.current_session(self.key) or self.store.start_session(
-            self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender,
+            self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender, origin=self.origin,
             model=f"{self.model.provider}:{self.model.model}")
         self.memory.sync_in_background()  # session start: bring the index up to date, never waiting
         self._session = row
@@ -129,6 +128,10 @@ class Runtime:
         if which not in self._maintenance:
             self._maintenance[which] = models.create(spec, self.settings.chat)
         return self._maintenance[which]
+
+    def writable(self) -> tuple[bool, str | None]:
+        """Whether this conversation may write to the workspace, and why not."""
+        return self._writable()
 
     def _writable(self) -> tuple[bool, str | None]:
         access = self.settings.sessions.workspace_access
@@ -178,7 +181,8 @@ class Runtime:
         ctx = ctx or active_context(self.store, self.session.session_id)
         inp = build_input(agent=self.agent, now=self.now(), workspace=self.memory.workspace, chat_type=self.chat_type,
                           bootstrap_settings=self.settings.sessions.bootstrap, ctx=ctx, tools=defs,
-                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra)
+                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra,
+                          allow_hard_links=self.settings.search.allow_hard_links)
         return inp
 
     # -- turns ----------------------------------------------------------------------------------
@@ -197,6 +201,11 @@ class Runtime:
         result = TurnResult(text, session_id=sid)
         self.store.append_message(sid, "user", ChatMessage("user", text), sender=self.sender, channel=self.channel)
         extra = self._intent_blocks(text, result)
+        writable, why = self._writable()
+        if not writable:
+            # Without this the model may answer "noted" to "remember ..." with no tool to save it
+            extra.append(("memory is read-only", f"Memory cannot be written in this conversation ({why}). If "
+                          "the user asks you to remember or note something, say plainly that it was NOT saved."))
         tools = self.tools()
         defs = [t.openai() for t in tools]
         self._maybe_flush(self._build(defs, extra), result)
@@ -221,6 +230,9 @@ class Runtime:
         if getattr(out, "fired", None):
             self.store.append(self.session.session_id, "system",
                               {"text": "standing intents fired", "event": "intents", "fired": out.fired})
+            for fired in out.fired:  # the person sees it fired, whatever the model makes of it
+                result.notices.append(f"standing intent fired: {' '.join(str(fired.get('description')).split())}"
+                                      f" ({fired.get('id')}, {fired.get('status')})")
         return [("standing intents", block)] if block else []
 
     def _loop(self, tools: list[Tool], defs: list[dict], extra, result: TurnResult) -> None:

@@ -5,8 +5,9 @@ A handler takes the job (its JSON definition) and a :class:`RunContext` and retu
 
 * ``systemEvent``: append the text to the owning agent's daily note (``memory/YYYY-MM-DD.md``,
   append-only, through :func:`reverie.workspace.append_daily`).
-* ``agentTurn``: recorded as ``skipped`` ("no chat runtime yet"); a chat runtime registers its
-  own handler with :func:`register_handler` to deliver agent turns.
+* ``agentTurn``: run through the chat runtime; the runtime sits above this package, so its handler
+  (:mod:`reverie.cron_turns`) is registered by :meth:`reverie.Memory.scheduler`, which the CLI
+  uses. A bare :class:`Scheduler` without it records the run as an error naming the fix.
 """
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ def system_event(job: dict, ctx: RunContext) -> RunOutcome:
 
 
 def agent_turn(job: dict, ctx: RunContext) -> RunOutcome:
-    return RunOutcome("skipped", summary="no chat runtime yet")
+    # never silently skipped (a job that "ran" without doing anything is a lie in the history)
+    return RunOutcome("error", error="agent turns need the chat runtime: run the scheduler through "
+                      "reverie (`reverie scheduler run`, or Memory.scheduler() in Python)")
 
 
 DEFAULT_HANDLERS = HandlerRegistry({"systemEvent": system_event, "agentTurn": agent_turn})

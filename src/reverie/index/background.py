@@ -144,7 +144,7 @@ class BackgroundSync:
                 if wanted.full:
                     report = self._run("full", None)
                 else:
-                    report = self._run("paths", sorted(wanted.paths)) if wanted.paths else SyncReport()
+                    report = self._run("paths", list(wanted.paths)) if wanted.paths else SyncReport()
                     if report is not None and wanted.vectors:
                         report = self._run("vectors", None)
                 self.last_skipped = report is None

@@ -26,7 +26,7 @@ from ..paths import Places
 from ..store import connect, transaction
 from . import generations
 from .background import BackgroundSync, UrgentQueue, UrgentRequest
-from .discover import discover
+from .discover import SourceFile, discover
 from .identity import compare, read_identity, wanted_identity, write_identity, write_meta
 from .schema import AGENT_CACHE_MIGRATIONS, INDEX_MIGRATIONS, ensure_fts
 from .sync import Control, Progress, Syncer, SyncReport
@@ -76,7 +76,7 @@ class DirtyState:
     new: int = 0
     changed: int = 0
     removed: int = 0
-    paths: list[str] = field(default_factory=list)  # the new, changed and removed sources
+    paths: list = field(default_factory=list)  # the new and changed sources, as discovery made them
 
     def as_dict(self) -> dict:
         return {"dirty": self.dirty, "new": self.new, "changed": self.changed, "removed": self.removed}
@@ -357,7 +357,8 @@ class MemoryIndex:
             raw = Path(entry if isinstance(entry, str) else entry.path).expanduser()
             roots.append(raw if raw.is_absolute() else self.places.workspace / raw)
         before = {d: _mtime(d) for d in _folders(roots)}  # before the walk: a change during it shows next time
-        files = discover(self.places.workspace, self.settings.extra_paths).files
+        files = discover(self.places.workspace, self.settings.extra_paths,
+                         allow_hard_links=self.settings.allow_hard_links).files
         self._discovery = (before, files)
         return files
 
@@ -368,8 +369,8 @@ class MemoryIndex:
             "SELECT path, source, mtime, size FROM memory_index_sources")}
         problems = {r[0]: (r[1], r[2]) for r in conn.execute(
             "SELECT path, mtime, size FROM memory_index_problems")}
-        new: list[str] = []
-        changed: list[str] = []
+        new: list[SourceFile] = []
+        changed: list[SourceFile] = []
         live = set()
         for f in self._discover():
             key = (f.path, f.source)
@@ -382,14 +383,14 @@ class MemoryIndex:
             if old is None:
                 # a file skipped as a problem counts as new again once it changes (it may be fixed)
                 if f.path not in problems or problems[f.path] != (st.st_mtime, st.st_size):
-                    new.append(f.path)
+                    new.append(f)
                 continue
             if (st.st_mtime, st.st_size) != old:
-                changed.append(f.path)
-        removed = [k[0] for k in stored if k not in live]
+                changed.append(f)
+        removed = [k for k in stored if k not in live]
         has_meta = read_identity(conn) is not None
         dirty = bool(new or changed or removed) or not has_meta
-        return DirtyState(dirty, len(new), len(changed), len(removed), new + changed + removed)
+        return DirtyState(dirty, len(new), len(changed), len(removed), new + changed)
 
     def revision(self, conn: apsw.Connection | None = None) -> int:
         return (conn or self.conn()).execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()[0]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat as statmod
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,12 @@ from ..embeddings import Embedder
 from ..store import transaction
 from ..text.fts import segment_for_index
 from ..workspace.annotations import parse_annotations
+from ..workspace.files import NotRegularFile, read_regular
+from ..workspace.textclean import decode_note
 from . import cache, progress as run_progress
 from .chunking import Chunk, chunk_markdown
 from .discover import SourceFile, discover
+from .discover import _refusal as refusal_of  # one rule for what a memory file is
 from .identity import compare, read_identity, write_identity, write_meta
 from .vector_fill import VectorFill, _vec_blob, embedding_input  # noqa: F401  (embedding_input: API)
 
@@ -96,20 +98,22 @@ def chunk_id(source: str, path: str, chunk: Chunk) -> str:
 
 
 def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]:
-    """(text, raw bytes, problem) for a file; a problem means skip it and say why."""
+    """(text, raw bytes, problem) for a file. Without text the file is skipped and the problem
+    says why; with text and a problem it is indexed and the problem says what was replaced (NUL
+    bytes, invalid UTF-8: one bad segment must not hide the rest of a daily note). Only regular
+    files are opened, never blocking: a FIFO named ``*.md`` must not hang the sync."""
+    if src.render is not None:  # generated text (a table file's description), see discover.py
+        return src.render()
     try:
-        size = src.abspath.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, None, f"too large ({size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
-        raw = src.abspath.read_bytes()
+        raw, st = read_regular(src.abspath, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
+    except NotRegularFile as exc:
+        return None, None, f"not a regular file ({exc.kind}); skipped"
     except OSError as exc:
         return None, None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in raw[:8192]:
-        return None, None, "binary content (NUL bytes); not indexed"
-    try:
-        return raw.decode("utf-8"), raw, None
-    except UnicodeDecodeError as exc:
-        return None, None, f"invalid UTF-8 at byte {exc.start}; not indexed"
+    if raw is None:
+        return None, None, f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
+    text, problem = decode_note(raw)
+    return text, (raw if text is not None else None), problem
 
 
 class Syncer(VectorFill):
@@ -142,7 +146,7 @@ class Syncer(VectorFill):
         t0 = time.perf_counter()
         run = _Run(SyncReport())
         report = run.report
-        found = discover(self.workspace, self.settings.extra_paths)
+        found = discover(self.workspace, self.settings.extra_paths, allow_hard_links=self.settings.allow_hard_links)
         report.files = run.files_total = len(found.files)
         report.problems.update(found.problems)
         with transaction(self.conn):
@@ -185,34 +189,38 @@ class Syncer(VectorFill):
                           "(SELECT max(id) FROM memory_index_vector_log) - ?", (VECTOR_LOG_KEEP,))
 
     # -- a targeted run ----------------------------------------------------------------------------
-    def run_paths(self, keys: list[str], *, in_scope: bool, vectors: bool = True) -> SyncReport:
-        """Index just these files (workspace-relative or absolute paths as the index stores them).
+    def run_paths(self, items: list, *, in_scope: bool, vectors: bool = True) -> SyncReport:
+        """Index just these files: :class:`SourceFile` entries as discovery made them, or paths
+        (workspace-relative, or absolute outside it) of memory notes.
 
-        ``in_scope``: the caller knows they are memory files (discovery found them, or reverie wrote
-        them); otherwise a path the index does not know yet is left for a full run and listed in
-        ``report.unknown``. ``vectors``: embed the new chunks now (else they wait for a later run).
+        ``in_scope``: the caller knows the paths are memory files (reverie wrote them); otherwise a
+        path the index does not know yet is left for a full run, which applies discovery's rules,
+        and is listed in ``report.unknown``. ``vectors``: embed the new chunks now (else they wait
+        for a later run).
         """
         t0 = time.perf_counter()
         run = _Run(SyncReport())
         report = run.report
-        keys = list(dict.fromkeys(keys))
-        stored = self._stored(keys)
+        items = list(dict.fromkeys(items))
+        stored = self._stored([i.path if isinstance(i, SourceFile) else i for i in items])
         files: list[SourceFile] = []
         gone: list[tuple[str, str]] = []
-        for key in keys:
-            abspath = Path(key) if os.path.isabs(key) else self.workspace / key
-            try:
-                regular = statmod.S_ISREG(abspath.lstat().st_mode)
-            except OSError:
-                regular = False
-            if not regular:  # deleted, or no longer a plain file (discovery skips symlinks)
-                if (key, "memory") in stored:
-                    gone.append((key, "memory"))
+        for item in items:
+            src = item if isinstance(item, SourceFile) else \
+                SourceFile(item, Path(item) if os.path.isabs(item) else self.workspace / item)
+            key = (src.path, src.source)
+            if src.render is None:
+                why = refusal_of(src.abspath, self.settings.allow_hard_links)
+                if why or not src.abspath.exists():  # deleted, or no longer a file discovery takes
+                    if key in stored:
+                        gone.append(key)
+                    if why:
+                        report.problems[src.path] = why
+                    continue
+            if key not in stored and not (in_scope or isinstance(item, SourceFile)):
+                report.unknown.append(src.path)
                 continue
-            if (key, "memory") not in stored and not in_scope:
-                report.unknown.append(key)
-                continue
-            files.append(SourceFile(key, abspath))
+            files.append(src)
         report.files = run.files_total = len(files)
         live = self._index_files(files, run, stored=stored)
         self._served |= live
@@ -221,7 +229,7 @@ class Syncer(VectorFill):
         if vectors:
             self._fill_vectors(run, paths=[f.path for f in files])
         self._finish_vectors_count(report)
-        self._record_problems(report.problems, only=keys)
+        self._record_problems(report.problems, only=[k for k, _ in gone] + [f.path for f in files])
         if self.identity != read_identity(self.conn):  # e.g. the vector size learned just now
             with transaction(self.conn):
                 write_identity(self.conn, self.identity)
@@ -237,6 +245,15 @@ class Syncer(VectorFill):
         return run.report
 
     # -- files phase -------------------------------------------------------------------------------
+    def _problems(self, paths: list[str]) -> dict[str, tuple]:
+        out: dict[str, tuple] = {}
+        for i in range(0, len(paths), 400):
+            part = paths[i:i + 400]
+            for r in self.conn.execute(f"SELECT path, problem, mtime, size FROM memory_index_problems "
+                                       f"WHERE path IN ({','.join('?' * len(part))})", part):
+                out[r[0]] = (r[1], r[2], r[3])
+        return out
+
     def _stored(self, keys: list[str]) -> dict[tuple[str, str], tuple]:
         out: dict[tuple[str, str], tuple] = {}
         for i in range(0, len(keys), 400):
@@ -256,6 +273,8 @@ class Syncer(VectorFill):
         batch: list[_Pending] = []
         touched: list[tuple[float, int, int]] = []
         size = 0
+        # What was replaced in a file indexed anyway is said again while the file is unchanged.
+        repaired = self._problems([f.path for f in files])
         for src in files:
             key = (src.path, src.source)
             run.files_done += 1
@@ -272,10 +291,13 @@ class Syncer(VectorFill):
             if old and old[2] == st.st_mtime and old[3] == st.st_size:
                 report.unchanged += 1
                 live.add(key)
+                if src.path in repaired and repaired[src.path][1:] == (st.st_mtime, st.st_size):
+                    report.problems.setdefault(src.path, repaired[src.path][0])
                 continue
             text, raw, problem = _read_source(src)
             if problem:
                 report.problems[src.path] = problem
+            if text is None:
                 continue
             live.add(key)
             digest = hashlib.sha256(raw).hexdigest()

@@ -66,6 +66,7 @@ class SearchService:
         self._dirty_thread: threading.Thread | None = None
         self._vectors_requested = 0.0
         self._generation: str | None = None  # the generation the current search reads
+        self.last_generation: str | None = None  # ... and the one the last search read
 
     # -- background sync ----------------------------------------------------------------------
     def start(self) -> None:
@@ -125,8 +126,9 @@ class SearchService:
                 pass
         dirty = self._dirty_state(blocking=sync_wait > 0)
         if dirty is not None and dirty.dirty:
-            if len(dirty.paths) > FILE_GROUP or not dirty.paths:
-                idx.sync_in_background(full=True)  # many files: a tracked run shows its progress
+            if len(dirty.paths) > FILE_GROUP or dirty.removed or not dirty.paths:
+                # many files (a tracked run shows its progress), or removals (out of scope, or gone)
+                idx.sync_in_background(full=True)
             else:
                 idx.sync_in_background(paths=dirty.paths)
         if idx.pending_writes:
@@ -246,8 +248,8 @@ class SearchService:
             "selection": out["mode"], "candidates": out["candidates"], "window": window,
             "legs": out["legs"], "hits": len(results), "embedMs": round(embed_ms, 2),
             "rankMs": out["ms"]["total"], "searchMs": round((time.perf_counter() - t0) * 1000, 2),
-            "generation": self._generation,
         })
+        self.last_generation = self._generation  # (kept off the answer: every token of it costs)
         answer = {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug}
         answer.update(self._freshness(conn, check, dirty, index_vectors))
         return answer

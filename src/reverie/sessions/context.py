@@ -99,13 +99,13 @@ def history_items(ctx: ActiveContext) -> list[tuple[int | None, ChatMessage]]:
 
 def build_input(*, agent: str, now: datetime, workspace: Path, chat_type: str, bootstrap_settings,
                 ctx: ActiveContext, tools: list[dict], pruner: Pruner | None, window: int, clock: float,
-                extra_blocks: list[tuple[str, str]] | None = None) -> ModelInput:
+                extra_blocks: list[tuple[str, str]] | None = None, allow_hard_links: bool = False) -> ModelInput:
     parts = [base_system_prompt(agent, now)]
     files: list[BootstrapFile] = []
     if bootstrap_settings.enabled and workspace.is_dir():
         files = load_bootstrap(workspace, chat_type=chat_type, max_chars=bootstrap_settings.max_chars,
                                total_max_chars=bootstrap_settings.total_max_chars,
-                               user_max_chars=bootstrap_settings.user_max_chars)
+                               user_max_chars=bootstrap_settings.user_max_chars, allow_hard_links=allow_hard_links)
         rendered = render_bootstrap(files)
         if rendered:
             parts.append(rendered)

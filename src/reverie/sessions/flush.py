@@ -26,6 +26,8 @@ from ..models.base import ChatMessage, ChatModel
 from ..models.offline import FLUSH_PROMPT_PREFIX, FLUSH_SYSTEM_PREFIX, NO_REPLY
 from ..tools.base import Tool, ToolError
 from ..workspace.annotations import neutralise_annotations
+from ..workspace.files import read_regular
+from ..workspace.textclean import clean_text, decode_note
 from ..workspace.writes import append_daily, daily_note_path
 from .compaction import DeadlineExceeded, run_with_deadline
 
@@ -117,14 +119,15 @@ def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult,
     rel = target.relative_to(workspace).as_posix()
 
     def append(args: dict) -> dict:
-        text = args["text"].strip()
+        cleaned = clean_text(args["text"])
+        text = cleaned.text.strip()
         if not text:
             raise ToolError(f"{FLUSH_TOOL}: text is empty")
         if cancelled.is_set():
             raise ToolError(f"{FLUSH_TOOL}: the flush turn has ended (timeout); nothing written")
-        try:
-            existing = target.read_text(encoding="utf-8") if target.exists() else ""
-        except (OSError, UnicodeDecodeError):
+        try:  # non-blocking and regular files only: a FIFO in the note's place must not hang the turn
+            existing = decode_note(read_regular(target)[0] or b"")[0] or ""
+        except OSError:
             existing = ""
         text = neutralise_annotations(text)
         if _norm(text) in _entries(existing):
@@ -133,7 +136,10 @@ def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult,
         append_daily(workspace, text, now=when, tz=tz)
         result.appended.append(text)
         result.path = rel
-        return {"status": "appended", "path": rel, "chars": len(text)}
+        out = {"status": "appended", "path": rel, "chars": len(text)}
+        if cleaned.removed:
+            out["cleaned"] = cleaned.summary()
+        return out
 
     schema = {"type": "object", "additionalProperties": False, "required": ["text"],
               "properties": {"text": {"type": "string", "maxLength": 20_000,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..workspace.annotations import neutralise_annotations
+from ..workspace.textclean import clean_text
 from .store import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ def render_note(messages: list[tuple[str, str]], *, when: datetime, session_key:
              "## Conversation Summary", ""]
     for role, text in messages:
         # conversation text is not the owner's curation: it may not carry live annotations
-        body = neutralise_annotations(text).replace("\n", "\n  ")
+        body = neutralise_annotations(clean_text(text).text).replace("\n", "\n  ")
         lines.append(f"{role}: {body}")
     return "\n".join(lines) + "\n"
 

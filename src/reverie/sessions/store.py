@@ -136,6 +136,34 @@ _EVENT_COLS = "seq, session_id, session_key, position, event_id, kind, created_a
 _UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
 
 
+def _search_row(kind: str, payload: dict) -> tuple[str, str] | None:
+    """(indexed text, role) of an event's session-search row, or None when it has none."""
+    msg = payload.get("message")
+    text = msg.get("content") if isinstance(msg, dict) else None
+    if kind in ("user", "assistant", "tool_call") and isinstance(text, str) and text.strip():
+        return segment_for_index(text, "cjk"), "user" if kind == "user" else "assistant"
+    return None
+
+
+def rebuild_search_index(conn) -> int:
+    """Make ``transcript_fts`` again from the events (after a repair that saved events whose search
+    rows were damaged); returns the rows written. Call inside a transaction."""
+    conn.execute("DELETE FROM transcript_fts")
+    written = 0
+    rows = conn.execute("SELECT seq, session_id, kind, encoding, body FROM transcript_events "
+                        "WHERE kind IN ('user', 'assistant', 'tool_call') ORDER BY seq").fetchall()
+    for seq, session_id, kind, encoding, body in rows:
+        try:
+            search = _search_row(kind, _decode(encoding, body))
+        except Exception:  # an event whose body was damaged: it keeps no search row
+            continue
+        if search is not None:
+            conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                         (seq, search[0], session_id, search[1]))
+            written += 1
+    return written
+
+
 def _decode(encoding: str, body: bytes) -> dict:
     raw = zlib.decompress(body) if encoding == "zlib" else body
     return json.loads(raw)
@@ -234,40 +262,65 @@ class TranscriptStore:
     # -- events ---------------------------------------------------------------------------------
     def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None) -> Event:
         """Record one event now, in its own transaction (with its search row)."""
+        with self._lock, transaction(self._conn):
+            return self._insert_event(session_id, kind, payload, at)
+
+    def restore_session(self, row: dict, events: list[tuple[str, dict, int | None, str | None]]) -> bool:
+        """Insert a whole session from an archive or another system, keeping its id: the session
+        row (``SessionRow`` field names) and its events as (kind, payload, epoch ms, event id), all in
+        one transaction. False, writing nothing, when a session with that id exists already."""
+        cols = [f.name for f in fields(SessionRow) if f.name not in ("event_count", "transcript_bytes")]
+        values = {c: row.get(c) for c in cols}
+        values.update(channel=values["channel"] or "cli", chat_type=values["chat_type"] or "direct",
+                      origin=values["origin"] or "import", started_at=values["started_at"] or now_ms())
+        for c in ("compaction_count", "total_tokens", "total_tokens_fresh", "input_tokens", "output_tokens"):
+            values[c] = values[c] or 0
+        with self._lock, transaction(self._conn):
+            if self._conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (values["session_id"],)).fetchone():
+                return False
+            self._conn.execute(f"INSERT INTO sessions({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                               [values[c] for c in cols])
+            for kind, payload, at, event_id in events:
+                self._insert_event(values["session_id"], kind, payload, at, event_id=event_id,
+                                   touch=False)
+        return True
+
+    def _insert_event(self, session_id: str, kind: str, payload: dict, at: int | None, *,
+                      event_id: str | None = None, touch: bool = True) -> Event:
+        """The body of :meth:`append`; the caller holds the lock and a transaction."""
         if kind not in KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
         payload = _scrub(payload)  # a lone surrogate (bad stdin byte, odd model output) must not lose the event
         at = at or now_ms()
-        event_id = uuid.uuid4().hex
-        with self._lock, transaction(self._conn):
-            row = self._conn.execute("SELECT session_key, event_count FROM sessions WHERE session_id = ?",
-                                     (session_id,)).fetchone()
-            if row is None:
-                raise ValueError(f"no session {session_id!r}")
-            key, count = row
-            position = count + 1
-            doc = {"id": event_id, "type": kind, "sessionId": session_id, "sessionKey": key,
-                   "position": position, "timestamp": iso_ms(at), **payload}
-            raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
-            encoding, body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
-            msg = payload.get("message")
-            tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
-                estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
-            cur = self._conn.execute(
-                f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens))
-            seq = self._conn.last_insert_rowid()
-            del cur
-            text = msg.get("content") if isinstance(msg, dict) else None
-            if kind in ("user", "assistant", "tool_call") and text and text.strip():
-                self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
-                                   (seq, segment_for_index(text, "cjk"), session_id,
-                                    "user" if kind == "user" else "assistant"))
-            touch = ", last_interaction_at = ?" if kind in INTERACTION_KINDS else ""
-            params = (len(raw), *((at,) if touch else ()), session_id)
-            self._conn.execute(
-                f"UPDATE sessions SET event_count = event_count + 1, transcript_bytes = transcript_bytes + ?{touch} "
-                "WHERE session_id = ?", params)
+        event_id = event_id or uuid.uuid4().hex
+        row = self._conn.execute("SELECT session_key, event_count FROM sessions WHERE session_id = ?",
+                                 (session_id,)).fetchone()
+        if row is None:
+            raise ValueError(f"no session {session_id!r}")
+        key, count = row
+        position = count + 1
+        doc = {"id": event_id, "type": kind, "sessionId": session_id, "sessionKey": key,
+               "position": position, "timestamp": iso_ms(at), **payload}
+        raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+        encoding, body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
+        msg = payload.get("message")
+        tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
+            estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
+        cur = self._conn.execute(
+            f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens))
+        seq = self._conn.last_insert_rowid()
+        del cur
+        search = _search_row(kind, payload)
+        if search is not None:
+            self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                               (seq, search[0], session_id, search[1]))
+        # a restored session keeps its own last_interaction_at
+        freshness = ", last_interaction_at = ?" if kind in INTERACTION_KINDS and touch else ""
+        params = (len(raw), *((at,) if freshness else ()), session_id)
+        self._conn.execute(
+            f"UPDATE sessions SET event_count = event_count + 1, transcript_bytes = transcript_bytes + ?{freshness} "
+            "WHERE session_id = ?", params)
         return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens)
 
     def append_message(self, session_id: str, kind: str, msg: ChatMessage, *, at: int | None = None,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
+from ..workspace.textclean import clean_text
 from .base import Tool, ToolError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,8 +66,9 @@ APPEND_SCHEMA = {
 
 def memory_get(mem: "Memory", path: str, from_line: int = 1, lines: int = DEFAULT_LINES,
                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
-    absolute, display = resolve_memory_path(mem.workspace, path, mem.settings.search.extra_paths)
-    return read_window(absolute, display, from_line, lines, max_chars)
+    search = mem.settings.search
+    absolute, display = resolve_memory_path(mem.workspace, path, search.extra_paths)
+    return read_window(absolute, display, from_line, lines, max_chars, allow_hard_links=search.allow_hard_links)
 
 
 def memory_tools(mem: "Memory") -> list[Tool]:
@@ -77,13 +79,20 @@ def memory_tools(mem: "Memory") -> list[Tool]:
         return memory_get(mem, args["path"], args.get("from", 1), args.get("lines", DEFAULT_LINES))
 
     def append(args: dict) -> dict:
-        text = args["text"]
+        cleaned = clean_text(args["text"])  # a NUL from an agent once hid a whole day from search
+        text = cleaned.text
         if not text.strip():
-            raise ToolError("memory_append: text is empty")
+            raise ToolError("memory_append: text is empty" + (f" ({cleaned.summary()})" if cleaned.removed else ""))
         # an agent's note is not the owner's: it may not set importance or supersede entries
-        path = mem.remember(neutralise_annotations(text))
-        return {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(),
-                "chars": len(text.strip())}
+        try:
+            path = mem.remember(neutralise_annotations(text))
+        except OSError as exc:  # a read-only or full disk: the model must not answer "noted"
+            raise ToolError(f"memory_append: nothing was saved: {exc.strerror or exc}"
+                            + (f" ({exc.filename})" if exc.filename else "")) from None
+        out = {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(), "chars": len(text.strip())}
+        if cleaned.removed:
+            out["cleaned"] = cleaned.summary()
+        return out
 
     return [
         Tool("memory_search", SEARCH_DESCRIPTION, SEARCH_SCHEMA, search, title="Search memory"),
