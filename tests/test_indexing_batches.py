@@ -125,16 +125,19 @@ def test_a_scope_change_needs_only_a_plain_index(reverie_home, tmp_path):
 
 
 def test_search_on_a_half_indexed_workspace_resumes_the_run(reverie_home):
-    mem = Memory(overrides=FAKE)
+    mem = Memory(overrides=SLOW)  # 60 vectors to redo: 8 slices of 0.2 s in the background
     mem.init()
-    notes(mem.workspace, 30)
+    notes(mem.workspace, 120)
     mem.sync()
     conn = mem.index.conn()  # as a kill in the vectors phase leaves it
     conn.execute("UPDATE memory_index_chunks SET embedding = NULL WHERE seq % 2 = 0")
     conn.execute("UPDATE memory_index_meta SET value = json_set(value, '$.state', 'running', '$.phase', 'vectors') "
                  "WHERE key = 'index_progress'")
     mem.close()
-    mem = Memory(overrides=FAKE)
+    agent = connect(mem.places.agent_db)
+    agent.execute("DELETE FROM memory_embedding_cache")  # the killed run had not cached them either
+    agent.close()
+    mem = Memory(overrides=SLOW)
     out = mem.search("word7 heron")
     assert "memory/notes/n0007.md" in [r["path"] for r in out["results"]]
     assert out["stale"] is True and out["indexing"]["vectors"]["done"] < out["indexing"]["vectors"]["total"]

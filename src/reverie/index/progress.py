@@ -52,21 +52,25 @@ def running(index_dir: Path) -> bool:
 
 
 def describe(conn: apsw.Connection, index_dir: Path, *, vectors_used: bool, starting: bool = False) -> dict | None:
-    """The ``indexing`` block of a search or status answer; None when no run is pending.
+    """The ``indexing`` block of a search or status answer; None when the index is not known to
+    be behind. It is behind when no full run has finished on it yet, when a run was cut short (and
+    none runs now), or when chunks lack their vector. A re-sync running over an index that was
+    complete is not news by itself: the dirty check says whether files changed.
 
     ``starting``: this process has a run queued that may not hold the lock yet."""
-    meta = read_meta(conn, KEY)
+    meta = read_meta(conn, KEY) or {}
     chunks, vectors = counts(conn)
     never = read_meta(conn, "last_sync") is None  # no full run ever finished on this index
-    unfinished = never or (bool(meta) and meta.get("state") != "done")
-    if not unfinished and not (vectors_used and vectors < chunks):
-        return None
     live = starting or running(index_dir)
-    cut_short = bool(meta) and meta.get("state") != "done"
+    cut_short = meta.get("state") not in (None, "done") and not live
+    missing = vectors_used and vectors < chunks
+    if not (never or cut_short or missing):
+        return None
+    in_files = (never or cut_short) and meta.get("state") not in (None, "done")
     out: dict = {"state": "running" if live else ("interrupted" if cut_short else "pending"),
-                 "phase": (meta or {}).get("phase", "files") if unfinished else "vectors",
+                 "phase": meta.get("phase", "files") if in_files else ("files" if never else "vectors"),
                  "chunks": chunks}
-    if cut_short and meta.get("files"):
+    if in_files and meta.get("files"):
         out["files"] = dict(meta["files"])
     if vectors_used:
         out["vectors"] = {"done": vectors, "total": chunks}
