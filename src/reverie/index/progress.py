@@ -61,9 +61,12 @@ def describe(conn: apsw.Connection, index_dir: Path, *, vectors_used: bool, star
     meta = read_meta(conn, KEY) or {}
     chunks, vectors = counts(conn)
     never = read_meta(conn, "last_sync") is None  # no full run ever finished on this index
-    live = starting or running(index_dir)
-    cut_short = meta.get("state") not in (None, "done") and not live
+    unfinished = meta.get("state") not in (None, "done")
     missing = vectors_used and vectors < chunks
+    if not (never or unfinished or missing):
+        return None
+    live = starting or running(index_dir)  # (a lock probe: only when something may be pending)
+    cut_short = unfinished and not live
     if not (never or cut_short or missing):
         return None
     in_files = (never or cut_short) and meta.get("state") not in (None, "done")
