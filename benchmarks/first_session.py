@@ -72,7 +72,7 @@ async def session(home: Path, provider: str, every: float, limit: float) -> dict
             if appended_found is None and len(calls) >= 3:
                 await call(c, "memory_append", {"text": "The spare key is under the blue flowerpot."})
                 found = await call(c, "memory_search", {"query": "spare key blue flowerpot"})
-                appended_found = found["hits"] > 0
+                appended_found = any("flowerpot" in r["snippet"] for r in found.get("results", []))
             await asyncio.sleep(every)
     lat = [x["ms"] for x in calls]
     return {"server_ready_s": round(t_ready, 2), "calls": calls, "max_ms": max(lat), "p50_ms": pct(lat, 50),

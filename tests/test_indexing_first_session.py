@@ -9,6 +9,7 @@ before the indexing finished (no timing is asserted)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import json
 import os
 import sys
@@ -151,4 +152,81 @@ def test_session_start_kicks_off_a_background_sync(reverie_home):
     assert mem.index.chunk_count() >= 1
     assert mem.index.dirty_state().dirty is False
     rt.close()
+    mem.close()
+
+
+def test_an_append_while_another_process_embeds_is_searchable_at_once(reverie_home):
+    import subprocess
+
+    mem = Memory(overrides=SLOW)
+    mem.init()
+    write_folder(mem.workspace, 1280)  # 20 vector batches of 0.2 s in the other process
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(reverie_home), REVERIE_TIMEZONE="UTC")
+    proc = subprocess.Popen([sys.executable, "-c", "from reverie.cli.main import run; run()", "index",
+                             *sum((["--set", s] for s in SLOW), [])],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:  # its plain progress lines: wait for the vectors phase
+            if line.startswith("indexing vectors:"):
+                break
+        path = mem.remember("The boiler service is booked for Thursday.")
+        assert proc.poll() is None, "the other index run should still be embedding"
+        out = mem.search("boiler service Thursday")
+        assert [r["path"] for r in out["results"]][:1] == [path.relative_to(mem.workspace).as_posix()]
+        assert not mem.index.pending_writes
+    finally:
+        proc.wait(120)
+    mem.close()
+    again = Memory(overrides=SLOW)
+    assert again.status()["vector"]["missing"] == 0  # the other run embedded the note too
+    again.close()
+
+
+class _GatedEmbedder:
+    """A provider whose passage batches wait for a gate (queries never do), registered like any
+    other: a background batch can be held inside the engine while a search runs."""
+
+    gate = threading.Event()
+    inside = threading.Event()
+
+
+def _gated(settings):
+    from reverie.embeddings.fake import FakeEmbedder
+
+    class Gated(FakeEmbedder):
+        provider = "gated"
+
+        def _embed_batch(self, texts, *, query):
+            if not query:
+                _GatedEmbedder.inside.set()
+                _GatedEmbedder.gate.wait(30)
+            return super()._embed_batch(texts, query=query)
+
+    return Gated()
+
+
+def test_a_search_never_queues_behind_a_background_batch(reverie_home):
+    from reverie.embeddings import register
+
+    register("gated", _gated)
+    _GatedEmbedder.gate.set()
+    mem = Memory(overrides=['memory.search.provider="gated"'])
+    mem.init()
+    write_folder(mem.workspace, 200)
+    mem.sync()
+    assert mem.search("otter river")["mode"] == "hybrid"
+    _GatedEmbedder.gate.clear()
+    _GatedEmbedder.inside.clear()
+    (mem.workspace / "memory" / "late.md").write_text("- A late note about an otter.\n", encoding="utf-8")
+    mem.index.sync_in_background(paths=["memory/late.md"])  # its vector: a batch held in the engine
+    try:
+        assert _GatedEmbedder.inside.wait(30)
+        out = mem.search("otter river")  # would wait for the gate if it queued behind the batch
+        assert "busy indexing" in out["debug"]["vectorSkipped"] and out["mode"] == "keyword-only"
+        assert out["results"] and out["stale"] is True  # answered, and said it is behind
+    finally:
+        _GatedEmbedder.gate.set()
+    assert mem.searcher.wait_for_sync(30)
+    assert mem.search("otter river")["mode"] == "hybrid"
     mem.close()

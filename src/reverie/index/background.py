@@ -6,8 +6,9 @@ lock: when another process holds it, that process is already bringing the index 
 
 A note reverie just wrote must be searchable at once, but a long run (a first index of thousands
 of notes) holds the sync lock for minutes. So a targeted request made while a run of this process
-holds the lock is queued for that run, which serves it between two batches (within one batch's
-time); otherwise the caller takes the lock itself.
+holds the lock in its files phase is queued for that run, which serves it between two batches;
+in its vectors phase the caller writes the text beside the run (see ``MemoryIndex.sync_paths``);
+otherwise the caller takes the lock itself.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ class UrgentQueue:
         self._mutex = threading.Lock()
         self._items: list[UrgentRequest] = []
         self.active = 0  # runs of this process holding the sync lock now
+        self.stage: str | None = None  # "vectors" once the (full) run holding it only embeds
+
+    def set_stage(self, name: str) -> None:
+        self.stage = name
 
     def offer(self, req: UrgentRequest) -> bool:
         """Queue ``req`` if a run of this process can serve it; False when none runs."""
@@ -82,6 +87,8 @@ class UrgentQueue:
             self.serve(syncer)  # whatever arrived during the last batch
         with self._mutex:
             self.active -= 1
+            if not self.active:
+                self.stage = None
 
 
 @dataclass

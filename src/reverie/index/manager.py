@@ -27,7 +27,8 @@ from ..store import connect, transaction
 from . import generations
 from .background import BackgroundSync, UrgentQueue, UrgentRequest
 from .discover import SourceFile, discover
-from .identity import compare, read_identity, wanted_identity, write_identity, write_meta
+from . import progress as run_progress
+from .identity import compare, read_identity, read_meta, wanted_identity, write_identity, write_meta
 from .schema import AGENT_CACHE_MIGRATIONS, INDEX_MIGRATIONS, ensure_fts
 from .sync import Control, Progress, Syncer, SyncReport
 
@@ -205,11 +206,11 @@ class MemoryIndex:
 
     # -- writing ----------------------------------------------------------------------------
     def _locked_run(self, work: Callable[[Syncer], SyncReport], *, blocking: bool, progress: Progress | None = None,
-                    sliced: bool = False, use_embedder: bool = True, stoppable: bool = False) -> SyncReport | None:
+                    background: bool = False, use_embedder: bool = True, stoppable: bool = False) -> SyncReport | None:
         """Run ``work`` on a Syncer of the live generation under the sync lock; None when
         ``blocking`` is off and the lock is held elsewhere. A damaged generation is replaced and
         the work runs once more, on the fresh one."""
-        control = Control(between=self.urgent.serve, sliced=sliced,
+        control = Control(between=self.urgent.serve, background=background, stage=self.urgent.set_stage,
                           stopping=self.background.stop.is_set if stoppable else (lambda: False))
         for attempt in (1, 2):
             with generations.lock(self.index_dir, "sync", blocking=blocking) as got:
@@ -225,11 +226,13 @@ class MemoryIndex:
             self.repair(reason)  # outside the sync lock: repair takes the rebuild lock
         return None
 
-    def _run_on(self, path: Path, work, progress, control: Control, use_embedder: bool) -> SyncReport:
+    def _run_on(self, path: Path, work, progress, control: Control, use_embedder: bool, *,
+                register: bool = True) -> SyncReport:
         conn = self._open(path)
         agent = open_agent_db(self.places)
         syncer = None
-        self.urgent.enter()
+        if register:
+            self.urgent.enter()
         try:
             stored = read_identity(conn)
             ensure_fts(conn, (stored or wanted_identity(self.settings, None))["ftsTokenizer"])
@@ -240,7 +243,8 @@ class MemoryIndex:
             return work(syncer)
         finally:
             try:
-                self.urgent.leave(syncer)
+                if register:
+                    self.urgent.leave(syncer)
             finally:
                 conn.close()
                 agent.close()
@@ -264,6 +268,13 @@ class MemoryIndex:
         req = UrgentRequest(list(keys), in_scope, vectors)
         deadline = time.monotonic() + wait
         while True:
+            if self._embedding_elsewhere():
+                # The holder only embeds now (its files are done) and its loop takes new chunks
+                # too: write the note's text beside it, its vector comes from that run.
+                self.urgent.withdraw(req)
+                report = self._run_on(self._ensure_generation(), lambda s: s.run_paths(
+                    req.keys, in_scope=in_scope, vectors=False), None, Control(), False, register=False)
+                break
             if self.urgent.offer(req):  # a run of this process holds the lock: it serves us next
                 if req.done.wait(max(0.0, min(0.05, deadline - time.monotonic()))):
                     if req.error is not None:
@@ -282,6 +293,15 @@ class MemoryIndex:
         self.pending_writes.difference_update(keys)
         return report
 
+    def _embedding_elsewhere(self) -> bool:
+        """Whether the sync lock is held by a full run that is past its files (only embedding),
+        here or in another process (its progress row says so)."""
+        if self.urgent.active:
+            return self.urgent.stage == "vectors"
+        meta = read_meta(self.conn(), run_progress.KEY) or {}
+        return meta.get("state") == "running" and meta.get("phase") == "vectors" and \
+            generations.is_held(self.index_dir, "sync")
+
     def sync_in_background(self, *, full: bool = False, paths=(), vectors: bool = False) -> None:
         """Ask the background thread for a full run, a targeted run of ``paths`` and/or a vector fill."""
         self.background.request(full=full, paths=paths, vectors=vectors)
@@ -293,18 +313,18 @@ class MemoryIndex:
 
         started = time.monotonic()
         if kind == "full":
-            report = self._locked_run(lambda s: s.run(), blocking=False, progress=files_done, sliced=True,
+            report = self._locked_run(lambda s: s.run(), blocking=False, progress=files_done, background=True,
                                       stoppable=True)
             self._covered(report, started)
             return report
         if kind == "paths":
-            report = self._locked_run(lambda s: s.run_paths(arg, in_scope=True), blocking=False, sliced=True,
+            report = self._locked_run(lambda s: s.run_paths(arg, in_scope=True), blocking=False, background=True,
                                       stoppable=True)
             if report is not None:
                 self.pending_writes.difference_update(arg)
             self._covered(report, started)
             return report
-        return self._locked_run(lambda s: s.run_vectors(), blocking=False, sliced=True, stoppable=True)
+        return self._locked_run(lambda s: s.run_vectors(), blocking=False, background=True, stoppable=True)
 
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
         """Build a fresh generation from the files (reusing cached vectors) and publish it.

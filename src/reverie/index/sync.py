@@ -72,7 +72,8 @@ class Control:
 
     between: Callable[["Syncer"], None] = lambda syncer: None
     stopping: Callable[[], bool] = lambda: False
-    sliced: bool = False  # embed in short slices so a query never waits long for the engine
+    stage: Callable[[str], None] = lambda name: None  # "vectors": the run embeds from now on
+    background: bool = False  # nobody waits for this run: queries go first at the embedder
 
 
 @dataclass

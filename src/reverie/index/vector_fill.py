@@ -2,9 +2,9 @@
 or the provider, one committed batch at a time.
 
 The cache (in the agent database) is keyed by the hash of the text the model reads, so it survives
-rebuilds and is shared by chunks that differ only in annotation comments. In a background run the
-provider is called in short slices, and before each slice urgent work (a note just written, a
-waiting query) goes first.
+rebuilds and is shared by chunks that differ only in annotation comments. Between two batches
+urgent work (a note just written) is served; at the embedder a waiting query goes first, and a
+query never waits long for a background batch (see ``embed_turns``).
 """
 
 from __future__ import annotations
@@ -17,17 +17,13 @@ import numpy as np
 
 from ..errors import EmbeddingError
 from ..store import transaction
-from ..text.cjk import estimate_tokens
 from . import cache, embed_turns, progress as run_progress
 from .chunking import Chunk
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sync import SyncReport, _Run
 
-VECTOR_BATCH = 64          # chunks per vector transaction (and per embedding-cache write)
-# One provider call of a background run: a query waits for at most this much work.
-SLICE_ITEMS = 8
-SLICE_TOKENS = 1_200
+VECTOR_BATCH = 64  # chunks per vector transaction, embedding-cache write and provider call
 
 
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
@@ -44,19 +40,6 @@ def embedding_input(text: str) -> str:
 
 def _vec_blob(v: np.ndarray) -> bytes:
     return np.asarray(v, dtype=np.float32).tobytes()
-
-
-def _slices(texts: list[str]) -> list[list[str]]:
-    out: list[list[str]] = []
-    budget = 0
-    for t in texts:
-        cost = estimate_tokens(t) + 1
-        if not out or len(out[-1]) >= SLICE_ITEMS or budget + cost > SLICE_TOKENS:
-            out.append([])
-            budget = 0
-        out[-1].append(t)
-        budget += cost
-    return out
 
 
 class VectorFill:
@@ -111,15 +94,12 @@ class VectorFill:
     def _embed(self, texts: list[str]) -> np.ndarray:
         emb = self.embedder
         assert emb is not None
-        if not self.control.sliced or emb.remote:
-            with embed_turns.urgent(emb):  # someone waits for this run: background slices yield
+        if not self.control.background:
+            with embed_turns.urgent(emb):  # someone waits for this run: background work yields
                 return emb.embed_documents(texts)
-        parts = []
-        for part in _slices(texts):
-            self._between()  # a note just written is indexed now, not after this whole batch
-            embed_turns.background_turn(emb)  # a waiting query goes first
-            parts.append(emb.embed_documents(part))
-        return np.vstack(parts)
+        embed_turns.background_turn(emb)  # a query waiting for the engine goes first
+        with embed_turns.background_call(emb):  # and a query arriving now does not wait for us
+            return emb.embed_documents(texts)
 
     def _fill_vectors(self, run: _Run, paths: list[str] | None = None) -> None:
         """Embed chunks stored without a vector (new text, an earlier provider failure, or a
@@ -138,6 +118,10 @@ class VectorFill:
             return
         shown = not self._serving  # urgent work inside a run does not redraw the run's progress
         if shown:
+            self.control.stage("vectors")  # notes written from now on may be indexed beside this run
+            if run.state is not None:
+                with transaction(self.conn):
+                    run_progress.update(self.conn, run.state, phase="vectors")
             self.progress("vectors", 0, total)
         done = last = 0
         while True:
@@ -156,8 +140,8 @@ class VectorFill:
                 if run.state is not None:
                     run_progress.update(self.conn, run.state, phase="vectors")
             done += len(rows)
-            if shown:
-                self.progress("vectors", done, total)
+            if shown:  # (a note indexed beside this run joins it: done may pass the first total)
+                self.progress("vectors", done, max(total, done))
             if report.embedding_error:
                 break
             self._between()

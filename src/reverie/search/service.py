@@ -216,14 +216,17 @@ class SearchService:
                                           f"chunks); keyword-only until they are")
             else:
                 te = time.perf_counter()
+                qv = None
                 try:
-                    with embed_turns.urgent(emb):
-                        qv = emb.embed_query(q)
+                    with embed_turns.query_turn(emb) as free:
+                        if free:
+                            qv = emb.embed_query(q)
+                        else:  # never wait seconds for a background batch: keyword-only this once
+                            debug["vectorSkipped"] = "the embedder is busy indexing; keyword-only for this search"
                 except EmbeddingError as exc:
                     if emb.remote and self.state.requested not in ("auto",):
                         return unavailable(str(exc), exc.quota, self.state.provider, self.state.model)
                     debug["embeddingBootstrap"] = f"query embedding failed, keyword-only: {exc}"
-                    qv = None
                 embed_ms = (time.perf_counter() - te) * 1000
                 if qv is not None and np_any(qv):
                     snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
