@@ -2,7 +2,7 @@
 
 * An empty query returns at once and never touches the embedder.
 * A search never waits for indexing. On a workspace that was never fully indexed it starts the
-  index in the background, waits at most half a second for the keyword rows, and answers from
+  index in the background, waits at most 0.3 s for the keyword rows, and answers from
   what is indexed so far with ``stale`` and an ``indexing`` block (files and vectors done of
   total). A dirty index (files changed since they were indexed) is re-synced in the background
   (only the changed files) and the answer says ``stale``. A zero-hit query triggers nothing.
@@ -32,7 +32,7 @@ from . import pipeline
 from .vectors import VectorMatrix, nearest
 
 DIRTY_CHECK_SECONDS = 1.0
-FIRST_SEARCH_WAIT = 0.5   # a first search waits this long at most for the keyword rows
+FIRST_SEARCH_WAIT = 0.3   # a first search waits this long at most for the keyword rows
 FIRST_CHECK_WAIT = 0.1    # ... and this long for a dirty check of unknown cost
 # Chunks without a vector that hybrid ranking tolerates (notes just written by another process,
 # at most 1 % of the index): a chunk without one would rank below every chunk with one.
