@@ -230,3 +230,37 @@ def test_a_search_never_queues_behind_a_background_batch(reverie_home):
     assert mem.searcher.wait_for_sync(30)
     assert mem.search("otter river")["mode"] == "hybrid"
     mem.close()
+
+
+def test_an_append_during_a_rebuild_elsewhere_is_searchable_during_and_after_it(reverie_home):
+    import subprocess
+
+    from reverie.store import connect
+
+    mem = Memory(overrides=SLOW)
+    mem.init()
+    write_folder(mem.workspace, 1280)
+    mem.sync()
+    agent = connect(mem.places.agent_db)
+    agent.execute("DELETE FROM memory_embedding_cache")  # the rebuild must embed: it takes seconds
+    agent.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(reverie_home), REVERIE_TIMEZONE="UTC")
+    proc = subprocess.Popen([sys.executable, "-c", "from reverie.cli.main import run; run()", "index", "--force",
+                             *sum((["--set", s] for s in SLOW), [])],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:
+            if line.startswith("indexing vectors:"):
+                break
+        path = mem.remember("The plumber comes on Friday at ten.")
+        rel = path.relative_to(mem.workspace).as_posix()
+        assert proc.poll() is None, "the rebuild should still be running"
+        assert [r["path"] for r in mem.search("plumber Friday")["results"]][:1] == [rel]
+    finally:
+        assert proc.wait(300) == 0
+    mem.search("plumber Friday")  # the new generation is live: the pending note is re-synced
+    assert mem.searcher.wait_for_sync(30)
+    assert [r["path"] for r in mem.search("plumber Friday")["results"]][:1] == [rel]
+    assert not mem.index.pending_writes
+    mem.close()

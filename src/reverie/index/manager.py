@@ -268,12 +268,18 @@ class MemoryIndex:
         req = UrgentRequest(list(keys), in_scope, vectors)
         deadline = time.monotonic() + wait
         while True:
-            if self._embedding_elsewhere():
-                # The holder only embeds now (its files are done) and its loop takes new chunks
-                # too: write the note's text beside it, its vector comes from that run.
+            beside = self._writable_beside()
+            if beside:
+                # The holder does not write this generation's text now (a full run that only
+                # embeds, and takes new chunks too; or a rebuild into a new generation): write the
+                # note's text beside it. After a rebuild the new generation may lack the note:
+                # it stays pending, so this process's next search re-syncs it.
                 self.urgent.withdraw(req)
                 report = self._run_on(self._ensure_generation(), lambda s: s.run_paths(
                     req.keys, in_scope=in_scope, vectors=False), None, Control(), False, register=False)
+                if beside == "rebuild":
+                    self.pending_writes.update(keys)
+                    return report
                 break
             if self.urgent.offer(req):  # a run of this process holds the lock: it serves us next
                 if req.done.wait(max(0.0, min(0.05, deadline - time.monotonic()))):
@@ -293,14 +299,18 @@ class MemoryIndex:
         self.pending_writes.difference_update(keys)
         return report
 
-    def _embedding_elsewhere(self) -> bool:
-        """Whether the sync lock is held by a full run that is past its files (only embedding),
-        here or in another process (its progress row says so)."""
+    def _writable_beside(self) -> str | None:
+        """Why a note's text may be written to the live generation without the sync lock:
+        "vectors" when the lock is held by a full run past its files (here, or in another process
+        whose progress row says so), "rebuild" when a rebuild holds it; None otherwise."""
         if self.urgent.active:
-            return self.urgent.stage == "vectors"
+            return "vectors" if self.urgent.stage == "vectors" else None
+        if not generations.is_held(self.index_dir, "sync"):
+            return None
+        if generations.is_held(self.index_dir, "rebuild"):
+            return "rebuild"
         meta = read_meta(self.conn(), run_progress.KEY) or {}
-        return meta.get("state") == "running" and meta.get("phase") == "vectors" and \
-            generations.is_held(self.index_dir, "sync")
+        return "vectors" if meta.get("state") == "running" and meta.get("phase") == "vectors" else None
 
     def sync_in_background(self, *, full: bool = False, paths=(), vectors: bool = False) -> None:
         """Ask the background thread for a full run, a targeted run of ``paths`` and/or a vector fill."""
