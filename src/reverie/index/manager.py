@@ -276,7 +276,8 @@ class MemoryIndex:
                 # it stays pending, so this process's next search re-syncs it.
                 self.urgent.withdraw(req)
                 report = self._run_on(self._ensure_generation(), lambda s: s.run_paths(
-                    req.keys, in_scope=in_scope, vectors=False), None, Control(), False, register=False)
+                    req.keys, in_scope=in_scope, vectors=vectors), None, Control(quick=True), vectors,
+                    register=False)
                 if beside == "rebuild":
                     self.pending_writes.update(keys)
                     return report

@@ -74,6 +74,7 @@ class Control:
     stopping: Callable[[], bool] = lambda: False
     stage: Callable[[str], None] = lambda name: None  # "vectors": the run embeds from now on
     background: bool = False  # nobody waits for this run: queries go first at the embedder
+    quick: bool = False  # embed only if the engine is free now (a note written beside a busy run)
 
 
 @dataclass

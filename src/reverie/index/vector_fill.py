@@ -82,6 +82,8 @@ class VectorFill:
                 mat = self._embed([todo[k] for k in keys])
             except EmbeddingError as exc:
                 report.embedding_error = str(exc)
+                mat = None
+            if mat is None:
                 return {h: found[k] for h, k in key_of.items() if k in found}
             fresh = {k: mat[i] for i, k in enumerate(keys)}
             cache.store(self.agent_conn, emb, fresh)
@@ -91,11 +93,16 @@ class VectorFill:
                 self.identity["vectorDims"] = emb.dims
         return {h: found[k] for h, k in key_of.items() if k in found}
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str]) -> np.ndarray | None:
+        """The vectors of ``texts``; None when this run may only embed quickly and the engine is
+        busy with someone else's batch (the chunks then wait for a later run)."""
         emb = self.embedder
         assert emb is not None
+        if self.control.quick:
+            with embed_turns.query_turn(emb) as free:
+                return emb.embed_documents(texts) if free else None
         if not self.control.background:
-            with embed_turns.urgent(emb):  # someone waits for this run: background work yields
+            with embed_turns.urgent(emb), embed_turns.background_call(emb):  # someone waits for this run
                 return emb.embed_documents(texts)
         embed_turns.background_turn(emb)  # a query waiting for the engine goes first
         with embed_turns.background_call(emb):  # and a query arriving now does not wait for us
