@@ -10,7 +10,7 @@ from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, opts
 
 LABELS = {"reverie.providers": "embedding providers (memory.search.provider)",
           "reverie.models": "chat models (chat.model = NAME:MODEL)",
-          "reverie.stores": "storage engines (arrive with the storage seam)"}
+          "reverie.stores": "storage engines (memory.store.backend)"}
 
 
 def register(app: typer.Typer) -> None:
