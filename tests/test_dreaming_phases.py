@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from dreaming_helpers import (CRON, OWNER, WEB, day, durable_life, memory_text, night, open_mem, recall, sha,
                               write)
 
@@ -14,9 +16,11 @@ from reverie.dreaming.state import load, open_readonly
 from reverie.store import connect
 from reverie.trust import lineage
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 
 def store(mem):
-    conn = open_readonly(mem.places.agent_db)
+    conn = open_readonly(mem.agent_store)
     try:
         return load(conn)
     finally:
@@ -165,7 +169,7 @@ def test_promotion_records_lineage_of_the_writing_session(reverie_home):
     deep = mem.dream(now=night(4)).as_dict()["phases"]["deep"]
     assert deep["promoted"], deep
     key = deep["promoted"][0]["entryKey"]
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     rows = conn.execute(f"SELECT session_id FROM {lineage.TABLE} WHERE entry_key = ?", (key,)).fetchall()
     conn.close()
     assert rows == [(sid,)]
@@ -195,7 +199,7 @@ def test_a_dry_run_changes_nothing(reverie_home):
     mem = open_mem()
     durable_life(mem)
     files = {p: sha(p) for p in mem.workspace.rglob("*") if p.is_file()}
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     tables = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"))
     rows = conn.execute("SELECT count(*), sum(recall_count) FROM memory_recall_signals").fetchone()
     conn.close()
@@ -203,7 +207,7 @@ def test_a_dry_run_changes_nothing(reverie_home):
     assert out["dryRun"] and out["phases"]["deep"]["counts"]["added"] == 1  # the plan is shown
     assert {p: sha(p) for p in mem.workspace.rglob("*") if p.is_file()} == files
     assert not (mem.workspace / "DREAMS.md").exists()
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     assert sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")) == tables
     assert conn.execute("SELECT count(*), sum(recall_count) FROM memory_recall_signals").fetchone() == rows
     conn.close()
@@ -244,7 +248,7 @@ def test_the_store_caps_entries_hashes_and_days(reverie_home):
     from reverie.search import signals as sig
 
     mem = open_mem()
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     sig.SIGNAL_MIGRATIONS.apply(conn)
     from reverie.store import transaction
 

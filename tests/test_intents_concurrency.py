@@ -10,6 +10,8 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from reverie.intents import IntentStore, TurnContext
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
@@ -17,7 +19,21 @@ T1 = datetime(2026, 7, 1, 10, 0, tzinfo=timezone.utc)
 OWNER = TurnContext(channel="telegram", sender="42", conversation="chat-1", owner=True)
 
 
-def _seed(db: Path) -> str:
+@pytest.fixture
+def db(agent_db):
+    """The agent database on each engine in turn: on PostgreSQL the agent's advisory lock plays
+    SQLite's write lock."""
+    return agent_db
+
+
+def spec(db) -> str:
+    """How a child process reaches ``db``."""
+    if getattr(db, "engine", "sqlite") == "postgres":
+        return json.dumps({"dsn": db.dsn, "agent": db.agent})
+    return json.dumps({"path": str(db)})
+
+
+def _seed(db) -> str:
     s = IntentStore(db)
     try:
         return s.create(OWNER, description="Confirm the return ticket", trigger_keywords=["杭州", "hangzhou"],
@@ -26,8 +42,7 @@ def _seed(db: Path) -> str:
         s.close()
 
 
-def test_concurrent_threads_fire_once(tmp_path: Path):
-    db = tmp_path / "agent.sqlite"
+def test_concurrent_threads_fire_once(db):
     intent_id = _seed(db)
     n = 8
     stores = [IntentStore(db) for _ in range(n)]
@@ -62,7 +77,9 @@ import json, sys, time
 from datetime import datetime, timezone
 from pathlib import Path
 from reverie.intents import IntentStore, TurnContext
-db, go = Path(sys.argv[1]), Path(sys.argv[2])
+from reverie.store import PostgresAgentDatabase
+where, go = json.loads(sys.argv[1]), Path(sys.argv[2])
+db = Path(where["path"]) if "path" in where else PostgresAgentDatabase(where["dsn"], where["agent"])
 s = IntentStore(db)
 s.conn()
 print("ready", flush=True)
@@ -74,11 +91,10 @@ print(json.dumps(r.as_dict()), flush=True)
 """
 
 
-def test_concurrent_processes_fire_once(tmp_path: Path):
-    db = tmp_path / "agent.sqlite"
+def test_concurrent_processes_fire_once(db, tmp_path: Path):
     intent_id = _seed(db)
     go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(go)], stdout=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, spec(db), str(go)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(4)]
     try:
         for p in procs:
