@@ -18,6 +18,7 @@ import threading
 from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import UserError
+from .candidates import EF_SEARCH
 from .schema import APP_ROLE, GRANTS, MIGRATION_LOCK, MIGRATIONS, SCHEMA
 
 POOL_MAX = 16
@@ -94,6 +95,9 @@ def migrate(dsn: str) -> list[str]:
                     ran.append(f"{m.version:04d}_{m.name}")
                 if ran or not _app_role_ready(conn):
                     conn.execute(GRANTS)
+            except psycopg.errors.UndefinedFile as exc:  # CREATE EXTENSION of one the server lacks
+                raise UserError(f"the PostgreSQL server lacks an extension reverie needs (pgvector): "
+                                f"{str(exc).strip().splitlines()[0]}") from None
             except psycopg.errors.InsufficientPrivilege as exc:
                 raise UserError(f"the database needs reverie's schema migrations and role "
                                 f"{conn.info.user!r} may not apply them ({str(exc).strip()}); run "
@@ -122,6 +126,9 @@ def _configure(conn) -> None:
                        "FROM pg_roles WHERE rolname = current_user", (APP_ROLE,)).fetchone()
     if row and row[0] and row[1]:
         conn.execute(f"SET ROLE {APP_ROLE}")
+    # vector scans: enough HNSW candidates, and keep scanning while the agent's filter drops rows
+    conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+    conn.execute("SET hnsw.iterative_scan = relaxed_order")
 
 
 def pool_for(dsn: str):
