@@ -65,11 +65,13 @@ def snapshot(mem) -> dict:
     files = {str(p.relative_to(mem.places.home)): hashlib.sha256(p.read_bytes()).hexdigest()
              for p in mem.workspace.rglob("*") if p.is_file()}
     conn = connect(mem.agent_store)
-    tables = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+    # the tables SQLite has made so far (PostgreSQL's schema holds every table from the start)
+    tables = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")) \
+        if mem.agent_store.engine == "sqlite" else []
     events = conn.execute("SELECT count(*) FROM transcript_events").fetchone()[0]
     # SQLite makes the tombstone table on first use; PostgreSQL's schema always has it
     tombstones = (conn.execute("SELECT count(*) FROM memory_forget_tombstones").fetchone()[0]
-                  if "memory_forget_tombstones" in tables else 0)
+                  if "memory_forget_tombstones" in tables or mem.agent_store.engine != "sqlite" else 0)
     conn.close()
     return {"files": files, "tables": tables, "events": events, "tombstones": tombstones,
             "revision": mem.index.revision()}
