@@ -452,7 +452,7 @@ def write_report(out: Path, body: str) -> None:
     update_section(out, "perf", "Speed and scale", body)
 
 
-PARTS = ("scale", "embed-load", "oneshot")
+PARTS = ("scale", "embed-load", "oneshot", "postgres")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -462,6 +462,8 @@ def main(argv: list[str] | None = None) -> dict:
                          "embed-load (the bundled embedder idle and under load, before and after its OpenMP "
                          "settings, about 4 min), oneshot (cold CLI commands against warm processes, about 2 min)")
     ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--pg-sizes", default="10000,100000", help="postgres: units per size")
+    ap.add_argument("--pg-dsn", default=None, help="postgres: a server of your own (default: a temporary local one)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     ap.add_argument("--no-report", action="store_true")
@@ -502,6 +504,11 @@ def main(argv: list[str] | None = None) -> dict:
         if not args.no_report:
             update_section(args.out, oneshot.SECTION, "One-shot commands and warm processes", body)
         out["oneshot"] = {"results": results, "report": body}
+    if "postgres" in parts:
+        import perf_postgres
+
+        out["postgres"] = perf_postgres.main([int(x) for x in args.pg_sizes.split(",") if x.strip()], args.pg_dsn,
+                                             None if args.no_report else args.out)
     return out
 
 

@@ -6,8 +6,8 @@ keeps the tokens reverie's own keyword index makes (:func:`reverie.text.fts.arra
 bigrams and characters, porter stems) in a ``text[]`` column with a GIN index, agent first. The
 query rules are the SQLite engine's (:func:`reverie.text.fts.build_query`): the strict query (every
 term; a CJK word as its bigrams, checked as a phrase on the text) first, the relaxed one (any
-token) to fill the window. Ranking is BM25 over those tokens (document frequency per query token
-from the GIN index, unit length as its token count, the agent's totals kept beside the units), and
+token) to fill the window. Ranking is BM25 over those tokens (each token's document frequency and the agent's totals kept
+beside the units, in the writer's transaction; a unit's length is its token count), and
 the score shown is the SQLite engine's: half BM25 turned into [0,1] as FTS5's rank is, half the
 share of the query's words the unit holds (:func:`reverie.search.keyword.query_coverage`).
 
@@ -61,22 +61,31 @@ def ensure_dims(conn, dims: int) -> None:
                  f"((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}")
 
 
-def write_units(conn, units: list[Unit]) -> list[int]:
-    """Add units (in the caller's transaction, if any); returns their seqs."""
-    seqs: list[int] = []
-    tokens = 0
+def write_units(conn, units: list[Unit], *, returning: bool = True) -> list[int]:
+    """Add units (in the caller's transaction, if any); returns their seqs (none when not
+    ``returning``: one pipelined batch instead of a round trip per unit)."""
+    rows, tokens, every = [], 0, []
     for u in units:
         toks = array_tokens(u.text, "cjk")
         tokens += len(toks)
-        emb = vector_literal(u.embedding) if u.embedding is not None else None
-        seqs.append(conn.execute(
-            "INSERT INTO memory_index_units(path, source, start_line, end_line, text, tokens, dims, embedding) "
-            "VALUES (?,?,?,?,?,?::text[],?,?::vector) RETURNING seq",
-            (u.path, u.source, u.start_line, u.end_line, u.text, toks,
-             len(u.embedding) if u.embedding is not None else None, emb)).fetchone()[0])
+        every += toks
+        rows.append((u.path, u.source, u.start_line, u.end_line, u.text, toks,
+                     len(u.embedding) if u.embedding is not None else None,
+                     vector_literal(u.embedding) if u.embedding is not None else None))
+    sql = ("INSERT INTO memory_index_units(path, source, start_line, end_line, text, tokens, dims, embedding) "
+           "VALUES (?,?,?,?,?,?::text[],?,?::vector)")
+    seqs: list[int] = []
+    if returning:
+        seqs = [conn.execute(sql + " RETURNING seq", row).fetchone()[0] for row in rows]
+    elif rows:
+        conn.executemany(sql, rows)
     conn.execute("INSERT INTO memory_index_stats(units, tokens) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE "
                  "SET units = memory_index_stats.units + excluded.units, "
                  "tokens = memory_index_stats.tokens + excluded.tokens", (len(units), tokens))
+    if every:
+        conn.execute("INSERT INTO memory_index_tokens(token, df) SELECT t, count(*) FROM unnest(?::text[]) AS t "
+                     "GROUP BY t ON CONFLICT (agent_id, token) DO UPDATE SET df = memory_index_tokens.df + excluded.df",
+                     (every,))
     return seqs
 
 
@@ -84,18 +93,35 @@ def _term_groups(terms: list[str]) -> list[list[str]]:
     return [g for g in (term_tokens(t, "cjk") for t in terms) if g]
 
 
+# BM25 over distinct tokens (tf = 1): a unit's score is the sum of its matched tokens' idf times
+# one length factor. The idf comes from the token counts kept beside the units; at most SCAN_CAP
+# matching units are scored per pass (a word in half the notes would otherwise cost a scan of half
+# the table for hits that all score low), the text of the top k only is read.
+SCAN_CAP = 2000
+RARE_SHARE = 0.05  # a token in more of the agent's units than this is "common": searched last
+
 _KEYWORD_SQL = """
-WITH q AS (SELECT unnest(?::text[]) AS tok),
-stats AS (SELECT greatest(units, 1)::float8 AS n, greatest(tokens::float8 / greatest(units, 1), 1) AS avgl
-          FROM memory_index_stats),
-df AS (SELECT tok, (SELECT count(*) FROM memory_index_units u WHERE u.tokens @> ARRAY[q.tok]) AS df FROM q),
-hit AS (SELECT seq, tokens, text FROM memory_index_units WHERE {where})
-SELECT h.seq, h.text,
-       -sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
-            * (? + 1) / (1 + ? * (1 - ? + ? * cardinality(h.tokens) / s.avgl))) AS rank
-FROM hit h CROSS JOIN stats s JOIN df ON h.tokens @> ARRAY[df.tok]
-GROUP BY h.seq, h.text ORDER BY rank, h.seq LIMIT ?
+WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, idf)),
+top AS MATERIALIZED (
+  SELECT u.seq, (SELECT sum(w.idf) FROM w WHERE u.tokens @> ARRAY[w.tok]) * ? / (1 + ? * cardinality(u.tokens)) AS score
+  FROM (SELECT seq, tokens FROM memory_index_units WHERE {where} LIMIT {cap}) u ORDER BY score DESC, u.seq LIMIT ?)
+SELECT top.seq, u.text, -top.score FROM top JOIN memory_index_units u ON u.seq = top.seq
+ORDER BY top.score DESC, top.seq
 """
+
+
+def _weights(conn, tokens: list[str]) -> tuple[dict[str, float], dict[str, int], float, float]:
+    """idf and document frequency of each token, the agent's unit count and mean unit length."""
+    import math
+
+    row = conn.execute("SELECT units, tokens FROM memory_index_stats").fetchone() or (0, 0)
+    n = max(row[0], 1)
+    avgl = max(row[1] / n, 1.0)
+    df = dict.fromkeys(tokens, 0)
+    df.update({t: d for t, d in conn.execute("SELECT token, df FROM memory_index_tokens WHERE token = ANY(?::text[])",
+                                             (tokens,))})
+    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    return idf, df, float(n), avgl
 
 
 def keyword_top(conn, query: str, k: int) -> list[Candidate]:
@@ -107,19 +133,30 @@ def keyword_top(conn, query: str, k: int) -> list[Candidate]:
     if not groups:
         return []
     every = list(dict.fromkeys(t for g in groups for t in g))
+    idf, df, n, avgl = _weights(conn, every)
+    if not any(df.values()):
+        return []  # no unit holds any of the words
     phrases = [t.lower() for t in q.terms if has_cjk(t) and len(t) > 2]  # bigrams in their order
+    rare = [t for t in every if 0 < df[t] <= RARE_SHARE * n]
+    common = [t for t in every if df[t] > RARE_SHARE * n]
+    passes: list[tuple[bool, str, list]] = []
+    if all(df[t] for t in every):
+        where, params = "tokens @> ?::text[]", [every]
+        for p in phrases:
+            where += " AND lower(text) LIKE ?"
+            params.append("%" + p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        passes.append((True, where, params))
+    if len(every) > 1:
+        passes += [(False, "tokens && ?::text[]", [toks]) for toks in (rare, common) if toks]
+    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = a / (1 + c * len) with these two numbers
+    a, c = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / avgl / (1 + K1 * (1 - B))
+    weights = [idf[t] for t in every]
     out: dict[int, Candidate] = {}
-    for strict in (True, False):
-        if len(out) >= k or (not strict and len(groups) == 1 and len(groups[0]) == 1):
+    for strict, where, params in passes:
+        if len(out) >= k:
             break
-        where = "tokens @> ?::text[]" if strict else "tokens && ?::text[]"
-        params: list = [every]
-        if strict:
-            for p in phrases:
-                where += " AND lower(text) LIKE ?"
-                params.append("%" + p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        rows = conn.execute(_KEYWORD_SQL.format(where=where), (every, *params, K1, K1, B, B, k))
-        for seq, text, rank in rows:
+        sql = _KEYWORD_SQL.format(where=where, cap=SCAN_CAP)
+        for seq, text, rank in conn.execute(sql, (every, weights, a, c, *params, k)):
             if seq not in out:
                 score = 0.5 * bm25_to_score(rank) + 0.5 * query_coverage(text, q.terms)
                 out[seq] = Candidate(seq, score, rank, strict)

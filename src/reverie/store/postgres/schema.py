@@ -358,8 +358,15 @@ CREATE TABLE {SCHEMA}.memory_index_stats (
   tokens bigint NOT NULL DEFAULT 0,
   PRIMARY KEY (agent_id)
 );
+-- how many of the agent's units hold each token (BM25's document frequency, FTS5 keeps its own)
+CREATE TABLE {SCHEMA}.memory_index_tokens (
+  {AGENT_COLUMN},
+  token text NOT NULL,
+  df bigint NOT NULL,
+  PRIMARY KEY (agent_id, token)
+);
 """
-INDEX_TABLES = ("memory_index_units", "memory_index_stats")
+INDEX_TABLES = ("memory_index_units", "memory_index_stats", "memory_index_tokens")
 
 
 @dataclass(frozen=True)
