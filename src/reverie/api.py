@@ -212,12 +212,12 @@ class Memory:
             self._signals.submit(query, out["results"], today(self.settings.tz()))
         return out
 
-    def get(self, path: str, from_line: int = 1, lines: int | None = None) -> dict[str, Any]:
-        """Read lines of a memory file (the ``memory_get`` tool)."""
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
+        """Read lines of a memory file (the ``memory_get`` tool); ``path`` may be a search citation
+        (``memory/2026-07-01.md#L5-L9``)."""
         from .tools.memory import memory_get
-        from .workspace.read import DEFAULT_LINES
 
-        return memory_get(self, path, from_line, lines or DEFAULT_LINES)
+        return memory_get(self, path, from_line, lines)
 
     def tools(self, context=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,

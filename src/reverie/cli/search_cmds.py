@@ -99,8 +99,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command(help="Read lines of a memory file (MEMORY.md, USER.md, memory/*.md, extra paths).")
     def get(ctx: typer.Context,
-            path: Annotated[str, typer.Argument(help="workspace-relative memory path")],
-            from_line: Annotated[int, typer.Option("--from", min=1, help="first line (1-based)")] = 1,
+            path: Annotated[str, typer.Argument(help="workspace-relative memory path, or a search citation (path#L5-L9)")],
+            from_line: Annotated[Optional[int], typer.Option("--from", min=1, help="first line (1-based; default 1, or the citation's)")] = None,
             lines: Annotated[Optional[int], typer.Option("--lines", min=1, help="how many lines (default 120)")] = None,
             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:

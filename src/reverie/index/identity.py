@@ -14,11 +14,12 @@ import apsw
 
 from ..config import SearchSettings
 from ..embeddings import Embedder
+from .chunking import CHUNKER
 
 META_KEY = "memory_index_meta_v1"
 IDENTITY_VERSION = 1
 REBUILD_ACTION = "reverie index --force"
-_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "ftsTokenizer", "sources", "scopeHash", "version")
+_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "chunker", "ftsTokenizer", "sources", "scopeHash", "version")
 _VECTOR_FIELDS = ("provider", "model", "providerKey")
 
 
@@ -39,6 +40,7 @@ def wanted_identity(settings: SearchSettings, embedder: Embedder | None) -> dict
         "vectorDims": embedder.dims if embedder else 0,
         "chunkTokens": settings.chunking.tokens,
         "chunkOverlap": settings.chunking.overlap,
+        "chunker": CHUNKER,
         "ftsTokenizer": settings.store.fts.tokenizer,
         "sources": ["memory"],
         "scopeHash": scope_hash(settings),

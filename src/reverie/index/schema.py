@@ -74,12 +74,32 @@ _REVISION_TRIGGERS = "\n".join(
     for op in ("insert", "update", "delete")
 )
 
+_UNIT_WINDOWS = """
+ALTER TABLE memory_index_chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
+-- a run of consecutive units of one file: the chunks first_seq..last_seq (a file's units are
+-- written together, so their seqs are consecutive); embedding = the normalised mean of theirs
+CREATE TABLE memory_index_windows (
+  seq INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'memory',
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  embedding BLOB
+) STRICT;
+CREATE INDEX memory_index_windows_path_source ON memory_index_windows(path, source);
+CREATE INDEX memory_index_windows_first ON memory_index_windows(first_seq);
+"""
+
 INDEX_MIGRATIONS = Migrations("index", [
     Migration("0001_base", _INDEX_BASE),
     Migration("0002_revision_triggers", _REVISION_TRIGGERS),
     # the stat a problem file had, so that fixing it makes the index dirty again
     Migration("0003_problem_stat", "ALTER TABLE memory_index_problems ADD COLUMN mtime REAL; "
                                    "ALTER TABLE memory_index_problems ADD COLUMN size INTEGER;"),
+    # chunks are entries (units); each sits in one or two context windows of its file (index/chunking.py)
+    Migration("0004_unit_windows", _UNIT_WINDOWS),
 ])
 
 

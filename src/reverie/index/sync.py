@@ -29,7 +29,7 @@ from ..workspace.annotations import parse_annotations
 from ..workspace.files import NotRegularFile, read_regular
 from ..workspace.textclean import decode_note
 from . import cache
-from .chunking import Chunk, chunk_markdown
+from .chunking import Chunk, Window, chunk_markdown, is_curated
 from .discover import SourceFile, discover
 from .identity import compare, read_identity, write_meta
 
@@ -62,7 +62,8 @@ class _Pending:
     hash: str
     mtime: float
     size: int
-    chunks: list[Chunk]
+    chunks: list[Chunk]  # the file's units
+    windows: list[Window] = field(default_factory=list)
 
 
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
@@ -103,6 +104,18 @@ def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]
 
 def _vec_blob(v: np.ndarray) -> bytes:
     return np.asarray(v, dtype=np.float32).tobytes()
+
+
+def _mean_blob(vectors: list) -> bytes | None:
+    """A window's vector: the normalised mean of its units' vectors (None while none has one). The
+    mean, not an embedding of the window's text: nothing more to embed, and measured on LoCoMo it
+    ranks nearly as well (docs/search.md)."""
+    vecs = [np.asarray(v, dtype=np.float32) for v in vectors if v is not None]
+    if not vecs:
+        return None
+    m = np.mean(vecs, axis=0)
+    norm = float(np.linalg.norm(m))
+    return _vec_blob(m / norm if norm > 0 else m)
 
 
 class Syncer:
@@ -168,8 +181,8 @@ class Syncer:
                 touched.append((st.st_mtime, st.st_size, old[0]))
                 report.unchanged += 1
                 continue
-            pending.append(_Pending(src, digest, st.st_mtime, st.st_size,
-                                    chunk_markdown(text, self.tokens, self.overlap)))
+            chunked = chunk_markdown(text, self.tokens, self.overlap, curated=is_curated(src.path))
+            pending.append(_Pending(src, digest, st.st_mtime, st.st_size, chunked.units, chunked.windows))
         live = {(f.path, f.source) for f in found.files} - skipped_paths
         removed = [(k, v[0]) for k, v in stored.items() if k not in live]
         vectors = self._vectors_for([c for p in pending for c in p.chunks], report)
@@ -198,7 +211,7 @@ class Syncer:
             return {}
         emb = self.embedder
         assert emb is not None
-        inputs = {c.hash: embedding_input(c.text) for c in chunks}
+        inputs = {c.hash: embedding_input(c.index_text) for c in chunks}
         key_of = {h: hashlib.sha256(t.encode("utf-8")).hexdigest() for h, t in inputs.items()}
         keys_needed = list(dict.fromkeys(key_of.values()))
         found = cache.lookup(self.agent_conn, emb, keys_needed)
@@ -263,6 +276,7 @@ class Syncer:
             write_identity(self.conn, self.identity)
 
     def _delete_chunks(self, path: str, source: str) -> None:
+        self.conn.execute("DELETE FROM memory_index_windows WHERE path=? AND source=?", (path, source))
         self.conn.execute(
             "DELETE FROM memory_index_chunks_fts WHERE rowid IN "
             "(SELECT seq FROM memory_index_chunks WHERE path=? AND source=?)", (path, source))
@@ -272,21 +286,25 @@ class Syncer:
         src = p.src
         self._delete_chunks(src.path, src.source)
         seen_ids: set[str] = set()
+        seqs: list[int | None] = []
         for c in p.chunks:
             cid = chunk_id(src.source, src.path, c)
             if cid in seen_ids:
-                continue  # an identical chunk at the same lines cannot occur twice; be safe
+                seqs.append(None)
+                continue  # an identical unit at the same lines cannot occur twice; be safe
             seen_ids.add(cid)
             vec = vectors.get(c.hash)
             self.conn.execute(
                 "INSERT INTO memory_index_chunks(id, path, source, start_line, end_line, hash, model, text, "
-                "embedding, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text,
+                "context, embedding, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text, c.context,
                  _vec_blob(vec) if vec is not None else None, now))
             seq = self.conn.last_insert_rowid()
+            seqs.append(seq)
             self.conn.execute("INSERT INTO memory_index_chunks_fts(rowid, text) VALUES (?, ?)",
-                              (seq, segment_for_index(c.text, self.tokenizer)))
-            ann = parse_annotations(c.text)
+                              (seq, segment_for_index(c.index_text, self.tokenizer)))
+            # the unit's own entry's annotations, never a neighbour's (reference addendum row 2)
+            ann = parse_annotations(c.annotations)
             if not ann.empty:
                 self.conn.execute(
                     "INSERT INTO memory_index_chunk_recall_metadata(chunk_id, importance, triggers, project_key, status) "
@@ -298,6 +316,15 @@ class Syncer:
                 "INSERT INTO memory_index_chunk_provenance(chunk_id, origin_class, session_kind, observed_at) "
                 "VALUES (?, ?, ?, ?)", (cid, prov.origin, prov.kind,
                                         prov.observed_at // 1000 if prov.observed_at else int(p.mtime)))
+        for w in p.windows:
+            members = [(seqs[i], vectors.get(p.chunks[i].hash)) for i in range(w.first, w.last + 1)
+                       if seqs[i] is not None]
+            if members:
+                self.conn.execute(
+                    "INSERT INTO memory_index_windows(path, source, start_line, end_line, first_seq, last_seq, "
+                    "embedding) VALUES (?,?,?,?,?,?,?)",
+                    (src.path, src.source, w.start_line, w.end_line, members[0][0], members[-1][0],
+                     _mean_blob([v for _, v in members])))
         row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
                                 (src.path, src.source)).fetchone()
         if row:
@@ -319,20 +346,38 @@ class Syncer:
         if not self.use_vectors or report.embedding_error:
             return
         rows = self.conn.execute(
-            "SELECT seq, hash, text FROM memory_index_chunks WHERE embedding IS NULL").fetchall()
+            "SELECT seq, hash, text, context FROM memory_index_chunks WHERE embedding IS NULL").fetchall()
         if not rows:
             return
-        vectors = self._vectors_for([Chunk(0, 0, t, h) for _, h, t in rows], report)
+        vectors = self._vectors_for([Chunk(0, 0, t, h, ctx) for _, h, t, ctx in rows], report)
         if not vectors:
             return
         with transaction(self.conn):
-            for seq, h, _ in rows:
+            for seq, h, _, _ in rows:
                 if h in vectors:
                     self.conn.execute("UPDATE memory_index_chunks SET embedding=?, model=? WHERE seq=?",
                                       (_vec_blob(vectors[h]), self.model_tag, seq))
+            self._refresh_window_vectors([r[0] for r in rows])
             from .identity import write_identity
 
             write_identity(self.conn, self.identity)
+
+    def _refresh_window_vectors(self, seqs: list[int]) -> None:
+        """Recompute the mean vector of every window holding one of ``seqs`` (their vectors came late)."""
+        if not seqs:
+            return
+        lo, hi = min(seqs), max(seqs)
+        windows = self.conn.execute(
+            "SELECT seq, first_seq, last_seq FROM memory_index_windows WHERE last_seq >= ? AND first_seq <= ?",
+            (lo, hi)).fetchall()
+        wanted = set(seqs)
+        for wseq, first, last in windows:
+            if not any(first <= s <= last for s in wanted):
+                continue
+            vecs = [np.frombuffer(r[0], dtype=np.float32) for r in self.conn.execute(
+                "SELECT embedding FROM memory_index_chunks WHERE seq BETWEEN ? AND ? AND embedding IS NOT NULL",
+                (first, last))]
+            self.conn.execute("UPDATE memory_index_windows SET embedding=? WHERE seq=?", (_mean_blob(vecs), wseq))
 
     def _stat_of(self, path: str) -> tuple[float | None, int | None]:
         p = Path(path) if os.path.isabs(path) else self.workspace / path

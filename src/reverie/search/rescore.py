@@ -53,6 +53,12 @@ def importance_multiplier(importance: int | None) -> float:
     return 0.75 + 0.05 * max(1, min(10, int(importance)))
 
 
+def status_multiplier(status: str | None) -> float:
+    """A superseded directive (USER.md ``status: superseded``) stays findable but yields to the
+    active one that replaced it."""
+    return 0.5 if status == "superseded" else 1.0
+
+
 def project_multiplier(project_key: str | None, active: list[str] | None) -> float:
     if not project_key or not active:
         return 1.0

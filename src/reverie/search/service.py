@@ -154,7 +154,7 @@ class SearchService:
             else:
                 te = time.perf_counter()
                 try:
-                    qv = emb.embed_query(q)
+                    qv = pipeline.query_vector(emb, q)
                 except EmbeddingError as exc:
                     if emb.remote and self.state.requested not in ("auto",):
                         return unavailable(str(exc), exc.quota, self.state.provider, self.state.model)
@@ -162,8 +162,8 @@ class SearchService:
                     qv = None
                 embed_ms = (time.perf_counter() - te) * 1000
                 if qv is not None and np_any(qv):
-                    vector_hits = self.vectors.top(conn, generation, self.index.revision(conn),
-                                                   qv, window)
+                    vector_hits = pipeline.VectorQuery(self.vectors.matrix(
+                        conn, generation, self.index.revision(conn), int(qv.shape[0])), qv)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding
             # another provider's vectors: say why they go unused instead of dropping them silently.

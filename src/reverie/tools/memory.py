@@ -12,6 +12,7 @@ from ..trust.framing import frame_lines, frame_search
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
 from ..workspace.textclean import clean_text
+from ..search.citation import parse_citation
 from .base import Tool, ToolError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,7 +27,7 @@ SEARCH_DESCRIPTION = (
     "relevant comes back, say you checked memory.")
 GET_DESCRIPTION = (
     "Read lines of a memory file (MEMORY.md, USER.md, memory/YYYY-MM-DD.md or a configured extra "
-    "path), usually the path and line range a memory_search result cited. Returns at most `lines` "
+    "path), usually the citation a memory_search result printed (path#Lstart-Lend reads those lines). Returns at most `lines` "
     "lines (default 120) and 12,000 characters; when more remains, the text ends with a notice and "
     "`nextFrom` gives the line to continue from. A missing file returns status not_found.")
 APPEND_DESCRIPTION = (
@@ -51,7 +52,8 @@ SEARCH_SCHEMA = {
 GET_SCHEMA = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "workspace-relative memory path, e.g. memory/2026-07-01.md"},
+        "path": {"type": "string", "description": "workspace-relative memory path, e.g. memory/2026-07-01.md, "
+                 "or a citation from memory_search, e.g. memory/2026-07-01.md#L5-L9 (reads those lines)"},
         "from": {"type": "integer", "minimum": 1, "description": "first line to read (1-based, default 1)"},
         "lines": {"type": "integer", "minimum": 1, "description": f"how many lines (default {DEFAULT_LINES})"},
         "corpus": {"type": "string", "enum": ["memory"]},
@@ -69,11 +71,22 @@ APPEND_SCHEMA = {
 }
 
 
-def memory_get(mem: "Memory", path: str, from_line: int = 1, lines: int = DEFAULT_LINES,
+def memory_get(mem: "Memory", path: str, from_line: int | None = None, lines: int | None = None,
                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+    """Read a window of a memory file. ``path`` may be a citation as search printed it
+    (``memory/2026-07-01.md#L5-L9``): its range gives ``from`` and ``lines`` unless they are given."""
+    cited = parse_citation(path) if isinstance(path, str) else None
+    if cited is not None:
+        path, start, end = cited
+        if from_line is None:
+            from_line = start
+            if lines is None:
+                lines = end - start + 1
+    from_line = 1 if from_line is None else from_line
     search = mem.settings.search
     absolute, display = resolve_memory_path(mem.workspace, path, search.extra_paths)
-    out = read_window(absolute, display, from_line, lines, max_chars, allow_hard_links=search.allow_hard_links)
+    out = read_window(absolute, display, from_line, DEFAULT_LINES if lines is None else lines, max_chars,
+                      allow_hard_links=search.allow_hard_links)
     shown = out.get("lines")
     trust = getattr(mem, "trust", None)
     if not shown or trust is None:
@@ -92,7 +105,7 @@ def memory_tools(mem: "Memory") -> list[Tool]:
         return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore")))
 
     def get(args: dict) -> dict:
-        return memory_get(mem, args["path"], args.get("from", 1), args.get("lines", DEFAULT_LINES))
+        return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
 
     def append(args: dict) -> dict:
         cleaned = clean_text(args["text"])  # a NUL from an agent once hid a whole day from search
