@@ -86,6 +86,11 @@ class Memory:
         self._signals = None
         self._intents = None
         self._lock = threading.RLock()
+        from .recall.switch import Switch
+
+        # memory.enabled, re-read from the settings file on each check (docs/recall.md)
+        self.switch = Switch(self.settings, self.places.agent, None if settings is not None else self.config_path,
+                             env=env, overrides=overrides)
 
     # -- pieces -------------------------------------------------------------------------------
     @property
@@ -229,6 +234,7 @@ class Memory:
         acts and need an authenticated owner turn; without a context (MCP, scripts) only
         ``intent_list`` (read-only) is offered. A turn of someone else gets neither.
         """
+        from .recall.switch import guard_tool
         from .tools import intent_list_tool, intent_tool, memory_tools, table_tools
 
         tools = memory_tools(self)
@@ -237,7 +243,8 @@ class Memory:
         if context is None or context.owner:
             tools.append(intent_list_tool(self.intents))
         tools += table_tools(self.tables, context)  # table_write refuses an untrusted caller
-        return tools
+        # memory.enabled = false: every call refuses, also for tools handed out before the switch
+        return [guard_tool(t, self.switch) for t in tools]
 
     @property
     def tables(self):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Callable
 
 import apsw
 
@@ -98,9 +99,10 @@ def _notice(out: dict, items: list[dict]) -> dict:
 
 
 def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility: str, owner: bool,
-           session_key: str | None = None, limit: int = 10) -> dict:
+           session_key: str | None = None, limit: int = 10, only: Callable[[SessionRow], bool] | None = None) -> dict:
+    """``only`` narrows the visible sessions further (Active Memory's cross-conversation boundary)."""
     limit = max(1, min(25, int(limit or 10)))
-    seen = visible_sessions(store, caller, visibility=visibility, owner=owner)
+    seen = [s for s in visible_sessions(store, caller, visibility=visibility, owner=owner) if only is None or only(s)]
     if session_key:
         if not any(s.session_key == session_key for s in store.sessions(session_key, limit=1)):
             return {"status": "error", "error": f"no session with key {session_key!r}"}

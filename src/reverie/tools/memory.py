@@ -45,6 +45,9 @@ SEARCH_SCHEMA = {
         "minScore": {"type": "number", "minimum": 0, "maximum": 1,
                      "description": "relevance threshold in [0,1] (default 0.35)"},
         "corpus": {"type": "string", "enum": ["memory"], "description": "what to search: memory files"},
+        "projects": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 300}, "maxItems": 4,
+                     "description": "active project keys, e.g. github.com/acme/app: their entries rank higher, "
+                     "other projects' lower (default: the session's active projects)"},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -102,7 +105,17 @@ def memory_get(mem: "Memory", path: str, from_line: int | None = None, lines: in
 
 def memory_tools(mem: "Memory") -> list[Tool]:
     def search(args: dict) -> dict:
-        return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore")))
+        switch = getattr(mem, "switch", None)
+        if switch is not None and not switch.state().search_enabled:
+            return {"results": [], "disabled": True, "error": "memory search is disabled (memory.search.enabled = "
+                    "false)", "warning": "Memory search is switched off in the settings.",
+                    "action": "Set memory.search.enabled = true to search memory."}
+        projects = args.get("projects")
+        if projects is None:
+            scope = getattr(mem, "projects", None)  # the folder's project (reverie mcp in a repository)
+            projects = scope.keys if scope is not None else None
+        return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore"),
+                                       projects=projects or None))
 
     def get(args: dict) -> dict:
         return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
