@@ -88,6 +88,8 @@ class Memory:
         self._lock = threading.RLock()
         from .recall.switch import Switch
 
+        # the active projects of callers without a session (MCP, scripts): a recall.projects.ProjectScope
+        self.projects = None
         # memory.enabled, re-read from the settings file on each check (docs/recall.md)
         self.switch = Switch(self.settings, self.places.agent, None if settings is not None else self.config_path,
                              env=env, overrides=overrides)
@@ -334,6 +336,10 @@ class Memory:
             warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
         if check.status == "mismatched":
             warnings.append(f"index identity mismatch ({'; '.join(check.reasons)}); run: reverie index --force")
+        from .recall.report import status_section
+
+        recall_status, recall_warnings = status_section(self)  # what a session starts with, cuts, memory on/off
+        warnings += recall_warnings
         out: dict[str, Any] = {
             "agent": self.places.agent,
             "home": str(self.places.home),
@@ -359,6 +365,7 @@ class Memory:
             "last_sync": last_sync,
             "problems": problems,
             "warnings": warnings,
+            **recall_status,
         }
         if deep:
             out["probe"] = self._probe()

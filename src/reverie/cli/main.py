@@ -57,6 +57,9 @@ def _register() -> None:
     from . import forget_cmd
 
     forget_cmd.register(app)
+    from . import context_cmd
+
+    context_cmd.register(app)
     try:
         from . import search_cmds
     except ImportError:  # pragma: no cover - search arrives with its own module

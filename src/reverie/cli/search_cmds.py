@@ -80,7 +80,8 @@ def register(app: typer.Typer) -> None:
                max_results: Annotated[Optional[int], typer.Option("--max-results", "-n", min=1, help="how many results (default 6)")] = None,
                min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="threshold before decay (default 0.35)")] = None,
                explain: Annotated[bool, typer.Option("--explain", help="show each leg, the merge, every multiplier and MMR")] = False,
-               project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable)")] = None,
+               project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable; "
+                                                                    "default: the folder's repository)")] = None,
                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
@@ -89,7 +90,10 @@ def register(app: typer.Typer) -> None:
             raise UserError("give a query: reverie search \"...\" (or --query)")
         mem = memory_for(o, create=False)
         try:
-            data = mem.search(q, max_results, min_score, explain=explain, projects=project,
+            from ..recall.projects import folder_scope
+
+            data = mem.search(q, max_results, min_score, explain=explain,
+                              projects=folder_scope(mem.settings, project).keys or None,
                               sync_wait=CLI_SYNC_WAIT_SECONDS)
         finally:
             mem.close()
@@ -155,9 +159,12 @@ def register(app: typer.Typer) -> None:
         from ..repair import diagnose
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
+        from ..recall.projects import folder_scope
+
         mem = memory_for(o)
         if not mem.workspace.exists():
             mem.init()
+        mem.projects = folder_scope(mem.settings)  # the client's folder: memory_search ranks its project first
         server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
         try:
             serve_stdio(server)

@@ -213,3 +213,11 @@ def infer_project(folder: str | Path, mapping: dict[str, str] | None = None) -> 
         return Inferred(key, f"git remote origin of {root}")
     main_root = common.parent if common.name == ".git" else root
     return Inferred(f"path:{main_root}", f"git repository without an origin remote at {main_root}")
+
+
+def folder_scope(settings, keys: Iterable[str] | None = None, folder: str | Path | None = None) -> ProjectScope:
+    """The scope of a command run in ``folder`` (default: the current one): the given keys, plus
+    the folder's project when ``memory.projects.infer`` is on."""
+    cfg = settings.memory.projects
+    inferred = infer_project(folder or Path.cwd(), cfg.map) if cfg.infer else None
+    return ProjectScope(list(keys or []), inferred=inferred)

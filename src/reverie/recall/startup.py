@@ -232,7 +232,7 @@ def load_notes(workspace: Path, settings, now: datetime, tz, scope: ProjectScope
         if dropped:
             note.reason = (note.reason + "; " if note.reason else "") + \
                 f"{dropped} line(s) from outside reverie left out (untrusted)"
-        note.last_line = first + text.count("\n")
+        note.last_line = first + text.rstrip("\n").count("\n")
         text = text.strip()
         if not text:
             note.status = "empty"
