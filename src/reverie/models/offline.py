@@ -32,6 +32,7 @@ COMPACTION_SYSTEM_PREFIX = "Compaction summary turn."
 SLUG_SYSTEM_PREFIX = "Session slug turn."
 ACTIVE_MEMORY_SYSTEM_PREFIX = "Active Memory recall turn."
 RECALL_QUERY_LABEL = "Search query:"
+RECALL_LATEST_LABEL = "Latest message:"
 # Answers that mean "nothing recalled" (reference §10.3), compared case-insensitively
 NO_RECALL = frozenset({"none", "no_reply", "nothing useful", "no relevant memory", "timeout", "[]", "{}", "null",
                        "n/a", "no recall", "nothing", "none."})
@@ -236,8 +237,12 @@ class OfflineModel(ChatModel):
     def _recall(self, system: str, messages: list[ChatMessage]) -> ChatMessage:
         last = messages[-1]
         if last.role != "tool":
-            query = next((ln[len(RECALL_QUERY_LABEL):].strip() for ln in last.content.splitlines()
-                          if ln.startswith(RECALL_QUERY_LABEL)), last.content)
+            lines = last.content.splitlines()
+            query = next((ln[len(RECALL_QUERY_LABEL):].strip() for ln in lines if ln.startswith(RECALL_QUERY_LABEL)),
+                         last.content)
+            asked = next((ln[len(RECALL_LATEST_LABEL):].strip() for ln in lines if ln.startswith(RECALL_LATEST_LABEL)), "")
+            if len(_content_tokens(asked)) >= 2:  # a message that stands on its own is searched as it is
+                query = asked
             return ChatMessage("assistant", "", tool_calls=[ToolCall(_call_id(), "memory_search",
                                                                      {"query": query[:480], "maxResults": 5})])
         style = re.search(r"Prompt style: ([a-z-]+)", system)
@@ -246,11 +251,14 @@ class OfflineModel(ChatModel):
         for m in messages:
             for c in m.tool_calls:
                 query = str(c.arguments.get("query") or query)
+        # the fact must bear on the latest message (recent turns only widen the search)
+        asked = next((ln[len(RECALL_LATEST_LABEL):].strip() for m in messages if m.role == "user"
+                      for ln in m.content.splitlines() if ln.startswith(RECALL_LATEST_LABEL)), "")
         try:
             data = json.loads(last.content)
         except ValueError:
             return ChatMessage("assistant", "NONE")
-        want = _content_tokens(query)
+        want = _content_tokens(asked) or _content_tokens(query)
         for hit in data.get("results") or []:
             if hit.get("untrusted") or float(hit.get("score") or 0) < bar:
                 continue  # outside content is never summarised into the context

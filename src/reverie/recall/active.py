@@ -178,9 +178,11 @@ class ActiveMemory:
             return False, f"{label} chats are not in memory.activeMemory.allowedChatTypes"
         return True, "ok"
 
-    def run(self, query: str, pass_fn) -> Outcome:
-        """One bounded pass: ``pass_fn(deadline)`` returns an :class:`Outcome`."""
-        key = (query, self.style, self.cfg.query_mode)
+    def run(self, query: str, pass_fn, scope: tuple = ()) -> Outcome:
+        """One bounded pass: ``pass_fn(deadline)`` returns an :class:`Outcome`. ``scope`` (the
+        session, its projects, whether it recalls across conversations) is part of the cache key:
+        an answer is reused only where it was found."""
+        key = (query, self.style, self.cfg.query_mode, *scope)
         now = time.monotonic()
         hit = self._cache.get(key)
         if hit is not None and now - hit[0] <= self.cfg.cache_ttl_ms / 1000:

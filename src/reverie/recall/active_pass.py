@@ -20,7 +20,7 @@ import re
 import time
 
 from ..models.base import ChatMessage
-from ..models.offline import ACTIVE_MEMORY_SYSTEM_PREFIX, RECALL_QUERY_LABEL, is_no_recall
+from ..models.offline import ACTIVE_MEMORY_SYSTEM_PREFIX, RECALL_LATEST_LABEL, RECALL_QUERY_LABEL, is_no_recall
 from ..tools.base import Tool
 from ..tools.memory import GET_DESCRIPTION, GET_SCHEMA, SEARCH_DESCRIPTION, SEARCH_SCHEMA, memory_get
 from ..trust import RecallItem, items_from_result, least_trusted
@@ -49,7 +49,7 @@ def system_prompt(style: str, max_chars: int) -> str:
 
 
 def user_prompt(query: str, message: str, convo: str) -> str:
-    parts = [f"{RECALL_QUERY_LABEL} {query}", f"Latest message: {' '.join(message.split())}"]
+    parts = [f"{RECALL_QUERY_LABEL} {query}", f"{RECALL_LATEST_LABEL} {' '.join(message.split())}"]
     if convo:
         parts.append("Recent conversation:\n" + convo)
     return "\n".join(parts)
@@ -92,6 +92,21 @@ def _sources(fact: str, read: list[RecallItem]) -> list[RecallItem]:
                                                               and normalise(i.text) in normalise(fact))]
 
 
+def _read_items(tool: str, out: dict) -> list[RecallItem]:
+    """What a look-up put before the recall model; a search hit by the lines of its entry."""
+    if tool != "memory_search" or not isinstance(out, dict):
+        return items_from_result(tool, out)
+    items = []
+    for r in out.get("results") or []:
+        prov = r.get("provenance") or {}
+        start = r.get("snippetStartLine") or r.get("startLine")
+        items.append(RecallItem(str(r.get("snippet") or ""), r.get("path"), start,
+                                r.get("snippetEndLine") or r.get("endLine") or start,
+                                prov.get("originClass") or ("untrusted" if r.get("untrusted") else None),
+                                prov.get("sessionKind")))
+    return [i for i in items if i.text.strip()]
+
+
 def run_pass(model, tools: list[Tool], *, style: str, max_chars: int, query: str, message: str, convo: str,
              deadline: float) -> Outcome:
     by_name = {t.name: t for t in tools}
@@ -124,7 +139,7 @@ def run_pass(model, tools: list[Tool], *, style: str, max_chars: int, query: str
                     out = tool.call(call.arguments)
                 except Exception as exc:  # a failing look-up is an answer the model can read
                     out = {"error": str(exc)}
-                read += items_from_result(call.name, out)
+                read += _read_items(call.name, out)
             messages.append(ChatMessage("tool", json.dumps(out, ensure_ascii=False, default=str),
                                         tool_call_id=call.id, name=call.name))
     return Outcome("none", "no answer within the tool-round limit")

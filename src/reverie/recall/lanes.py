@@ -196,7 +196,8 @@ class RecallLanes:
         model, style = self._model(), self.active.style
         out = self.active.run(query, lambda deadline: run_pass(model, tools, style=style,
                                                                max_chars=cfg.max_summary_chars, query=query,
-                                                               message=text, convo=convo, deadline=deadline))
+                                                               message=text, convo=convo, deadline=deadline),
+                              scope=(sid, tuple(self.scope.keys), across))
         self.rt.store.append(sid, "system", {"event": "active-memory", "text": out.line(), **out.as_dict()},
                              origin="system")
         self.rt.notice(out.line())
