@@ -85,7 +85,7 @@ def test_locomo_benchmark_smoke(tmp_path: Path) -> None:
 def test_perf_benchmark_smoke(tmp_path: Path) -> None:
     perf = _load("perf")
     out = tmp_path / "bench.md"
-    result = perf.main(["--sizes", "1000", "--work", str(tmp_path / "work"), "--out", str(out)])
+    result = perf.main(["--only", "scale", "--sizes", "1000", "--work", str(tmp_path / "work"), "--out", str(out)])
     (row,) = result["rows"]
     assert row["chunks"] > 700
     assert row["noop_reindex_s"] < row["first_index_s"] * 5
@@ -97,3 +97,36 @@ def test_perf_benchmark_smoke(tmp_path: Path) -> None:
     assert result["embedder"]["passage_tokens_per_s"] > 0
     text = out.read_text(encoding="utf-8")
     assert perf.REPORT_START in text and "| chunks |" in text
+
+
+@pytest.mark.semantic
+def test_embed_load_benchmark_smoke() -> None:
+    _load("perf")
+    embed_load = _load("embed_load")
+    result = embed_load.run(queries=2, rounds=1, passages=1)
+    rows = result["rows"]
+    assert [(r["condition"], r["config"].split()[0]) for r in rows] == [
+        ("idle", "before"), ("idle", "after"), ("under load", "before"), ("under load", "after")]
+    for r in rows:
+        assert r["queries"] == 2 and 0 < r["query_p50"] <= r["query_p95"] <= r["query_max"]
+        assert r["tokens_per_s"] > 0
+    before, after = rows[0]["engine"], rows[1]["engine"]
+    assert before["spinCount"] == "300000" and before["waitPolicySource"] == "user"
+    assert after["waitPolicy"] == "PASSIVE" and after["waitPolicySource"] == "reverie"
+    assert "| under load | after" in embed_load.render(result, 1.0, "cmd")
+
+
+@pytest.mark.semantic
+def test_oneshot_benchmark_smoke(tmp_path: Path) -> None:
+    _load("perf")
+    oneshot = _load("oneshot")
+    ((label, result),) = oneshot.run(runs=1, work=tmp_path, notes=3, warm=2)
+    assert label == "this code"
+    for name in oneshot.COMMANDS:
+        assert len(result[name]) == 1 and result[name][0] > 0
+    assert result["phases"]["import the CLI"] > 0 and "search: query embedding" in result["phases"]
+    assert len(result["warm"]["search_ms"]) == 2
+    assert isinstance(result["mcp"], list) and len(result["mcp"]) == 2, result["mcp"]
+    text = oneshot.render([("this code", result)], 1.0, "cmd")
+    assert "| `reverie search QUERY` |" in text and "MCP `memory_search`" in text
+

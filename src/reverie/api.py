@@ -381,10 +381,14 @@ class Memory:
         t0 = time.perf_counter()
         try:
             vec = emb.embed_query("reverie status probe")
-            return {"embedding": {"ok": True, "dims": int(vec.shape[0]),
-                                  "ms": round((time.perf_counter() - t0) * 1000, 1)}}
+            out: dict[str, Any] = {"embedding": {"ok": True, "dims": int(vec.shape[0]),
+                                                 "ms": round((time.perf_counter() - t0) * 1000, 1)}}
         except Exception as exc:
-            return {"embedding": {"ok": False, "error": str(exc)}}
+            out = {"embedding": {"ok": False, "error": str(exc)}}
+        engine = emb.runtime()
+        if engine is not None:
+            out["engine"] = engine
+        return out
 
     def generation_path(self) -> Path | None:
         return generations.current_path(self.places.index_dir)

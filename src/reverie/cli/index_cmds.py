@@ -39,6 +39,10 @@ def _print_status(s: dict) -> None:
     say(f"cache      {s['cache_entries']} embeddings")
     if "probe" in s:
         say(f"probe      embedding {s['probe']['embedding']}")
+        if s["probe"].get("engine"):
+            from ..embeddings.openmp import summary
+
+            say(f"engine     {summary(s['probe']['engine'])}")
     for w in s["warnings"]:
         say(f"warning    {w}")
 

@@ -18,7 +18,7 @@ import typer
 from ..errors import ReverieError
 from .common import AgentOpt, HomeOpt, JsonOpt, Opts, SetOpt, WorkspaceOpt
 
-app = typer.Typer(
+_app = typer.Typer(
     name="reverie",
     help="Long-term memory for AI agents: Markdown files as truth, a per-agent SQLite index, "
     "hybrid search that works for Chinese as well as English.",
@@ -37,7 +37,7 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
+@_app.callback()
 def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
           sets: SetOpt = None, as_json: JsonOpt = False,
           version: Annotated[bool, typer.Option("--version", help="print reverie's version and exit",
@@ -45,29 +45,50 @@ def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, work
     ctx.obj = Opts(home=home, agent=agent, workspace=workspace, sets=list(sets or []), json=as_json)
 
 
-def _register() -> None:
-    from . import chat_cmd, config_cmds, cron_cmds, index_cmds, intent_cmds, memory_cmds, sessions_cmds, tour_cmd
-    from . import plugins_cmd, table_cmds, transfer_cmds
-
-    for module in (memory_cmds, index_cmds, config_cmds, tour_cmd, intent_cmds, cron_cmds, chat_cmd, sessions_cmds):
-        module.register(app)
-    table_cmds.register(app)
-    plugins_cmd.register(app)
-    transfer_cmds.register(app)
-    from . import forget_cmd
-
-    forget_cmd.register(app)
-    from . import context_cmd
-
-    context_cmd.register(app)
-    try:
-        from . import search_cmds
-    except ImportError:  # pragma: no cover - search arrives with its own module
-        return
-    search_cmds.register(app)
+MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
+           "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds",
+           "context_cmd")
+# Which module defines each command: a one-shot command imports and builds only its own module
+# (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
+# typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
+COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "index_cmds", "status": "index_cmds",
+                   "watch": "index_cmds", "config": "config_cmds", "tour": "tour_cmd", "intent": "intent_cmds",
+                   "cron": "cron_cmds", "scheduler": "cron_cmds", "chat": "chat_cmd", "sessions": "sessions_cmds",
+                   "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "search_cmds",
+                   "doctor": "search_cmds", "table": "table_cmds", "plugins": "plugins_cmd",
+                   "import": "transfer_cmds", "export": "transfer_cmds",
+                   "forget": "forget_cmd", "context": "context_cmd"}
+_ROOT_VALUE_OPTIONS = {"--home", "--agent", "--workspace", "--set"}
+_registered: set[str] = set()
 
 
-_register()
+def _command_name(argv: list[str]) -> str | None:
+    """The command an argument list names (the first word that is neither a root option nor its value)."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _ROOT_VALUE_OPTIONS:
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _register(command: str | None = None) -> typer.Typer:
+    """Register the module defining ``command`` (every module when it is None or unknown)."""
+    import importlib
+
+    wanted = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else MODULES
+    for name in wanted:
+        if name not in _registered:
+            _registered.add(name)
+            importlib.import_module(f".{name}", __package__).register(_app)
+    return _app
+
+
+def __getattr__(name: str):
+    if name == "app":  # the whole command tree, for code that inspects it
+        return _register()
+    raise AttributeError(name)
 
 
 def _fail(message: str, code: int) -> int:
@@ -109,8 +130,9 @@ def run(argv: list[str] | None = None) -> None:
     from .helptext import tidy
 
     warnings.showwarning = _show_warning
-    command = tidy(typer.main.get_command(app))
-    bad = _undecodable(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    command = tidy(typer.main.get_command(_register(_command_name(args))))
+    bad = _undecodable(args)
     if bad:
         sys.exit(_fail(bad, 1))
     try:

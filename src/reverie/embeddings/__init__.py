@@ -60,7 +60,7 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
     if requested == "auto":
         try:
             emb = create("local", settings)
-            return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder loaded")
+            return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder")
         except LocalEmbedderMissing:
             # Expected on Windows and Intel macOS: keyword-only as for 'none', said plainly in the
             # reason rather than reported as an error (doctor and status treat it like 'none').

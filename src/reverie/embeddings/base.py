@@ -6,13 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import EmbeddingError
 from ..retry import call_with_retries
 from ..text.cjk import estimate_tokens
+
+if TYPE_CHECKING:  # numpy loads with the first embedding: commands that never embed skip it
+    import numpy as np
 
 MAX_BATCH_TOKENS = 8_000
 MAX_BATCH_ITEMS = 64
@@ -48,12 +49,19 @@ class Embedder:
                           sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    def runtime(self) -> dict | None:
+        """How an in-process engine runs (threads, wait policy), for ``status --deep``; None for
+        providers without one."""
+        return None
+
     def describe(self) -> dict:
         return {"provider": self.provider, "model": self.model, "dims": self.dims,
                 "provider_key": self.provider_key}
 
     # -- shared machinery -------------------------------------------------------------------
     def _call(self, texts: list[str], query: bool) -> np.ndarray:
+        import numpy as np
+
         # a provider bug must surface as a provider error, not a crash
         out = call_with_retries(lambda: np.asarray(self._embed_batch(texts, query=query), dtype=np.float32),
                                 error=EmbeddingError,
@@ -73,6 +81,8 @@ class Embedder:
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Embed many texts in batches within the provider's limits (by default about 8,000 estimated
         tokens and 64 inputs)."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
         parts: list[np.ndarray] = []

@@ -15,10 +15,9 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import apsw
-import numpy as np
 
 from ..embeddings import Embedder
 from ..errors import EmbeddingError
@@ -32,6 +31,9 @@ from . import cache
 from .chunking import Chunk, Window, chunk_markdown, is_curated
 from .discover import SourceFile, discover
 from .identity import compare, read_identity, write_meta
+
+if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
+    import numpy as np
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 WRITE_GROUP_CHUNKS = 2_000
@@ -103,6 +105,8 @@ def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]
 
 
 def _vec_blob(v: np.ndarray) -> bytes:
+    import numpy as np
+
     return np.asarray(v, dtype=np.float32).tobytes()
 
 
@@ -110,6 +114,8 @@ def _mean_blob(vectors: list) -> bytes | None:
     """A window's vector: the normalised mean of its units' vectors (None while none has one). The
     mean, not an embedding of the window's text: nothing more to embed, and measured on LoCoMo it
     ranks nearly as well (docs/search.md)."""
+    import numpy as np
+
     vecs = [np.asarray(v, dtype=np.float32) for v in vectors if v is not None]
     if not vecs:
         return None
