@@ -155,6 +155,10 @@ def test_active_memory_session_toggle(mem):
     rt.send("Which hotel did we book in Hangzhou?")
     assert [e["status"] for e in am_events(rt)] == ["ok"]
     assert "Usage" in rt.send("/active-memory maybe").reply
+    rt.send("/active-memory off")
+    rt.close()
+    rt = mem.runtime(model)  # the conversation resumed in a new process keeps its toggle
+    assert "off (this session)" in rt.send("/active-memory status").reply
     rt.close()
 
 

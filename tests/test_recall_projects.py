@@ -99,3 +99,20 @@ def test_a_chat_in_the_repository_gets_its_entries(fake_memory, repo):
     rt.close()
     fake_memory.settings.memory.projects.infer = False  # inference can be switched off
     assert folder_scope(fake_memory.settings, folder=repo).keys == []
+
+
+def test_memory_search_tool_takes_projects_and_the_memory_scope(fake_memory):
+    write(fake_memory, "MEMORY.md", "# Memory\n\n- Deploys go through staging first. "
+                                    "<!-- project: github.com/acme/app -->\n- Staging deploys are slow.\n")
+    fake_memory.sync()
+    search = next(t for t in fake_memory.tools() if t.name == "memory_search")
+
+    def score(out):
+        return next(r["score"] for r in out["results"] if r["startLine"] == 3)
+
+    plain = score(search.call({"query": "deploys staging"}))
+    given = score(search.call({"query": "deploys staging", "projects": ["github.com/acme/app"]}))
+    other = score(search.call({"query": "deploys staging", "projects": ["github.com/acme/web"]}))
+    assert other < plain < given
+    fake_memory.projects = ProjectScope(["github.com/acme/app"])  # what reverie mcp sets from its folder
+    assert score(search.call({"query": "deploys staging"})) == pytest.approx(given)

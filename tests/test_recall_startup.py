@@ -148,11 +148,14 @@ def test_utc_boundary_day_with_a_session_note(fake_memory):
 
 def test_context_list_reports_truncation(mem):
     write(mem, "MEMORY.md", "# Memory\n\n" + "- a long entry about many things\n" * 1500)
+    (mem.workspace / f"memory/{YESTERDAY}.md").unlink()
+    write_trusted(mem, f"memory/{YESTERDAY}.md", "".join(f"- {i:03d} a busy day of notes\n" for i in range(200)))
     model = scripted(turn=[{"reply": "ok"}])
     rt = runtime(mem, model)
     rt.send("hi")
     listed = rt.send("/context list").reply
     assert "MEMORY.md      TRUNCATED" in listed and "cut: MEMORY.md" in listed
+    assert f"startup notes cut (in context only; memory_get reads the rest): memory/{YESTERDAY}.md" in listed
     detail = rt.send("/context detail").reply
     assert "Recall events of this session:" in detail and "[startup]" in detail
     assert f"memory/{TODAY}-trip-plan.md#L1-L3" in detail
@@ -196,3 +199,26 @@ def test_status_and_doctor_report_a_cut_at_session_start(mem):
 
     leg = next(leg for leg in run_doctor(mem)["legs"] if leg["name"] == "startup context")
     assert leg["ok"] and "TRUNCATED" in leg["detail"] and "MEMORY.md" in leg["detail"]
+
+
+def test_forget_session_scrubs_its_lines_from_another_sessions_startup_notes(fake_memory):
+    from reverie.forget import Selectors, forget
+    from reverie.sessions.store import TranscriptStore
+
+    a = fake_memory.runtime(scripted(turn=[{"toolCalls": [{"name": "memory_append", "arguments": {
+        "text": "The storage unit code is 4471-OTTER."}}]}, {"afterTools": True, "reply": "Noted."}]))
+    a.send("Remember the storage unit code 4471-OTTER.")
+    sid = a.session.session_id
+    a.close()
+    model = scripted(turn=[{"reply": "hi"}])
+    b = fake_memory.runtime(model, session="errands")
+    b.send("good morning")  # starts with today's note, which holds the code
+    assert "4471-OTTER" in system_of(model)
+    b.close()
+    forget(fake_memory, Selectors(sessions=[sid]))
+    store = TranscriptStore(fake_memory.places.agent_db)
+    try:
+        held = [e for s in store.sessions() for e in store.events(s.session_id) if "4471-OTTER" in json.dumps(e.data)]
+    finally:
+        store.close()
+    assert held == []

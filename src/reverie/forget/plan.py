@@ -87,6 +87,9 @@ class Plan:
     events: int = 0
     event_fts: int = 0
     text_events: list[int] = field(default_factory=list)  # seqs of events in other sessions holding --text
+    # bodies of removed lines: another session may hold them (a recall mark of its startup notes,
+    # a memory_search result), and those copies are scrubbed as --text is
+    scrub_texts: list[str] = field(default_factory=list)
     index: dict[str, dict] = field(default_factory=dict)  # generation file -> counts and paths
     cache_keys: set[str] = field(default_factory=set)
     cache_rows: int = 0
@@ -255,6 +258,7 @@ class Planner:
                     plan.removed_norm.add(norm)
                 if weight(norm) >= MIN_WEIGHT:
                     plan.snippets.add(norm)
+                    plan.scrub_texts.append(_body(line))
         if not plan.snippets:
             return
         for rel in self._memory_files():
@@ -319,8 +323,8 @@ class Planner:
                 args = [c.get("arguments") for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
                 for text in message_texts(msg.get("content") or "", args):
                     plan.tombstones.append(("message", message_key(text)))
-        if self.sel.texts:
-            needles = [normalise(t) for t in self.sel.texts]
+        if self.sel.texts or plan.scrub_texts:
+            needles = [normalise(t) for t in [*self.sel.texts, *plan.scrub_texts]]
             for seq, sid, encoding, body in conn.execute(
                     "SELECT seq, session_id, encoding, body FROM transcript_events"):
                 if sid not in targets and any(n in normalise(s) for s in strings(_decode(encoding, body))

@@ -372,6 +372,8 @@ class Syncer:
         """Recompute the mean vector of every window holding one of ``seqs`` (their vectors came late)."""
         if not seqs:
             return
+        import numpy as np
+
         lo, hi = min(seqs), max(seqs)
         windows = self.conn.execute(
             "SELECT seq, first_seq, last_seq FROM memory_index_windows WHERE last_seq >= ? AND first_seq <= ?",

@@ -64,6 +64,7 @@ class RecallLanes:
         self._startup: dict[str, str | None] = {}  # session id -> its startup block ("" none, None undecided)
         self._seen: dict[str, set] = {}
         self._recall_model = None
+        self._toggle_read = False
 
     def install(self) -> None:
         self.rt.lanes.extend([self.startup_lane, self.trigger_lane, self.active_lane])
@@ -129,7 +130,7 @@ class RecallLanes:
         state = self.rt.memory.switch.state()
         if not (cfg.enabled and state.enabled and state.search_enabled) or self.audience != "main":
             return
-        if not self.rt.turn_owner():
+        if not self.rt.turn_owner() or not self.rt.memory.workspace.is_dir():
             return
         t0 = time.perf_counter()
         conn, generation = self.rt.memory.index.snapshot()
@@ -156,8 +157,19 @@ class RecallLanes:
                 f"active ({self.scope.describe()})", "leftOut": res.skipped_project}, origin="system")
 
     # -- 3. Active Memory -----------------------------------------------------------------------
+    def _read_toggle(self) -> None:
+        """A conversation resumed in a new process keeps its last ``/active-memory on|off``."""
+        self._toggle_read = True
+        for ev in reversed(self.rt.store.events_of_key(self.rt.key, "command", limit=500)):
+            words = (ev.data.get("text") or "").split()
+            if ev.data.get("command") == "active-memory" and len(words) > 1 and words[1].lower() in ("on", "off"):
+                self.active.toggle = words[1].lower() == "on"
+                return
+
     def active_eligibility(self) -> tuple[bool, str, bool]:
         """(eligible, why, across) for the turn in progress."""
+        if not self._toggle_read:
+            self._read_toggle()
         state = self.rt.memory.switch.state()
         if not (state.enabled and state.search_enabled):
             return False, "memory is disabled" if not state.enabled else "memory search is disabled", False
@@ -223,10 +235,8 @@ class RecallLanes:
             return f"Active projects: {', '.join(self.scope.keys)} ({key} most recent)."
         word = arg.strip().lower() or "status"
         if word in ("on", "off"):
-            self.active.toggle = word == "on"
-            self.rt.store.append(self.rt.session.session_id, "system",
-                                 {"event": "active-memory-toggle", "text": f"/active-memory {word}", "on": word == "on"},
-                                 origin="system")
+            self._toggle_read = True
+            self.active.toggle = word == "on"  # the command event the runtime recorded keeps it
             return f"Active Memory is {word} for this session."
         if word != "status":
             return "Usage: /active-memory on|off|status"
@@ -257,8 +267,11 @@ class RecallLanes:
                                "refused": d.get("refused") or []})
             elif d.get("event") in ("active-memory", "trigger-recall"):
                 events.append({"position": ev.position, "lane": d.get("event"), "text": d.get("text")})
+        cut = [i.get("path") for d in self._lane_events(sid, "startup") for i in d.get("items") or []
+               if (i.get("path") or "").startswith("memory/") and any(w in (i.get("why") or "")
+                                                                      for w in ("truncated", "clamped"))]
         ok, why, across = self.active_eligibility()
-        return {"projects": self.scope.keys, "projectsInferred": self.scope.inferred.how if self.scope.inferred else None,
+        return {"projects": self.scope.keys, "startupNotesCut": cut, "projectsInferred": self.scope.inferred.how if self.scope.inferred else None,
                 "audience": self.audience, "startReason": self.start_reason,
                 "trigger": self.last_trigger, "activeMemory": {"on": self.active.enabled(), "runsHere": ok,
                                                               "why": why, "acrossConversations": across,

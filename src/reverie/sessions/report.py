@@ -76,6 +76,9 @@ def _recall_lines(rec: dict, detail: bool) -> list[str]:
            f"  Active Memory: {'on' if am.get('on') else 'off'}, mode {am.get('mode')}; "
            + ("runs here" if am.get("runsHere") else f"not here: {am.get('why')}")
            + ("; recalls across conversations" if am.get("acrossConversations") else "")]
+    if rec.get("startupNotesCut"):
+        out.append("  startup notes cut (in context only; memory_get reads the rest): "
+                   + ", ".join(rec["startupNotesCut"]))
     trig = rec.get("trigger")
     if trig:
         out.append(f"  last trigger recall: {trig['matched']} matched, {trig['injected']} injected, "
