@@ -116,3 +116,13 @@ def test_memory_search_tool_takes_projects_and_the_memory_scope(fake_memory):
     assert other < plain < given
     fake_memory.projects = ProjectScope(["github.com/acme/app"])  # what reverie mcp sets from its folder
     assert score(search.call({"query": "deploys staging"})) == pytest.approx(given)
+
+
+def test_a_bad_project_key_in_chat_is_a_reply_not_the_end_of_the_chat(fake_memory):
+    rt = fake_memory.runtime(scripted(turn=[{"reply": "still here"}]))
+    assert rt.send("/project a;b").reply.startswith("Not changed: project key 'a;b'")
+    assert rt.send("/project").reply.startswith("Active projects: no active project")
+    assert rt.send("hello").reply == "still here"
+    rt.send("/project github.com/acme/app")
+    assert rt.send("/project clear").reply.startswith("No active project") and rt.projects.keys == []
+    rt.close()

@@ -19,6 +19,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from ..errors import UserError
 from ..sessions.bootstrap import audience_of
 from ..trust import RecallItem
 from ..trust.framing import recall_block
@@ -231,7 +232,10 @@ class RecallLanes:
             if word.lower() in ("clear", "none", "off"):
                 self.scope.clear()
                 return "No active project now: entries annotated for a project stay out of recall."
-            key = self.scope.activate(word)
+            try:
+                key = self.scope.activate(word)
+            except UserError as exc:  # a bad key is a reply, never the end of the chat
+                return f"Not changed: {exc}."
             return f"Active projects: {', '.join(self.scope.keys)} ({key} most recent)."
         word = arg.strip().lower() or "status"
         if word in ("on", "off"):

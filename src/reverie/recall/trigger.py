@@ -26,6 +26,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ..index.chunking import CURATED_FILES
+from ..text.cjk import is_cjk_char
 from ..trust import TRUSTED, RecallItem
 from ..workspace.annotations import strip_annotations
 from .projects import ProjectScope, split_keys
@@ -85,7 +86,7 @@ class PhraseIndex:
         for _, words in e.phrases:
             self.phrases += 1
             for w in words:
-                if w[:1] and not w[:1].isascii() and _is_cjk_word(w):
+                if is_cjk_char(w[0]):
                     self.by_bigram.setdefault(w[:2], set()).add(i)
                 else:
                     self.by_word.setdefault(w, set()).add(i)
@@ -98,12 +99,6 @@ class PhraseIndex:
             for j in range(len(run) - 1):
                 out |= self.by_bigram.get(run[j:j + 2], set())
         return out
-
-
-def _is_cjk_word(w: str) -> bool:
-    from ..text.cjk import is_cjk_char
-
-    return is_cjk_char(w[0])
 
 
 _CACHE: dict[tuple, PhraseIndex] = {}

@@ -54,30 +54,29 @@ class Words:
         return word in self.plain
 
 
+def _parts(text: str):
+    """The words of ``text`` in order: letter/digit/_ runs split where the script changes between
+    CJK and the rest, one character long ones dropped."""
+    for run in _WORD_RE.findall(_fold(text)):
+        for part in _CJK_SPLIT_RE.split(run):
+            if len(part) > 1:
+                yield part
+
+
 def words_of(text: str) -> Words:
     plain: set[str] = set()
     cjk: list[str] = []
-    for run in _WORD_RE.findall(_fold(text)):
-        for part in _CJK_SPLIT_RE.split(run):
-            if not part:
-                continue
-            if _CJK_RE.match(part):
-                if len(part) > 1:
-                    cjk.append(part)
-            elif len(part) > 1:
-                plain.add(part)
+    for part in _parts(text):
+        if _CJK_RE.match(part):
+            cjk.append(part)
+        else:
+            plain.add(part)
     return Words(frozenset(plain), tuple(cjk))
 
 
 def phrase_words(phrase: str) -> tuple[str, ...]:
     """The distinct words of a trigger phrase, in order."""
-    w = words_of(phrase)
-    seen: dict[str, None] = {}
-    for run in _WORD_RE.findall(_fold(phrase)):
-        for part in _CJK_SPLIT_RE.split(run):
-            if len(part) > 1 and (part in w.plain or part in w.cjk):
-                seen.setdefault(part, None)
-    return tuple(seen)
+    return tuple(dict.fromkeys(_parts(phrase)))
 
 
 def split_phrases(triggers: str | None) -> list[str]:
