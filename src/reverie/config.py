@@ -73,9 +73,9 @@ class DecaySettings(_Model):
     enabled: bool = Field(True, description="older dated notes rank lower (never below minScore eligibility)")
     half_life_days: float = Field(30.0, gt=0, le=36500, alias="halfLifeDays")
     # The reference's pure exponential (floor 0) buries months-old notes: on LoCoMo it cut hybrid
-    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.9, decay only reorders
-    # near-equals (0.924), so an old note is never buried; see docs/benchmarks.md.
-    floor: float = Field(0.9, ge=0.0, le=1.0,
+    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.95, decay only breaks
+    # near-ties in favour of the newer note; see docs/search.md for what each floor costs.
+    floor: float = Field(0.95, ge=0.0, le=1.0,
                          description="the decay multiplier never falls below this (0 = pure exponential)")
 
 
