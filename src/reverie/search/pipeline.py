@@ -107,8 +107,12 @@ def _passages(ordered: list[Candidate]) -> list[Passage]:
     out: list[Passage] = []
     for c in ordered:
         prev = out[-1] if out else None
-        if (prev is not None and (prev.lead.path, prev.lead.source, prev.lead.window_start, prev.lead.window_end)
-                == (c.path, c.source, c.window_start, c.window_end) and c.window_end > c.window_start
+        # never across provenance: a passage carries one origin class (an untrusted line must not
+        # ride unframed in a trusted one's snippet)
+        if (prev is not None and (prev.lead.path, prev.lead.source, prev.lead.window_start, prev.lead.window_end,
+                                  prev.lead.origin_class, prev.lead.session_kind)
+                == (c.path, c.source, c.window_start, c.window_end, c.origin_class, c.session_kind)
+                and c.window_end > c.window_start
                 and sum(len(u.text) + 3 for u in prev.units) + len(c.text) <= SNIPPET_CHARS):
             prev.units.append(c)
         else:
@@ -217,6 +221,24 @@ def _windows_of_files(conn: apsw.Connection, files: set[tuple[str, str]]) -> dic
         for seq, path, source, first, last, start, end in rows:
             if (path, source) in out:
                 out[(path, source)].append(_Window(seq, first, last, start, end, (path, source)))
+    return out
+
+
+def _windows_from_matrix(m: WindowMatrix, cands: list[Candidate]) -> dict[tuple[str, str], list[_Window]]:
+    """The windows holding the candidates, read from the in-memory matrix (no query): a unit sits in
+    the last window starting at or before it and, where windows overlap, the one before."""
+    out: dict[tuple[str, str], list[_Window]] = {}
+    if m.empty or not cands:
+        return out
+    seqs = np.array([c.seq for c in cands], dtype=np.int64)
+    last_start = np.searchsorted(m.first, seqs, side="right") - 1
+    for c, i in zip(cands, last_start):
+        f = (c.path, c.source)
+        have = out.setdefault(f, [])
+        for r in (int(i), int(i) - 1):
+            if r >= 0 and m.first[r] <= c.seq <= m.last[r] and all(w.seq != m.seqs[r] for w in have):
+                have.append(_Window(int(m.seqs[r]), int(m.first[r]), int(m.last[r]), int(m.lines[r, 0]),
+                                    int(m.lines[r, 1]), f))
     return out
 
 
@@ -371,7 +393,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         if not c.path:  # vanished between legs (a concurrent sync): drop it
             del cands[c.seq]
     pool = list(cands.values())
-    windows = _windows_of_files(conn, {(c.path, c.source) for c in pool})
+    if use_vectors:
+        windows = _windows_from_matrix(vectors.matrix, pool)
+    else:
+        windows = _windows_of_files(conn, {(c.path, c.source) for c in pool})
     _context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw)
     for c in pool:

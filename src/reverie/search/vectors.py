@@ -27,6 +27,7 @@ class WindowMatrix:
     file_of: np.ndarray  # row in ``files`` of each window
     mat: np.ndarray  # windows x dims, unit length
     files: np.ndarray  # files x dims, unit length
+    lines: np.ndarray  # windows x 2: first and last line
 
     @property
     def empty(self) -> bool:
@@ -57,16 +58,17 @@ class VectorMatrix:
 
     def _load(self, conn: apsw.Connection, key: tuple, dims: int) -> WindowMatrix:
         rows = conn.execute(
-            "SELECT seq, path, source, first_seq, last_seq, embedding FROM memory_index_windows "
+            "SELECT seq, path, source, first_seq, last_seq, embedding, start_line, end_line FROM memory_index_windows "
             "WHERE embedding IS NOT NULL AND length(embedding) = ? ORDER BY first_seq, seq", (dims * 4,)).fetchall()
         if not rows:
             # an index written before windows existed: each chunk is its own window
             rows = conn.execute(
-                "SELECT seq, path, source, seq, seq, embedding FROM memory_index_chunks "
+                "SELECT seq, path, source, seq, seq, embedding, start_line, end_line FROM memory_index_chunks "
                 "WHERE embedding IS NOT NULL AND length(embedding) = ? ORDER BY seq", (dims * 4,)).fetchall()
         if not rows:
             z = np.zeros(0, dtype=np.int64)
-            return WindowMatrix(key, z, z, z, z, np.zeros((0, dims), np.float32), np.zeros((0, dims), np.float32))
+            return WindowMatrix(key, z, z, z, z, np.zeros((0, dims), np.float32), np.zeros((0, dims), np.float32),
+                                np.zeros((0, 2), dtype=np.int64))
         n = len(rows)
         seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
         first = np.fromiter((r[3] for r in rows), dtype=np.int64, count=n)
@@ -78,7 +80,8 @@ class VectorMatrix:
         # a file's vector: its windows' mean, each weighed by how many units it holds
         files = np.zeros((len(file_ids), dims), dtype=np.float64)
         np.add.at(files, file_of, mat * (last - first + 1)[:, None])
-        return WindowMatrix(key, seqs, first, last, file_of, _unit(mat), _unit(files))
+        lines = np.array([(r[6], r[7]) for r in rows], dtype=np.int64)
+        return WindowMatrix(key, seqs, first, last, file_of, _unit(mat), _unit(files), lines)
 
     def matrix(self, conn: apsw.Connection, generation: str, revision: int, dims: int) -> WindowMatrix:
         key = (generation, revision, dims)
