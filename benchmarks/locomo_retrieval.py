@@ -437,7 +437,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
     stats["peers"] = {"embedded": peers.embedded}
     lat = {k: (statistics.median(v) * 1000, sorted(v)[int(0.95 * (len(v) - 1))] * 1000) for k, v in timings.items()}
     table = summarise(rows)
-    report = render(table, stats, lat, elapsed, path, limit, variants, convs)
+    report = render(table, stats, lat, elapsed, path, limit, variants, convs, ablations)
     if gaps:
         report += "\n\n" + render_gaps(gaps)
     print(report)
@@ -513,11 +513,14 @@ def summarise(rows) -> dict:
 CAT_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
-def render(table, stats, lat, elapsed, path, limit, variants, convs) -> str:
+def render(table, stats, lat, elapsed, path, limit, variants, convs, ablations: bool = False) -> str:
     lines = []
-    cmd = f"python benchmarks/locomo_retrieval.py {path}" + (f" --conversations {limit}" if limit else "")
+    # the data set's own path is the reader's business (it is not part of this repository)
+    cmd = (f"python benchmarks/locomo_retrieval.py path/to/{path.name}" + (f" --conversations {limit}" if limit else "")
+           + (" --ablations" if ablations else ""))
     nq = sum(len(c.questions) for c in convs)
-    lines.append(f"Command: `{cmd}` — {len(convs)} conversations, {nq} questions with evidence, "
+    lines.append(f"Command: `{cmd}` (the LoCoMo data set, downloaded separately) — {len(convs)} conversations, "
+                 f"{nq} questions with evidence, "
                  f"run took {elapsed:.0f} s (embeddings from the caches when present; "
                  f"{stats['peers']['embedded']} turns embedded for the peers this run).")
     lines.append("")

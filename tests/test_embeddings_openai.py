@@ -13,7 +13,7 @@ import pytest
 from http_helpers import JsonHandler, serving
 
 import reverie.embeddings
-import reverie.embeddings.base as base
+import reverie.retry as retry
 from reverie.config import SearchSettings, load_settings
 from reverie.embeddings.openai_compat import OpenAICompatible
 from reverie.errors import EmbeddingError
@@ -84,7 +84,7 @@ def server():
 
 @pytest.fixture
 def fast_retry(monkeypatch):
-    monkeypatch.setattr(base, "RETRY_BASE_SECONDS", 0.01)
+    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)
 
 
 def make(server: EmbeddingServer, **remote) -> OpenAICompatible:
@@ -150,7 +150,7 @@ def test_persistent_server_error_gives_up_retryable(server, fast_retry):
         make(server).embed_query("x")
     assert info.value.retryable and not info.value.quota
     assert "503" in str(info.value) and "overloaded" in str(info.value)
-    assert len(server.requests) == base.RETRY_ATTEMPTS
+    assert len(server.requests) == retry.ATTEMPTS
 
 
 def test_insufficient_quota_is_quota_and_not_retried(server, fast_retry):
@@ -207,7 +207,7 @@ def test_timeout_is_retryable_and_quick(server, fast_retry):
         emb.embed_query("x")
     elapsed = time.monotonic() - start
     assert info.value.retryable and "timed out" in str(info.value)
-    assert len(server.requests) == base.RETRY_ATTEMPTS  # retried, each within the timeout
+    assert len(server.requests) == retry.ATTEMPTS  # retried, each within the timeout
     assert elapsed < 3.0
 
 

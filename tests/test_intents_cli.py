@@ -10,29 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+from cli_helpers import BATCH
+
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
     return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           capture_output=True, text=True, env=env, timeout=60)
-
-
-BATCH = """
-import contextlib, io, json, sys
-from reverie.cli.main import run
-out = []
-for argv in json.loads(sys.argv[1]):
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        try:
-            run(argv)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-    out.append([code, o.getvalue(), e.getvalue()])
-print(json.dumps(out))
-"""
 
 
 def batch(home: Path, *commands: list[str]) -> list[subprocess.CompletedProcess]:
@@ -70,9 +55,9 @@ def test_intent_create_check_list_cancel(reverie_home):
         reverie_home,
         # someone else in the channel: the intent is the creator's (sender scope) -> nothing
         ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "99", "--json"],
-        # the creator mentions Hangzhou: the block is printed, the fire spent
-        ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "42"],
-        ["intent", "check", "hangzhou again", "--channel", "telegram", "--sender", "42"],
+        # the creator mentions Hangzhou: the block is printed, the fire spent (--fire)
+        ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "42", "--fire"],
+        ["intent", "check", "hangzhou again", "--channel", "telegram", "--sender", "42", "--fire"],
         ["intent", "list", "--json"],
         ["intent", "list", "--status", "armed", "--json"],
         ["intent", "list"],
@@ -112,11 +97,12 @@ def test_intent_create_refusals_are_one_line_and_write_nothing(reverie_home):
         (["intent", "create", "--description", "d", "--channel", "telegram", "--sender", "42"], "at least one trigger"),
     ]
     *refused, listed, check = batch(reverie_home, *[args for args, _ in cases], ["intent", "list", "--json"],
-                                    ["intent", "check", "hangzhou"])
+                                    ["intent", "check", "hangzhou", "--sender", "42"])
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
-    assert ok_json(listed) == {"intents": []}
-    assert "--channel" in one_error(check)
+    # nothing was written: not even the home exists, and the read-only commands say so
+    assert "does not exist" in one_error(listed) and not reverie_home.exists()
+    assert "does not exist" in one_error(check)
 
 
 def test_cron_add_list_run_due_runs_remove(reverie_home):
@@ -187,4 +173,4 @@ def test_cron_add_errors_are_one_line(reverie_home):
     *refused, listed = batch(reverie_home, *[args for args, _ in cases], ["cron", "list", "--json"])
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
-    assert ok_json(listed) == {"jobs": []}
+    assert "does not exist" in one_error(listed) and not reverie_home.exists()  # nothing was written

@@ -219,7 +219,8 @@ def test_cli_get_reads_a_window_as_json(fake_memory, reverie_home):
     data = json.loads(proc.stdout)
     assert data["text"].split("\n")[:2] == ["line 3", "line 4"] and data["nextFrom"] == 5
     missing = run_cli(reverie_home, "get", "memory/2020-01-01.md", "--json")
-    assert missing.returncode == 0 and json.loads(missing.stdout)["status"] == "not_found"
+    # a missing file is a failed command (exit 1), and --json still gets its document
+    assert missing.returncode == 1 and json.loads(missing.stdout)["status"] == "not_found"
 
 
 # -- allowed paths ------------------------------------------------------------------------------------

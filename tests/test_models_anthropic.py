@@ -12,6 +12,7 @@ from http_helpers import JsonHandler, serving
 
 import reverie.models
 import reverie.models.openai_compat as oc
+import reverie.retry as retry
 from reverie.config import ChatSettings, load_settings
 from reverie.errors import ConfigError
 from reverie.models import ChatMessage, ChatModelError, ContextOverflowError, ToolCall
@@ -94,7 +95,7 @@ def server():
 
 @pytest.fixture(autouse=True)
 def fast_retry_and_clean_env(monkeypatch):
-    monkeypatch.setattr(oc, "RETRY_BASE_SECONDS", 0.01)  # the shared retry loop's delay
+    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)  # the shared retry loop's delay
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 
 
@@ -252,7 +253,7 @@ def test_persistent_overload_gives_up_retryable(server):
     with pytest.raises(ChatModelError) as info:
         make(server).complete(USER)
     assert info.value.retryable and info.value.status == 529 and "Overloaded" in str(info.value)
-    assert len(server.requests) == oc.RETRY_ATTEMPTS
+    assert len(server.requests) == retry.ATTEMPTS
 
 
 def test_unauthorised_hides_key_and_hints(server):
@@ -273,7 +274,7 @@ def test_timeout_is_retryable_and_fast(server):
     with pytest.raises(ChatModelError) as info:
         make(server, timeoutSeconds=0.3).complete(USER)
     assert info.value.retryable and "timed out after 0.3s" in str(info.value)
-    assert len(server.requests) == oc.RETRY_ATTEMPTS and time.monotonic() - start < 3.0
+    assert len(server.requests) == retry.ATTEMPTS and time.monotonic() - start < 3.0
 
 
 def test_malformed_response_not_retried(server):

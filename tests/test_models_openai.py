@@ -13,6 +13,7 @@ from http_helpers import JsonHandler, serving
 
 import reverie.models
 import reverie.models.openai_compat as oc
+import reverie.retry as retry
 from reverie.config import ChatSettings, load_settings
 from reverie.errors import ConfigError
 from reverie.models import ChatMessage, ChatModelError, ContextOverflowError, ToolCall
@@ -98,7 +99,7 @@ def server():
 
 @pytest.fixture(autouse=True)
 def fast_retry(monkeypatch):
-    monkeypatch.setattr(oc, "RETRY_BASE_SECONDS", 0.01)
+    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)
 
 
 def make(server: ChatServer, model: str = "test-model", **chat) -> OpenAIChat:
@@ -251,7 +252,7 @@ def test_persistent_server_error_gives_up_retryable(server):
         make(server).complete(USER)
     assert info.value.retryable and info.value.status == 503
     assert "503" in str(info.value) and "upstream unavailable" in str(info.value)
-    assert len(server.requests) == oc.RETRY_ATTEMPTS
+    assert len(server.requests) == retry.ATTEMPTS
 
 
 def test_rate_limit_retried_but_exhausted_quota_not(server):
@@ -291,7 +292,7 @@ def test_timeout_is_retryable_and_fast(server):
     with pytest.raises(ChatModelError) as info:
         model.complete(USER)
     assert info.value.retryable and "timed out after 0.3s" in str(info.value)
-    assert len(server.requests) == oc.RETRY_ATTEMPTS
+    assert len(server.requests) == retry.ATTEMPTS
     assert time.monotonic() - start < 3.0
 
 

@@ -61,7 +61,9 @@ def test_sync_survives_and_indexes_good_notes(messy: Memory):
     assert keyword_paths(messy, "hotel") == {"memory/good.md"}
     assert keyword_paths(messy, "车票") == {"memory/sub/deep.md"}
     indexed = {r[0] for r in messy.index.conn().execute("SELECT DISTINCT path FROM memory_index_chunks")}
-    assert indexed == {"memory/good.md", "memory/sub/deep.md"}
+    # invalid UTF-8 is one bad segment, not a reason to drop the file: indexed with U+FFFD for it
+    assert indexed == {"memory/good.md", "memory/sub/deep.md", "memory/latin1.md"}
+    assert keyword_paths(messy, "caf") == {"memory/latin1.md"}
     # nothing was followed through a symlink: no path repeats under loop/ or self/
     sources = {r[0] for r in messy.index.conn().execute("SELECT path FROM memory_index_sources")}
     assert not any("/loop/" in p or p.startswith("memory/self/") for p in sources)
@@ -78,7 +80,7 @@ def test_status_lists_every_problem(messy: Memory):
     # the issue asks for a warning for an empty file too; it is still indexed (as nothing)
     assert "empty" in listed["memory/empty.md"]
     assert s["dirty"] is False  # skipped files do not keep the index "dirty" forever
-    assert s["chunks"]["total"] == 2
+    assert s["chunks"]["total"] == 3  # good, deep and the repaired latin1
 
 
 def test_problem_fixed_is_indexed_and_unlisted(messy: Memory):

@@ -20,7 +20,7 @@ import pytest
 
 from http_helpers import JsonHandler
 
-import reverie.embeddings.base as base
+import reverie.retry as retry
 from reverie import Memory
 
 KEY = "sk-test-SECRET-unavailable-42"
@@ -83,7 +83,7 @@ def server():
 
 @pytest.fixture
 def fast_retry(monkeypatch):
-    monkeypatch.setattr(base, "RETRY_BASE_SECONDS", 0.01)
+    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)
 
 
 @pytest.fixture

@@ -140,7 +140,9 @@ def test_snippets_short_redacted_and_payload_bounded(mem):
     out = tools_of(rt)["sessions_search"].call({"query": "zephyr", "limit": 25})
     assert out["results"]
     for r in out["results"]:
-        assert len(r["snippet"]) <= SNIPPET_CHARS + 2 and "zephyr" in r["snippet"]
+        # events recorded without an origin class are framed as untrusted; the frame is not snippet
+        body = r["snippet"].removeprefix("<untrusted-content>\n").removesuffix("\n</untrusted-content>")
+        assert len(body) <= SNIPPET_CHARS + 2 and "zephyr" in body
     assert len(json.dumps(out, ensure_ascii=False).encode()) <= MAX_PAYLOAD_BYTES
     hist = tools_of(rt)["sessions_history"].call({"limit": 200})
     assert len(json.dumps(hist, ensure_ascii=False).encode()) <= MAX_PAYLOAD_BYTES
@@ -174,12 +176,14 @@ def test_transcript_scores_use_the_memory_keyword_score(mem):
     say(store, "agent:main:main", ["the kayak rental deposit was paid in cash", "ok",
                                    "the rental car was returned", "ok", "the rental form is signed", "ok"])
     out = tools_of(rt)["sessions_search"].call({"query": "kayak rental deposit"})
-    by_snippet = {r["snippet"]: r["score"] for r in out["results"]}
-    assert by_snippet["the kayak rental deposit was paid in cash"] == pytest.approx(1.0)
+
+    def score_of(text: str) -> float:  # (a snippet may be framed as untrusted around the text)
+        return next(r["score"] for r in out["results"] if text in r["snippet"])
+    assert score_of("the kayak rental deposit was paid in cash") == pytest.approx(1.0)
     # "rental" is in three messages, "kayak" and "deposit" in one: a rental-only message scores low
-    assert by_snippet["the rental car was returned"] < 0.3
+    assert score_of("the rental car was returned") < 0.3
     n = store.conn.execute("SELECT count(*) FROM transcript_fts").fetchone()[0]
     q = analyse_query(store.conn, "kayak rental deposit", "cjk", "transcript_fts", n)
-    assert by_snippet["the rental car was returned"] == pytest.approx(
+    assert score_of("the rental car was returned") == pytest.approx(
         q.coverage(q.mask("the rental car was returned", "cjk")), abs=1e-6)
     rt.close()

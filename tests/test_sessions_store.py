@@ -65,7 +65,7 @@ def test_system_events_do_not_extend_freshness(store):
 
 def test_migrations_are_named_and_applied_once(store):
     conn = connect(store.db_path)
-    assert TRANSCRIPT_MIGRATIONS.applied(conn) == ["0001_sessions_events_fts"]
+    assert TRANSCRIPT_MIGRATIONS.applied(conn) == ["0001_sessions_events_fts", "0002_trust"]
     assert TRANSCRIPT_MIGRATIONS.pending(conn) == []
     conn.close()
 

@@ -20,7 +20,8 @@ from reverie import Memory
 from reverie.mcp.server import build_server
 from reverie.tools import ToolError
 
-NAMES = ["memory_search", "memory_get", "memory_append", "intent"]  # the memory tools first, unchanged
+NAMES = ["memory_search", "memory_get", "memory_append", "intent_list",  # the memory tools first, unchanged
+         "table_list", "table_query", "table_write"]
 
 
 def write(mem: Memory, rel: str, text: str) -> Path:

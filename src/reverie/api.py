@@ -28,7 +28,6 @@ from .index.manager import MemoryIndex, open_agent_db, require_workspace
 from .index.schema import fts_tokenizer_of
 from .index.sync import Progress, SyncReport
 from .paths import Places
-from .store import vec_available
 from .workspace import append_daily, init_workspace
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
@@ -38,8 +37,10 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 
 [memory.search]
 # provider = "auto"                 # auto (bundled local model, else keyword-only) | local | openai | none
+#                                   # | gemini | voyage | mistral | cohere | ollama | a plugin (reverie plugins)
 # model = "multilingual-e5-small"
 # extraPaths = []                   # more folders or files to index: ["notes", {path = "docs", pattern = "**/*.md"}]
+# allowHardLinks = false            # read and index files with more than one hard link (may live outside)
 
 [memory.search.query]
 # maxResults = 6
@@ -68,11 +69,14 @@ class Memory:
         home = home or env.get("REVERIE_HOME")
         agent = agent or env.get("REVERIE_AGENT")
         first = Places.resolve(home, agent, None)
-        self.settings = settings or load_settings(
-            Path(env["REVERIE_CONFIG"]) if env.get("REVERIE_CONFIG") else first.config_file, env, overrides)
+        first.check_home()  # a home that is a file is named before its settings file is looked for
+        self.config_path = Path(env["REVERIE_CONFIG"]) if env.get("REVERIE_CONFIG") else first.config_file
+        self.settings = settings or load_settings(self.config_path, env, overrides,
+                                                  required=bool(env.get("REVERIE_CONFIG")))
         configured_ws = self.settings.agents.get(first.agent)
         workspace = workspace or env.get("REVERIE_WORKSPACE") or (configured_ws.workspace if configured_ws else None)
         self.places = Places.resolve(first.home, first.agent, workspace)
+        self.places.check()
         self._embedder = embedder
         self._provider_state: ProviderState | None = (
             ProviderState(embedder.provider, embedder.provider, embedder.model, "given by the caller")
@@ -127,6 +131,7 @@ class Memory:
     # -- writing ------------------------------------------------------------------------------
     def init(self) -> list[Path]:
         """Lay out the workspace and a commented settings file; never overwrites anything."""
+        self.places.check_writable_layout()
         created = init_workspace(self.workspace)
         cfg = self.places.config_file
         if not cfg.exists():
@@ -139,11 +144,26 @@ class Memory:
                 pass
         return created
 
-    def remember(self, text: str, *, now: datetime | None = None) -> Path:
-        """Append a timestamped bullet to today's daily note (append-only)."""
+    def remember(self, text: str, *, now: datetime | None = None, provenance=None) -> Path:
+        """Append a timestamped bullet to today's daily note (append-only).
+
+        The appended segment is recorded with ``provenance`` (a :class:`reverie.trust.Provenance`),
+        else that of the tool call in progress, else ``agent`` (see docs/trust.md)."""
+        from .trust import daily_guard, resolve_writer
+
+        self.places.check_writable_layout()
         if not self.workspace.exists():
             init_workspace(self.workspace)
-        return append_daily(self.workspace, text, now=now, tz=self.settings.tz())
+        guard = daily_guard(self.places.agent_db, self.workspace, resolve_writer(provenance))
+        return append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+
+    @property
+    def trust(self):
+        """Trust decisions over this agent's memory (:class:`reverie.trust.Trust`): origins of lines,
+        ``may_inject``, ``may_promote``."""
+        from .trust import Trust
+
+        return Trust(self.places.agent_db, self.workspace)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -201,18 +221,30 @@ class Memory:
 
     def tools(self, context=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
-        memory_get, memory_append, then ``intent`` when the turn's sender is the owner.
+        memory_get, memory_append, then ``intent`` and ``intent_list`` for the owner, then
+        table_list, table_query and table_write (structured memory).
 
         ``context`` is the turn's :class:`reverie.intents.TurnContext` (channel, sender,
-        conversation, owner). Without one (MCP, scripts) the caller is the local owner: the intent
-        tool lists and cancels, but refuses to create for want of an authenticated sender.
+        conversation, owner). Creating and cancelling standing intents (``intent``) are the owner's
+        acts and need an authenticated owner turn; without a context (MCP, scripts) only
+        ``intent_list`` (read-only) is offered. A turn of someone else gets neither.
         """
-        from .tools import intent_tool, memory_tools
+        from .tools import intent_list_tool, intent_tool, memory_tools, table_tools
 
         tools = memory_tools(self)
-        if context is None or context.owner:
+        if context is not None and context.owner:
             tools.append(intent_tool(self.intents, context))
+        if context is None or context.owner:
+            tools.append(intent_list_tool(self.intents))
+        tools += table_tools(self.tables, context)  # table_write refuses an untrusted caller
         return tools
+
+    @property
+    def tables(self):
+        """This agent's table files (:class:`reverie.tables.TableStore`, ``tables/`` in the workspace)."""
+        from .tables import TableStore
+
+        return TableStore(self.workspace, self.places.agent_db)
 
     # -- acting later -------------------------------------------------------------------------
     @property
@@ -226,16 +258,23 @@ class Memory:
                                             deadline_seconds=self.settings.memory.intents.deadline_seconds)
             return self._intents
 
-    def match_intents(self, message: str, context, *, now: datetime | None = None):
-        """Run one user turn's standing-intent matching (no model call; firing included). Returns a
-        :class:`reverie.intents.MatchResult`; its ``block`` is the hidden context to prepend, empty
-        when nothing triggered or matching failed open."""
-        return self.intents.match(message, context, now=now)
+    def match_intents(self, message: str, context, *, now: datetime | None = None, dry_run: bool = False):
+        """Run one user turn's standing-intent matching (no model call; firing included unless
+        ``dry_run``). Returns a :class:`reverie.intents.MatchResult`; its ``block`` is the hidden
+        context to prepend, empty when nothing triggered or matching failed open."""
+        return self.intents.match(message, context, now=now, dry_run=dry_run)
 
     def scheduler(self, handlers=None):
-        """The automations of this home (:class:`reverie.automation.Scheduler`, shared state database)."""
+        """The automations of this home (:class:`reverie.automation.Scheduler`, shared state database).
+        Without ``handlers``, system events append to the daily note and agent turns run through
+        the chat runtime (:mod:`reverie.cron_turns`)."""
         from .automation import Scheduler
+        from .automation.handlers import default_handlers
+        from .cron_turns import agent_turn_handler
 
+        if handlers is None:
+            handlers = default_handlers()
+            handlers.register("agentTurn", agent_turn_handler(self))
         return Scheduler(self.places.home, self.settings, handlers=handlers)
 
     # -- conversations ------------------------------------------------------------------------
@@ -257,6 +296,9 @@ class Memory:
         chunks_by_source = {src: n for src, n in conn.execute(
             "SELECT source, count(*) FROM memory_index_chunks GROUP BY source")}
         files = conn.execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+        # how much of the index came from outside (docs/trust.md): searchable, never injected
+        by_origin = {o: n for o, n in conn.execute(
+            "SELECT origin_class, count(*) FROM memory_index_chunk_provenance GROUP BY origin_class")}
         vectors, missing = conn.execute(
             "SELECT count(embedding), sum(embedding IS NULL) FROM memory_index_chunks").fetchone()
         tokenizer = fts_tokenizer_of(conn)
@@ -275,7 +317,6 @@ class Memory:
             cache_entries = cache_count(agent_conn)
         finally:
             agent_conn.close()
-        vec_ok, vec_err = vec_available()
         vector_usable = bool(self.settings.search.store.vector.enabled and self.embedder is not None
                              and check.vectors_ok and stored.get("provider") != "none"
                              and (vectors or not missing))  # vectors all missing: not ok
@@ -300,12 +341,12 @@ class Memory:
             "identity": check.as_dict(),
             "files": files,
             "chunks": {"total": sum(chunks_by_source.values()), **chunks_by_source},
+            "provenance": by_origin,
             "dirty": dirty.dirty,
             "pending": dirty.as_dict(),
             "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
             "vector": {"ok": vector_usable, "backend": "numpy", "enabled": self.settings.search.store.vector.enabled,
-                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0,
-                       "sqlite_vec": {"available": vec_ok, "error": vec_err}},
+                       "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0},
             "cache_entries": cache_entries,
             "extra_paths": [e if isinstance(e, str) else e.model_dump() for e in self.settings.search.extra_paths],
             "last_sync": last_sync,
@@ -326,10 +367,14 @@ class Memory:
         t0 = time.perf_counter()
         try:
             vec = emb.embed_query("reverie status probe")
-            return {"embedding": {"ok": True, "dims": int(vec.shape[0]),
-                                  "ms": round((time.perf_counter() - t0) * 1000, 1)}}
+            out: dict[str, Any] = {"embedding": {"ok": True, "dims": int(vec.shape[0]),
+                                                 "ms": round((time.perf_counter() - t0) * 1000, 1)}}
         except Exception as exc:
-            return {"embedding": {"ok": False, "error": str(exc)}}
+            out = {"embedding": {"ok": False, "error": str(exc)}}
+        engine = emb.runtime()
+        if engine is not None:
+            out["engine"] = engine
+        return out
 
     def generation_path(self) -> Path | None:
         return generations.current_path(self.places.index_dir)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -52,6 +52,26 @@ class RemoteSettings(_Model):
     api_key: str | None = Field(None, alias="apiKey", description="API key (falls back to OPENAI_API_KEY for openai)")
     headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
     timeout_seconds: float = Field(60.0, gt=0, alias="timeoutSeconds")
+    # keys from the providers' usual environment variables (PROVIDER_KEY_ENV), never shown or dumped
+    _env_keys: dict[str, str] = PrivateAttr(default_factory=dict)
+    _api_key_is_openai_env: bool = PrivateAttr(default=False)  # apiKey holds OPENAI_API_KEY (for a fallback)
+
+    def key_for(self, provider: str, own_host: str) -> str:
+        """The API key for a native provider: the configured one, else the provider's usual
+        environment variable, and that one only when the endpoint is the provider's own host."""
+        if self.api_key and not self._api_key_is_openai_env:
+            return self.api_key
+        host = urlparse(self.base_url).hostname if self.base_url else own_host
+        return self._env_keys.get(provider, "") if host == own_host else ""
+
+
+# Native embedding providers and the environment variables their own SDKs read, first one wins.
+PROVIDER_KEY_ENV: dict[str, tuple[str, ...]] = {
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "voyage": ("VOYAGE_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
+}
 
 
 class ChunkingSettings(_Model):
@@ -86,10 +106,14 @@ class ExtraPath(_Model):
 
 class SearchSettings(_Model):
     enabled: bool = True
-    provider: str = Field("auto", description="auto | local | openai | none | fake (tests)")
+    provider: str = Field("auto", description="auto | local | openai | gemini | voyage | mistral | cohere | ollama "
+                          "| none | a plugin's name (reverie plugins) | fake (tests)")
     model: str | None = Field(None, description="embedding model; provider default when unset")
     fallback: str = Field("none", description="provider to use when the configured one cannot start")
     extra_paths: list[str | ExtraPath] = Field(default_factory=list, alias="extraPaths")
+    allow_hard_links: bool = Field(False, alias="allowHardLinks",
+                                   description="read and index memory files that have more than one hard "
+                                   "link (off: such a file may be one outside the workspace)")
     query: QuerySettings = QuerySettings()
     store: StoreSettings = StoreSettings()
     remote: RemoteSettings = RemoteSettings()
@@ -140,15 +164,15 @@ def _byte_size(v: Any) -> Any:
 
 
 def _duration_seconds(v: Any) -> Any:
-    """``300``, ``"5m"``, ``"1h"``, ``"30s"`` -> seconds; a bare number in a string means minutes
-    (the reference's default unit for the pruning ttl)."""
+    """A duration (:mod:`reverie.durations`: ``"5m"``, ``"1h30m"``) -> seconds. A bare number means
+    minutes, as the reference's pruning ttl, whether it comes as a TOML number or a ``--set``
+    string (they used to differ: 45 was seconds in the file and minutes on the command line)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = str(v)
     if isinstance(v, str):
-        import re
+        from .durations import duration_seconds
 
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*", v.lower())
-        if not m:
-            raise ValueError(f"not a duration: {v!r} (e.g. '5m', '1h', '30s')")
-        return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 60}[m.group(2)]
+        return duration_seconds(v, bare_unit="m")
     return v
 
 
@@ -195,7 +219,7 @@ class HardClearSettings(_Model):
 class PruningSettings(_Model):
     mode: Literal["auto", "off", "cache-ttl"] = Field(
         "auto", description="auto: cache-ttl (ttl 1h) for anthropic models, off otherwise, as the reference")
-    ttl: float = Field(300.0, ge=0, description="seconds between prunes ('5m', '1h' accepted)")
+    ttl: float = Field(300.0, ge=0, description="time between prunes: a duration ('5m', '1h30m'); a bare number is minutes")
     keep_last_assistants: int = Field(3, ge=0, alias="keepLastAssistants")
     soft_trim_ratio: float = Field(0.3, ge=0, le=1, alias="softTrimRatio")
     hard_clear_ratio: float = Field(0.5, ge=0, le=1, alias="hardClearRatio")
@@ -298,6 +322,107 @@ ENV_KEYS: dict[str, str] = {
 # Read by the entry points (paths), not settings keys; listed so they are not "unknown".
 ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG"}
 
+# A settings file is small; reading one without a cap let REVERIE_CONFIG=/dev/zero hang for ever.
+MAX_CONFIG_BYTES = 1024 ** 2
+
+
+class ReverieWarning(UserWarning):
+    """Something reverie went on despite (an unknown environment variable): shown once, on stderr."""
+
+
+def closest(word: str, known) -> str | None:
+    """The known word a typo most likely meant, if any is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _did_you_mean(word: str, known) -> str:
+    close = closest(word, known)
+    return f"; did you mean {close!r}?" if close else ""
+
+
+def settings_keys(model: type[BaseModel] = None, prefix: str = "") -> list[str]:  # type: ignore[assignment]
+    """Every dotted settings key, spelt as users write it (``memory.search.query.maxResults``)."""
+    model = model or Settings
+    out: list[str] = []
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        sub = field.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel):
+            out += settings_keys(sub, key + ".")
+        else:
+            out.append(key)
+    return out
+
+
+def _warn_unknown_env(name: str) -> None:
+    import warnings
+
+    # compare what follows the prefix: every name shares "REVERIE_", which made anything look close
+    known = {k.removeprefix("REVERIE_"): k for k in [*ENV_KEYS, *ENV_OTHER]}
+    close = closest(name.removeprefix("REVERIE_"), known)
+    hint = f"; did you mean {known[close]}?" if close else ""
+    warnings.warn(f"unknown environment variable {name} ignored{hint}", ReverieWarning, stacklevel=3)
+
+
+def read_config_file(path: Path, *, required: bool = False) -> dict:
+    """The TOML tree of a settings file; ``{}`` when it does not exist (unless ``required``).
+
+    Only a regular file is read, at most :data:`MAX_CONFIG_BYTES`: a folder, a device
+    (``/dev/zero``), a FIFO or a huge file is a one-line error, never a hang or a traceback.
+    """
+    import stat
+
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"settings file {path} does not exist (named by REVERIE_CONFIG)") from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"settings file {path} is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"settings file {path} is not a regular file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"settings file {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"settings file {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path}: values are nested too deeply") from None
+
+
+def _resolve_agent_workspaces(tree: dict, base: Path) -> None:
+    """A relative ``agents.<id>.workspace`` in a settings file means relative to that file's folder,
+    never to wherever a shell happens to be (two shells wrote to two workspaces sharing one index)."""
+    agents = tree.get("agents")
+    if not isinstance(agents, dict):
+        return
+    for agent_id, entry in agents.items():
+        raw = entry.get("workspace") if isinstance(entry, dict) else None
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        try:
+            path = Path(raw).expanduser()
+        except RuntimeError:  # ~someone who does not exist
+            raise ConfigError(f"bad value for 'agents.{agent_id}.workspace': cannot expand {raw!r} "
+                              "(no such user)") from None
+        entry["workspace"] = str(path if path.is_absolute() else (base / path).absolute())
+
 
 def _set_dotted(tree: dict, key: str, value: Any) -> None:
     parts = key.split(".")
@@ -321,6 +446,8 @@ def _parse_flag_value(raw: str) -> Any:
             return json.loads(text)
         except ValueError:
             return raw
+        except RecursionError:
+            raise ConfigError(f"--set value nested too deeply: {raw[:40]}...") from None
     return raw
 
 
@@ -328,29 +455,59 @@ def _error_key(loc: tuple) -> str:
     return ".".join(str(p) for p in loc if not (isinstance(p, str) and p in ("str", "ExtraPath")))
 
 
+def _plain(err: dict) -> str:
+    """A pydantic error in words a user knows (no Python type names, no library URLs)."""
+    kind, ctx = err["type"], err.get("ctx") or {}
+    given = err.get("input")
+    shown = f" (got {given!r})" if isinstance(given, (str, int, float, bool)) and len(repr(given)) <= 60 else ""
+    words = {
+        "int_parsing": "must be a whole number", "int_type": "must be a whole number",
+        "int_from_float": "must be a whole number", "float_parsing": "must be a number",
+        "float_type": "must be a number", "bool_parsing": "must be true or false",
+        "bool_type": "must be true or false", "string_type": "must be text (a quoted string)",
+        "dict_type": "must be a table of keys and values", "model_type": "must be a table of keys and values",
+        "list_type": "must be a list", "missing": "is required",
+        "greater_than_equal": f"must be at least {ctx.get('ge')}", "greater_than": f"must be more than {ctx.get('gt')}",
+        "less_than_equal": f"must be at most {ctx.get('le')}", "less_than": f"must be less than {ctx.get('lt')}",
+        "literal_error": f"must be one of {ctx.get('expected', '').replace(chr(39), '')}",
+        "finite_number": "must be a finite number",
+    }
+    if kind in words:
+        return words[kind] + shown
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
 def _validate(tree: dict) -> Settings:
     try:
         return Settings.model_validate(tree)
+    except RecursionError:
+        raise ConfigError("settings are nested too deeply") from None
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = exc.errors(include_url=False)
+        # a value that fits no member of a union (str | ExtraPath) reports each member; the first
+        # member's complaint is the one a user can act on
+        err = errors[0]
         key = _error_key(err["loc"]) or "(settings)"
         if err["type"] == "extra_forbidden":
-            raise ConfigError(f"unknown settings key {key!r}") from None
-        msg = err["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"bad value for {key!r}: {msg}") from None
+            known = {k.rsplit(".", n)[0] for k in settings_keys() for n in range(k.count(".") + 1)}
+            raise ConfigError(f"unknown settings key {key!r}{_did_you_mean(key, known)}") from None
+        raise ConfigError(f"bad value for {key!r}: {_plain(err)}") from None
 
 
 def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
-                  overrides: list[str] | None = None) -> Settings:
-    """Build settings from the file, the environment and ``key=value`` overrides."""
+                  overrides: list[str] | None = None, *, required: bool = False) -> Settings:
+    """Build settings from the file, the environment and ``key=value`` overrides.
+
+    ``required``: the file was named explicitly (REVERIE_CONFIG), so its absence is an error. An
+    unknown ``REVERIE_*`` variable is a :class:`ReverieWarning`, not an error: a variable meant for
+    another version or a typo must not stop every command.
+    """
     env = dict(os.environ if env is None else env)
     tree: dict = {}
-    if config_file is not None and config_file.exists():
-        try:
-            tree = tomllib.loads(config_file.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read {config_file}: {exc}") from None
+    if config_file is not None:
+        tree = read_config_file(config_file, required=required)
         _validate(tree)  # name the file's own bad keys before env/flags mix in
+        _resolve_agent_workspaces(tree, config_file.absolute().parent)
     for name in sorted(env):
         if not name.startswith("REVERIE_"):
             continue
@@ -360,7 +517,7 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
                 value = _parse_flag_value(value)
             _set_dotted(tree, ENV_KEYS[name], value)
         elif name not in ENV_OTHER:
-            raise ConfigError(f"unknown environment variable {name!r} (known: {', '.join(sorted(ENV_KEYS))})")
+            _warn_unknown_env(name)
     for item in overrides or []:
         if "=" not in item:
             raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
@@ -377,4 +534,7 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
     to_openai = not remote.base_url or urlparse(remote.base_url).hostname == "api.openai.com"
     if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
         remote.api_key = env["OPENAI_API_KEY"]
+        remote._api_key_is_openai_env = True
+    remote._env_keys = {provider: next(env[n] for n in names if env.get(n))
+                        for provider, names in PROVIDER_KEY_ENV.items() if any(env.get(n) for n in names)}
     return settings

@@ -27,7 +27,9 @@ class EmbeddingError(ReverieError):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, quota: bool = False, retryable: bool = False):
+    def __init__(self, message: str, *, quota: bool = False, retryable: bool = False,
+                 retry_after: float | None = None):
         super().__init__(message)
         self.quota = quota
         self.retryable = retryable
+        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), if it did

@@ -6,6 +6,8 @@ from typing import Callable
 
 import httpx
 
+from .retry import parse_retry_after
+
 
 def server_message(resp: httpx.Response) -> str:
     """The error text, whichever dialect: OpenAI/vLLM/Anthropic nest it, Ollama uses a string."""
@@ -21,6 +23,17 @@ def server_message(resp: httpx.Response) -> str:
             return str(err)
         return str(body.get("message") or body.get("detail") or body)
     return str(body)
+
+
+def retry_after(resp: httpx.Response) -> float | None:
+    """The wait a 429/503 answer asks for: ``retry-after-ms`` (OpenAI's) or ``Retry-After``."""
+    ms = resp.headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    return parse_retry_after(resp.headers.get("retry-after"))
 
 
 def post(client: httpx.Client, url: str, *, headers: dict, payload: dict, timeout: float,

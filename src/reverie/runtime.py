@@ -9,7 +9,16 @@ record every event as it happens; compact after the turn when the context passes
 reserve, and on a context-overflow error (compact, retry, at most 3 times).
 
 Every compaction path runs the pre-compaction flush first when this cycle has not had one
-(openclaw #114081: the overflow path never flushed). Commands: ``/new`` and ``/reset`` (a new
+(openclaw #114081: the overflow path never flushed).
+
+Trust (docs/trust.md): every event is recorded with its origin class -- the owner's messages
+``owner``, a non-owner's (or a hook's) ``untrusted``, cron and heartbeat preambles ``system``, the
+agent's words ``agent`` until the turn reads something untrusted (a tool declared
+``origin="untrusted"``, an untrusted memory hit), after which everything it says and writes until
+the end of the turn is ``untrusted``. A non-owner in a group or channel makes the session low-trust
+(every turn starts untrusted). Memory enters the context only through :meth:`Runtime.inject`,
+which records a recall mark; the flush, the session-memory hook and the transcript search index
+strip what was recalled. Commands: ``/new`` and ``/reset`` (a new
 session id for the same key; the session-memory hook writes the previous one in the background),
 ``/compact [instructions]``, ``/context [list|detail]``, ``/help``.
 """
@@ -20,12 +29,13 @@ import inspect
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from . import models
 from .errors import ReverieError
+from .intents.model import LOCAL_OWNER  # the owner at this machine's terminal (re-exported here)
 from .models.base import ChatMessage, ChatModel, ChatModelError, ContextOverflowError, ToolCall
 from .models.offline import SLUG_SYSTEM_PREFIX
 from .sessions import (MAX_OVERFLOW_COMPACTION_ATTEMPTS, ActiveContext, ModelInput, Pruner, SessionMemoryHook,
@@ -33,8 +43,12 @@ from .sessions import (MAX_OVERFLOW_COMPACTION_ATTEMPTS, ActiveContext, ModelInp
                        normalize_key, resolve_mode, run_flush, split_for_compaction, summarize, window_plan)
 from .sessions.compaction import entries_for_summary
 from .sessions.flush import FlushResult, is_no_reply
+from .sessions.recall_marks import RecallLedger, context_origin, written_from
 from .sessions.report import render_context
 from .tools.base import Tool
+from .trust import (RECALL_TOOLS, Provenance, RecallItem, ToolSession, frame_recall, frame_result, items_from_result,
+                    session_kind_of, strip_recalled)
+from .trust.classes import check_kind, sender_origin, turn_writer
 
 HELP = ("Commands: /new or /reset [first message] start a new session (the previous one is saved to "
         "memory/YYYY-MM-DD-HHMM.md); /compact [instructions] summarise older messages now; /context list|detail "
@@ -68,16 +82,14 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return (name, rest.strip()) if name in COMMANDS else None
 
 
-LOCAL_OWNER = "local-owner"  # the sender id of the owner using reverie chat on this machine
-
-
 class Runtime:
     """One conversation of one agent (a session key), across its sessions."""
 
     def __init__(self, memory, model: ChatModel | str | None = None, *, session_key: str | None = None,
                  chat_type: str | None = None, channel: str | None = None, sender: str | None = None,
                  owner: bool = True, context_window: int | None = None,
-                 clock: Callable[[], datetime] | None = None):
+                 clock: Callable[[], datetime] | None = None, origin: str = "chat",
+                 session_kind: str | None = None, hook_source: str | None = None, tools: list[Tool] | None = None):
         self.memory = memory
         self.settings = memory.settings
         self.agent = memory.places.agent
@@ -90,6 +102,18 @@ class Runtime:
         self.channel = channel or channel_of(self.key)
         self.sender = sender
         self.owner = owner
+        self.origin = origin  # chat | cron: recorded on each session this runtime starts
+        # what kind of session this is: stated by the host, else implied by the key (cron:..)
+        self.kind = check_kind(session_kind) if session_kind else session_kind_of(self.key)
+        self.hook_source = hook_source  # a session fed by an external content hook (gmail, webhook)
+        # host tools (web fetch, mail...): outside content unless the host says otherwise
+        self.extra_tools = [t if t.origin else replace(t, origin="untrusted") for t in tools or []]
+        self._turn: tuple[str | None, bool] | None = None  # (sender, owner) of the turn in progress
+        self._taint: ToolSession | None = None
+        self._turn_blocks: list[tuple[str, str]] | None = None  # blocks injected into this turn
+        # Recall lanes run before each reply (trigger recall, Active Memory): each gets the user's
+        # text and puts what it finds into the turn with self.inject(lane, items). Fail open.
+        self.lanes: list[Callable[[str], Any]] = []
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.store = TranscriptStore(memory.places.agent_db)
@@ -100,6 +124,7 @@ class Runtime:
                                       slug_fn=self._slug if hook.llm_slug else None, enabled=hook.enabled,
                                       writable=self._writable()[0])
         self._session: SessionRow | None = None
+        self.recall = RecallLedger(self.store, memory.trust if hasattr(memory, "trust") else None)
         self._maintenance: dict[str, ChatModel] = {}
         self.last_input: ModelInput | None = None
 
@@ -116,8 +141,8 @@ class Runtime:
                 self._session = row
                 return row
         row = self.store.current_session(self.key) or self.store.start_session(
-            self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender,
-            model=f"{self.model.provider}:{self.model.model}")
+            self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender, origin=self.origin,
+            model=f"{self.model.provider}:{self.model.model}", session_kind=self.kind, hook_source=self.hook_source)
         self._session = row
         return row
 
@@ -128,6 +153,10 @@ class Runtime:
         if which not in self._maintenance:
             self._maintenance[which] = models.create(spec, self.settings.chat)
         return self._maintenance[which]
+
+    def writable(self) -> tuple[bool, str | None]:
+        """Whether this conversation may write to the workspace, and why not."""
+        return self._writable()
 
     def _writable(self) -> tuple[bool, str | None]:
         access = self.settings.sessions.workspace_access
@@ -153,9 +182,12 @@ class Runtime:
             params = {}
         tools = list(tools_fn(ctx) if ctx is not None and "context" in params else tools_fn())
         tools += sessions_tools(self.store, lambda: self.session, visibility=self.settings.sessions.visibility,
-                                owner=lambda: self.owner)
+                                owner=lambda: self._identity()[1])
+        tools += self.extra_tools
         if not self._writable()[0]:
             tools = [t for t in tools if t.read_only]
+        tools = [self.recall.no_resave(t, lambda: self.session.session_id) if t.name == "memory_append" else t
+                 for t in tools]
         seen: dict[str, Tool] = {}
         for t in tools:
             seen.setdefault(t.name, t)
@@ -168,38 +200,111 @@ class Runtime:
             return None
         # The local owner at the terminal is an identified sender too: without one, the owner was
         # offered the intent tool but every create was refused for a missing sender identity.
-        sender = self.sender or (LOCAL_OWNER if self.owner else None)
-        return TurnContext(channel=self.channel, sender=sender, conversation=self.key, owner=self.owner,
+        sender, owner = self._identity()
+        sender = sender or (LOCAL_OWNER if owner else None)
+        return TurnContext(channel=self.channel, sender=sender, conversation=self.key, owner=owner,
                            session=self._session.session_id if self._session else None)
+
+    def _identity(self) -> tuple[str | None, bool]:
+        """(sender, owner) of the message being answered (a group turn may come from anyone)."""
+        return self._turn if self._turn is not None else (self.sender, self.owner)
 
     def _build(self, defs: list[dict], extra: list[tuple[str, str]] | None = None,
                ctx: ActiveContext | None = None) -> ModelInput:
         ctx = ctx or active_context(self.store, self.session.session_id)
         inp = build_input(agent=self.agent, now=self.now(), workspace=self.memory.workspace, chat_type=self.chat_type,
                           bootstrap_settings=self.settings.sessions.bootstrap, ctx=ctx, tools=defs,
-                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra)
+                          pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra,
+                          allow_hard_links=self.settings.search.allow_hard_links, admit=self._admit)
+        self.recall.mark_startup(self.session.session_id, inp.bootstrap)
         return inp
 
+    def _admit(self, name: str, text: str) -> str:
+        """Startup files keep only the lines an automatic lane may inject (owner/agent)."""
+        trust = getattr(self.memory, "trust", None)
+        return trust.injectable_lines(name, text)[0] if trust is not None else text
+
     # -- turns ----------------------------------------------------------------------------------
-    def send(self, text: str) -> TurnResult:
-        """One line from the user: a command or a message. Never raises for model or tool failures."""
+    def send(self, text: str, *, sender: str | None = None, owner: bool | None = None) -> TurnResult:
+        """One line from the user: a command or a message. Never raises for model or tool failures.
+
+        ``sender``/``owner`` describe who wrote this line when it is not the runtime's own sender
+        (group and channel chats): a non-owner's words are ``untrusted``."""
         stripped = (text or "").strip()
+        turn_owner = self.owner if owner is None else bool(owner)
         cmd = parse_command(stripped)
-        if cmd is not None:
+        if cmd is not None and turn_owner:  # only the owner runs commands; others are just talking
             return self._command(cmd[0], cmd[1], stripped)
         if not stripped:
             return TurnResult(text, session_id=self.session.session_id)
-        return self._user_turn(text)
+        self._turn = (sender if sender is not None else self.sender, turn_owner)
+        try:
+            return self._user_turn(text)
+        finally:
+            self._turn = None
+            self._taint = None
+
+    # -- trust -----------------------------------------------------------------------------------
+    def sender_origin(self, owner: bool) -> str:
+        """The class of a user message in this session."""
+        return sender_origin(self.kind, owner, hook_source=self.hook_source)
+
+    def inject(self, lane: str, items: list[RecallItem], *, into_context: bool | None = None) -> str:
+        """The one way memory enters the model's context (startup files, recall tool results,
+        standing intents, and the recall lanes: trigger recall, Active Memory).
+
+        Records a recall mark (lane, path, lines, text) in the transcript, so that what was
+        recalled is stripped before the flush, the session-memory hook or transcript indexing
+        see the conversation. Automatic lanes (``trust.AUTO_LANES``) admit only owner/agent items;
+        the admitted ones are returned as one ``<recalled-memory>`` block and, during a turn,
+        added to the model input of that turn. ``into_context=False`` only records (a tool result
+        that is already in the context)."""
+        sid = self.session.session_id
+        marked = self.recall.mark(sid, lane, items, auto=into_context)
+        if into_context is False or not marked.admitted:
+            return ""
+        lines = []
+        for i in marked.admitted:
+            where = f"[{i.path}#L{i.start_line}-L{i.end_line}] " if i.path and i.start_line else ""
+            lines.append(f"- {where}{i.text}")
+        block = frame_recall(lane, lines)
+        if self._turn_blocks is not None:
+            self._turn_blocks.append((lane, block))
+        return block
 
     def _user_turn(self, text: str) -> TurnResult:
         sid = self.session.session_id
         result = TurnResult(text, session_id=sid)
-        self.store.append_message(sid, "user", ChatMessage("user", text), sender=self.sender, channel=self.channel)
-        extra = self._intent_blocks(text, result)
+        sender, owner = self._identity()
+        origin = self.sender_origin(owner)
+        self.store.append_message(sid, "user", ChatMessage("user", text), sender=sender, channel=self.channel,
+                                  origin=origin)
+        self.store.add_participant(sid, sender or (LOCAL_OWNER if owner else None))
+        if origin == "untrusted" and self.chat_type == "group":
+            self.store.mark_low_trust(sid)  # a non-owner spoke in a group: the session stays low-trust
+        row = self.session
+        self._taint = ToolSession(turn_writer(origin, self.kind, row.session_id, low_trust=bool(row.low_trust)))
+        self._turn_blocks = []
+        self._intent_blocks(text, result)
+        for lane in self.lanes:
+            try:
+                lane(text)
+            except Exception as exc:  # a recall lane never blocks a reply
+                result.notices.append(f"recall lane skipped: {type(exc).__name__}: {exc}")
+        extra = self._turn_blocks
+        writable, why = self._writable()
+        if not writable:
+            # Without this the model may answer "noted" to "remember ..." with no tool to save it
+            extra.append(("memory is read-only", f"Memory cannot be written in this conversation ({why}). If "
+                          "the user asks you to remember or note something, say plainly that it was NOT saved."))
         tools = self.tools()
         defs = [t.openai() for t in tools]
         self._maybe_flush(self._build(defs, extra), result)
         self._loop(tools, defs, extra, result)
+        if self._taint.reasons:
+            result.notices.append("this turn read untrusted content (" + "; ".join(self._taint.reasons)
+                                  + "): what it wrote is classed untrusted")
+        self._turn_blocks = None
         if self.plan.compaction_enabled:
             after = self._build(defs, extra)
             if after.tokens > self.plan.compaction_threshold:
@@ -220,6 +325,14 @@ class Runtime:
         if getattr(out, "fired", None):
             self.store.append(self.session.session_id, "system",
                               {"text": "standing intents fired", "event": "intents", "fired": out.fired})
+            for fired in out.fired:  # the person sees it fired, whatever the model makes of it
+                result.notices.append(f"standing intent fired: {' '.join(str(fired.get('description')).split())}"
+                                      f" ({fired.get('id')}, {fired.get('status')})")
+        if block:
+            # the owner's standing intents, worded by the agent that created them
+            self.recall.mark(self.session.session_id, "intents", [RecallItem(block, origin="agent")], auto=True)
+            if self._turn_blocks is not None:
+                self._turn_blocks.append(("standing intents", block))
         return [("standing intents", block)] if block else []
 
     def _loop(self, tools: list[Tool], defs: list[dict], extra, result: TurnResult) -> None:
@@ -257,20 +370,24 @@ class Runtime:
             msg = resp.message
             meta = {"model": resp.model or self.model.model, "usage": {"input": usage.input_tokens,
                                                                         "output": usage.output_tokens}}
+            said = self._agent_origin()
             if not msg.tool_calls:
-                self.store.append_message(sid, "assistant", msg, **meta)
+                self.store.append_message(sid, "assistant", msg, origin=said, index_text=self.recall.indexable(sid, msg.content), **meta)
                 if is_no_reply(msg.content):
                     result.suppressed = True
                 else:
                     result.reply = msg.content
                 return
-            self.store.append_message(sid, "tool_call", msg, **meta)
+            self.store.append_message(sid, "tool_call", msg, origin=said, index_text=self.recall.indexable(sid, msg.content), **meta)
             for call in msg.tool_calls:
                 result.tool_calls.append(call.name)
-                out, refused = self._run_tool(by_name if offer else {}, call)
+                out, refused, origin = self._run_tool(by_name if offer else {}, call)
                 content = json.dumps(out, ensure_ascii=False, default=str)
                 self.store.append_message(sid, "tool_result", ChatMessage("tool", content, tool_call_id=call.id,
-                                                                          name=call.name), refused=refused)
+                                                                          name=call.name), refused=refused,
+                                          origin=origin)
+                if call.name in RECALL_TOOLS and not refused:
+                    self.inject(call.name, items_from_result(call.name, out), into_context=False)
             rounds += 1
             if not offer:  # the model asked for tools after the last allowed round
                 self.store.append(sid, "system", {"text": f"tool round limit ({max_rounds}) reached",
@@ -278,17 +395,27 @@ class Runtime:
                 result.reply = msg.content or f"[stopped: the limit of {max_rounds} tool rounds was reached]"
                 return
 
-    @staticmethod
-    def _run_tool(by_name: dict[str, Tool], call: ToolCall) -> tuple[dict, bool]:
+    def _agent_origin(self) -> str:
+        """The class of what the agent says now: agent, or less once the turn read something."""
+        return self._taint.writer().origin if self._taint is not None else "agent"
+
+    def _run_tool(self, by_name: dict[str, Tool], call: ToolCall) -> tuple[dict, bool, str]:
+        """(result, refused, origin class of the result) -- the call runs with the turn's taint."""
         tool = by_name.get(call.name)
         if tool is None:
-            return {"error": f"tool {call.name!r} is not available in this turn", "refused": True}, True
+            return {"error": f"tool {call.name!r} is not available in this turn", "refused": True}, True, "system"
+        taint = self._taint or ToolSession(Provenance("agent", self.kind, self.session.session_id, "agent"))
         try:
-            return tool.call(call.arguments), False
+            out, origin = taint.call(tool, call.arguments)
+            return out, False, origin
         except ReverieError as exc:
-            return {"error": str(exc)}, False
+            out = {"error": str(exc)}
         except Exception as exc:  # a tool bug must not end the conversation
-            return {"error": f"internal error in {call.name}: {type(exc).__name__}: {exc}"}, False
+            out = {"error": f"internal error in {call.name}: {type(exc).__name__}: {exc}"}
+        # an outside tool's error text is outside content too
+        origin = tool.origin or "agent"
+        taint.observe(origin, call.name)
+        return (frame_result(out, call.name) if origin == "untrusted" else out), False, origin
 
     # -- flush and compaction -------------------------------------------------------------------
     def _maybe_flush(self, inp: ModelInput, result: TurnResult) -> FlushResult | None:
@@ -310,12 +437,17 @@ class Runtime:
         row = self.session
         if inp is None:
             inp = self._build([t.openai() for t in self.tools()])
-        fr = run_flush(self._maintenance_model("flush"), inp.history, inp.messages[0].content,
+        pool = self.recall.pool(row.session_id)
+        # The flush sees no workspace files and no injected blocks, and its appends are recorded
+        # with the least trusted class of the conversation it reads (flush quarantine).
+        fr = run_flush(self._maintenance_model("flush"), inp.history, strip_recalled(inp.core_system, pool),
                        workspace=self.memory.workspace, tz=self.tz, now=self.now(),
                        timeout=self.settings.compaction.memory_flush.timeout_seconds, trigger=trigger,
-                       writable=self._writable())
+                       writable=self._writable(), agent_db=self.memory.places.agent_db,
+                       provenance=Provenance(context_origin(self.store, row.session_id), self.kind, row.session_id,
+                                             "flush"), recall=pool)
         self.store.append(row.session_id, "flush", {**fr.as_dict(), "text": fr.line(), "tokens": inp.tokens,
-                                                     "compactionCount": row.compaction_count})
+                                                     "compactionCount": row.compaction_count}, origin=fr.origin)
         self.store.update_session(row.session_id, memory_flush_at=int(time.time() * 1000),
                                   memory_flush_compaction_count=row.compaction_count)
         if result is not None:
@@ -374,7 +506,7 @@ class Runtime:
                   "summarizerError": sr.error, "summarisedMessages": len(older),
                   "summarisedFrom": older[0].position, "summarisedTo": older[-1].position,
                   "keptMessages": len(kept), "keepRecentTokens": keep, "compactionNumber": row.compaction_count + 1}
-        self.store.append(row.session_id, "compaction", record)
+        self.store.append(row.session_id, "compaction", record, origin=written_from(older, ctx.compaction))
         self.store.update_session(row.session_id, compaction_count=row.compaction_count + 1,
                                   total_tokens=after.tokens, total_tokens_fresh=0)
         if result is not None:
@@ -417,6 +549,7 @@ class Runtime:
         self.store.end_session(old.session_id, reason)
         self.hook.fire(old.session_id, reason, self.now())
         self.pruner.reset()
+        self.recall.reset()
         self._session = None
         new = self.session
         if result is not None:

@@ -5,8 +5,9 @@ A handler takes the job (its JSON definition) and a :class:`RunContext` and retu
 
 * ``systemEvent``: append the text to the owning agent's daily note (``memory/YYYY-MM-DD.md``,
   append-only, through :func:`reverie.workspace.append_daily`).
-* ``agentTurn``: recorded as ``skipped`` ("no chat runtime yet"); a chat runtime registers its
-  own handler with :func:`register_handler` to deliver agent turns.
+* ``agentTurn``: run through the chat runtime; the runtime sits above this package, so its handler
+  (:mod:`reverie.cron_turns`) is registered by :meth:`reverie.Memory.scheduler`, which the CLI
+  uses. A bare :class:`Scheduler` without it records the run as an error naming the fix.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Callable, Optional
 
 from ..config import Settings
 from ..paths import Places
+from ..trust import Provenance, daily_guard
 from ..workspace import append_daily, init_workspace
 
 PAYLOAD_KINDS = ("systemEvent", "agentTurn")
@@ -73,13 +75,17 @@ def system_event(job: dict, ctx: RunContext) -> RunOutcome:
     body = " ".join(text.split())
     name = " ".join((job.get("name") or "").split())
     label = f"[automation: {name}]" if name and not body.startswith(name) else "[automation]"
-    note = append_daily(places.workspace, f"{label} {text.strip()}", now=ctx.now, tz=ctx.settings.tz())
+    # job text is scaffolding: its segment is "system", from a cron session (never promoted)
+    guard = daily_guard(places.agent_db, places.workspace, Provenance("system", "cron", None, "automation"))
+    note = append_daily(places.workspace, f"{label} {text.strip()}", now=ctx.now, tz=ctx.settings.tz(), guard=guard)
     return RunOutcome("ok", summary=f"appended to {note.relative_to(places.workspace).as_posix()}",
                       details={"agentId": places.agent, "path": str(note)})
 
 
 def agent_turn(job: dict, ctx: RunContext) -> RunOutcome:
-    return RunOutcome("skipped", summary="no chat runtime yet")
+    # never silently skipped (a job that "ran" without doing anything is a lie in the history)
+    return RunOutcome("error", error="agent turns need the chat runtime: run the scheduler through "
+                      "reverie (`reverie scheduler run`, or Memory.scheduler() in Python)")
 
 
 DEFAULT_HANDLERS = HandlerRegistry({"systemEvent": system_event, "agentTurn": agent_turn})

@@ -11,14 +11,12 @@ their next-run computation. All times are epoch milliseconds.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..durations import DurationError, duration_ms
 from ..errors import UserError
 
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 7 * 86_400_000}
-_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)")
 MIN_EVERY_MS = 1000
 
 
@@ -27,23 +25,15 @@ class ScheduleError(UserError):
 
 
 MAX_TIME_MS = 253_399_622_400_000  # 9999-12-01T00:00:00Z: beyond it datetime cannot follow
-MAX_DURATION_MS = 100 * 365 * 86_400_000
 
 
 def parse_duration(text: str) -> int:
-    """``30s``, ``5m``, ``2h``, ``1d``, ``1w``, ``1h30m`` to milliseconds."""
-    raw = (text or "").strip().lower().replace(" ", "")
-    pos, total = 0, 0.0
-    for m in _DURATION_RE.finditer(raw):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNIT_MS[m.group(2)]
-        pos = m.end()
-    if not raw or pos != len(raw):
-        raise ScheduleError(f"cannot read duration {text!r}: use e.g. 30s, 5m, 2h, 1d or 1h30m")
-    if total > MAX_DURATION_MS:
-        raise ScheduleError(f"duration {text!r} is longer than 100 years")
-    return int(total)
+    """``30s``, ``5m``, ``2h``, ``1d``, ``1w``, ``1h30m`` to milliseconds (rules in
+    :mod:`reverie.durations`; a bare number is refused: seconds or minutes?)."""
+    try:
+        return int(duration_ms(text))
+    except DurationError as exc:
+        raise ScheduleError(str(exc)) from None
 
 
 def zone(name: str | None) -> tzinfo | None:
@@ -89,11 +79,24 @@ def parse_at(text: str, now_ms: int, tz: tzinfo | None = None) -> int:
     return out
 
 
+CRON_FIELDS = (("minute", "0-59"), ("hour", "0-23"), ("day of month", "1-31"), ("month", "1-12 or jan-dec"),
+               ("day of week", "0-7 or sun-sat"))
+
+
 def check_cron(expr: str) -> str:
     from croniter import croniter
 
     fields = (expr or "").split()
-    if len(fields) != 5 or not croniter.is_valid(" ".join(fields)):
+    if len(fields) != 5:
+        raise ScheduleError(f"bad cron expression {expr!r}: give 5 fields (minute hour day month weekday), "
+                            f"not {len(fields)}; e.g. '0 9 * * *' for 09:00 every day")
+    if not croniter.is_valid(" ".join(fields)):
+        # name the field: try each one alone, every other field '*'
+        for i, (name, allowed) in enumerate(CRON_FIELDS):
+            alone = " ".join(fields[i] if j == i else "*" for j in range(5))
+            if not croniter.is_valid(alone):
+                raise ScheduleError(f"bad cron expression {expr!r}: the {name} field {fields[i]!r} is not valid "
+                                    f"(allowed: {allowed}, *, lists a,b, ranges a-b, steps */n)")
         raise ScheduleError(f"bad cron expression {expr!r}: give 5 fields (minute hour day month weekday), "
                             "e.g. '0 9 * * *' for 09:00 every day")
     return " ".join(fields)

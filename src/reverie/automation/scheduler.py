@@ -126,6 +126,25 @@ class Scheduler:
         with self._lock, transaction(self.conn()) as conn:
             return J.delete(conn, job_id)
 
+    def restore(self, items: list[dict], agent: str, now: datetime | None = None) -> tuple[list[str], list[str]]:
+        """Insert exported jobs (``list()`` entries) whose id is free, as jobs of ``agent``, in one
+        transaction; a running claim of the exporting scheduler is dropped. (added, skipped) ids."""
+        t = _ms(now)
+        added: list[str] = []
+        skipped: list[str] = []
+        with self._lock, transaction(self.conn()) as conn:
+            for item in items:
+                job = {k: v for k, v in item.items() if k != "state"}
+                state = {**(item.get("state") or {}), "runningAtMs": None}
+                state.pop("runningBy", None)
+                if not job.get("id") or J.get(conn, job["id"]) is not None:
+                    skipped.append(str(job.get("id")))
+                    continue
+                job["agentId"] = agent
+                J.insert(conn, J.Job(job["id"], job, state), t)
+                added.append(job["id"])
+        return added, skipped
+
     def runs(self, job_id: str | None = None, limit: int = 50) -> list[dict]:
         with self._lock:
             return J.runs(self.conn(), job_id, limit)

@@ -25,9 +25,9 @@ def register(app: typer.Typer) -> None:
              context_window: Annotated[Optional[int], typer.Option("--context-window", min=512,
                                                                    help="override the model's context window (tokens)",
                                                                    show_default=False)] = None,
-             chat_type: Annotated[Optional[str], typer.Option("--chat-type", help="direct | group (default: from the key)",
+             chat_type: Annotated[Optional[str], typer.Option("--chat-type", help="direct | group (default from the key)",
                                                               show_default=False)] = None,
-             sender: Annotated[Optional[str], typer.Option("--sender", help="who is speaking (default: the owner)",
+             sender: Annotated[Optional[str], typer.Option("--sender", help="who is speaking (default the owner)",
                                                            show_default=False)] = None,
              message: Annotated[Optional[list[str]], typer.Option("--message", "-m", help="send this message and exit "
                                                                   "(repeatable)", show_default=False)] = None,
@@ -44,6 +44,14 @@ def register(app: typer.Typer) -> None:
             mem.init()
         rt = Runtime(mem, model, session_key=session, chat_type=chat_type, sender=sender,
                      owner=sender is None, context_window=context_window)
+        problem = rt.model.not_ready()
+        if problem:  # before any turn, so before any network call
+            rt.close()
+            mem.close()
+            raise UserError(problem)
+        writable, why = rt.writable()
+        if not writable:
+            say(f"[{why}: nothing can be saved to memory in this chat]")
         interactive = not message and sys.stdin.isatty()
         try:  # a stray non-UTF-8 byte in a script becomes U+FFFD instead of ending the chat
             sys.stdin.reconfigure(errors="replace")
@@ -53,6 +61,7 @@ def register(app: typer.Typer) -> None:
             say(f"reverie chat: agent {mem.places.agent}, session {rt.key}, model {rt.model.provider}:"
                 f"{rt.model.model}, window {rt.window:,} tokens. /help for commands, Ctrl-D to leave.")
         turns = []
+        failures: list[str] = []
 
         def lines():
             if message:
@@ -73,6 +82,8 @@ def register(app: typer.Typer) -> None:
                 if not line.strip():
                     continue
                 result = rt.send(line)
+                if result.error:
+                    failures.append(result.error)
                 for note in result.notices:
                     say(f"[{note}]")
                 if o.json:
@@ -86,3 +97,5 @@ def register(app: typer.Typer) -> None:
             mem.close()
         if o.json:
             emit(o, {"agent": mem.places.agent, "sessionKey": rt.key, "turns": turns})
+        if failures:  # a model that cannot be reached is a failed command, whatever was printed
+            raise UserError(f"the chat model failed in {len(failures)} turn(s): {failures[-1]}")

@@ -34,10 +34,26 @@ def opts(ctx: typer.Context, home, agent, workspace, sets, as_json) -> Opts:
                 sets=[*base.sets, *(sets or [])], json=as_json or base.json)
 
 
-def memory_for(o: Opts, **kw):
+# The places of every agent a command opened: when a database error reaches the top, the entry
+# point looks here to tell a damaged agent database (and the command that repairs it) apart.
+OPENED: list = []
+
+
+def memory_for(o: Opts, *, create: bool = True, home_only: bool = False, **kw):
+    """The agent's Memory. ``create=False`` is for commands that only read: a home or agent that
+    does not exist is then an error (a mistyped --home or --agent), and nothing is created.
+    ``home_only``: the command reads the home's shared state (automations); the agent must exist
+    only when one was named."""
+    import os
+
     from ..api import Memory
 
-    return Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets, **kw)
+    mem = Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets, **kw)
+    if not create:
+        named = bool(o.agent or os.environ.get("REVERIE_AGENT"))
+        mem.places.require_existing(tuple(mem.settings.agents), agent=named or not home_only)
+    OPENED.append(mem.places)
+    return mem
 
 
 def say(message: str) -> None:

@@ -15,7 +15,7 @@ def register(app: typer.Typer) -> None:
     def show(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         data = mem.settings.redacted()
         data["_resolved"] = {"home": str(mem.places.home), "agent": mem.places.agent,
                              "workspace": str(mem.workspace), "config_file": str(mem.places.config_file),

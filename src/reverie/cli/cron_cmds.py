@@ -13,8 +13,8 @@ from ..errors import UserError
 from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
 
 
-def _scheduler(o):
-    mem = memory_for(o)
+def _scheduler(o, *, create: bool = True):
+    mem = memory_for(o, create=create, home_only=True)
     return mem, mem.scheduler()
 
 
@@ -24,9 +24,21 @@ def _when(ms, tz) -> str:
     return iso(ms, tz) if ms is not None else "-"
 
 
+def _job_zone(j: dict | None, default):
+    """Times of a job are shown in the job's own zone (its --tz), else the configured one."""
+    from ..automation.schedule import zone
+
+    name = ((j or {}).get("schedule") or {}).get("tz")
+    try:
+        return zone(name) or default
+    except Exception:  # a zone removed from the system since: the configured one
+        return default
+
+
 def _job_line(j: dict, tz) -> str:
     from ..automation import describe
 
+    tz = _job_zone(j, tz)
     s = j["state"]
     payload = j["payload"]
     what = f"event: {payload.get('text')}" if payload["kind"] == "systemEvent" else f"agent turn: {payload.get('message')}"
@@ -37,9 +49,14 @@ def _job_line(j: dict, tz) -> str:
             f"    next {_when(s.get('nextRunAtMs'), tz)}{last}{errs}\n    {what}")
 
 
-def _run_line(r: dict, tz) -> str:
+def _run_line(r: dict, tz, zones: dict | None = None) -> str:
     extra = r.get("error") or r.get("summary") or ""
+    tz = (zones or {}).get(r.get("jobId"), tz)
     return f"{_when(r.get('ts'), tz)}  {r.get('jobId')}  {r.get('status'):<7} {extra}"
+
+
+def _zones(sched, tz) -> dict:
+    return {j["id"]: _job_zone(j, tz) for j in sched.list()}
 
 
 def _parse_now(text: str | None) -> datetime | None:
@@ -60,10 +77,11 @@ def register(app: typer.Typer) -> None:
             at: Annotated[Optional[str], typer.Option("--at", help="once, at an ISO-8601 time (2026-07-02T09:00, read in --tz or the configured zone) or +DURATION (+20m)", show_default=False)] = None,
             every: Annotated[Optional[str], typer.Option("--every", help="repeatedly, every DURATION (30s, 15m, 2h, 1d)", show_default=False)] = None,
             cron: Annotated[Optional[str], typer.Option("--cron", help="a 5-field cron expression, e.g. '0 9 * * *'", show_default=False)] = None,
-            tz: Annotated[Optional[str], typer.Option("--tz", help="IANA time zone for --cron and a bare --at time (default: the configured timezone, else the host's)", show_default=False)] = None,
+            tz: Annotated[Optional[str], typer.Option("--tz", help="IANA time zone for --cron and a bare --at time (default the configured timezone, else the host's)", show_default=False)] = None,
             text: Annotated[Optional[str], typer.Option("--text", help="system event: this text is appended to the agent's daily note", show_default=False)] = None,
-            message: Annotated[Optional[str], typer.Option("--message", help="agent turn: a message for the agent (delivered by a chat runtime)", show_default=False)] = None,
-            name: Annotated[Optional[str], typer.Option("--name", help="a short name (default: the start of the text)", show_default=False)] = None,
+            message: Annotated[Optional[str], typer.Option("--message", help="agent turn: this message is sent to the agent in a session of its own (cron:<job id>); the reply is kept in the transcript and the run history", show_default=False)] = None,
+            model: Annotated[Optional[str], typer.Option("--model", help="for --message: offline | openai:<model> | anthropic:<model> (default chat.model)", show_default=False)] = None,
+            name: Annotated[Optional[str], typer.Option("--name", help="a short name (default the start of the text)", show_default=False)] = None,
             description: Annotated[Optional[str], typer.Option("--description", help="a longer description", show_default=False)] = None,
             keep: Annotated[bool, typer.Option("--keep", help="keep a one-time job (disabled) after it succeeded instead of deleting it")] = False,
             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
@@ -71,8 +89,21 @@ def register(app: typer.Typer) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         if bool(text) == bool(message):
             raise UserError("give exactly one payload: --text T (a system event) or --message M (an agent turn)")
+        if model and not message:
+            raise UserError("--model goes with --message (an agent turn)")
         payload = {"kind": "systemEvent", "text": text} if text else {"kind": "agentTurn", "message": message}
+        if model:
+            payload["model"] = model
         mem, sched = _scheduler(o)
+        if message:
+            from .. import models
+
+            # refuse now a model that can never run (unknown provider, no API key for its own
+            # host) rather than fail every run later
+            problem = models.create(model or mem.settings.chat.model, mem.settings.chat).not_ready()  # no connection
+            if problem:
+                sched.close()
+                raise UserError(problem)
         try:
             tz_name = tz or mem.settings.timezone
             job = sched.add(payload=payload, at=at, every=every, cron=cron, tz=tz_name, agent=mem.places.agent,
@@ -85,7 +116,7 @@ def register(app: typer.Typer) -> None:
     def list_(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem, sched = _scheduler(o)
+        mem, sched = _scheduler(o, create=False)
         try:
             jobs = sched.list(agent=o.agent)
         finally:
@@ -133,6 +164,7 @@ def register(app: typer.Typer) -> None:
                      lambda d: say("\n".join(f"would run {j['id']}  {j['name']}" for j in d["wouldRun"])
                                    or "nothing would be due"))
                 return
+            zones = _zones(sched, mem.settings.tz())  # before running: a one-shot job is deleted after
             records = sched.run_due()
         finally:
             sched.close()
@@ -141,7 +173,7 @@ def register(app: typer.Typer) -> None:
             if not d["runs"]:
                 say("nothing was due")
             for r in d["runs"]:
-                print(_run_line(r, mem.settings.tz()))
+                print(_run_line(r, mem.settings.tz(), zones))
 
         emit(o, {"runs": records}, human)
 
@@ -152,9 +184,10 @@ def register(app: typer.Typer) -> None:
              home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem, sched = _scheduler(o)
+        mem, sched = _scheduler(o, create=False)
         try:
             records = sched.runs(job_id, limit)
+            zones = _zones(sched, mem.settings.tz())
         finally:
             sched.close()
 
@@ -162,7 +195,7 @@ def register(app: typer.Typer) -> None:
             if not d["runs"]:
                 say("no runs recorded")
             for r in d["runs"]:
-                print(_run_line(r, mem.settings.tz()))
+                print(_run_line(r, mem.settings.tz(), zones))
 
         emit(o, {"runs": records}, human)
 
@@ -188,8 +221,15 @@ def register(app: typer.Typer) -> None:
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         tz = mem.settings.tz()
         say(f"scheduler running for {mem.places.home} ({len(sched.list())} jobs); Ctrl-C to stop")
+        zones = _zones(sched, tz)
+
+        def on_run(r: dict) -> None:
+            if r.get("jobId") not in zones:  # added since the scheduler started
+                zones.update(_zones(sched, tz))
+            say(_run_line(r, tz, zones))
+
         try:
-            count = sched.run_forever(stop, poll_seconds=poll, on_run=lambda r: say(_run_line(r, tz)))
+            count = sched.run_forever(stop, poll_seconds=poll, on_run=on_run)
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)

@@ -35,10 +35,14 @@ def _print_status(s: dict) -> None:
     say(f"keyword    {s['fts']['tokenizer']} {'ok' if s['fts']['ok'] else 'BROKEN: ' + str(s['fts']['error'])}")
     v = s["vector"]
     say(f"vectors    {'ok' if v['ok'] else 'off'} ({v['vectors']} stored, {v['missing']} missing, {v['dims']}-d, "
-        f"backend {v['backend']}; sqlite-vec {'available' if v['sqlite_vec']['available'] else 'unavailable'})")
+        f"backend {v['backend']})")
     say(f"cache      {s['cache_entries']} embeddings")
     if "probe" in s:
         say(f"probe      embedding {s['probe']['embedding']}")
+        if s["probe"].get("engine"):
+            from ..embeddings.openmp import summary
+
+            say(f"engine     {summary(s['probe']['engine'])}")
     for w in s["warnings"]:
         say(f"warning    {w}")
 
@@ -72,7 +76,7 @@ def register(app: typer.Typer) -> None:
                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         emit(o, mem.status(deep=deep), _print_status)
 
     @app.command(help="Watch the workspace and re-index after changes (1.5 s debounce) until interrupted.")

@@ -9,15 +9,20 @@ import typer
 from ..errors import UserError
 from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
 
-ChannelOpt = Annotated[Optional[str], typer.Option("--channel", help="the channel (provider) of the turn, e.g. telegram, webchat", show_default=False)]
-SenderOpt = Annotated[Optional[str], typer.Option("--sender", help="the sender's id on that channel", show_default=False)]
+ChannelOpt = Annotated[Optional[str], typer.Option("--channel", help="the channel (provider) of the turn, e.g. telegram, webchat (default cli: reverie chat on this machine)", show_default=False)]
+SenderOpt = Annotated[Optional[str], typer.Option("--sender", help="the sender's id on that channel (default the local owner, with the default channel)", show_default=False)]
 ConversationOpt = Annotated[Optional[str], typer.Option("--conversation", help="the conversation (chat) id", show_default=False)]
-AccountOpt = Annotated[Optional[str], typer.Option("--account", help="the bot account on the channel (default: default)", show_default=False)]
+AccountOpt = Annotated[Optional[str], typer.Option("--account", help="the bot account on the channel (default 'default')", show_default=False)]
 
 
 def _context(channel, sender, conversation, account, *, owner: bool = True):
+    """The turn as the command line gives it. Without --channel it is the local owner's own
+    terminal, the channel and sender `reverie chat` uses, so what is created here fires there."""
     from ..intents import TurnContext
+    from ..intents.model import LOCAL_CHANNEL, LOCAL_OWNER
 
+    if not (channel or "").strip() and not (sender or "").strip():
+        channel, sender = LOCAL_CHANNEL, LOCAL_OWNER
     return TurnContext(channel=channel, sender=sender, conversation=conversation, account=account, owner=owner)
 
 
@@ -68,7 +73,7 @@ def register(app: typer.Typer) -> None:
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         try:
             items = mem.intents.list(status)
         finally:
@@ -96,18 +101,19 @@ def register(app: typer.Typer) -> None:
             raise UserError(out["reason"])
         emit(o, out, lambda d: say(f"cancelled {d['intent']['id']}"))
 
-    @intent_app.command("check", help="Run one user turn's matching for real (firing included) and print the injected block.")
+    @intent_app.command("check", help="Show what one user turn would inject (a dry run: no fire is spent); "
+                                       "--fire runs the turn's matching for real.")
     def check(ctx: typer.Context, message: Annotated[str, typer.Argument(help="the user's message")],
               channel: ChannelOpt = None, sender: SenderOpt = None, conversation: ConversationOpt = None,
               account: AccountOpt = None,
+              fire: Annotated[bool, typer.Option("--fire", help="spend the fires, as a real turn does")] = False,
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        if not (channel or "").strip():
-            raise UserError("give the turn's channel: --channel C (and --sender S)")
-        mem = memory_for(o)
+        mem = memory_for(o, create=fire)
         try:
-            result = mem.match_intents(message, _context(channel, sender, conversation, account, owner=False))
+            result = mem.match_intents(message, _context(channel, sender, conversation, account, owner=False),
+                                       dry_run=not fire)
         finally:
             mem.close()
         if result.error:
@@ -116,7 +122,9 @@ def register(app: typer.Typer) -> None:
         def human(d):
             if d["block"]:
                 print(d["block"])
+                if not fire:
+                    say("(dry run: no fire spent; --fire spends it)")
             else:
                 say("no standing intent triggered")
 
-        emit(o, result.as_dict(), human)
+        emit(o, {**result.as_dict(), "dryRun": not fire}, human)

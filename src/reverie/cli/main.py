@@ -5,16 +5,20 @@ Exit codes: 0 success, 1 a user error (bad input, one line on stderr), 2 an inte
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import sys
 import traceback
+import warnings
+from typing import Annotated
 
 import typer
 
 from ..errors import ReverieError
 from .common import AgentOpt, HomeOpt, JsonOpt, Opts, SetOpt, WorkspaceOpt
 
-app = typer.Typer(
+_app = typer.Typer(
     name="reverie",
     help="Long-term memory for AI agents: Markdown files as truth, a per-agent SQLite index, "
     "hybrid search that works for Chinese as well as English.",
@@ -25,25 +29,65 @@ app = typer.Typer(
 )
 
 
-@app.callback()
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        print(f"reverie {__version__}")
+        raise typer.Exit(0)
+
+
+@_app.callback()
 def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
-          sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+          sets: SetOpt = None, as_json: JsonOpt = False,
+          version: Annotated[bool, typer.Option("--version", help="print reverie's version and exit",
+                                                callback=_version, is_eager=True)] = False) -> None:
     ctx.obj = Opts(home=home, agent=agent, workspace=workspace, sets=list(sets or []), json=as_json)
 
 
-def _register() -> None:
-    from . import chat_cmd, config_cmds, cron_cmds, index_cmds, intent_cmds, memory_cmds, sessions_cmds, tour_cmd
+MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
+           "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds", "ui_cmd")
+# Which module defines each command: a one-shot command imports and builds only its own module
+# (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
+# typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
+COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "index_cmds", "status": "index_cmds",
+                   "watch": "index_cmds", "config": "config_cmds", "tour": "tour_cmd", "intent": "intent_cmds",
+                   "cron": "cron_cmds", "scheduler": "cron_cmds", "chat": "chat_cmd", "sessions": "sessions_cmds",
+                   "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "search_cmds",
+                   "doctor": "search_cmds", "table": "table_cmds", "plugins": "plugins_cmd",
+                   "import": "transfer_cmds", "export": "transfer_cmds",
+                   "forget": "forget_cmd", "ui": "ui_cmd"}
+_ROOT_VALUE_OPTIONS = {"--home", "--agent", "--workspace", "--set"}
+_registered: set[str] = set()
 
-    for module in (memory_cmds, index_cmds, config_cmds, tour_cmd, intent_cmds, cron_cmds, chat_cmd, sessions_cmds):
-        module.register(app)
-    try:
-        from . import search_cmds
-    except ImportError:  # pragma: no cover - search arrives with its own module
-        return
-    search_cmds.register(app)
+
+def _command_name(argv: list[str]) -> str | None:
+    """The command an argument list names (the first word that is neither a root option nor its value)."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _ROOT_VALUE_OPTIONS:
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
-_register()
+def _register(command: str | None = None) -> typer.Typer:
+    """Register the module defining ``command`` (every module when it is None or unknown)."""
+    import importlib
+
+    wanted = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else MODULES
+    for name in wanted:
+        if name not in _registered:
+            _registered.add(name)
+            importlib.import_module(f".{name}", __package__).register(_app)
+    return _app
+
+
+def __getattr__(name: str):
+    if name == "app":  # the whole command tree, for code that inspects it
+        return _register()
+    raise AttributeError(name)
 
 
 def _fail(message: str, code: int) -> int:
@@ -60,8 +104,36 @@ def _kind(exc: BaseException) -> str | None:
     return None
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings reach people as one line on stderr, without a source location."""
+    print(f"reverie: warning: {message}", file=sys.stderr, flush=True)
+
+
+# Errors of the machine or the file system that the user can fix (a read-only folder, a full disk,
+# a file where a folder belongs): one line, exit 1, rather than "internal error".
+_USER_ERRNOS = {errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+                errno.EROFS: "read-only file system", errno.ENOSPC: "no space left on the device",
+                errno.EDQUOT: "disk quota exceeded", errno.ENOTDIR: "a part of the path is not a folder",
+                errno.EISDIR: "is a folder", errno.ENAMETOOLONG: "a name in the path is too long",
+                errno.ELOOP: "too many levels of symbolic links"}
+
+
+def _os_error(exc: OSError) -> str | None:
+    if exc.errno not in _USER_ERRNOS:
+        return None
+    where = exc.filename if exc.filename is not None else ""
+    return f"cannot use {where}: {_USER_ERRNOS[exc.errno]}" if where else _USER_ERRNOS[exc.errno]
+
+
 def run(argv: list[str] | None = None) -> None:
-    command = typer.main.get_command(app)
+    from .helptext import tidy
+
+    warnings.showwarning = _show_warning
+    args = sys.argv[1:] if argv is None else argv
+    command = tidy(typer.main.get_command(_register(_command_name(args))))
+    bad = _undecodable(args)
+    if bad:
+        sys.exit(_fail(bad, 1))
     try:
         rv = command.main(args=argv, prog_name="reverie", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
@@ -79,12 +151,58 @@ def run(argv: list[str] | None = None) -> None:
             code = 0  # the help text has been shown
         elif kind == "ClickException":  # bad flags and arguments are user errors
             message = exc.format_message().strip() or type(exc).__name__  # type: ignore[attr-defined]
-            code = _fail(message.splitlines()[0], 1)
+            code = _fail(_plain_words(message.splitlines()[0]), 1)
         elif kind == "Abort":
             code = _fail("interrupted", 130)
+        elif isinstance(exc, OSError) and _os_error(exc):
+            code = _fail(_os_error(exc), 1)  # type: ignore[arg-type]
+        elif (damaged := _damaged(exc)) is not None:
+            code = _fail(str(damaged), damaged.exit_code)
         else:
             code = _internal(exc)
     sys.exit(code)
+
+
+# Typer checks values with pydantic and words its complaints that way; people get these instead.
+_PLAIN = [(re.compile(r"Input should be a valid integer.*"), "must be a whole number"),
+          (re.compile(r"Input should be a valid number.*"), "must be a number"),
+          (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
+          (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+          (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+          (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
+          (re.compile(r"Input should be a valid boolean.*"), "must be true or false")]
+
+
+def _plain_words(message: str) -> str:
+    for pattern, words in _PLAIN:
+        message = pattern.sub(words, message)
+    return message
+
+
+def _undecodable(args: list[str]) -> str | None:
+    """Arguments that were not UTF-8 arrive holding lone surrogates (Python's surrogateescape):
+    refused here, before a note or a query is written with bytes no one can read back."""
+    for i, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            byte = ord(arg[exc.start]) - 0xDC00 if 0xDC80 <= ord(arg[exc.start]) <= 0xDCFF else None
+            what = f"byte 0x{byte:02x}" if byte is not None else "a lone surrogate"
+            return f"argument {i} is not valid UTF-8 text ({what} at position {exc.start}); nothing was done"
+    return None
+
+
+def _damaged(exc: Exception):
+    """A database error: is it a damaged agent (or automations) database? Then name the repair."""
+    if not type(exc).__module__.startswith("apsw"):
+        return None
+    from ..repair import diagnose
+    from .common import OPENED
+
+    try:
+        return diagnose(exc, OPENED)
+    except Exception:  # a diagnosis must never hide the original error
+        return None
 
 
 def _internal(exc: Exception) -> int:

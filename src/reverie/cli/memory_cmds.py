@@ -20,12 +20,24 @@ def register(app: typer.Typer) -> None:
         created = mem.init()
         data = {"agent": mem.places.agent, "workspace": str(mem.workspace),
                 "config": str(mem.places.config_file), "created": [str(p) for p in created]}
+        if o.workspace is not None:
+            # remembered, so the next command finds the workspace without --workspace
+            from ..config_edit import set_agent_workspace
+
+            cfg = mem.config_path
+            before = set_agent_workspace(cfg, mem.places.agent, mem.workspace)
+            data["remembered"] = {"key": f"agents.{mem.places.agent}.workspace", "file": str(cfg),
+                                  "previous": before, "changed": before != str(mem.workspace)}
 
         def human(d):
             say(f"workspace: {d['workspace']}")
             for p in d["created"]:
                 say(f"  created {p}")
-            if not d["created"]:
+            r = d.get("remembered")
+            if r and r["changed"]:
+                was = f" (was {r['previous']})" if r["previous"] else ""
+                say(f"  remembered {r['key']} in {r['file']}{was}")
+            if not d["created"] and not (r and r["changed"]):
                 say("  everything was already there; nothing changed")
 
         emit(o, data, human)
@@ -40,12 +52,19 @@ def register(app: typer.Typer) -> None:
         if stdin:
             if text:
                 raise UserError("give the note as arguments or with --stdin, not both")
-            body = sys.stdin.read()
+            raw = sys.stdin.buffer.read()
+            try:
+                body = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise UserError(f"standard input is not valid UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                                f"offset {exc.start}); nothing was remembered") from None
         else:
             body = " ".join(text or [])
         if not body.strip():
             raise UserError("nothing to remember: give the text as arguments or with --stdin")
         mem = memory_for(o)
-        path = mem.remember(body)
+        from ..trust import OWNER_CLI
+
+        path = mem.remember(body, provenance=OWNER_CLI)  # the owner at the terminal
         emit(o, {"path": str(path), "workspace": str(mem.workspace), "chars": len(body.strip())},
              lambda d: say(f"remembered in {d['path']}"))

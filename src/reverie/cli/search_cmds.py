@@ -44,6 +44,10 @@ def _print_results(data: dict, explain: bool) -> None:
     results = data["results"]
     if not results:
         say("no matches")
+    if any(b["score"] > a["score"] for a, b in zip(results, results[1:])):
+        # MMR put near-duplicates apart: the list is not in score order, and says so
+        say("(order: not strictly by score: near-duplicates are moved apart (MMR) and keyword-only matches "
+            "follow the results above the minimum score; --explain shows why)")
     for i, hit in enumerate(results, 1):
         snippet = " ".join(hit["snippet"].split())
         if len(snippet) > 160:
@@ -56,7 +60,14 @@ def _print_results(data: dict, explain: bool) -> None:
         if explain:
             _print_explain(hit)
     d = data.get("debug", {})
-    say(f"[{d.get('effectiveMode')} · {d.get('selection')} · {d.get('searchMs')} ms]")
+    if explain:  # the summary line, in words, for whoever asked why
+        mode = {"hybrid": "hybrid (vectors and keywords)", "keyword-only": "keywords only"}.get(
+            str(d.get("effectiveMode")), str(d.get("effectiveMode")))
+        chosen = {"strict": "results above the minimum score",
+                  "strict+lexical": "results above the minimum score, then keyword matches below it",
+                  "lexical-fallback": "keyword matches (none reached the minimum score)"}.get(
+            str(d.get("selection")), str(d.get("selection")))
+        say(f"search: {mode}; {chosen}; {d.get('searchMs')} ms")
     if data.get("stale"):
         say(f"warning: {data['warning']} {data['action']}")
     if d.get("vectorSkipped"):
@@ -78,7 +89,7 @@ def register(app: typer.Typer) -> None:
         q = query_opt if query_opt is not None else query
         if q is None:
             raise UserError("give a query: reverie search \"...\" (or --query)")
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         try:
             data = mem.search(q, max_results, min_score, explain=explain, projects=project,
                               sync_wait=CLI_SYNC_WAIT_SECONDS)
@@ -96,16 +107,28 @@ def register(app: typer.Typer) -> None:
             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o)
+        mem = memory_for(o, create=False)
         data = mem.get(path, from_line, lines)
 
+        if data.get("status") == "not_found":  # exit 1; --json still gets its document
+            if o.json:
+                emit(o, data)
+            raise UserError(f"not found: {data['path']} (in {mem.workspace})")
+
         def human(d):
-            if d.get("status") == "not_found":
-                say(f"not found: {d['path']}")
-            elif d.get("error"):
+            if d.get("error"):
                 say(f"cannot read {d['path']}: {d['error']}")
-            else:
-                sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
+                return
+            from ..workspace.read import MORE_NOTICE
+
+            text = d["text"]
+            notice = "\n" + MORE_NOTICE.format(n=d.get("nextFrom"))
+            if d.get("nextFrom") and text.endswith(notice):
+                # the tool's notice speaks to a model ("use from=N"); a person gets the command
+                text = text[:-len(notice)]
+            sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+            if d.get("nextFrom"):
+                say(f"[more: reverie get {d['path']} --from {d['nextFrom']}]")
 
         emit(o, data, human)
         if data.get("error"):
@@ -117,7 +140,7 @@ def register(app: typer.Typer) -> None:
         from ..tools import openai_definitions
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        defs = openai_definitions(memory_for(o).tools())
+        defs = openai_definitions(memory_for(o, create=False).tools())
         if o.json:
             emit(o, defs)
         else:
@@ -130,24 +153,40 @@ def register(app: typer.Typer) -> None:
     def mcp(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         from ..mcp.server import build_server
+        from ..mcp.wire import serve_stdio
+        from ..repair import diagnose
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
         if not mem.workspace.exists():
             mem.init()
-        server = build_server(mem.tools())
+        server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
         try:
-            server.run("stdio")
+            serve_stdio(server)
         finally:
             mem.close()
 
     @app.command(help="Prove each leg works (write -> index -> keyword search -> vector search) in a temporary home, "
-                      "with this configuration's provider.")
-    def doctor(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+                      "with this configuration's provider; --repair checks the agent's databases and salvages a "
+                      "damaged one.")
+    def doctor(ctx: typer.Context,
+               repair: Annotated[bool, typer.Option("--repair", help="check the agent database and the automations "
+                                                    "database; salvage a damaged one into a new file, keeping the "
+                                                    "damaged file beside it")] = False,
+               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         from ..doctor import run_doctor
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
+        if repair:
+            from ..repair import repair_agent
+            from .repair_report import print_repair
+
+            results = repair_agent(memory_for(o, create=False).places)
+            emit(o, {"databases": results}, lambda d: print_repair(d["databases"]))
+            if any(r.get("fatal") for r in results):
+                raise typer.Exit(1)
+            return
         report = run_doctor(memory_for(o))
 
         def human(r):

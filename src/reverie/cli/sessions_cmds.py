@@ -18,10 +18,10 @@ Target = Annotated[Optional[str], typer.Argument(help="session id, or session ke
                                                  show_default=False)]
 
 
-def _open(o):
+def _open(o, *, create: bool = False):
     from ..sessions import TranscriptStore
 
-    mem = memory_for(o)
+    mem = memory_for(o, create=create)
     return mem, TranscriptStore(mem.places.agent_db)
 
 
@@ -143,7 +143,7 @@ def register(app: typer.Typer) -> None:
                 path: Annotated[Path, typer.Argument(help="the .jsonl file")],
                 session: Annotated[Optional[str], typer.Option("--session", help="session key (default import:<file name>)",
                                                                show_default=False)] = None,
-                chat_type: Annotated[Optional[str], typer.Option("--chat-type", help="direct | group (default: from the key)",
+                chat_type: Annotated[Optional[str], typer.Option("--chat-type", help="direct | group (default from the key)",
                                                                  show_default=False)] = None,
                 sender: Annotated[Optional[str], typer.Option("--sender", show_default=False, help="who spoke")] = None,
                 dry_run: Annotated[bool, typer.Option("--dry-run", help="check the file, write nothing")] = False,
@@ -157,7 +157,7 @@ def register(app: typer.Typer) -> None:
             raise UserError("--chat-type must be direct or group")
         if not path.is_file():
             raise UserError(f"no such file: {path}")
-        mem, store = _open(o)
+        mem, store = _open(o, create=True)
         key = normalize_key(session or f"import:{path.stem}", mem.places.agent)
         try:
             report = import_jsonl(store, path, session_key=key, chat_type=chat_type or chat_type_of(key),

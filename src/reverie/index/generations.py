@@ -16,7 +16,6 @@ keep reading them (POSIX semantics) until they notice ``CURRENT`` moved and reop
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 from pathlib import Path
@@ -84,15 +83,20 @@ def discard_others(index_dir: Path, keep: str | None) -> None:
 
 @contextlib.contextmanager
 def lock(index_dir: Path, name: str, *, blocking: bool = True) -> Iterator[bool]:
-    """An advisory lock file; yields False when ``blocking`` is off and another holder has it."""
+    """An exclusive lock file ``<index_dir>/<name>.lock`` held across processes and threads
+    (``filelock``: flock on POSIX, LockFileEx on Windows). Yields False when ``blocking`` is off
+    and another holder has it. The file is kept after release: unlinking it would let two
+    holders lock two different inodes."""
+    from filelock import FileLock, Timeout  # lazy (~40 ms): a search on an up-to-date index takes no lock
+
     index_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(index_dir / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    held = FileLock(index_dir / f"{name}.lock", blocking=blocking, preserve_lock_file=True)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
+        held.acquire()
+    except Timeout:  # only when not blocking: someone else holds it
+        yield False
+        return
+    try:
         yield True
     finally:
-        os.close(fd)
+        held.release()

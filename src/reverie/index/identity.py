@@ -26,6 +26,8 @@ _VECTOR_FIELDS = ("provider", "model", "providerKey")
 def scope_hash(settings: SearchSettings) -> str:
     items = sorted(
         json.dumps(e if isinstance(e, str) else e.model_dump(), sort_keys=True) for e in settings.extra_paths)
+    if settings.allow_hard_links:  # it changes which files are indexed; off adds nothing (hash unchanged)
+        items.append("allowHardLinks")
     return hashlib.sha256(json.dumps(items).encode()).hexdigest()[:16]
 
 

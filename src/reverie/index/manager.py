@@ -186,7 +186,8 @@ class MemoryIndex:
             "SELECT path, source, mtime, size FROM memory_index_sources")}
         problems = {r[0]: (r[1], r[2]) for r in conn.execute(
             "SELECT path, mtime, size FROM memory_index_problems")}
-        found = discover(self.places.workspace, self.settings.extra_paths)
+        found = discover(self.places.workspace, self.settings.extra_paths,
+                         allow_hard_links=self.settings.allow_hard_links)
         new = changed = 0
         live = set()
         for f in found.files:

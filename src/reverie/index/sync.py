@@ -15,20 +15,25 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import apsw
-import numpy as np
 
 from ..embeddings import Embedder
 from ..errors import EmbeddingError
 from ..store import transaction
 from ..text.fts import segment_for_index
+from ..trust.store import chunk_origin
 from ..workspace.annotations import parse_annotations
+from ..workspace.files import NotRegularFile, read_regular
+from ..workspace.textclean import decode_note
 from . import cache
 from .chunking import Chunk, Window, chunk_markdown, is_curated
 from .discover import SourceFile, discover
 from .identity import compare, read_identity, write_meta
+
+if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
+    import numpy as np
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 WRITE_GROUP_CHUNKS = 2_000
@@ -75,29 +80,39 @@ def embedding_input(text: str) -> str:
     return stripped if stripped.strip() else text
 
 
+def unit_embedding_input(text: str, context: str = "") -> str:
+    """What the model reads for a unit: the headings above it, then its text, without HTML comments.
+    The embedding cache is keyed by its hash (forgetting a unit finds its cached vector this way)."""
+    return embedding_input(f"{context}\n{text}" if context else text)
+
+
 def chunk_id(source: str, path: str, chunk: Chunk) -> str:
     raw = f"{source}\0{path}\0{chunk.start_line}\0{chunk.end_line}\0{chunk.hash}"
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
 
 def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]:
-    """(text, raw bytes, problem) for a file; a problem means skip it and say why."""
+    """(text, raw bytes, problem) for a file. Without text the file is skipped and the problem
+    says why; with text and a problem it is indexed and the problem says what was replaced (NUL
+    bytes, invalid UTF-8: one bad segment must not hide the rest of a daily note). Only regular
+    files are opened, never blocking: a FIFO named ``*.md`` must not hang the sync."""
+    if src.render is not None:  # generated text (a table file's description), see discover.py
+        return src.render()
     try:
-        size = src.abspath.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, None, f"too large ({size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
-        raw = src.abspath.read_bytes()
+        raw, st = read_regular(src.abspath, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
+    except NotRegularFile as exc:
+        return None, None, f"not a regular file ({exc.kind}); skipped"
     except OSError as exc:
         return None, None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in raw[:8192]:
-        return None, None, "binary content (NUL bytes); not indexed"
-    try:
-        return raw.decode("utf-8"), raw, None
-    except UnicodeDecodeError as exc:
-        return None, None, f"invalid UTF-8 at byte {exc.start}; not indexed"
+    if raw is None:
+        return None, None, f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
+    text, problem = decode_note(raw)
+    return text, (raw if text is not None else None), problem
 
 
 def _vec_blob(v: np.ndarray) -> bytes:
+    import numpy as np
+
     return np.asarray(v, dtype=np.float32).tobytes()
 
 
@@ -105,9 +120,12 @@ def _mean_blob(vectors: list) -> bytes | None:
     """A window's vector: the normalised mean of its units' vectors (None while none has one). The
     mean, not an embedding of the window's text: nothing more to embed, and measured on LoCoMo it
     ranks nearly as well (docs/search.md)."""
-    vecs = [np.asarray(v, dtype=np.float32) for v in vectors if v is not None]
-    if not vecs:
-        return None
+    present = [v for v in vectors if v is not None]
+    if not present:
+        return None  # keyword-only: numpy is not even loaded
+    import numpy as np
+
+    vecs = [np.asarray(v, dtype=np.float32) for v in present]
     m = np.mean(vecs, axis=0)
     norm = float(np.linalg.norm(m))
     return _vec_blob(m / norm if norm > 0 else m)
@@ -137,7 +155,7 @@ class Syncer:
     def run(self) -> SyncReport:
         t0 = time.perf_counter()
         report = SyncReport()
-        found = discover(self.workspace, self.settings.extra_paths)
+        found = discover(self.workspace, self.settings.extra_paths, allow_hard_links=self.settings.allow_hard_links)
         report.files = len(found.files)
         report.problems.update(found.problems)
         stored = {(r[1], r[2]): (r[0], r[3], r[4], r[5]) for r in self.conn.execute(
@@ -145,6 +163,9 @@ class Syncer:
         pending: list[_Pending] = []
         touched: list[tuple[float, int, int]] = []
         skipped_paths: set[tuple[str, str]] = set()
+        # What was replaced in a file indexed anyway is said again while the file is unchanged.
+        repaired = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
+            "SELECT path, problem, mtime, size FROM memory_index_problems")}
         for n, src in enumerate(found.files, 1):
             self.progress("scan", n, len(found.files))
             key = (src.path, src.source)
@@ -159,10 +180,13 @@ class Syncer:
             old = stored.get(key)
             if old and old[2] == st.st_mtime and old[3] == st.st_size:
                 report.unchanged += 1
+                if src.path in repaired and repaired[src.path][1:] == (st.st_mtime, st.st_size):
+                    report.problems.setdefault(src.path, repaired[src.path][0])
                 continue
             text, raw, problem = _read_source(src)
             if problem:
                 report.problems[src.path] = problem
+            if text is None:
                 skipped_paths.add(key)
                 continue
             digest = hashlib.sha256(raw).hexdigest()
@@ -170,7 +194,8 @@ class Syncer:
                 touched.append((st.st_mtime, st.st_size, old[0]))
                 report.unchanged += 1
                 continue
-            chunked = chunk_markdown(text, self.tokens, self.overlap, curated=is_curated(src.path))
+            chunked = chunk_markdown(text, self.tokens, self.overlap, curated=is_curated(src.path),
+                                     whole=src.render is not None)  # a generated description
             pending.append(_Pending(src, digest, st.st_mtime, st.st_size, chunked.units, chunked.windows))
         live = {(f.path, f.source) for f in found.files} - skipped_paths
         removed = [(k, v[0]) for k, v in stored.items() if k not in live]
@@ -200,7 +225,7 @@ class Syncer:
             return {}
         emb = self.embedder
         assert emb is not None
-        inputs = {c.hash: embedding_input(c.index_text) for c in chunks}
+        inputs = {c.hash: unit_embedding_input(c.text, c.context) for c in chunks}
         key_of = {h: hashlib.sha256(t.encode("utf-8")).hexdigest() for h, t in inputs.items()}
         keys_needed = list(dict.fromkeys(key_of.values()))
         found = cache.lookup(self.agent_conn, emb, keys_needed)
@@ -299,10 +324,12 @@ class Syncer:
                     "INSERT INTO memory_index_chunk_recall_metadata(chunk_id, importance, triggers, project_key, status) "
                     "VALUES (?,?,?,?,?)",
                     (cid, ann.importance, "; ".join(ann.triggers) or None, "; ".join(ann.projects) or None, ann.status))
-            # Workspace files are inside the operator's trust boundary: origin "agent" (never "owner").
+            # Trust decides: daily notes by their recorded segments, other files "agent" (never "owner").
+            prov = chunk_origin(self.agent_conn, self.workspace, src.path, c.start_line, c.end_line, p.hash)
             self.conn.execute(
                 "INSERT INTO memory_index_chunk_provenance(chunk_id, origin_class, session_kind, observed_at) "
-                "VALUES (?, 'agent', 'unknown', ?)", (cid, int(p.mtime)))
+                "VALUES (?, ?, ?, ?)", (cid, prov.origin, prov.kind,
+                                        prov.observed_at // 1000 if prov.observed_at else int(p.mtime)))
         for w in p.windows:
             members = [(seqs[i], vectors.get(p.chunks[i].hash)) for i in range(w.first, w.last + 1)
                        if seqs[i] is not None]
@@ -357,6 +384,8 @@ class Syncer:
         windows = self.conn.execute(
             "SELECT seq, first_seq, last_seq FROM memory_index_windows WHERE last_seq >= ? AND first_seq <= ?",
             (lo, hi)).fetchall()
+        import numpy as np
+
         wanted = set(seqs)
         for wseq, first, last in windows:
             if not any(first <= s <= last for s in wanted):

@@ -46,6 +46,10 @@ class DeadlineExceeded(Exception):
     pass
 
 
+class _DryRun(Exception):
+    """Raised inside the matching transaction to roll back what a dry run would have fired."""
+
+
 @dataclass
 class MatchResult:
     """What one turn's matching produced. ``block`` is empty when nothing is to be injected."""
@@ -77,11 +81,13 @@ def _trigger_hit(row: IntentRow, message: Message) -> bool:
 
 
 def match_turn(store: "IntentStore", message: str, ctx: TurnContext | None, *, now: datetime | None = None,
-               deadline_seconds: float = 15.0) -> MatchResult:
+               deadline_seconds: float = 15.0, dry_run: bool = False) -> MatchResult:
+    """``dry_run``: everything runs as for a real turn, then the transaction is rolled back, so
+    the result says what would fire and no fire is spent (``reverie intent check``)."""
     started = time.monotonic()
     result = MatchResult()
     try:
-        _match(store, message, ctx, now, started + deadline_seconds, result)
+        _match(store, message, ctx, now, started + deadline_seconds, result, dry_run)
     except Exception as exc:  # fail open: the reply must never wait on, or break over, an intent
         late = isinstance(exc, (DeadlineExceeded, apsw.InterruptError)) or time.monotonic() >= started + deadline_seconds
         reason = f"deadline of {deadline_seconds:g} s exceeded" if late else f"{type(exc).__name__}: {exc}"
@@ -92,7 +98,7 @@ def match_turn(store: "IntentStore", message: str, ctx: TurnContext | None, *, n
 
 
 def _match(store: "IntentStore", message: str, ctx: TurnContext | None, now: datetime | None,
-           deadline_at: float, result: MatchResult) -> None:
+           deadline_at: float, result: MatchResult, dry_run: bool = False) -> None:
     def check_deadline() -> None:
         if time.monotonic() >= deadline_at:
             raise DeadlineExceeded()
@@ -126,6 +132,10 @@ def _match(store: "IntentStore", message: str, ctx: TurnContext | None, now: dat
                     check_deadline()  # the last moment: past it, roll back rather than inject late
                 finally:
                     guard["on"] = False
+                if dry_run:
+                    raise _DryRun()
+        except _DryRun:
+            pass
         finally:
             conn.set_progress_handler(None)
             conn.setbusytimeout(BUSY_TIMEOUT_MS)

@@ -23,6 +23,11 @@ MAX_KEYWORDS = 24
 MAX_KEYWORD_CHARS = 120
 DEFAULT_DEADLINE_SECONDS = 15.0
 
+# The owner at this machine's terminal: `reverie chat` and the `reverie intent` commands speak as
+# this sender on this channel, so an intent created on the command line fires in `reverie chat`.
+LOCAL_CHANNEL = "cli"
+LOCAL_OWNER = "local-owner"
+
 SCOPES = ("conversation", "channel", "anywhere")
 SENDER_SCOPES = ("sender", "anyone")
 CANCELLABLE = ("pending", "armed", "fired")

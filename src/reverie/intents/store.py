@@ -190,11 +190,55 @@ class IntentStore:
             with transaction(conn):
                 return maintain(conn, now_ms(now))
 
+    # -- moving between homes -------------------------------------------------------------------
+    _ROW = ("id", "description", "trigger_keywords", "channel_scope", "sender_scope", "creator_sender", "status",
+            "expires_at", "max_fires", "fire_count", "cooldown_seconds", "last_fired_at", "created_at",
+            "source_session_id", "fts_words", "fts_solo")
+    _FIRE = ("fire_number", "fired_at", "channel", "conversation", "sender", "session_id")
+
+    def dump(self) -> list[dict]:
+        """Every intent as stored, with its fire records (``reverie export``)."""
+        with self._lock:
+            conn = self.conn()
+            rows = conn.execute(f"SELECT intent_key, {', '.join(self._ROW)} FROM standing_intents "
+                                "ORDER BY created_at, id").fetchall()
+            out = []
+            for key, *values in rows:
+                fires = conn.execute(f"SELECT {', '.join(self._FIRE)} FROM standing_intent_fires WHERE intent_key = ? "
+                                     "ORDER BY fire_number", (key,)).fetchall()
+                out.append({"intent": dict(zip(self._ROW, values)), "fires": [dict(zip(self._FIRE, f)) for f in fires]})
+        return out
+
+    def restore(self, items: list[dict]) -> tuple[list[str], list[str]]:
+        """Insert dumped intents whose id is not taken, in one transaction; (added ids, skipped ids)."""
+        added: list[str] = []
+        skipped: list[str] = []
+        with self._lock:
+            conn = self.conn()
+            with transaction(conn):
+                for item in items:
+                    row = item["intent"]
+                    if conn.execute("SELECT 1 FROM standing_intents WHERE id = ?", (row["id"],)).fetchone():
+                        skipped.append(row["id"])
+                        continue
+                    conn.execute(f"INSERT INTO standing_intents({', '.join(self._ROW)}) "
+                                 f"VALUES ({', '.join('?' * len(self._ROW))})", [row.get(c) for c in self._ROW])
+                    key = conn.last_insert_rowid()
+                    for fire in item.get("fires") or []:
+                        conn.execute(f"INSERT INTO standing_intent_fires(intent_key, {', '.join(self._FIRE)}) "
+                                     f"VALUES (?, {', '.join('?' * len(self._FIRE))})",
+                                     [key, *(fire.get(c) for c in self._FIRE)])
+                    added.append(row["id"])
+                if added:
+                    compact_fts(conn)
+        return added, skipped
+
     # -- match ----------------------------------------------------------------------------------
     def match(self, message: str, ctx: TurnContext | None, *, now: datetime | None = None,
-              deadline_seconds: float | None = None):
-        """Run one user turn's matching (firing included); see :func:`reverie.intents.matching.match_turn`."""
+              deadline_seconds: float | None = None, dry_run: bool = False):
+        """Run one user turn's matching (firing included, unless ``dry_run``); see
+        :func:`reverie.intents.matching.match_turn`."""
         from .matching import match_turn
 
-        return match_turn(self, message, ctx, now=now,
+        return match_turn(self, message, ctx, now=now, dry_run=dry_run,
                           deadline_seconds=self.deadline_seconds if deadline_seconds is None else deadline_seconds)

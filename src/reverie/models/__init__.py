@@ -1,10 +1,15 @@
-"""Chat models, chosen by name (``offline``, ``openai:<model>``, ``anthropic:<model>``) and
-imported only when chosen. Built-ins register through :func:`register`, as a third party would."""
+"""Chat models, chosen by name (``offline``, ``openai:<model>``, ``anthropic:<model>``, or a
+plugin's ``<name>:<model>``) and imported only when chosen.
+
+Model providers are plugins of the ``reverie.models`` entry-point group (:mod:`reverie.plugins`),
+built-ins included; :func:`register` adds one in-process and wins over both.
+"""
 
 from __future__ import annotations
 
 from typing import Callable
 
+from .. import plugins
 from ..errors import ConfigError
 from .base import (
     ChatMessage,
@@ -25,51 +30,22 @@ def register(provider: str, factory: Factory) -> None:
     _REGISTRY[provider.lower()] = factory
 
 
+def available() -> list[str]:
+    return sorted({*_REGISTRY, *plugins.names(plugins.MODELS)})
+
+
 def create(spec: str, settings) -> ChatModel:
     """A model from a spec such as ``offline``, ``openai:gpt-4o-mini`` or ``anthropic:claude-sonnet-4``."""
     spec = (spec or "offline").strip()
     provider, _, name = spec.partition(":")
     factory = _REGISTRY.get(provider.lower())
     if factory is None:
-        raise ConfigError(f"bad value for 'chat.model': unknown provider {provider!r} in {spec!r} "
-                          f"(known: {', '.join(sorted(_REGISTRY))})")
+        found = plugins.find(plugins.MODELS, provider)
+        if found is None:
+            raise ConfigError(f"bad value for 'chat.model': unknown provider {provider!r} in {spec!r} "
+                              f"(known: {', '.join(available())}; reverie plugins lists what is installed)")
+        factory = plugins.load(found)
     return factory(name, settings)
-
-
-def available() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def _openai(name: str, settings) -> ChatModel:
-    from .openai_compat import OpenAIChat
-
-    return OpenAIChat(name, settings)
-
-
-def _anthropic(name: str, settings) -> ChatModel:
-    from .anthropic import AnthropicChat
-
-    return AnthropicChat(name, settings)
-
-
-register("openai", _openai)
-register("anthropic", _anthropic)
-
-
-def _offline(name: str, settings) -> ChatModel:
-    from .offline import OfflineModel
-
-    return OfflineModel(name, settings)
-
-
-def _scripted(name: str, settings) -> ChatModel:  # deterministic scripts for tests and demos
-    from .scripted import ScriptedModel
-
-    return ScriptedModel(name, settings)
-
-
-register("offline", _offline)
-register("scripted", _scripted)
 
 
 __all__ = ["ChatMessage", "ChatModel", "ChatModelError", "ChatResponse", "ContextOverflowError", "ToolCall",

@@ -51,10 +51,12 @@ class ChatModelError(ReverieError):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
+                 retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), if it did
 
 
 class ContextOverflowError(ChatModelError):
@@ -88,3 +90,8 @@ class ChatModel:
     def complete(self, messages: list[ChatMessage], tools: list[dict] | None = None, *,
                  timeout: float | None = None, max_tokens: int | None = None) -> ChatResponse:  # pragma: no cover
         raise NotImplementedError
+
+    def not_ready(self) -> str | None:
+        """Why this model cannot be called at all (a missing API key), found without a network
+        call; None when it may be tried."""
+        return None

@@ -234,7 +234,11 @@ class OfflineModel(ChatModel):
         if last.role == "user":
             text = last.content.strip()
             asks = text.endswith(("?", "？"))
-            if _REMEMBER_REQUEST.match(text) and not asks and "memory_append" in names:
+            if _REMEMBER_REQUEST.match(text) and not asks:
+                if "memory_append" not in names:  # memory is read-only here: never pretend to have saved
+                    return ChatMessage("assistant", self._say(
+                        text, "Nothing was saved: memory cannot be written in this conversation (the workspace "
+                              "is read-only).", "没有保存：本次对话无法写入记忆（工作区是只读的）。"))
                 note = _REMEMBER_REQUEST.sub("", text, count=1).strip() or text
                 return ChatMessage("assistant", "", tool_calls=[ToolCall(_call_id(), "memory_append", {"text": note})])
             if "memory_search" in names and text:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import uuid
 from typing import Any, Callable, Mapping
 
 import httpx
 
 from ..errors import ConfigError
-from ..httputil import post, server_message
+from ..httputil import post, retry_after, server_message
+from ..retry import call_with_retries
 from .base import (
     ChatMessage,
     ChatModel,
@@ -32,9 +32,6 @@ from .base import (
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-RETRY_ATTEMPTS = 3
-RETRY_BASE_SECONDS = 0.5  # doubled after each failed attempt; tests shrink it
-RETRY_MAX_SECONDS = 8.0
 _KEY_HINT = "set chat.apiKey or REVERIE_CHAT_API_KEY"
 
 # Known windows, matched by longest prefix of the model name.
@@ -98,7 +95,7 @@ class HttpChatModel(ChatModel):
 
     # -- errors -------------------------------------------------------------------------------
     def _fail(self, message: str, *, retryable: bool = False, status: int | None = None,
-              overflow: bool = False) -> ChatModelError:
+              overflow: bool = False, retry_after: float | None = None) -> ChatModelError:
         # One line, bounded, and scrubbed: servers (OpenAI's 401 among them) echo keys back.
         text = " ".join(str(message).split())
         for secret in self._secrets:
@@ -106,7 +103,16 @@ class HttpChatModel(ChatModel):
         if len(text) > 400:
             text = text[:397] + "..."
         cls = ContextOverflowError if overflow else ChatModelError
-        return cls(f"{self.provider}:{self.model} ({self.base_url}): {text}", retryable=retryable, status=status)
+        return cls(f"{self.provider}:{self.model} ({self.base_url}): {text}", retryable=retryable, status=status,
+                   retry_after=retry_after)
+
+    def not_ready(self) -> str | None:
+        # The vendor's own host always wants a key: say so before sending anything, rather than
+        # after a round trip (or, offline, after a connection error that hides the real cause).
+        if not self._api_key and self.key_host and self._host() == self.key_host:
+            return (f"{self.provider}:{self.model} needs an API key: set {self.key_env} or chat.apiKey "
+                    "(REVERIE_CHAT_API_KEY); nothing was sent")
+        return None
 
     def _auth_hint(self) -> str:
         if not self._api_key:
@@ -128,9 +134,11 @@ class HttpChatModel(ChatModel):
         if status == 429:
             # A rate limit passes with time; an exhausted quota or billing limit does not.
             exhausted = "insufficient_quota" in resp.text.lower()
-            raise self._fail(f"quota or rate limit (HTTP 429): {message}", status=status, retryable=not exhausted)
+            raise self._fail(f"quota or rate limit (HTTP 429): {message}", status=status, retryable=not exhausted,
+                             retry_after=retry_after(resp))
         if status >= 500 or status == 408:
-            raise self._fail(f"server error (HTTP {status}): {message}", status=status, retryable=True)
+            raise self._fail(f"server error (HTTP {status}): {message}", status=status, retryable=True,
+                             retry_after=retry_after(resp))
         if status == 404:
             raise self._fail(f"not found (HTTP 404): {message}; check chat.baseUrl and the model name",
                              status=status)
@@ -139,6 +147,9 @@ class HttpChatModel(ChatModel):
     # -- transport ----------------------------------------------------------------------------
     def _post(self, url: str, payload: dict, timeout: float) -> dict:
         """One attempt: the parsed JSON body of a 2xx answer, or a ChatModelError."""
+        missing = self.not_ready()
+        if missing:
+            raise ChatModelError(missing)  # not retryable: no request is made
         if self._client is None:
             self._client = httpx.Client(timeout=self._timeout)
         resp = post(self._client, url, headers=self._headers(), payload=payload, timeout=timeout,
@@ -153,18 +164,9 @@ class HttpChatModel(ChatModel):
         return body
 
     def _with_retries(self, attempt: Callable[[], ChatResponse]) -> ChatResponse:
-        delay = RETRY_BASE_SECONDS
-        for n in range(1, RETRY_ATTEMPTS + 1):
-            try:
-                return attempt()
-            except ChatModelError as exc:
-                if n == RETRY_ATTEMPTS or not exc.retryable:
-                    raise
-            except Exception as exc:  # an adapter bug must reach the runtime as a model error, not a crash
-                raise self._fail(f"{type(exc).__name__}: {exc}") from exc
-            time.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX_SECONDS)
-        raise AssertionError("unreachable")  # pragma: no cover
+        # an adapter bug must reach the runtime as a model error, not a crash
+        return call_with_retries(attempt, error=ChatModelError,
+                                 wrap=lambda exc: self._fail(f"{type(exc).__name__}: {exc}"))
 
     def _headers(self) -> dict[str, str]:  # pragma: no cover
         raise NotImplementedError

@@ -5,18 +5,28 @@ then ``MEMORY.md`` (or ``memory.md`` only when ``MEMORY.md`` is absent). Per fil
 ``maxChars`` (20,000; ``USER.md`` at most 4,000): a longer file keeps its first 70 % and last 20 %
 around a marker naming it; all files together at most ``totalMaxChars`` (60,000): a file that does
 not fit is clamped with ``…`` and, once fewer than 64 characters remain, the rest are skipped.
-Files over 2 MiB and files that are not UTF-8 are not read.
+Files over 2 MiB and files that are not UTF-8 are not read, nor (as for ``memory_get``) anything but a
+regular file, opened without blocking, or a file with more than one hard link unless
+``memory.search.allowHardLinks`` is on.
 
 Differences from the reference, on purpose: every file is optional (a reverie workspace has only
 ``MEMORY.md``, so ``[MISSING]`` markers would be noise), and group chats get neither ``MEMORY.md``
 nor ``USER.md`` (the reference docs: load ``MEMORY.md`` only in the main private session; ``USER.md``
 is just as personal). Every cut is reported, never silent (field failure 6).
+
+``admit(name, text)`` (the runtime passes :meth:`reverie.trust.Trust.injectable_lines`) removes
+the lines an automatic lane may not inject (anything not ``owner``/``agent``) before budgets apply.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
+
+from ..workspace.files import hard_link_problem, read_regular
+
+Admit = Callable[[str, str], str]
 
 ORDER = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
 PRIVATE = ("USER.MD", "MEMORY.MD")  # compared upper-cased (memory.md too)
@@ -31,7 +41,7 @@ class BootstrapFile:
     raw_chars: int
     injected_chars: int
     truncated: bool
-    status: str  # injected | truncated | clamped | skipped-budget | too-large | not-utf8
+    status: str  # injected | truncated | clamped | skipped-budget | too-large | not-utf8 | not-regular | hard-link
     text: str = ""
 
     def as_dict(self) -> dict:
@@ -51,7 +61,8 @@ def truncate_file(name: str, text: str, limit: int) -> tuple[str, bool]:
 
 
 def load_bootstrap(workspace: Path, *, chat_type: str, max_chars: int, total_max_chars: int,
-                   user_max_chars: int) -> list[BootstrapFile]:
+                   user_max_chars: int, allow_hard_links: bool = False,
+                   admit: Admit | None = None) -> list[BootstrapFile]:
     names = list(ORDER)
     if not (workspace / "MEMORY.md").is_file() and (workspace / "memory.md").is_file():
         names[names.index("MEMORY.md")] = "memory.md"
@@ -63,15 +74,24 @@ def load_bootstrap(workspace: Path, *, chat_type: str, max_chars: int, total_max
         path = workspace / name
         if not path.is_file():
             continue
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            out.append(BootstrapFile(name, size, 0, True, "too-large"))
+        try:
+            data, st = read_regular(path, max_bytes=MAX_FILE_BYTES)
+        except OSError:  # gone, unreadable, or no longer a regular file since is_file()
+            out.append(BootstrapFile(name, 0, 0, True, "not-regular"))
+            continue
+        if data is None:
+            out.append(BootstrapFile(name, st.st_size, 0, True, "too-large"))
+            continue
+        if not allow_hard_links and hard_link_problem(st):
+            out.append(BootstrapFile(name, st.st_size, 0, True, "hard-link"))
             continue
         try:
-            raw = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            out.append(BootstrapFile(name, size, 0, True, "not-utf8"))
+            raw = data.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(BootstrapFile(name, st.st_size, 0, True, "not-utf8"))
             continue
+        if admit is not None:
+            raw = admit(name, raw)
         if not raw.strip():
             continue
         if remaining < MIN_REMAINING:

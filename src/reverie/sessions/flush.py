@@ -7,6 +7,12 @@ prompts made agents overwrite memory files): the flush turn is offered exactly o
 ``SOUL.md``, ``AGENTS.md`` and ``DREAMS.md`` cannot be written by construction: a call to any other
 tool is refused and recorded. A line already in today's note is not appended twice.
 
+Trust (docs/trust.md): the flush sees the conversation with recalled memory removed (results of the
+recall tools dropped, the agent's sentences that reproduce recalled text stripped, no workspace
+files or injected blocks), refuses an append that reproduces recalled text, and records what it
+appends with the least trusted class of the conversation it read; an untrusted flush quarantines
+the whole daily file (its floor drops to ``untrusted``: sticky at the daily-file boundary).
+
 Every flush ends with a status that is recorded: ``written``, ``nothing`` (``NO_REPLY`` or no
 append) or ``skipped`` with the reason (disabled, read-only workspace, model error, timeout, write
 failure). A skipped flush never stops the compaction that follows.
@@ -25,7 +31,10 @@ from pathlib import Path
 from ..models.base import ChatMessage, ChatModel
 from ..models.offline import FLUSH_PROMPT_PREFIX, FLUSH_SYSTEM_PREFIX, NO_REPLY
 from ..tools.base import Tool, ToolError
+from ..trust import RECALL_TOOLS, Provenance, RecallPool, daily_guard, strip_recalled
 from ..workspace.annotations import neutralise_annotations
+from ..workspace.files import read_regular
+from ..workspace.textclean import clean_text, decode_note
 from ..workspace.writes import append_daily, daily_note_path
 from .compaction import DeadlineExceeded, run_with_deadline
 
@@ -68,6 +77,8 @@ class FlushResult:
     path: str | None = None
     appended: list[str] = field(default_factory=list)
     duplicates: int = 0
+    recalled: int = 0  # appends refused because they reproduce recalled memory
+    origin: str | None = None  # the class its appends were recorded with
     refused: list[dict] = field(default_factory=list)
     reply: str | None = None
     ms: float = 0.0
@@ -75,7 +86,8 @@ class FlushResult:
 
     def as_dict(self) -> dict:
         return {"status": self.status, "trigger": self.trigger, "reason": self.reason, "path": self.path,
-                "appended": self.appended, "duplicates": self.duplicates, "refused": self.refused,
+                "appended": self.appended, "duplicates": self.duplicates, "recalled": self.recalled,
+                "originClass": self.origin, "refused": self.refused,
                 "reply": self.reply, "ms": round(self.ms, 1), "exchange": self.exchange}
 
     def line(self) -> str:
@@ -111,29 +123,63 @@ def _entries(note: str) -> set[str]:
     return out
 
 
-def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult, cancelled: threading.Event) -> Tool:
+def recall_free(history: list[ChatMessage], pool: RecallPool | None) -> list[ChatMessage]:
+    """The conversation without recalled memory: results of the recall tools (and the calls that
+    asked for them) dropped, the agent's lines and sentences that reproduce recall stripped."""
+    dropped: set[str] = set()
+    out: list[ChatMessage] = []
+    for m in history:
+        if m.role == "tool":
+            if m.name in RECALL_TOOLS or (m.tool_call_id or "") in dropped:
+                continue
+            out.append(m)
+            continue
+        if m.role == "assistant":
+            calls = [c for c in m.tool_calls if c.name not in RECALL_TOOLS]
+            dropped.update(c.id for c in m.tool_calls if c.name in RECALL_TOOLS)
+            content = strip_recalled(m.content, pool) if pool else m.content
+            if not calls and not content.strip():
+                continue
+            out.append(ChatMessage("assistant", content, calls, m.tool_call_id, m.name))
+            continue
+        out.append(m)
+    return out
+
+
+def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult, cancelled: threading.Event,
+               *, agent_db: Path | None = None, provenance: Provenance | None = None,
+               recall: RecallPool | None = None) -> Tool:
     """``memory_append`` bound to the note of ``when``'s day; the only tool of a flush turn."""
     target = daily_note_path(workspace, when.astimezone(tz))
+    guard = daily_guard(agent_db, workspace, provenance, sticky=True) if agent_db and provenance else None
     rel = target.relative_to(workspace).as_posix()
 
     def append(args: dict) -> dict:
-        text = args["text"].strip()
+        cleaned = clean_text(args["text"])
+        text = cleaned.text.strip()
         if not text:
             raise ToolError(f"{FLUSH_TOOL}: text is empty")
         if cancelled.is_set():
             raise ToolError(f"{FLUSH_TOOL}: the flush turn has ended (timeout); nothing written")
-        try:
-            existing = target.read_text(encoding="utf-8") if target.exists() else ""
-        except (OSError, UnicodeDecodeError):
+        try:  # non-blocking and regular files only: a FIFO in the note's place must not hang the turn
+            existing = decode_note(read_regular(target)[0] or b"")[0] or ""
+        except OSError:
             existing = ""
         text = neutralise_annotations(text)
         if _norm(text) in _entries(existing):
             result.duplicates += 1
             return {"status": "duplicate", "path": rel, "note": "already in today's note; not appended again"}
-        append_daily(workspace, text, now=when, tz=tz)
+        if recall and recall.reproduces(text):
+            result.recalled += 1  # a recalled fact never comes back as a new memory
+            return {"status": "recalled", "path": rel, "note": "this repeats memory that was recalled into the "
+                    "conversation; it is already saved, so it is not appended again"}
+        append_daily(workspace, text, now=when, tz=tz, guard=guard)
         result.appended.append(text)
         result.path = rel
-        return {"status": "appended", "path": rel, "chars": len(text)}
+        out = {"status": "appended", "path": rel, "chars": len(text)}
+        if cleaned.removed:
+            out["cleaned"] = cleaned.summary()
+        return out
 
     schema = {"type": "object", "additionalProperties": False, "required": ["text"],
               "properties": {"text": {"type": "string", "maxLength": 20_000,
@@ -144,10 +190,15 @@ def flush_tool(workspace: Path, tz: tzinfo, when: datetime, result: FlushResult,
 
 
 def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *, workspace: Path, tz: tzinfo,
-              now: datetime, timeout: float, trigger: str, writable: tuple[bool, str | None] = (True, None)
-              ) -> FlushResult:
-    """One flush turn. Never raises: every failure becomes a ``skipped`` result with the reason."""
-    result = FlushResult("nothing", trigger)
+              now: datetime, timeout: float, trigger: str, writable: tuple[bool, str | None] = (True, None),
+              agent_db: Path | None = None, provenance: Provenance | None = None,
+              recall: RecallPool | None = None) -> FlushResult:
+    """One flush turn. Never raises: every failure becomes a ``skipped`` result with the reason.
+
+    ``provenance`` is what the appends are recorded with (the runtime passes the least trusted
+    class of the conversation); ``recall`` the memory recalled into it, which is kept out."""
+    result = FlushResult("nothing", trigger, origin=provenance.origin if provenance else None)
+    history = recall_free(history, recall)
     ok, why = writable
     if not ok:
         result.status, result.reason = "skipped", why
@@ -156,7 +207,8 @@ def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *,
     local = now.astimezone(tz)
     date = local.strftime("%Y-%m-%d")
     cancelled = threading.Event()
-    tool = flush_tool(workspace, tz, local, result, cancelled)
+    tool = flush_tool(workspace, tz, local, result, cancelled, agent_db=agent_db, provenance=provenance,
+                      recall=recall)
     messages = [ChatMessage("system", flush_system_prompt(date) + ("\n\n" + base_system if base_system else "")),
                 *history, ChatMessage("user", flush_prompt(date, local))]
     write_errors: list[str] = []
@@ -209,7 +261,8 @@ def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *,
         else:
             result.status = "nothing"
             parts = (["NO_REPLY"] if is_no_reply(reply) else []) + \
-                ([f"{result.duplicates} already in today's note"] if result.duplicates else [])
+                ([f"{result.duplicates} already in today's note"] if result.duplicates else []) + \
+                ([f"{result.recalled} repeated recalled memory"] if result.recalled else [])
             result.reason = "; ".join(parts) or None
     if result.status == "skipped" and result.appended:
         result.reason = f"{result.reason} ({len(result.appended)} note(s) were appended before that)"

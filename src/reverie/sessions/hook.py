@@ -7,6 +7,11 @@ zone, or a model-made slug when ``sessions.memoryHook.llmSlug`` is on (``HHMM`` 
 The file is created exclusively (``O_EXCL``), so an existing file of the same name is never
 touched, even by a racing writer (a ``-2``, ``-3`` suffix is added instead). The reset never waits for any of
 this; :meth:`SessionMemoryHook.wait` lets tests and a closing process wait for it.
+
+Trust (docs/trust.md): the agent's lines and sentences that reproduce memory recalled into the
+session are removed first (a recalled fact never comes back as a new memory), and the note is
+recorded as one provenance segment of the session with the least trusted class of the messages it
+holds (``forget --session`` finds and removes it by that record).
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Callable
 
+from ..trust import Provenance, least_trusted, record_whole_file, strip_recalled
 from ..workspace.annotations import neutralise_annotations
+from ..workspace.textclean import clean_text
 from .store import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -27,12 +34,23 @@ SlugFn = Callable[[list[tuple[str, str]]], str]
 
 
 def last_messages(store: TranscriptStore, session_id: str, n: int) -> list[tuple[str, str]]:
-    picked: list[tuple[str, str]] = []
+    return [(role, text) for role, text, _ in picked_messages(store, session_id, n)]
+
+
+def picked_messages(store: TranscriptStore, session_id: str, n: int) -> list[tuple[str, str, str]]:
+    """The last ``n`` user/assistant messages as (role, text, origin class), recall stripped."""
+    pool = store.recall_pool(session_id)
+    picked: list[tuple[str, str, str]] = []
     for ev in store.events(session_id, kinds=("user", "assistant")):
         text = (ev.text or "").strip()
         if not text or text.startswith("/") or ev.data.get("interSession"):
             continue
-        picked.append((ev.kind, text))
+        if ev.kind == "assistant" and pool:
+            text = strip_recalled(text, pool).strip()
+            if not text:
+                continue
+        # an event recorded before origins were (origin NULL) is not trusted by default
+        picked.append((ev.kind, text, ev.origin or "untrusted"))
     return picked[-n:] if n else []
 
 
@@ -49,7 +67,7 @@ def render_note(messages: list[tuple[str, str]], *, when: datetime, session_key:
              "## Conversation Summary", ""]
     for role, text in messages:
         # conversation text is not the owner's curation: it may not carry live annotations
-        body = neutralise_annotations(text).replace("\n", "\n  ")
+        body = neutralise_annotations(clean_text(text).text).replace("\n", "\n  ")
         lines.append(f"{role}: {body}")
     return "\n".join(lines) + "\n"
 
@@ -61,11 +79,13 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
         session = store.session(session_id)
         if session is None:
             return None
-        picked = last_messages(store, session_id, messages)
+        rows = picked_messages(store, session_id, messages)
     finally:
         store.close()
-    if not picked:
+    if not rows:
         return None  # an empty session leaves no note
+    picked = [(role, text) for role, text, _ in rows]
+    who = Provenance(least_trusted(*(o for _, _, o in rows)), session.session_kind, session_id, "hook")
     local = when.astimezone(tz)
     slug = local.strftime("%H%M")
     if slug_fn is not None:
@@ -87,8 +107,9 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
             n += 1
             continue
         try:
-            os.write(fd, body)
-            os.fsync(fd)
+            with record_whole_file(db_path, workspace, path, body, who):
+                os.write(fd, body)
+                os.fsync(fd)
         finally:
             os.close(fd)
         return path

@@ -8,6 +8,10 @@ Import accepts, line by line: such messages (content as a string or a list of ``
 parts), and lines holding a whole conversation ``{"messages": [...]}`` (the fine-tuning format),
 each of which becomes a session of its own. Blank lines are skipped; a bad line is an error that
 names its number, before anything is written.
+
+Trust (docs/trust.md): reverie did not see who wrote an imported message, so every imported event
+is ``untrusted`` and the session's kind ``unknown``; a message that ``reverie forget`` removed
+(its tombstone matches) is skipped and counted, so re-importing never restores it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Iterable, Iterator
 
 from ..errors import UserError
 from ..models.base import ChatMessage, ToolCall
+from ..trust.tombstones import Tombstones, message_texts
 from .store import SessionRow, TranscriptStore, message_to_dict
 
 _ROLE_KIND = {"user": "user", "system": "system", "tool": "tool_result", "function": "tool_result"}
@@ -138,9 +143,10 @@ def _ms(ts: str | None) -> int | None:
 class ImportReport:
     sessions: list[str]
     messages: int
+    forgotten: int = 0  # messages skipped because forget removed them
 
     def as_dict(self) -> dict:
-        return {"sessions": self.sessions, "messages": self.messages}
+        return {"sessions": self.sessions, "messages": self.messages, "forgotten": self.forgotten}
 
 
 def import_jsonl(store: TranscriptStore, path: Path, *, session_key: str, chat_type: str, channel: str,
@@ -150,20 +156,37 @@ def import_jsonl(store: TranscriptStore, path: Path, *, session_key: str, chat_t
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read {path}: {exc}") from None
     conversations = [c for c in parse_jsonl(text.splitlines()) if c]
+    tombs = Tombstones(store.conn)
+    forgotten = 0
+    if tombs:
+        kept = []
+        for conv in conversations:
+            left, dropped_calls = [], set()
+            for m in conv:
+                msg = m[1]
+                texts = message_texts(msg.content, [c.arguments for c in msg.tool_calls])
+                if any(tombs.forgotten(t) for t in texts) or (msg.tool_call_id and msg.tool_call_id in dropped_calls):
+                    dropped_calls.update(c.id for c in msg.tool_calls)  # and the results answering it
+                    continue
+                left.append(m)
+            forgotten += len(conv) - len(left)
+            if left:
+                kept.append(left)
+        conversations = kept
     count = sum(len(c) for c in conversations)
     if dry_run:
-        return ImportReport([], count)
+        return ImportReport([], count, forgotten)
     ids = []
     for conv in conversations:
         first = next((_ms(ts) for _, _, ts in conv if _ms(ts)), None)
         session = store.start_session(session_key, chat_type=chat_type, channel=channel, sender=sender,
-                                      origin="import", started_at=first)
+                                      origin="import", started_at=first, session_kind="unknown")
         try:
             for kind, msg, ts in conv:
                 payload = {"message": message_to_dict(msg), "imported": True}
-                store.append(session.session_id, kind, payload, at=_ms(ts))
+                store.append(session.session_id, kind, payload, at=_ms(ts), origin="untrusted")
         finally:
             # an imported conversation is history, not an open chat, even if the import stopped
             store.end_session(session.session_id, "import")
         ids.append(session.session_id)
-    return ImportReport(ids, count)
+    return ImportReport(ids, count, forgotten)

@@ -70,7 +70,29 @@ CREATE VIRTUAL TABLE transcript_fts USING fts5(
 );
 """
 
-TRANSCRIPT_MIGRATIONS = Migrations("transcripts", [Migration("0001_sessions_events_fts", _CREATE)])
+# Trust (docs/trust.md): the origin class of every event and the kind of every session, decided by
+# the program; the participants of a session (forget --participant); the external content source of
+# a hook session (forget --hook-source); a session made low-trust by a non-owner in a group; and the
+# time a session was forgotten (its events are gone, the row stays so forget can be repeated).
+_TRUST = """
+ALTER TABLE transcript_events ADD COLUMN origin_class TEXT
+  CHECK (origin_class IS NULL OR origin_class IN ('owner', 'agent', 'untrusted', 'system'));
+ALTER TABLE sessions ADD COLUMN session_kind TEXT NOT NULL DEFAULT 'unknown'
+  CHECK (session_kind IN ('interactive', 'cron', 'heartbeat', 'subagent', 'unknown'));
+ALTER TABLE sessions ADD COLUMN hook_source TEXT;
+ALTER TABLE sessions ADD COLUMN low_trust INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN forgotten_at INTEGER;
+CREATE TABLE session_participants (
+  session_id TEXT NOT NULL REFERENCES sessions(session_id),
+  actor TEXT NOT NULL,
+  first_seen_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, actor)
+) STRICT;
+CREATE INDEX session_participants_actor ON session_participants(actor);
+"""
+
+TRANSCRIPT_MIGRATIONS = Migrations("transcripts", [Migration("0001_sessions_events_fts", _CREATE),
+                                                   Migration("0002_trust", _TRUST)])
 
 
 def open_transcripts_db(path) -> apsw.Connection:

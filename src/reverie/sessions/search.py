@@ -14,7 +14,8 @@ Search uses the transcript FTS (CJK bigrams, see :mod:`reverie.sessions.schema`)
 assistant text only, no tool results. Scores are in [0, 1], the keyword score memory search uses
 (:mod:`reverie.search.keyword`): the share of the query's information, each word weighed by its
 rarity among the transcripts, that the message holds. Snippets are cut to 300 characters, secrets
-redacted; the whole answer stays under 32 KiB.
+redacted; the whole answer stays under 32 KiB. Every hit and message carries the origin class the
+program recorded (``originClass``); untrusted ones are framed as untrusted (docs/trust.md).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import re
 import apsw
 
 from ..search.keyword import analyse_query
-from .store import SessionRow, TranscriptStore, iso_ms
+from ..trust.framing import UNTRUSTED_NOTICE, frame_untrusted
+from .store import Event, SessionRow, TranscriptStore, iso_ms
 
 SNIPPET_CHARS = 300
 MAX_PAYLOAD_BYTES = 32 * 1024
@@ -76,6 +78,25 @@ def _snippet(text: str, terms: list[str]) -> str:
     return ("…" if start else "") + cut + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
+def _origin(ev: Event) -> str:
+    return ev.origin or "untrusted"  # an event recorded before origins were is not vouched for
+
+
+def _frame(item: dict, key: str, origin: str) -> dict:
+    item["originClass"] = origin
+    if origin == "untrusted":
+        item["untrusted"] = True
+        item[key] = frame_untrusted(item[key])
+    return item
+
+
+def _notice(out: dict, items: list[dict]) -> dict:
+    n = sum(1 for i in items if i.get("untrusted"))
+    if n:
+        out["trustNotice"] = f"{n} item(s) marked untrusted. {UNTRUSTED_NOTICE}"
+    return out
+
+
 def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility: str, owner: bool,
            session_key: str | None = None, limit: int = 10) -> dict:
     limit = max(1, min(25, int(limit or 10)))
@@ -117,10 +138,10 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
             continue
         text = ev.text
         score = round(q.coverage(q.mask(text, "cjk")), 6)
-        results.append({"sessionKey": ev.session_key, "timestamp": ev.timestamp,
-                        "role": "user" if ev.kind == "user" else "assistant", "snippet": _snippet(text, q.tokens),
-                        "score": score, "sessionId": ev.session_id, "messageId": ev.event_id,
-                        "_created": created})
+        results.append(_frame({"sessionKey": ev.session_key, "timestamp": ev.timestamp,
+                               "role": "user" if ev.kind == "user" else "assistant",
+                               "snippet": _snippet(text, q.tokens), "score": score, "sessionId": ev.session_id,
+                               "messageId": ev.event_id, "_created": created}, "snippet", _origin(ev)))
     results.sort(key=lambda r: (-r["score"], -r["_created"], r["sessionKey"], r["messageId"]))
     out: dict = {"results": []}
     for r in results[:limit]:
@@ -130,7 +151,7 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
             out["results"].pop()
             out["truncated"] = True
             break
-    return out
+    return _notice(out, out["results"])
 
 
 def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owner: bool,
@@ -162,8 +183,8 @@ def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owne
         content = redact(msg.content if msg else e.text)
         if len(content) > HISTORY_MESSAGE_CHARS:
             content = OMITTED
-        item = {"role": role, "content": content, "timestamp": e.timestamp, "messageId": e.event_id,
-                "position": e.position}
+        item = _frame({"role": role, "content": content, "timestamp": e.timestamp, "messageId": e.event_id,
+                       "position": e.position}, "content", _origin(e))
         if include_tools and msg and msg.tool_calls:
             item["toolCalls"] = [{"name": c.name, "arguments": c.arguments} for c in msg.tool_calls]
         if include_tools and msg and msg.name:
@@ -178,4 +199,4 @@ def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owne
     while len(json.dumps(out, ensure_ascii=False).encode()) > MAX_PAYLOAD_BYTES and out["messages"]:
         out["messages"].pop(0)  # the oldest go first; the newest tail is what was asked for
         out["truncated"] = True
-    return out
+    return _notice(out, out["messages"])

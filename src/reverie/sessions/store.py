@@ -21,6 +21,7 @@ from ..models.base import ChatMessage, ToolCall
 from ..store import transaction
 from ..text.cjk import estimate_tokens
 from ..text.fts import segment_for_index
+from ..trust.classes import ORIGINS, SESSION_KINDS
 from .schema import COMPRESS_OVER, KINDS, open_transcripts_db
 
 MESSAGE_KINDS = ("user", "assistant", "tool_call", "tool_result")
@@ -74,6 +75,12 @@ class Event:
     data: dict
     bytes: int
     tokens: int
+    origin: str | None = None  # origin class recorded by the program (None: recorded before trust)
+
+    @property
+    def is_recall(self) -> bool:
+        """A recall mark: memory the runtime put into the context (see :meth:`Runtime.inject`)."""
+        return self.kind == "system" and self.data.get("event") == "recall"
 
     @property
     def message(self) -> ChatMessage | None:
@@ -114,6 +121,10 @@ class SessionRow:
     output_tokens: int
     transcript_bytes: int
     event_count: int
+    session_kind: str = "unknown"
+    hook_source: str | None = None
+    low_trust: int = 0
+    forgotten_at: int | None = None
 
     @property
     def flushed_this_cycle(self) -> bool:
@@ -128,12 +139,46 @@ class SessionRow:
                 "memoryFlushCompactionCount": self.memory_flush_compaction_count,
                 "totalTokens": self.total_tokens, "totalTokensFresh": bool(self.total_tokens_fresh),
                 "inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
-                "transcriptBytes": self.transcript_bytes, "events": self.event_count}
+                "transcriptBytes": self.transcript_bytes, "events": self.event_count,
+                "sessionKind": self.session_kind, "hookSource": self.hook_source, "lowTrust": bool(self.low_trust),
+                "forgottenAt": iso_ms(self.forgotten_at)}
 
 
 _SESSION_COLS = ", ".join(f.name for f in fields(SessionRow))
-_EVENT_COLS = "seq, session_id, session_key, position, event_id, kind, created_at, encoding, body, bytes, tokens"
+_EVENT_COLS = ("seq, session_id, session_key, position, event_id, kind, created_at, encoding, body, bytes, tokens, "
+               "origin_class")
 _UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
+
+
+def _search_row(kind: str, payload: dict, index_text: str | None = None) -> tuple[str, str] | None:
+    """(indexed text, role) of an event's session-search row, or None when it has none.
+    ``index_text`` replaces the message's text (the runtime strips recalled spans from it)."""
+    msg = payload.get("message")
+    text = msg.get("content") if isinstance(msg, dict) else None
+    if index_text is not None:
+        text = index_text
+    if kind in ("user", "assistant", "tool_call") and isinstance(text, str) and text.strip():
+        return segment_for_index(text, "cjk"), "user" if kind == "user" else "assistant"
+    return None
+
+
+def rebuild_search_index(conn) -> int:
+    """Make ``transcript_fts`` again from the events (after a repair that saved events whose search
+    rows were damaged); returns the rows written. Call inside a transaction."""
+    conn.execute("DELETE FROM transcript_fts")
+    written = 0
+    rows = conn.execute("SELECT seq, session_id, kind, encoding, body FROM transcript_events "
+                        "WHERE kind IN ('user', 'assistant', 'tool_call') ORDER BY seq").fetchall()
+    for seq, session_id, kind, encoding, body in rows:
+        try:
+            search = _search_row(kind, _decode(encoding, body))
+        except Exception:  # an event whose body was damaged: it keeps no search row
+            continue
+        if search is not None:
+            conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                         (seq, search[0], session_id, search[1]))
+            written += 1
+    return written
 
 
 def _decode(encoding: str, body: bytes) -> dict:
@@ -142,8 +187,8 @@ def _decode(encoding: str, body: bytes) -> dict:
 
 
 def _row_to_event(row) -> Event:
-    seq, sid, key, pos, eid, kind, created, encoding, body, nbytes, tokens = row
-    return Event(seq, sid, key, pos, eid, kind, created, _decode(encoding, body), nbytes, tokens)
+    seq, sid, key, pos, eid, kind, created, encoding, body, nbytes, tokens, origin = row
+    return Event(seq, sid, key, pos, eid, kind, created, _decode(encoding, body), nbytes, tokens, origin)
 
 
 class TranscriptStore:
@@ -166,13 +211,15 @@ class TranscriptStore:
     # -- sessions -------------------------------------------------------------------------------
     def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
                       sender: str | None = None, origin: str = "chat", model: str | None = None,
-                      started_at: int | None = None) -> SessionRow:
+                      started_at: int | None = None, session_kind: str = "unknown",
+                      hook_source: str | None = None) -> SessionRow:
         sid = str(uuid.uuid4())
         with self._lock, transaction(self._conn):
             self._conn.execute(
-                "INSERT INTO sessions(session_id, session_key, channel, sender, chat_type, origin, model, started_at) "
-                "VALUES (?,?,?,?,?,?,?,?)",
-                (sid, session_key, channel or "cli", sender, chat_type, origin, model, started_at or now_ms()))
+                "INSERT INTO sessions(session_id, session_key, channel, sender, chat_type, origin, model, started_at, "
+                "session_kind, hook_source) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (sid, session_key, channel or "cli", sender, chat_type, origin, model, started_at or now_ms(),
+                 session_kind, hook_source))
         row = self.session(sid)
         assert row is not None
         return row
@@ -232,47 +279,199 @@ class TranscriptStore:
         self.update_session(session_id, ended_at=at or now_ms(), ended_reason=reason)
 
     # -- events ---------------------------------------------------------------------------------
-    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None) -> Event:
-        """Record one event now, in its own transaction (with its search row)."""
+    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None, origin: str | None = None,
+               index_text: str | None = None) -> Event:
+        """Record one event now, in its own transaction (with its search row).
+
+        ``origin`` is the event's origin class (decided by the runtime); ``index_text``, when
+        given, is what the transcript search indexes instead of the message text (the runtime
+        passes the text with recalled memory stripped, so recall is never indexed again)."""
+        with self._lock, transaction(self._conn):
+            return self._insert_event(session_id, kind, payload, at, origin=origin, index_text=index_text)
+
+    def restore_session(self, row: dict, events: list[tuple[str, dict, int | None, str | None]]) -> bool:
+        """Insert a whole session from an archive or another system, keeping its id: the session
+        row (``SessionRow`` field names) and its events as (kind, payload, epoch ms, event id), all in
+        one transaction. False, writing nothing, when a session with that id exists already.
+
+        Trust (docs/trust.md): an event keeps the origin class its archive recorded (the owner
+        moving their own reverie archive vouches for it, as for the files it carries); an event
+        without one stays unclassified, which reads as untrusted. Messages that ``reverie forget``
+        removed are left out."""
+        cols = [f.name for f in fields(SessionRow) if f.name not in ("event_count", "transcript_bytes")]
+        values = {c: row.get(c) for c in cols}
+        values.update(channel=values["channel"] or "cli", chat_type=values["chat_type"] or "direct",
+                      origin=values["origin"] or "import", started_at=values["started_at"] or now_ms())
+        for c in ("compaction_count", "total_tokens", "total_tokens_fresh", "input_tokens", "output_tokens"):
+            values[c] = values[c] or 0
+        if values["session_kind"] not in SESSION_KINDS:
+            values["session_kind"] = "unknown"
+        values["low_trust"] = 1 if values["low_trust"] else 0
+        values["forgotten_at"] = None
+        events = unforgotten(self._conn, events)
+        with self._lock, transaction(self._conn):
+            if self._conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (values["session_id"],)).fetchone():
+                return False
+            self._conn.execute(f"INSERT INTO sessions({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                               [values[c] for c in cols])
+            for kind, payload, at, event_id in events:
+                origin = payload.get("originClass") if payload.get("originClass") in ORIGINS else None
+                payload = {k: v for k, v in payload.items() if k != "originClass"}
+                self._insert_event(values["session_id"], kind, payload, at, event_id=event_id,
+                                   touch=False, origin=origin)
+        return True
+
+    def is_forgotten(self, session_id: str) -> bool:
+        """Whether ``reverie forget`` removed this session (a restore must not bring it back)."""
+        from ..trust.tombstones import Tombstones
+
+        with self._lock:
+            if session_id in Tombstones(self._conn).sessions:
+                return True
+            row = self._conn.execute("SELECT forgotten_at FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return bool(row and row[0])
+
+    def _insert_event(self, session_id: str, kind: str, payload: dict, at: int | None, *,
+                      event_id: str | None = None, touch: bool = True, origin: str | None = None,
+                      index_text: str | None = None) -> Event:
+        """The body of :meth:`append`; the caller holds the lock and a transaction."""
         if kind not in KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
         payload = _scrub(payload)  # a lone surrogate (bad stdin byte, odd model output) must not lose the event
         at = at or now_ms()
-        event_id = uuid.uuid4().hex
-        with self._lock, transaction(self._conn):
-            row = self._conn.execute("SELECT session_key, event_count FROM sessions WHERE session_id = ?",
-                                     (session_id,)).fetchone()
-            if row is None:
-                raise ValueError(f"no session {session_id!r}")
-            key, count = row
-            position = count + 1
-            doc = {"id": event_id, "type": kind, "sessionId": session_id, "sessionKey": key,
-                   "position": position, "timestamp": iso_ms(at), **payload}
-            raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
-            encoding, body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
-            msg = payload.get("message")
-            tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
-                estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
-            cur = self._conn.execute(
-                f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens))
-            seq = self._conn.last_insert_rowid()
-            del cur
-            text = msg.get("content") if isinstance(msg, dict) else None
-            if kind in ("user", "assistant", "tool_call") and text and text.strip():
-                self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
-                                   (seq, segment_for_index(text, "cjk"), session_id,
-                                    "user" if kind == "user" else "assistant"))
-            touch = ", last_interaction_at = ?" if kind in INTERACTION_KINDS else ""
-            params = (len(raw), *((at,) if touch else ()), session_id)
-            self._conn.execute(
-                f"UPDATE sessions SET event_count = event_count + 1, transcript_bytes = transcript_bytes + ?{touch} "
-                "WHERE session_id = ?", params)
-        return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens)
+        event_id = event_id or uuid.uuid4().hex
+        row = self._conn.execute("SELECT session_key, event_count FROM sessions WHERE session_id = ?",
+                                 (session_id,)).fetchone()
+        if row is None:
+            raise ValueError(f"no session {session_id!r}")
+        key, count = row
+        position = count + 1
+        doc = {"id": event_id, "type": kind, "sessionId": session_id, "sessionKey": key,
+               "position": position, "timestamp": iso_ms(at), **payload}
+        if origin is not None:
+            doc["originClass"] = origin
+        raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+        encoding, body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
+        msg = payload.get("message")
+        tokens = message_tokens(message_from_dict(msg)) if isinstance(msg, dict) else \
+            estimate_tokens(str(payload.get("summary") or payload.get("text") or ""))
+        cur = self._conn.execute(
+            f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens, origin))
+        seq = self._conn.last_insert_rowid()
+        del cur
+        search = _search_row(kind, payload, index_text)
+        if search is not None:
+            self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                               (seq, search[0], session_id, search[1]))
+        # a restored session keeps its own last_interaction_at
+        freshness = ", last_interaction_at = ?" if kind in INTERACTION_KINDS and touch else ""
+        params = (len(raw), *((at,) if freshness else ()), session_id)
+        self._conn.execute(
+            f"UPDATE sessions SET event_count = event_count + 1, transcript_bytes = transcript_bytes + ?{freshness} "
+            "WHERE session_id = ?", params)
+        return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens, origin)
 
     def append_message(self, session_id: str, kind: str, msg: ChatMessage, *, at: int | None = None,
-                       **extra: Any) -> Event:
-        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at)
+                       origin: str | None = None, index_text: str | None = None, **extra: Any) -> Event:
+        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin,
+                           index_text=index_text)
+
+    # -- trust ----------------------------------------------------------------------------------
+    def add_participant(self, session_id: str, actor: str | None) -> None:
+        """Remember that ``actor`` spoke in the session (``forget --participant``)."""
+        if not actor:
+            return
+        with self._lock, transaction(self._conn):
+            self._conn.execute("INSERT OR IGNORE INTO session_participants(session_id, actor, first_seen_at) "
+                               "VALUES (?,?,?)", (session_id, actor, now_ms()))
+
+    def participants(self, session_id: str) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                "SELECT actor FROM session_participants WHERE session_id = ? ORDER BY first_seen_at", (session_id,))]
+
+    def mark_low_trust(self, session_id: str) -> None:
+        self.update_session(session_id, low_trust=1)
+
+    def forget_sessions(self, session_ids: list[str]) -> tuple[int, int]:
+        """Delete the events and search rows of sessions (``reverie forget``); the session rows stay,
+        marked forgotten and emptied, so the forget can be repeated. Deleted bytes are zeroed on disk
+        (``secure_delete``) and the search index merged, so no copy of the text is left in the file.
+        Returns (events, search rows) removed."""
+        if not session_ids:
+            return 0, 0
+        ids = list(dict.fromkeys(session_ids))
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            self._conn.execute("PRAGMA secure_delete=ON")
+            with transaction(self._conn):
+                fts = self._conn.execute(
+                    f"SELECT count(*) FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events "
+                    f"WHERE session_id IN ({marks}))", ids).fetchone()[0]
+                self._conn.execute(f"DELETE FROM transcript_fts WHERE rowid IN (SELECT seq FROM transcript_events "
+                                   f"WHERE session_id IN ({marks}))", ids)
+                n = self._conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
+                                       ids).fetchone()[0]
+                self._conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", ids)
+                now = now_ms()
+                self._conn.execute(
+                    f"UPDATE sessions SET forgotten_at = ?, event_count = 0, transcript_bytes = 0, "
+                    f"ended_at = coalesce(ended_at, ?), ended_reason = coalesce(ended_reason, 'forgotten') "
+                    f"WHERE session_id IN ({marks})", (now, now, *ids))
+            self._conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+        return n, fts
+
+    def scrub_events(self, seqs: list[int], scrub) -> int:
+        """Rewrite events through ``scrub`` (a function over the event document returning the new
+        one, or None to leave it); their search rows follow. Returns how many changed."""
+        changed = 0
+        with self._lock:
+            self._conn.execute("PRAGMA secure_delete=ON")
+            with transaction(self._conn):
+                for seq in seqs:
+                    row = self._conn.execute("SELECT kind, encoding, body FROM transcript_events WHERE seq = ?",
+                                             (seq,)).fetchone()
+                    if row is None:
+                        continue
+                    kind, encoding, body = row
+                    doc = scrub(_decode(encoding, body))
+                    if doc is None:
+                        continue
+                    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+                    enc, new_body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
+                    self._conn.execute("UPDATE transcript_events SET encoding = ?, body = ?, bytes = ? WHERE seq = ?",
+                                       (enc, new_body, len(raw), seq))
+                    self._conn.execute("DELETE FROM transcript_fts WHERE rowid = ?", (seq,))
+                    msg = doc.get("message") if isinstance(doc.get("message"), dict) else {}
+                    text = msg.get("content") or ""
+                    if kind in ("user", "assistant", "tool_call") and text.strip():
+                        self._conn.execute("INSERT INTO transcript_fts(rowid, text, session_id, role) VALUES (?,?,?,?)",
+                                           (seq, segment_for_index(text, "cjk"), doc.get("sessionId"),
+                                            "user" if kind == "user" else "assistant"))
+                    changed += 1
+            if changed:
+                self._conn.execute("INSERT INTO transcript_fts(transcript_fts) VALUES ('optimize')")
+        return changed
+
+    def recall_pool(self, session_id: str):
+        """Every text memory put into this session's context (recall marks, and the results of the
+        recall tools for transcripts recorded without marks), ready for stripping."""
+        from ..trust import RECALL_TOOLS, items_from_result, pool_of
+
+        texts: list[str] = []
+        for ev in self.events(session_id, kinds=("system", "tool_result")):
+            if ev.is_recall:
+                texts += [str(i.get("text") or "") for i in ev.data.get("items") or [] if isinstance(i, dict)]
+            elif ev.kind == "tool_result":
+                msg = ev.message
+                if msg is not None and msg.name in RECALL_TOOLS:
+                    try:
+                        result = json.loads(msg.content)
+                    except ValueError:
+                        continue
+                    texts += [i.text for i in items_from_result(msg.name, result)]
+        return pool_of(texts)
 
     def events(self, session_id: str, *, kinds: Iterable[str] | None = None, from_position: int = 1,
                limit: int | None = None, newest: bool = False) -> list[Event]:
@@ -309,6 +508,26 @@ class TranscriptStore:
                 f"SELECT {_EVENT_COLS} FROM transcript_events WHERE session_key = ? AND kind = ? "
                 "ORDER BY seq DESC LIMIT ?", (session_key, kind, limit)).fetchall()
         return [_row_to_event(r) for r in reversed(rows)]
+
+
+def unforgotten(conn, events: list) -> list:
+    """``(kind, payload, at, id)`` events without the messages ``reverie forget`` removed (and the
+    tool results answering a removed call)."""
+    from ..trust.tombstones import Tombstones, message_texts
+
+    tombs = Tombstones(conn)
+    if not tombs:
+        return events
+    out, dropped = [], set()
+    for ev in events:
+        msg = ev[1].get("message") if isinstance(ev[1].get("message"), dict) else {}
+        calls = [c for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
+        texts = message_texts(msg.get("content") or "", [c.get("arguments") for c in calls])
+        if any(tombs.forgotten(t) for t in texts) or (msg.get("toolCallId") and msg["toolCallId"] in dropped):
+            dropped.update(c.get("id") for c in calls)
+            continue
+        out.append(ev)
+    return out
 
 
 def _scrub(value: Any) -> Any:

@@ -1,8 +1,8 @@
 """The one place connections are made.
 
-Every connection gets WAL, a busy timeout, foreign keys and, where the ``sqlite-vec`` package is
-installed and extensions can load, the ``vec0`` extension. apsw bundles a recent SQLite with FTS5
-and trigram, whatever the system library is.
+Every connection gets WAL, a busy timeout and foreign keys. apsw bundles a recent SQLite with FTS5
+and trigram, whatever the system library is. No extension is loaded: vectors are searched in
+numpy, which measured faster than sqlite-vec's ``vec0`` (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -16,32 +16,8 @@ import apsw
 
 BUSY_TIMEOUT_MS = 10_000
 
-_vec_state: dict[str, object] = {"checked": False, "path": None, "error": None}
-_vec_lock = threading.Lock()
 
-
-def _vec_path() -> str | None:
-    with _vec_lock:
-        if not _vec_state["checked"]:
-            _vec_state["checked"] = True
-            try:
-                import sqlite_vec  # optional
-
-                _vec_state["path"] = sqlite_vec.loadable_path()
-            except Exception as exc:  # not installed, or no binary for this platform
-                _vec_state["error"] = f"sqlite-vec unavailable: {exc}"
-        return _vec_state["path"]  # type: ignore[return-value]
-
-
-def vec_available() -> tuple[bool, str | None]:
-    """Whether sqlite-vec can be loaded here, and why not."""
-    path = _vec_path()
-    if path is None:
-        return False, str(_vec_state["error"])
-    return True, None
-
-
-def connect(path: Path | str, *, readonly: bool = False, load_vec: bool = False) -> apsw.Connection:
+def connect(path: Path | str, *, readonly: bool = False) -> apsw.Connection:
     """Open (creating if needed) a database with reverie's pragmas."""
     path = Path(path)
     if not readonly:
@@ -53,15 +29,6 @@ def connect(path: Path | str, *, readonly: bool = False, load_vec: bool = False)
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
-    if load_vec:
-        ext = _vec_path()
-        if ext is not None:
-            try:
-                conn.enable_load_extension(True)
-                conn.load_extension(ext)
-                conn.enable_load_extension(False)
-            except apsw.Error as exc:  # keep going without vec0; status reports it
-                _vec_state["error"] = f"sqlite-vec failed to load: {exc}"
     return conn
 
 

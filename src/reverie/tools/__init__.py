@@ -2,8 +2,10 @@
 definitions and as MCP tools."""
 
 from .base import Tool, ToolError, openai_definitions
-from .intent import intent_tool
+from .intent import intent_list_tool, intent_tool
 from .memory import memory_tools
 from .sessions import sessions_tools
+from .tables import table_tools
 
-__all__ = ["Tool", "ToolError", "openai_definitions", "memory_tools", "intent_tool", "sessions_tools"]
+__all__ = ["Tool", "ToolError", "openai_definitions", "memory_tools", "intent_tool", "intent_list_tool",
+           "sessions_tools", "table_tools"]

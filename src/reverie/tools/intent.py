@@ -1,4 +1,5 @@
-"""The ``intent`` tool: create, list and cancel standing intents (reference §11.2)."""
+"""The standing-intent tools (reference §11.2): ``intent`` creates and cancels (the owner's acts, in
+an authenticated turn); ``intent_list`` only reads."""
 
 from __future__ import annotations
 
@@ -18,14 +19,17 @@ INTENT_DESCRIPTION = (
     "triggerKeywords (every word of one keyword must appear in a later message; Chinese works). The "
     "system then injects the reminder by itself when a later message matches; do not deliver it early. "
     "Time-based reminders (\"tomorrow at 9\", \"in 2 hours\", \"every morning\") are refused: they belong "
-    "to the scheduler (reverie cron add). list shows the intents and their state; cancel (with id) only "
-    "when the user explicitly asks to cancel one. Never cancel on your own.")
+    "to the scheduler (reverie cron add). cancel (with id, from intent_list) only when the user "
+    "explicitly asks to cancel one. Never cancel on your own.")
+LIST_DESCRIPTION = (
+    "List the user's standing intents (reminders that wait for something to be said) and their state: "
+    "pending, armed, fired, done, cancelled or expired. Read-only.")
 
 INTENT_SCHEMA = {
     "type": "object",
     "properties": {
-        "action": {"type": "string", "enum": ["create", "list", "cancel"], "description": "what to do"},
-        "id": {"type": "string", "description": "the intent to cancel"},
+        "action": {"type": "string", "enum": ["create", "cancel"], "description": "what to do"},
+        "id": {"type": "string", "description": "cancel: the intent to cancel"},
         "description": {"type": "string", "maxLength": MAX_DESCRIPTION,
                         "description": "create: what to remind the user of when it triggers"},
         "triggerKeywords": {"type": "array", "minItems": 1, "maxItems": MAX_KEYWORDS,
@@ -40,23 +44,43 @@ INTENT_SCHEMA = {
         "maxFires": {"type": "integer", "minimum": 1, "description": "create: how many times it may trigger (default 3)"},
         "cooldownSeconds": {"type": "integer", "minimum": 0,
                             "description": "create: quiet time after a trigger (default 86400)"},
-        "status": {"type": "string", "enum": list(STATUSES), "description": "list: only intents in this state"},
     },
     "required": ["action"],
     "additionalProperties": False,
 }
+LIST_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "status": {"type": "string", "enum": list(STATUSES), "description": "only intents in this state"},
+    },
+    "additionalProperties": False,
+}
 
-def intent_tool(store: "IntentStore", context: TurnContext | None) -> Tool:
-    """The tool for one turn. ``context`` None means a local owner with no channel identity (MCP,
-    scripts): list and cancel work, create is refused for want of an authenticated sender."""
+
+def intent_list_tool(store: "IntentStore") -> Tool:
+    """Listing changes nothing (lifecycle maintenance aside: expiry and re-arming are applied
+    first, as for every read), so any surface the owner uses may offer it, MCP included."""
+
+    def handle(args: dict) -> dict:
+        try:
+            return {"intents": store.list(args.get("status"))}
+        except IntentError as exc:
+            raise ToolError(f"intent_list: {exc}") from None
+
+    return Tool("intent_list", LIST_DESCRIPTION, LIST_SCHEMA, handle, read_only=True, destructive=False,
+                idempotent=True, title="List standing intents")
+
+
+def intent_tool(store: "IntentStore", context: TurnContext) -> Tool:
+    """Create and cancel: the owner's acts, for an authenticated turn only. Cancelling ends an
+    intent for good, hence ``destructive``; a caller without an authenticated owner turn (MCP,
+    scripts) is never offered this tool (``Memory.tools`` gives it ``intent_list`` alone)."""
 
     def handle(args: dict) -> dict:
         action = args["action"]
-        if context is not None and not context.owner:
-            raise ToolError("intent: only the owner can manage standing intents")
+        if context is None or not context.owner:
+            raise ToolError("intent: only the owner can create or cancel standing intents")
         try:
-            if action == "list":
-                return {"intents": store.list(args.get("status"))}
             if action == "cancel":
                 if not args.get("id"):
                     raise ToolError("intent: cancel needs the id of the intent")
@@ -70,5 +94,5 @@ def intent_tool(store: "IntentStore", context: TurnContext | None) -> Tool:
         except IntentError as exc:
             raise ToolError(f"intent: {exc}") from None
 
-    return Tool("intent", INTENT_DESCRIPTION, INTENT_SCHEMA, handle, read_only=False, destructive=False,
-                idempotent=False, title="Standing intents (remind when something is mentioned)")
+    return Tool("intent", INTENT_DESCRIPTION, INTENT_SCHEMA, handle, read_only=False, destructive=True,
+                idempotent=False, title="Create or cancel a standing intent")

@@ -1,12 +1,18 @@
-"""memory_search, memory_get, memory_append."""
+"""memory_search, memory_get, memory_append.
+
+Untrusted content stays searchable but is always framed as untrusted: a hit or a window of lines
+that came from outside carries ``"untrusted": true`` and its text is wrapped in
+``<untrusted-content>`` (docs/trust.md)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..search.citation import parse_citation
+from ..trust.framing import frame_lines, frame_search
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
-from ..search.citation import parse_citation
+from ..workspace.textclean import clean_text
 from .base import Tool, ToolError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,26 +82,46 @@ def memory_get(mem: "Memory", path: str, from_line: int | None = None, lines: in
             from_line = start
             if lines is None:
                 lines = end - start + 1
-    absolute, display = resolve_memory_path(mem.workspace, path, mem.settings.search.extra_paths)
-    return read_window(absolute, display, 1 if from_line is None else from_line,
-                       DEFAULT_LINES if lines is None else lines, max_chars)
+    from_line = 1 if from_line is None else from_line
+    lines = DEFAULT_LINES if lines is None else lines
+    search = mem.settings.search
+    absolute, display = resolve_memory_path(mem.workspace, path, search.extra_paths)
+    out = read_window(absolute, display, from_line, lines, max_chars, allow_hard_links=search.allow_hard_links)
+    shown = out.get("lines")
+    trust = getattr(mem, "trust", None)
+    if not shown or trust is None:
+        return out
+    last = from_line + shown - 1
+    origins = trust.origins(str(absolute))  # read once: every line's origin as recorded
+    bad: list[tuple[int, int]] = []
+    for n in range(from_line, last + 1):
+        if origins.lines(n, n).origin == "untrusted":
+            bad[-1:] = [(bad[-1][0], n)] if bad and bad[-1][1] == n - 1 else bad[-1:] + [(n, n)]
+    return frame_lines(out, origins.lines(from_line, last).origin, bad)
 
 
 def memory_tools(mem: "Memory") -> list[Tool]:
     def search(args: dict) -> dict:
-        return mem.search(args["query"], args.get("maxResults"), args.get("minScore"))
+        return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore")))
 
     def get(args: dict) -> dict:
         return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
 
     def append(args: dict) -> dict:
-        text = args["text"]
+        cleaned = clean_text(args["text"])  # a NUL from an agent once hid a whole day from search
+        text = cleaned.text
         if not text.strip():
-            raise ToolError("memory_append: text is empty")
+            raise ToolError("memory_append: text is empty" + (f" ({cleaned.summary()})" if cleaned.removed else ""))
         # an agent's note is not the owner's: it may not set importance or supersede entries
-        path = mem.remember(neutralise_annotations(text))
-        return {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(),
-                "chars": len(text.strip())}
+        try:
+            path = mem.remember(neutralise_annotations(text))
+        except OSError as exc:  # a read-only or full disk: the model must not answer "noted"
+            raise ToolError(f"memory_append: nothing was saved: {exc.strerror or exc}"
+                            + (f" ({exc.filename})" if exc.filename else "")) from None
+        out = {"status": "appended", "path": path.relative_to(mem.workspace).as_posix(), "chars": len(text.strip())}
+        if cleaned.removed:
+            out["cleaned"] = cleaned.summary()
+        return out
 
     return [
         Tool("memory_search", SEARCH_DESCRIPTION, SEARCH_SCHEMA, search, title="Search memory"),

@@ -3,7 +3,10 @@
 Allowed: ``MEMORY.md``, ``USER.md``, ``DREAMS.md`` and ``memory/**/*.md`` inside the workspace,
 Markdown under a configured extra folder (matching its glob), or an explicitly listed extra file.
 Refused with a clear error: ``..`` escapes, absolute paths elsewhere, symlinks anywhere on the
-way, and non-Markdown files. A missing file is ``not_found``, not an error.
+way, non-Markdown files, anything but a regular file (a FIFO is never opened in a way that
+blocks), and files with more than one hard link unless ``memory.search.allowHardLinks`` is on.
+A missing file is ``not_found``, not an error. NUL bytes and invalid UTF-8 are shown as U+FFFD
+with a ``warning``, so one bad segment never hides the rest of a note.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from pathlib import Path
 
 from ..config import ExtraPath
 from ..errors import UserError
+from .files import NotRegularFile, hard_link_problem, read_regular
 from .globs import glob_match
+from .textclean import decode_note
 
 DEFAULT_LINES = 120
 DEFAULT_MAX_CHARS = 12_000
@@ -35,6 +40,16 @@ def _no_symlinks(root: Path, target: Path) -> None:
             raise PathRefused(f"path refused: {rel.as_posix()} goes through a symlink ({cur.name})")
 
 
+def _refuse_unusable(raw: str) -> None:
+    """Names no file system can hold, refused before any system call fails on them."""
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:
+        raise PathRefused("path refused: the path is not valid Unicode text (it holds a lone surrogate)") from None
+    if any(len(part.encode("utf-8")) > 255 for part in raw.replace("\\", "/").split("/")):
+        raise PathRefused("path refused: a name in the path is longer than 255 bytes")
+
+
 def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | ExtraPath] | None = None) -> tuple[Path, str]:
     """(absolute path, display path) for an allowed memory path, else raise PathRefused."""
     if not isinstance(raw, str) or not raw.strip():
@@ -42,8 +57,12 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
     raw = raw.strip()
     if "\x00" in raw:  # the OS cannot open it: a ValueError from open() would surface as an internal error
         raise PathRefused("path refused: the path contains a NUL character")
+    _refuse_unusable(raw)
     ws = workspace.absolute()
-    candidate = Path(raw).expanduser()
+    try:
+        candidate = Path(raw).expanduser()
+    except RuntimeError:  # ~someone with no such user
+        raise PathRefused(f"path refused: {raw!r}: no such user for '~'") from None
     if ".." in candidate.parts:
         raise PathRefused(f"path refused: {raw!r} contains '..'")
     absolute = candidate if candidate.is_absolute() else ws / candidate
@@ -86,23 +105,35 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
 
 
 def read_window(path: Path, display: str, from_line: int = 1, lines: int = DEFAULT_LINES,
-                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+                max_chars: int = DEFAULT_MAX_CHARS, *, allow_hard_links: bool = False) -> dict:
     if not isinstance(from_line, int) or from_line < 1:
         raise UserError("from must be a whole number of at least 1")
     if not isinstance(lines, int) or lines < 1:
         raise UserError("lines must be a whole number of at least 1")
     try:
-        raw = path.read_bytes()
+        raw, st = read_regular(path, follow_symlinks=False)
     except FileNotFoundError:
         return {"status": "not_found", "text": "", "path": display}
+    except NotRegularFile as exc:
+        what = "a folder" if exc.kind == "folder" else f"not a regular file ({exc.kind})"
+        raise PathRefused(f"path refused: {display} is {what}") from None
     except IsADirectoryError:
         raise PathRefused(f"path refused: {display} is a folder") from None
     except OSError as exc:
         return {"path": display, "text": "", "disabled": True, "error": f"cannot read: {exc.strerror or exc}"}
-    try:
-        content = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return {"path": display, "text": "", "disabled": True, "error": f"not valid UTF-8 (byte {exc.start})"}
+    why = None if allow_hard_links else hard_link_problem(st)
+    if why:
+        raise PathRefused(f"path refused: {display} {why}")
+    content, problem = decode_note(raw or b"")
+    if content is None:
+        return {"path": display, "text": "", "disabled": True, "error": problem}
+    out = _window(content, display, from_line, lines, max_chars)
+    if problem:
+        out["warning"] = problem
+    return out
+
+
+def _window(content: str, display: str, from_line: int, lines: int, max_chars: int) -> dict:
     all_lines = content.split("\n")
     if content.endswith("\n"):
         all_lines.pop()  # the newline ends the last line; it does not start another

@@ -1,6 +1,10 @@
 """Safe writes to workspace files. Every feature writes through here.
 
-* Daily notes are append-only: bytes already in the file are never rewritten.
+* Daily notes are append-only: bytes already in the file are never rewritten. Appends to one
+  folder's notes take a cross-process lock (``filelock``, on a hidden ``.reverie-append.lock``
+  beside the notes, so it works on Windows too) and are never interleaved. Text is cleaned of
+  NUL and other control characters first (:mod:`.textclean`); a FIFO or other non-regular file
+  in a note's place is refused, never opened in a way that blocks.
 * A curated file is replaced by compare-and-set: the content hash is captured when the change is
   planned and checked again right before the atomic rename; temp file + fsync + rename; the file
   mode is kept; a symlink is written through to its target; the previous content is kept as a
@@ -9,7 +13,7 @@
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import hashlib
 import os
 import stat
@@ -17,10 +21,18 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable, ContextManager
 
 from ..errors import UserError, WriteConflict
+from .files import NotRegularFile, open_regular, read_regular
+from .textclean import clean_text
 
 PREIMAGES_KEPT = 8
+AppendGuard = Callable[[Path, int, bytes], ContextManager]
+APPEND_LOCK = ".reverie-append.lock"  # dot-named: discovery and watch never take it for a note
+
+if TYPE_CHECKING:  # pragma: no cover
+    from filelock import FileLock
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -44,37 +56,59 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def append_text(path: Path, text: str, *, header: str = "") -> int:
+def append_lock(folder: Path) -> "FileLock":
+    """The lock every append to a note in ``folder`` holds (one per folder: appends are tiny).
+
+    A separate lock file rather than a lock on the note itself: on Windows a lock on a file's
+    bytes also stops other processes reading them, and the indexer reads notes while we append.
+    The lock file is kept, never unlinked: unlinking a lock file on release lets two writers
+    each hold a lock on a different inode.
+    """
+    from filelock import FileLock  # imported on first write: ~40 ms a read-only command never pays
+
+    return FileLock(folder / APPEND_LOCK, preserve_lock_file=True)
+
+
+def append_text(path: Path, text: str, *, header: str = "", guard: AppendGuard | None = None) -> int:
     """Append ``text`` to ``path`` (created if missing), on a line of its own. Returns bytes written.
 
     Uses O_APPEND under an exclusive lock, so concurrent writers interleave whole entries and
     nothing already in the file is touched. ``header`` is written first only if the file is empty.
+    Control characters other than tab and newline are removed first (see :func:`clean_text`).
+    ``guard(path, offset, data)``, when given, is entered under the lock around the write (the
+    trust layer records the appended segment's provenance there; an error inside aborts both).
     """
+    text = clean_text(text).text
     if not text:
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        prefix = b""
-        if size:
-            with open(path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
+    with append_lock(Path(os.path.realpath(path)).parent):
+        try:
+            # Read-write so the last byte can be checked through the same descriptor (a second
+            # open by name could meet a different file); O_APPEND still sends every write to the end.
+            fd, st = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        except NotRegularFile as exc:
+            raise UserError(f"{path} is a {exc.kind}, not a regular file; nothing written") from None
+        try:
+            size = st.st_size
+            prefix = b""
+            if size:
+                os.lseek(fd, size - 1, os.SEEK_SET)
+                if os.read(fd, 1) != b"\n":
                     prefix = b"\n"
-        # The header is decided here, under the lock: deciding it before (path.exists()) let two
-        # writers racing on a new daily note both write it.
-        data = prefix + ((header if not size else "") + text).encode("utf-8")
-        if not data.endswith(b"\n"):
-            data += b"\n"
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
-        return written
-    finally:
-        os.close(fd)  # closing releases the lock
+            # The header is decided here, under the lock: deciding it before (path.exists()) let two
+            # writers racing on a new daily note both write it.
+            data = prefix + ((header if not size else "") + text).encode("utf-8")
+            if not data.endswith(b"\n"):
+                data += b"\n"
+            with guard(path, size, data) if guard is not None else contextlib.nullcontext():
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            return written
+        finally:
+            os.close(fd)
 
 
 def format_bullet(text: str, when: datetime) -> str:
@@ -87,14 +121,18 @@ def format_bullet(text: str, when: datetime) -> str:
 
 
 def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
-                 tz: tzinfo | None = None, bullet: bool = True) -> Path:
-    """Append an entry to today's note ``memory/YYYY-MM-DD.md`` (today in ``tz``)."""
-    if not text or not text.strip():
+                 tz: tzinfo | None = None, bullet: bool = True, guard: AppendGuard | None = None) -> Path:
+    """Append an entry to today's note ``memory/YYYY-MM-DD.md`` (today in ``tz``).
+
+    Control characters are removed first (:func:`clean_text`); callers that must tell the writer
+    what was removed clean the text themselves before calling."""
+    text = clean_text(text or "").text
+    if not text.strip():
         raise UserError("nothing to remember: the text is empty")
     when = (now or datetime.now(tz)).astimezone(tz) if tz else (now or datetime.now().astimezone())
     path = daily_note_path(workspace, when)
     body = format_bullet(text, when) if bullet else text.rstrip("\n")
-    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n")
+    append_text(path, body, header=f"# {when.strftime('%Y-%m-%d')}\n\n", guard=guard)
     return path
 
 
@@ -113,10 +151,12 @@ def plan_replace(path: Path) -> ReplacePlan:
     """Read a file (through a symlink) and capture its hash for a later compare-and-set."""
     target = Path(os.path.realpath(path))
     try:
-        data = target.read_bytes()
-        mode = stat.S_IMODE(target.stat().st_mode)
+        data, st = read_regular(target)
+        mode = stat.S_IMODE(st.st_mode)
     except FileNotFoundError:
         data, mode = b"", None
+    except NotRegularFile as exc:
+        raise UserError(f"{path} is a {exc.kind}, not a regular file; reverie never rewrites it") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -126,7 +166,9 @@ def plan_replace(path: Path) -> ReplacePlan:
 
 def _current_hash(target: Path) -> str:
     try:
-        return sha256_bytes(target.read_bytes())
+        return sha256_bytes(read_regular(target)[0] or b"")
+    except NotRegularFile as exc:  # never equal to a planned hash: a FIFO now is a change
+        return f"not a regular file: {exc.kind}"
     except FileNotFoundError:
         return sha256_bytes(b"")
 

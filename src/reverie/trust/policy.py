@@ -1,0 +1,154 @@
+"""Where trust is enforced: the two decisions every recall lane and Dreaming make through here.
+
+* :meth:`Trust.may_inject` -- may this content enter the context without being asked for
+  (startup context, trigger recall, Active Memory, standing-intent blocks)? Only ``owner`` and
+  ``agent`` content. Explicit lanes (``memory_search``, ``memory_get``, the session tools) return
+  everything, but untrusted content is framed as untrusted there.
+* :meth:`Trust.may_promote` -- may this candidate become a durable memory (Dreaming's promotion
+  into ``MEMORY.md``, consolidation)? Never ``untrusted`` or ``system`` content; never anything
+  from cron, heartbeat or sub-agent sessions; session-derived candidates only from interactive
+  sessions; never text that carries reverie's own context frames (a copy of injected context).
+
+The origin of a candidate is looked up by the program (the daily-note segments of its lines),
+whatever the caller claims: a claimed origin can only lower trust, never raise it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .classes import BACKGROUND_KINDS, TRUSTED, least_trusted, weakest_kind
+from .framing import OUR_TAGS
+from .recall import AUTO_LANES, normalise
+from .segments import RangeOrigin
+from .store import FileOrigins, file_origins, open_trust_db, rel_of, tracked
+
+_FRAME_MARKERS = tuple(normalise(t) for t in ("recalled-memory", "untrusted-content"))
+
+
+@dataclass
+class Candidate:
+    """Something that might become a durable memory or be injected."""
+
+    text: str
+    path: str | None = None  # workspace-relative, or "sessions/<id>" for transcript-derived text
+    start_line: int = 1
+    end_line: int | None = None
+    origin: str | None = None  # what the caller believes; can only lower trust
+    kind: str | None = None
+    source: str = "memory"  # memory | sessions
+    session_id: str | None = None
+
+
+@dataclass
+class Decision:
+    allowed: bool
+    reason: str
+    origin: str
+    kind: str
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    def as_dict(self) -> dict:
+        return {"allowed": self.allowed, "reason": self.reason, "originClass": self.origin, "sessionKind": self.kind}
+
+
+def _session_derived(c: Candidate) -> bool:
+    return c.source == "sessions" or bool(c.session_id) or (c.path or "").startswith("sessions/")
+
+
+def _frames_inside(text: str) -> bool:
+    norm = normalise(text)
+    return any(m in norm for m in _FRAME_MARKERS)
+
+
+def promotion_decision(c: Candidate, found: RangeOrigin | None) -> Decision:
+    """The promotion rule over a candidate and the origin the program found for it."""
+    origin = least_trusted(c.origin, found.origin if found else None) if (c.origin or found) else "untrusted"
+    kind = weakest_kind(c.kind, found.kind if found else None)
+    if not (c.text or "").strip():
+        return Decision(False, "empty candidate", origin, kind)
+    if origin not in TRUSTED:
+        return Decision(False, f"origin {origin}: only owner or agent content may become a durable memory",
+                        origin, kind)
+    if kind in BACKGROUND_KINDS:
+        return Decision(False, f"from a {kind} session: background sessions never produce durable memories",
+                        origin, kind)
+    if _session_derived(c) and kind != "interactive":
+        return Decision(False, f"session-derived from a {kind} session: only interactive sessions count", origin, kind)
+    if _frames_inside(c.text):
+        return Decision(False, "carries a recall or untrusted frame: a copy of injected context, not a memory",
+                        origin, kind)
+    return Decision(True, "ok", origin, kind)
+
+
+def injection_decision(lane: str, origin: str | None, kind: str | None = None) -> Decision:
+    o = origin or "untrusted"  # unknown origin never rides an automatic lane
+    k = kind or "unknown"
+    if lane not in AUTO_LANES:
+        return Decision(True, "explicit lane: returned, framed as untrusted when it is", o, k)
+    if o not in TRUSTED:
+        return Decision(False, f"origin {o}: automatic recall injects only owner or agent content", o, k)
+    return Decision(True, "ok", o, k)
+
+
+class Trust:
+    """Trust decisions over one agent's workspace and database (what Dreaming and the recall
+    lanes call)."""
+
+    def __init__(self, db_path: Path, workspace: Path):
+        self.db_path = Path(db_path)
+        self.workspace = Path(workspace)
+
+    def origins(self, path: str) -> FileOrigins:
+        """Every line's origin in one memory file (reconciled with the file as it is now)."""
+        absolute = Path(path) if Path(path).is_absolute() else self.workspace / path
+        rel = rel_of(self.workspace, absolute)
+        if rel is None or not tracked(rel):
+            return file_origins(None, self.workspace, absolute)  # curated: no database needed
+        conn = open_trust_db(self.db_path)
+        try:
+            return file_origins(conn, self.workspace, rel)
+        finally:
+            conn.close()
+
+    def origin_of(self, path: str, start_line: int = 1, end_line: int | None = None) -> RangeOrigin:
+        """The origin of lines of a memory file, as the program recorded them."""
+        return self.origins(path).lines(start_line, end_line if end_line is not None else start_line)
+
+    def may_promote(self, candidate: Candidate) -> Decision:
+        found = None
+        if candidate.path and not candidate.path.startswith("sessions/"):
+            found = self.origin_of(candidate.path, candidate.start_line, candidate.end_line)
+        return promotion_decision(candidate, found)
+
+    def may_inject(self, lane: str, candidate: Candidate) -> Decision:
+        origin, kind = candidate.origin, candidate.kind
+        if candidate.path and not candidate.path.startswith("sessions/"):
+            found = self.origin_of(candidate.path, candidate.start_line, candidate.end_line)
+            origin = least_trusted(origin, found.origin) if origin else found.origin
+            kind = weakest_kind(kind, found.kind)
+        return injection_decision(lane, origin, kind)
+
+    def injectable_lines(self, path: str, text: str, first_line: int = 1) -> tuple[str, int]:
+        """``text`` (lines of ``path`` from ``first_line``) without the lines an automatic lane
+        may not inject; returns the text and how many lines were dropped."""
+        origins = self.origins(path)
+        kept, dropped = [], 0
+        for i, line in enumerate(text.split("\n")):
+            n = first_line + i
+            if not line.strip() or origins.lines(n, n).origin in TRUSTED:
+                kept.append(line)
+            else:
+                dropped += 1
+        return "\n".join(kept), dropped
+
+
+def may_promote(trust: Trust, candidate: Candidate) -> Decision:
+    """The one promotion gate (Dreaming calls this for every candidate)."""
+    return trust.may_promote(candidate)
+
+
+__all__ = ["Candidate", "Decision", "Trust", "may_promote", "promotion_decision", "injection_decision", "OUR_TAGS"]

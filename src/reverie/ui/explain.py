@@ -1,0 +1,120 @@
+"""A search result's ``explain`` trace (see reverie.search.pipeline) as rows of small bar charts.
+
+Each row is drawn by the search template as an inline SVG (presentation attributes only: the
+page's CSP allows no inline styles): the two legs, the merge as a stacked bar of their weighted
+parts, every multiplier on a 0-1.5 scale with a tick at 1 (neutral), the score before decay
+against the ``minScore`` threshold, the final score, and the MMR step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WIDTH = 220  # pixels of a full bar
+MULTIPLIER_SCALE = 1.5
+
+
+@dataclass
+class Segment:
+    x: int
+    width: int
+    css: str
+
+
+@dataclass
+class BarRow:
+    label: str
+    value: str
+    note: str = ""
+    segments: list[Segment] = field(default_factory=list)
+    tick: int | None = None  # x of a reference mark (threshold, or 1.0 for a multiplier)
+    tick_label: str = ""
+    empty: bool = False
+
+
+def _px(fraction: float, scale: float = 1.0) -> int:
+    return max(0, min(WIDTH, round(WIDTH * (fraction / scale))))
+
+
+def _bar(label: str, value: float | None, css: str, note: str = "", *, scale: float = 1.0,
+         tick: float | None = None, tick_label: str = "", digits: int = 3) -> BarRow:
+    if value is None:
+        return BarRow(label, "–", note or "not found by this leg", empty=True)
+    row = BarRow(label, f"{value:.{digits}f}", note, [Segment(0, _px(value, scale), css)])
+    if tick is not None:
+        row.tick, row.tick_label = _px(tick, scale), tick_label
+    return row
+
+
+def _multiplier(label: str, value: float | None, note: str) -> BarRow:
+    v = 1.0 if value is None else float(value)
+    css = "up" if v > 1.0 else ("down" if v < 1.0 else "neutral")
+    row = _bar(label, v, css, note, scale=MULTIPLIER_SCALE, tick=1.0, tick_label="×1", digits=2)
+    row.value = f"×{v:.2f}"
+    return row
+
+
+def rows(hit: dict, min_score: float) -> list[BarRow]:
+    """The bar rows for one result of ``Memory.search(..., explain=True)``."""
+    ex = hit.get("explain") or {}
+    out: list[BarRow] = []
+    v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
+    out.append(_bar("vector leg", v and v["calibrated"], "vector",
+                    f"cosine {v['cosine']:.3f}, rank #{v['rank']}" if v else ""))
+    out.append(_bar("keyword leg", k and k["score"], "keyword",
+                    f"bm25 {k['bm25']:.2f}, coverage {k['coverage']:.2f}, rank #{k['rank']}"
+                    + ("" if k.get("allTerms") else ", not every term") if k else ""))
+    if p:
+        out.append(_bar("path leg", p["score"], "path", f"exact tier {p['exactTier']}"))
+    merge = ex.get("merge") or {}
+    content = float(merge.get("content") or 0.0)
+    formula = merge.get("formula") or ""
+    m = BarRow("merge", f"{content:.3f}", formula)
+    vw, kw = _weights(formula)
+    if vw or kw:
+        vpart = vw * float(v["calibrated"]) if v else 0.0
+        kpart = kw * float(k["score"]) if k else 0.0
+        m.segments = [Segment(0, _px(vpart), "vector"), Segment(_px(vpart), _px(kpart), "keyword")]
+        m.note = f"{formula}: {vpart:.3f} + {kpart:.3f}"
+    else:
+        m.segments = [Segment(0, _px(content), "merge")]
+    out.append(m)
+    imp, proj, dec = ex.get("importance") or {}, ex.get("project") or {}, ex.get("decay") or {}
+    out.append(_multiplier("importance", imp.get("multiplier"),
+                           f"importance {imp['value']}" if imp.get("value") is not None else "no importance: neutral"))
+    active = ", ".join(proj.get("active") or []) or "none active"
+    out.append(_multiplier("project", proj.get("multiplier"),
+                           f"entry {proj['key']} (active: {active})" if proj.get("key") else "no project: neutral"))
+    pre = ex.get("preDecay")
+    out.append(_bar("before decay", pre, "merge",
+                    ("eligible" if ex.get("eligible") else "below minScore") + f" (minScore {min_score:.2f})",
+                    tick=min_score, tick_label="min"))
+    age = dec.get("ageDays")
+    out.append(_multiplier("decay", dec.get("multiplier"),
+                           "evergreen file: no decay" if age is None else f"{age:.1f} days old"))
+    out.append(_bar("score", ex.get("score", hit.get("score")), "score", "after every multiplier"))
+    mm = ex.get("mmr")
+    if mm:
+        moved = mm["after"] - mm["before"]
+        note = (f"position {mm['before']} → {mm['after']}"
+                + (" (moved down: too similar to an earlier pick)" if moved > 0 else "")
+                + (" (moved up)" if moved < 0 else ""))
+        out.append(_bar("MMR similarity", mm["penalty"], "mmr", note))
+    return out
+
+
+def _weights(formula: str) -> tuple[float, float]:
+    """``"0.7 x vector + 0.3 x keyword"`` -> (0.7, 0.3)."""
+    vw = kw = 0.0
+    for part in formula.split("+"):
+        words = part.split()
+        if len(words) == 3 and words[1] == "x":
+            try:
+                w = float(words[0])
+            except ValueError:
+                continue
+            if words[2] == "vector":
+                vw = w
+            elif words[2] == "keyword":
+                kw = w
+    return vw, kw

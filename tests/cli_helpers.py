@@ -1,0 +1,63 @@
+"""The `reverie` command as a real subprocess, for the tests of its behaviour with people's input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BATCH = """
+import contextlib, io, json, sys
+from reverie.cli.main import run
+out = []
+for argv in json.loads(sys.argv[1]):
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        try:
+            run(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+    out.append([code, o.getvalue(), e.getvalue()])
+print(json.dumps(out))
+"""
+
+
+def _env(home: Path, extra: dict | None = None) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC", REVERIE_EMBEDDING_PROVIDER="fake")
+    env.update(extra or {})
+    return env
+
+
+def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = None, cwd=None,
+        timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
+                          capture_output=True, text=True, input=stdin, env=_env(home, env), cwd=cwd,
+                          timeout=timeout)
+
+
+def batch(home: Path, *commands: list[str], env: dict | None = None) -> list[subprocess.CompletedProcess]:
+    """Several commands through the real entry point in one subprocess (start-up paid once)."""
+    r = subprocess.run([sys.executable, "-c", BATCH, json.dumps(list(commands))], capture_output=True, text=True,
+                       env=_env(home, env), timeout=300)
+    assert r.returncode == 0, r.stderr
+    return [subprocess.CompletedProcess(c, code, out, err) for c, (code, out, err) in zip(commands, json.loads(r.stdout))]
+
+
+def ok(r: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert r.returncode == 0, (r.args, r.stdout, r.stderr)
+    return r
+
+
+def one_error(r: subprocess.CompletedProcess, code: int = 1) -> str:
+    assert r.returncode == code, (r.args, r.returncode, r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    return lines[0]
+
+
+def tree(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else []

@@ -1,0 +1,117 @@
+"""Cross-platform locks (filelock) for daily-note appends and index sync/rebuild (issue 9, §4).
+
+``fcntl`` imported at module level made reverie unimportable on Windows. Appends must stay
+whole and never interleave, across processes and threads; the index locks keep their
+non-blocking mode.
+"""
+
+from __future__ import annotations
+
+import ast
+import multiprocessing
+import subprocess
+import sys
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import reverie
+from reverie.index import generations
+from reverie.workspace import append_daily
+from reverie.workspace.writes import APPEND_LOCK
+
+UTC = timezone.utc
+WHEN = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+PER_WRITER = 40
+
+
+def test_no_module_imports_a_posix_only_lock():
+    src = Path(reverie.__file__).parent
+    offenders = []
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[0] in ("fcntl", "msvcrt") for n in names):
+                offenders.append(str(path.relative_to(src)))
+    assert offenders == []
+
+
+def _entry(writer: int, n: int) -> str:
+    # three lines per entry: an interleaved write would split them apart
+    return f"writer {writer} entry {n} begins\nmiddle {writer}-{n}\nend {writer}-{n}"
+
+
+def _write_many(workspace: str, writer: int, barrier) -> None:
+    barrier.wait()
+    for n in range(PER_WRITER):
+        append_daily(Path(workspace), _entry(writer, n), now=WHEN, tz=UTC)
+
+
+def _check_note(note: Path, writers: int) -> None:
+    lines = note.read_text(encoding="utf-8").split("\n")
+    assert lines[:2] == ["# 2026-03-01", ""] and lines.count("# 2026-03-01") == 1
+    body = lines[2:-1]
+    assert len(body) == writers * PER_WRITER * 3
+    for i in range(0, len(body), 3):  # every entry whole and in order: begins, middle, end
+        first = body[i]
+        assert first.startswith("- 09:00 writer "), first
+        w, n = first.split()[3], first.split()[5]
+        assert body[i + 1:i + 3] == [f"  middle {w}-{n}", f"  end {w}-{n}"]
+    firsts = sorted(body[0::3])
+    assert firsts == sorted(f"- 09:00 writer {w} entry {n} begins" for w in range(writers) for n in range(PER_WRITER))
+
+
+def test_concurrent_processes_append_whole_entries(tmp_path: Path):
+    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter, as separate commands are
+    (tmp_path / "memory").mkdir()
+    barrier = ctx.Barrier(4)
+    procs = [ctx.Process(target=_write_many, args=(str(tmp_path), w, barrier)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    _check_note(tmp_path / "memory" / "2026-03-01.md", 4)
+    assert (tmp_path / "memory" / APPEND_LOCK).exists()  # kept: never unlinked under a waiting writer
+
+
+def test_concurrent_threads_append_whole_entries(tmp_path: Path):
+    (tmp_path / "memory").mkdir()
+    barrier = threading.Barrier(4)
+    threads = [threading.Thread(target=_write_many, args=(str(tmp_path), w, barrier)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    _check_note(tmp_path / "memory" / "2026-03-01.md", 4)
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from reverie.index import generations
+with generations.lock(Path(sys.argv[1]), "sync") as got:
+    print("held" if got else "missed", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_index_lock_is_exclusive_across_processes_and_non_blocking_when_asked(tmp_path: Path):
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with generations.lock(tmp_path, "sync", blocking=False) as got:
+            assert got is False
+        with generations.lock(tmp_path, "rebuild", blocking=False) as got:  # another name is free
+            assert got is True
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(30)
+    with generations.lock(tmp_path, "sync", blocking=False) as got:
+        assert got is True
+        # and within one process a second holder is refused too (threads share nothing by accident)
+        with generations.lock(tmp_path, "sync", blocking=False) as again:
+            assert again is False

@@ -1,0 +1,85 @@
+"""The web view's pure parts: Markdown lines with anchors and badges, citation ranges, explain bars."""
+
+from __future__ import annotations
+
+from reverie.ui import explain
+from reverie.ui.mdview import parse_range, render_lines
+
+
+def test_each_source_line_is_one_row_with_its_kind():
+    text = "# Title\n\n- item one\n  - nested\n1. first\n> quoted\n```\n<b>code</b>\n```\n| a | b |\n---\nplain\n"
+    rows = render_lines(text)
+    assert [r.n for r in rows] == list(range(1, 13))
+    assert [r.kind for r in rows] == ["heading", "blank", "bullet", "bullet", "bullet", "quote", "fence", "code",
+                                      "fence", "table", "hr", "text"]
+    assert rows[0].level == 1 and rows[3].level == 1 and rows[4].marker == "1."
+    assert str(rows[7].html) == "&lt;b&gt;code&lt;/b&gt;"  # inside a fence: text, never markup
+
+
+def test_annotations_become_badges_and_leave_the_text():
+    (row,) = render_lines("- 靠窗的座位 <!-- importance: 8 --> <!-- trigger: 高铁; train --> <!-- note to self -->")
+    assert "<!--" not in str(row.html) and "靠窗的座位" in str(row.html)
+    assert [(b.kind, b.label) for b in row.badges] == [("importance", "importance 8"), ("trigger", "trigger: 高铁"),
+                                                        ("trigger", "trigger: train"), ("comment", "note to self")]
+    (bad,) = render_lines("- x <!-- importance: 99 -->")
+    assert [b.kind for b in bad.badges] == ["invalid"]
+    (inert,) = render_lines("- x <!\u2010\u2010 importance: 10 -->")
+    assert [b.kind for b in inert.badges] == ["inert"] and "importance: 10" in str(inert.html)
+
+
+def test_no_raw_html_image_or_script_link_survives():
+    (row,) = render_lines('- <script>alert(1)</script> <img src=x onerror=y> ![p](http://t.example/p.png) '
+                          '[a](javascript:alert(1)) [b](https://example.org) **ok**')
+    html = str(row.html)
+    assert "<script" not in html and "<img" not in html and 'href="javascript' not in html
+    assert '<a href="https://example.org" rel="noopener noreferrer nofollow">b</a>' in html
+    assert "<strong>ok</strong>" in html
+
+
+def test_highlight_and_first_line():
+    rows = render_lines("a\nb\nc\n", first_line=10, highlight=(11, 12))
+    assert [(r.n, r.highlighted) for r in rows] == [(10, False), (11, True), (12, True)]
+
+
+def test_parse_range():
+    assert parse_range("5-9") == (5, 9) and parse_range("L5-L9") == (5, 9) and parse_range("7") == (7, 7)
+    assert parse_range("9-5") == (5, 9)
+    for bad in (None, "", "0", "x", "5-", "L5-Lx", "1-2-3"):
+        assert parse_range(bad) is None, bad
+
+
+def test_explain_rows_draw_each_step_to_scale():
+    hit = {"score": 0.5, "explain": {
+        "vector": {"cosine": 0.9, "calibrated": 0.8, "rank": 1, "floor": 0.0},
+        "keyword": {"score": 0.5, "bm25": -3.0, "coverage": 0.5, "allTerms": True, "rank": 2},
+        "path": None,
+        "merge": {"content": 0.71, "formula": "0.7 x vector + 0.3 x keyword"},
+        "importance": {"value": 8, "multiplier": 1.15}, "project": {"key": None, "active": [], "multiplier": 1.0},
+        "preDecay": 0.8165, "eligible": True, "decay": {"multiplier": 0.9, "ageDays": 40.0}, "score": 0.7349,
+        "mmr": {"before": 3, "after": 2, "penalty": 0.25}}}
+    rows = {r.label: r for r in explain.rows(hit, 0.35)}
+    assert list(rows) == ["vector leg", "keyword leg", "merge", "importance", "project", "before decay", "decay",
+                          "score", "MMR similarity"]
+    w = explain.WIDTH
+    assert rows["vector leg"].segments[0].width == round(w * 0.8)
+    merge = rows["merge"].segments
+    assert [s.css for s in merge] == ["vector", "keyword"]
+    assert merge[0].width == round(w * 0.56) and merge[1].x == merge[0].width and merge[1].width == round(w * 0.15)
+    assert rows["importance"].value == "×1.15" and rows["importance"].segments[0].css == "up"
+    assert rows["decay"].segments[0].css == "down" and rows["project"].segments[0].css == "neutral"
+    assert rows["importance"].tick == round(w / explain.MULTIPLIER_SCALE)  # ×1 mark
+    assert rows["before decay"].tick == round(w * 0.35)
+    assert "3 → 2" in rows["MMR similarity"].note
+
+
+def test_explain_keyword_only_and_missing_legs():
+    hit = {"score": 0.4, "explain": {"vector": None, "keyword": {"score": 0.4, "bm25": -1, "coverage": 1,
+                                                                 "allTerms": True, "rank": 1},
+                                     "merge": {"content": 0.4, "formula": "keyword only"}, "preDecay": 0.4,
+                                     "importance": {"value": None, "multiplier": 1.0},
+                                     "project": {"key": None, "active": [], "multiplier": 1.0},
+                                     "decay": {"multiplier": 1.0, "ageDays": None}, "score": 0.4}}
+    rows = {r.label: r for r in explain.rows(hit, 0.35)}
+    assert rows["vector leg"].empty and rows["vector leg"].value == "–"
+    assert [s.css for s in rows["merge"].segments] == ["merge"]
+    assert "MMR similarity" not in rows and "evergreen" in rows["decay"].note
