@@ -385,6 +385,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 st["windows"] += conn.execute("SELECT count(*) FROM memory_index_windows").fetchone()[0]
             except Exception:
                 pass
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # so the file holds everything written
             st["index_bytes"] += Path(conn.filename).stat().st_size
             nodecay = Memory(home=home, env={}, embedder=qcache,
                              overrides=['memory.search.provider="local"', "memory.search.temporalDecay.enabled=false",

@@ -236,6 +236,7 @@ def bench_size(n: int, work: Path, peers: bool, per_file: int = BULLETS_PER_FILE
         kw_only.search(q, now=now, record_signals=False)
     keyword = [timed(kw_only.search, q, now=now, record_signals=False) for q in qs]
     conn = mem.index.conn()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # so the file holds everything written
     row["index_mb"] = Path(conn.filename).stat().st_size / 1e6
     qvecs = [mem.embedder.embed_query(q) for q in qs]
     for q, v in list(zip(qs, qvecs))[:3]:
