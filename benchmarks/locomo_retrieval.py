@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reverie import Memory  # noqa: E402
 from reverie.embeddings import Embedder  # noqa: E402
-from reverie.search import pipeline  # noqa: E402
+from reverie.search import context, pipeline  # noqa: E402
 from reverie.text.cjk import estimate_tokens  # noqa: E402
 from report import update_section  # noqa: E402
 
@@ -327,9 +327,9 @@ class patched:
 
 # what each part of the ranking earns: the shipped pipeline with one part taken out
 ABLATIONS = {
-    "reverie hybrid, without MMR": {"MMR_POOL": 0},
-    "reverie hybrid, unit alone (no window or file context)": {"OWN_WEIGHT": 1.0},
-    "reverie hybrid, unit and window (no file context)": {"WINDOW_SHARE": 1.0},
+    "reverie hybrid, without MMR": (pipeline, {"MMR_POOL": 0}),
+    "reverie hybrid, unit alone (no window or file context)": (context, {"OWN_WEIGHT": 1.0}),
+    "reverie hybrid, unit and window (no file context)": (context, {"WINDOW_SHARE": 1.0}),
 }
 
 
@@ -415,8 +415,8 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 if ablations:
                     systems["reverie hybrid, decay floor 0.9"] = reverie_hits(
                         olddecay.search(text, n_results, 0.0, now=conv.now, record_signals=False))
-                    for name, values in ABLATIONS.items():
-                        with patched(pipeline, **values):
+                    for name, (module, values) in ABLATIONS.items():
+                        with patched(module, **values):
                             systems[name] = reverie_hits(mem.search(text, n_results, 0.0, now=conv.now,
                                                                     record_signals=False))
                     gaps.append(relevance_gap(conv, mem, text, q["evidence"]))
