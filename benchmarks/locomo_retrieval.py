@@ -339,7 +339,7 @@ def vector_only(mem: Memory, query: str, n: int, now: datetime) -> dict:
     conn, generation = mem.index.snapshot()
     emb = svc.embedder
     qv = pipeline.query_vector(emb, query)
-    vq = pipeline.VectorQuery(svc.vectors.matrix(conn, generation, mem.index.revision(conn), int(qv.shape[0])), qv)
+    vq = pipeline.VectorQuery(svc.vectors.serve(conn, generation, int(qv.shape[0])).view, qv)
     params = pipeline.SearchParams(query=query, max_results=n, min_score=0.0,
                                    window=pipeline.candidate_window(svc.settings.query.max_results, n),
                                    tokenizer="cjk", now=now, score_floor=emb.score_floor, legs="vector",

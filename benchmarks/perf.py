@@ -193,7 +193,7 @@ def vector_only(mem: Memory, q: str, qv: np.ndarray, now: datetime) -> None:
 
     svc = mem.searcher
     conn, generation = mem.index.snapshot()
-    vq = pipeline.VectorQuery(svc.vectors.matrix(conn, generation, mem.index.revision(conn), DIMS), qv)
+    vq = pipeline.VectorQuery(svc.vectors.serve(conn, generation, DIMS).view, qv)
     params = pipeline.SearchParams(query=q, max_results=6, min_score=0.0, window=48, tokenizer="cjk", now=now,
                                    legs="vector")
     pipeline.run(conn, params, vq)

@@ -57,6 +57,8 @@ def _mean_blob(vectors: list) -> bytes | None:
     present = [v for v in vectors if v is not None]
     if not present:
         return None
+    import numpy as np
+
     m = np.mean([np.asarray(v, dtype=np.float32) for v in present], axis=0)
     norm = float(np.linalg.norm(m))
     return _vec_blob(m / norm if norm > 0 else m)
@@ -186,6 +188,8 @@ class VectorFill:
         windows = self.conn.execute(
             "SELECT seq, first_seq, last_seq FROM memory_index_windows WHERE last_seq >= ? AND first_seq <= ?",
             (lo, hi)).fetchall()
+        import numpy as np
+
         wanted = set(seqs)
         for wseq, first, last in windows:
             if not any(first <= s <= last for s in wanted):
