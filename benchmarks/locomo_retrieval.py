@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reverie import Memory  # noqa: E402
 from reverie.embeddings import Embedder  # noqa: E402
-from reverie.search import pipeline  # noqa: E402
+from reverie.search import context, pipeline  # noqa: E402
 from reverie.text.cjk import estimate_tokens  # noqa: E402
 from report import update_section  # noqa: E402
 
@@ -153,7 +153,8 @@ class Hit:
     start: int  # the line range the result cites
     end: int
     snippet: str  # what the agent reads
-    snippet_start: int  # the first line the snippet shows
+    snippet_start: int  # the lines the snippet shows (it may skip some, marked "…")
+    snippet_end: int
 
 
 def reverie_hits(result: dict) -> list[Hit]:
@@ -161,31 +162,36 @@ def reverie_hits(result: dict) -> list[Hit]:
     for r in result["results"]:
         # reverie says which lines a snippet shows; a result without that shows its range from the top
         first = r.get("snippetStartLine", r["startLine"])
-        out.append(Hit(r["path"], r["startLine"], r["endLine"], r["snippet"], first))
+        last = r.get("snippetEndLine", r["endLine"])
+        out.append(Hit(r["path"], r["startLine"], r["endLine"], r["snippet"], first, last))
     return out
 
 
 def visible_ids(conv: Conversation, hits: list[Hit], budget: int) -> set[str]:
-    """Evidence turns an agent sees reading the snippets in order until ``budget`` tokens are spent.
-    A snippet's lines are the file's lines from its first line on; a turn counts when its text (or,
-    for a long turn, its first 200 characters) is in what was read."""
+    """Evidence turns an agent sees reading the snippets in order until ``budget`` tokens are spent,
+    line by line. A turn of the snippet's lines counts when its text (or, for a long turn, its first
+    200 characters) is in what was read."""
     seen: set[str] = set()
     used = 0
     for h in hits:
-        ids = conv.line_ids.get(h.path, {})
-        lines = conv.files[h.path].split("\n")
-        for k, piece in enumerate(h.snippet.split("\n")):
+        read: list[str] = []
+        for piece in h.snippet.split("\n"):
             used += estimate_tokens(piece)
             if used > budget:
-                return seen
-            n = h.snippet_start + k
+                break
+            read.append(" ".join(piece.split()))
+        shown = "\n".join(read)
+        ids = conv.line_ids.get(h.path, {})
+        lines = conv.files[h.path].split("\n")
+        for n in range(h.snippet_start, h.snippet_end + 1):
             did = ids.get(n)
-            if did is None:
+            if did is None or did in seen:
                 continue
             full = " ".join(lines[n - 1].split())
-            shown = " ".join(piece.split())
             if full in shown or (len(full) > 200 and full[:200] in shown):
                 seen.add(did)
+        if used > budget:
+            return seen
     return seen
 
 
@@ -299,7 +305,32 @@ def rrf(*rankings: list[int], k: int = 60, n: int = 20) -> list[int]:
 
 
 def turn_hits(turns: Turns, ranked: list[int]) -> list[Hit]:
-    return [Hit(turns.paths[i], turns.lines[i], turns.lines[i], turns.texts[i], turns.lines[i]) for i in ranked]
+    return [Hit(turns.paths[i], turns.lines[i], turns.lines[i], turns.texts[i], turns.lines[i], turns.lines[i])
+            for i in ranked]
+
+
+class patched:
+    """Set module constants for one search (the ablation rows), and put them back."""
+
+    def __init__(self, module, **values):
+        self.module, self.values, self.saved = module, values, {}
+
+    def __enter__(self):
+        for k, v in self.values.items():
+            self.saved[k] = getattr(self.module, k)
+            setattr(self.module, k, v)
+
+    def __exit__(self, *exc):
+        for k, v in self.saved.items():
+            setattr(self.module, k, v)
+
+
+# what each part of the ranking earns: the shipped pipeline with one part taken out
+ABLATIONS = {
+    "reverie hybrid, without MMR": (pipeline, {"MMR_POOL": 0}),
+    "reverie hybrid, unit alone (no window or file context)": (context, {"OWN_WEIGHT": 1.0}),
+    "reverie hybrid, unit and window (no file context)": (context, {"WINDOW_SHARE": 1.0}),
+}
 
 
 def vector_only(mem: Memory, query: str, n: int, now: datetime) -> dict:
@@ -308,7 +339,7 @@ def vector_only(mem: Memory, query: str, n: int, now: datetime) -> dict:
     conn, generation = mem.index.snapshot()
     emb = svc.embedder
     qv = pipeline.query_vector(emb, query)
-    vq = pipeline.VectorQuery(svc.vectors.matrix(conn, generation, mem.index.revision(conn), int(qv.shape[0])), qv)
+    vq = pipeline.VectorQuery(svc.vectors.serve(conn, generation, int(qv.shape[0])).view, qv)
     params = pipeline.SearchParams(query=query, max_results=n, min_score=0.0,
                                    window=pipeline.candidate_window(svc.settings.query.max_results, n),
                                    tokenizer="cjk", now=now, score_floor=emb.score_floor, legs="vector",
@@ -320,7 +351,7 @@ def vector_only(mem: Memory, query: str, n: int, now: datetime) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | None, out: Path | None,
-        verbose: bool = True) -> dict:
+        verbose: bool = True, ablations: bool = False) -> dict:
     data = json.loads(path.read_text(encoding="utf-8"))
     samples = data[:limit] if limit else data
     convs = [build_conversation(s) for s in samples]
@@ -332,6 +363,7 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
     qcache = QueryCache(LocalE5())
     peers = PeerVectors(work / "peer-turn-vectors.npz", qcache.inner)
     t_all = time.perf_counter()
+    gaps: list[tuple | None] = []
     n_results = 40  # enough results to fill the largest budget
     for tokens, overlap in variants:
         vname = f"{tokens}/{overlap}"
@@ -349,11 +381,18 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
             st["embedded"] += rep.embedded
             conn = mem.index.conn()
             st["chunks"] += conn.execute("SELECT count(*) FROM memory_index_chunks").fetchone()[0]
-            st["windows"] += conn.execute("SELECT count(*) FROM memory_index_windows").fetchone()[0]
+            try:  # (an index made by a version without windows has no such table)
+                st["windows"] += conn.execute("SELECT count(*) FROM memory_index_windows").fetchone()[0]
+            except Exception:
+                pass
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # so the file holds everything written
             st["index_bytes"] += Path(conn.filename).stat().st_size
             nodecay = Memory(home=home, env={}, embedder=qcache,
                              overrides=['memory.search.provider="local"', "memory.search.temporalDecay.enabled=false",
                                         *common])
+            olddecay = Memory(home=home, env={}, embedder=qcache,
+                              overrides=['memory.search.provider="local"', "memory.search.temporalDecay.floor=0.9",
+                                         *common]) if ablations else None
             kw_mem = Memory(home=home, env={}, overrides=['memory.search.provider="none"', *common])
             turns = turns_of(conv)
             bm25 = Bm25Turns(turns)
@@ -371,7 +410,16 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 systems["reverie keyword-only"] = reverie_hits(
                     kw_mem.search(text, n_results, 0.0, now=conv.now, record_signals=False))
                 timings["reverie keyword-only"].append(time.perf_counter() - t0)
-                systems["reverie vector-only"] = reverie_hits(vector_only(mem, text, n_results, conv.now))
+                if hasattr(pipeline, "VectorQuery"):  # (absent from versions before units and windows)
+                    systems["reverie vector-only"] = reverie_hits(vector_only(mem, text, n_results, conv.now))
+                if ablations:
+                    systems["reverie hybrid, decay floor 0.9"] = reverie_hits(
+                        olddecay.search(text, n_results, 0.0, now=conv.now, record_signals=False))
+                    for name, (module, values) in ABLATIONS.items():
+                        with patched(module, **values):
+                            systems[name] = reverie_hits(mem.search(text, n_results, 0.0, now=conv.now,
+                                                                    record_signals=False))
+                    gaps.append(relevance_gap(conv, mem, text, q["evidence"]))
                 b = bm25.rank(text, n_results)
                 sims = tvecs @ qcache.embed_query(text)
                 d = [int(i) for i in np.argsort(-sims, kind="stable")[:n_results]]
@@ -380,8 +428,9 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
                 systems["RRF of that BM25 and dense"] = turn_hits(turns, rrf(b, d, n=n_results))
                 for name, hits in systems.items():
                     rows[(vname, name)][q["category"]].append(score_question(conv, hits, q["evidence"]))
-            for m in (mem, nodecay, kw_mem):
-                m.close()
+            for m in (mem, nodecay, kw_mem, olddecay):
+                if m is not None:
+                    m.close()
             if verbose:
                 print(f"  [{vname}] {conv.sample_id}: {len(conv.questions)} questions, {rep.embedded} embedded",
                       file=sys.stderr, flush=True)
@@ -389,7 +438,9 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
     stats["peers"] = {"embedded": peers.embedded}
     lat = {k: (statistics.median(v) * 1000, sorted(v)[int(0.95 * (len(v) - 1))] * 1000) for k, v in timings.items()}
     table = summarise(rows)
-    report = render(table, stats, lat, elapsed, path, limit, variants, convs)
+    report = render(table, stats, lat, elapsed, path, limit, variants, convs, ablations)
+    if gaps:
+        report += "\n\n" + render_gaps(gaps)
     print(report)
     if out is not None:
         write_report(out, report)
@@ -397,6 +448,50 @@ def run(path: Path, work: Path, variants: list[tuple[int, int]], limit: int | No
         (out.parent / "benchmarks-locomo.json").write_text(
             json.dumps({"command": report.splitlines()[0], "results": full}, indent=1, sort_keys=True), encoding="utf-8")
     return {"table": table, "stats": stats, "elapsed": elapsed, "report": report}
+
+
+def relevance_gap(conv: Conversation, mem: Memory, query: str, evidence: list[str]) -> tuple | None:
+    """The content scores (before any multiplier) of the best evidence unit, the best other unit,
+    the median unit of the first 40, and the best unit of all."""
+    out = mem.search(query, 40, 0.0, now=conv.now, explain=True, record_signals=False)["results"]
+    ev, other = [], []
+    for r in out:
+        ids = conv.line_ids.get(r["path"], {})
+        shown = {ids.get(n) for n in range(r["snippetStartLine"], r["snippetEndLine"] + 1)}
+        (ev if shown & set(evidence) else other).append(r["explain"]["merge"]["content"])
+    if not ev or not other:
+        return None
+    return max(ev), max(other), statistics.median(other + ev), max(ev + other)
+
+
+def render_gaps(gaps: list[tuple | None]) -> str:
+    from reverie.search.rescore import boost_gate, gated
+
+    found = [g for g in gaps if g is not None]
+    lines = [f"Relevance gaps (reverie hybrid; {len(found)} of {len(gaps)} questions have an evidence unit among the "
+             "first 40 results): the answer's content score over another unit's, before any multiplier. A boost "
+             "m on that other unit puts it above the answer when m exceeds the ratio: the last columns give the "
+             "share of the questions where the answer outranks that unit that a boost would turn, ungated and with "
+             "reverie's gate (a boost applies only near the best relevance, `search/rescore.py`).", "",
+             "| the other unit | ratio p5 | p10 | p25 | median | importance 8 (x1.15) lifts it over the answer: "
+             "ungated / gated | importance 10 (x1.25): ungated / gated |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for k, name in ((1, "the best other unit"), (2, "the median unit of the first 40")):
+        xs = sorted(g[0] / g[k] for g in found if g[k] > 0)
+        q = lambda p: xs[min(len(xs) - 1, int(p / 100 * len(xs)))]  # noqa: E731
+
+        ahead = [g for g in found if g[0] > g[k]]  # the questions where the answer outranks it
+
+        def flips(m: float, gate: bool) -> float:
+            n = 0
+            for g in ahead:
+                other, top = g[k], g[3]
+                mult = gated(m, boost_gate(other, top)) if gate else m
+                n += other * mult > g[0]
+            return n / max(1, len(ahead))
+        lines.append(f"| {name} | " + " | ".join(f"{q(p):.3f}" for p in (5, 10, 25, 50)) + " | "
+                     + " | ".join(f"{flips(m, False):.3f} / {flips(m, True):.3f}" for m in (1.15, 1.25)) + " |")
+    return "\n".join(lines)
 
 
 def mean(xs: list[float]) -> float:
@@ -419,11 +514,14 @@ def summarise(rows) -> dict:
 CAT_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
-def render(table, stats, lat, elapsed, path, limit, variants, convs) -> str:
+def render(table, stats, lat, elapsed, path, limit, variants, convs, ablations: bool = False) -> str:
     lines = []
-    cmd = f"python benchmarks/locomo_retrieval.py {path}" + (f" --conversations {limit}" if limit else "")
+    # the data set's own path is the reader's business (it is not part of this repository)
+    cmd = (f"python benchmarks/locomo_retrieval.py path/to/{path.name}" + (f" --conversations {limit}" if limit else "")
+           + (" --ablations" if ablations else ""))
     nq = sum(len(c.questions) for c in convs)
-    lines.append(f"Command: `{cmd}` — {len(convs)} conversations, {nq} questions with evidence, "
+    lines.append(f"Command: `{cmd}` (the LoCoMo data set, downloaded separately) — {len(convs)} conversations, "
+                 f"{nq} questions with evidence, "
                  f"run took {elapsed:.0f} s (embeddings from the caches when present; "
                  f"{stats['peers']['embedded']} turns embedded for the peers this run).")
     lines.append("")
@@ -486,11 +584,14 @@ def main(argv: list[str] | None = None) -> dict:
                     help="where workspaces and the embedding caches live between runs")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md", help="report to update")
     ap.add_argument("--no-report", action="store_true", help="print only")
+    ap.add_argument("--ablations", action="store_true",
+                    help="also rank with each part of the pipeline taken out, and measure relevance gaps")
     args = ap.parse_args(argv)
     if not args.path.exists():
         ap.error(f"{args.path} does not exist")
     variants = [tuple(int(x) for x in v.split("/")) for v in args.variants.split(",") if v.strip()]
-    return run(args.path, args.work, variants, args.conversations, None if args.no_report else args.out)
+    return run(args.path, args.work, variants, args.conversations, None if args.no_report else args.out,
+               ablations=args.ablations)
 
 
 if __name__ == "__main__":

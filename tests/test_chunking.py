@@ -207,3 +207,14 @@ def test_hash_follows_text_heading_and_annotations():
     d = chunk_markdown("# Heading\n- same text").units[0]
     assert a.hash == b.hash != c.hash
     assert d.hash != a.hash and d.index_text == "Heading\n- same text"
+
+
+def test_a_generated_description_stays_one_unit_up_to_the_window_budget():
+    text = ("# Table file: api\n\nStructured data; query it with table_query.\n\n## table endpoints (3 rows)\n\n"
+            "Columns: method TEXT, path TEXT\n\nSample rows:\n- method: GET; path: /health\n")
+    out = chunk_markdown(text, whole=True)
+    assert len(out.units) == 1 and len(out.windows) == 1
+    u = out.units[0]
+    assert (u.start_line, u.end_line) == (1, 10) and "table_query" in u.text and "endpoints" in u.text
+    big = chunk_markdown(text + "".join(f"- method: GET; path: /p{i}\n" for i in range(400)), tokens=400, whole=True)
+    assert len(big.units) > 1 and all(weighted_length(u.text) <= 400 * 4 for u in big.units)

@@ -66,7 +66,10 @@ def test_tour_runs_offline_and_finds_the_hangzhou_note(tmp_path: Path):
     assert "湖景房" in after[0]  # the first result holds the answer
     after = out.split("search: price too high", 1)[1].strip().splitlines()
     assert "over budget" in after[0]
-    assert (tmp_path / "tour" / "workspace" / "MEMORY.md").exists()  # --home keeps what it made
+    night = out.split("one night of Dreaming", 1)[1]
+    assert "deep: added into MEMORY.md: 决定住西湖边的湖滨酒店" in night and "DREAMS.md diary: " in night
+    memory = (tmp_path / "tour" / "workspace" / "MEMORY.md").read_text(encoding="utf-8")  # --home keeps it
+    assert "湖滨酒店" in memory and "<!-- reverie-entry: st-" in memory
 
 
 def test_watch_reindexes_a_change_and_stops_cleanly(reverie_home: Path):

@@ -166,3 +166,69 @@ def test_a_long_chatty_query_is_answered_quickly_from_its_content_words(reverie_
     out = search(mem, chatty)
     assert out["results"][0]["path"] == "memory/passport.md"
     mem.close()
+
+
+def test_consecutive_results_citing_one_window_are_one_passage(reverie_home):
+    mem = open_mem(NONE)
+    lines = ["# 2026-11-22", "", "- Kayak rental booked at the north pier.", "- Bought sunscreen.",
+             "- Packed the dry bags.", "- Kayak rental deposit paid in cash.", "- Called mum."]
+    write(mem, "memory/2026-11-22.md", "\n".join(lines) + "\n")
+    write(mem, "memory/2026-11-23.md", "- The kayak trip was cancelled by rain.\n")
+    mem.sync()
+    out = search(mem, "kayak rental", 6, explain=True)
+    top = out["results"][0]
+    assert top["path"] == "memory/2026-11-22.md"
+    assert (top["snippetStartLine"], top["snippetEndLine"]) == (3, 6)
+    assert top["snippet"] == "- Kayak rental booked at the north pier.\n…\n- Kayak rental deposit paid in cash."
+    assert [m["lines"] for m in top["explain"]["merged"]] == [[6, 6]]
+    assert out["results"][1]["path"] == "memory/2026-11-23.md"
+    # merged before the cut: one result asked for, the same passage
+    assert search(mem, "kayak rental", 1)["results"][0]["snippet"] == top["snippet"]
+    mem.close()
+
+
+def test_importance_cannot_lift_a_clearly_less_relevant_entry(reverie_home):
+    mem = open_mem(NONE)
+    write(mem, "MEMORY.md", "# Memory\n\n- kayak rental deposit paid at the north pier office <!-- importance: 10 -->\n")
+    write(mem, "memory/2026-11-29.md", "- kayak rental deposit paid at the north pier office in cash\n")
+    for i in range(10):
+        write(mem, f"memory/other/n{i}.md", f"- groceries for dinner number {i}\n")
+    mem.sync()
+    out = search(mem, "kayak rental deposit paid pier office north cash", explain=True)
+    note, entry = out["results"][0], out["results"][1]
+    assert note["path"] == "memory/2026-11-29.md" and entry["path"] == "MEMORY.md"
+    ratio = entry["explain"]["merge"]["content"] / note["explain"]["merge"]["content"]
+    assert ratio < 0.9 and ratio * 1.25 > 1.0  # the full x1.25 would have put the entry first
+    assert entry["explain"]["importance"]["multiplier"] == 1.25
+    assert entry["explain"]["boost"] == {"gate": 0.0, "applied": 1.0}
+    mem.close()
+
+
+def test_importance_breaks_a_near_tie(reverie_home):
+    mem = open_mem(NONE)
+    write(mem, "MEMORY.md", "# Memory\n\n- kayak rental deposit paid at the pier office <!-- importance: 8 -->\n")
+    write(mem, "memory/2026-11-29.md", "- kayak rental deposit paid at the pier office\n")
+    mem.sync()
+    out = search(mem, "kayak rental deposit", explain=True)
+    assert out["results"][0]["path"] == "MEMORY.md"
+    assert out["results"][0]["explain"]["boost"]["gate"] == 1.0
+    mem.close()
+
+
+def test_cli_search_prints_the_lines_each_snippet_shows(reverie_home):
+    import os
+    import subprocess
+    import sys
+
+    mem = open_mem(NONE)
+    write(mem, "memory/2026-11-20.md", "# 2026-11-20\n\n- Bought bread.\n- The zeppelin tickets are booked.\n")
+    mem.sync()
+    mem.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(reverie_home), REVERIE_TIMEZONE="UTC")
+    proc = subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", "search", "zeppelin",
+                           "--set", 'memory.search.provider="none"'], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "memory/2026-11-20.md#L1-L4" in proc.stdout
+    assert "L4: - The zeppelin tickets are booked." in proc.stdout

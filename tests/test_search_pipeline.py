@@ -273,12 +273,12 @@ def test_default_decay_floor_reorders_but_never_buries(fake_mem):
     hits = by_path(out)
     old, fresh, curated = hits[old_path], hits["memory/2026-11-30.md"], hits["MEMORY.md"]
     assert old["explain"]["decay"]["multiplier"] == pytest.approx(
-        0.9 + 0.1 * 0.5 ** (200.5 / 30), abs=1e-4)
-    assert fresh["explain"]["decay"]["multiplier"] == pytest.approx(0.9 + 0.1 * 0.5 ** (0.5 / 30), abs=1e-4)
+        0.95 + 0.05 * 0.5 ** (200.5 / 30), abs=1e-4)
+    assert fresh["explain"]["decay"]["multiplier"] == pytest.approx(0.95 + 0.05 * 0.5 ** (0.5 / 30), abs=1e-4)
     assert curated["explain"]["decay"] == {"multiplier": 1.0, "ageDays": None}
     order = paths(out)
     assert order.index("MEMORY.md") < order.index("memory/2026-11-30.md") < order.index(old_path)
-    assert old["score"] >= 0.9 * old["explain"]["preDecay"] - 1e-4
+    assert old["score"] >= 0.95 * old["explain"]["preDecay"] - 1e-4
 
 
 def test_undated_notes_under_memory_do_not_decay(fake_mem):
@@ -383,8 +383,8 @@ def test_mmr_reorders_but_never_changes_scores(fake_mem):
 
 
 # -- explain ------------------------------------------------------------------------------------------
-EXPLAIN_KEYS = {"vector", "keyword", "path", "merge", "importance", "status", "project", "preDecay", "eligible",
-                "decay", "score", "mmr"}
+EXPLAIN_KEYS = {"vector", "keyword", "path", "merge", "importance", "status", "project", "boost", "preDecay",
+                "eligible", "decay", "score", "mmr"}
 
 
 def test_explain_has_every_leg_merge_multiplier_and_mmr(fake_mem):

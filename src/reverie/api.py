@@ -23,12 +23,17 @@ from .embeddings import Embedder, ProviderState
 from .errors import UserError
 from .index import generations
 from .index.cache import count as cache_count
+from .index import progress as index_progress
 from .index.identity import read_meta
 from .index.manager import MemoryIndex, open_agent_db, require_workspace
 from .index.schema import fts_tokenizer_of
 from .index.sync import Progress, SyncReport
 from .paths import Places
 from .workspace import append_daily, init_workspace
+
+# How long a write through reverie waits for the index to take its note (it never waits longer:
+# a busy index gets the note from the next sync, and searches say so meanwhile).
+OWN_WRITE_WAIT_SECONDS = 0.75
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
 # Environment variables (REVERIE_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
@@ -116,15 +121,16 @@ class Memory:
     def index(self) -> MemoryIndex:
         with self._lock:
             if self._index is None:
-                self._index = MemoryIndex(self.places, self.settings.search, self.embedder)
+                # the embedder loads when first needed: a note's text is indexed without it
+                cold = self._provider_state is None
+                self._index = MemoryIndex(self.places, self.settings.search, None if cold else self._embedder,
+                                          resolve=(lambda: self.embedder) if cold else None)
             return self._index
 
     def close(self) -> None:
         if self._signals is not None:
             self._signals.flush()
-        if self._search is not None:
-            self._search.wait_for_sync(0)
-        if self._index is not None:
+        if self._index is not None:  # background indexing stops between two batches
             self._index.close()
         if self._intents is not None:
             self._intents.close()
@@ -162,7 +168,9 @@ class Memory:
         if not self.workspace.exists():
             init_workspace(self.workspace)
         guard = daily_guard(self.places.agent_db, self.workspace, resolve_writer(provenance))
-        return append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+        path = append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+        self._index_own_write(path)
+        return path
 
     @property
     def trust(self):
@@ -171,6 +179,24 @@ class Memory:
         from .trust import Trust
 
         return Trust(self.places.agent_db, self.workspace)
+
+    def _index_own_write(self, path: Path) -> None:
+        """Index the note just written, so that the next search finds it: its text at once, its
+        vector too when the embedder is loaded (else a background fill follows). When the index is
+        busy elsewhere the note is marked pending and searches say ``stale`` until it is in."""
+        try:
+            key = path.relative_to(self.workspace).as_posix()
+        except ValueError:
+            return
+        idx = self.index
+        try:
+            done = idx.sync_paths([key], in_scope=True, wait=OWN_WRITE_WAIT_SECONDS)
+        except Exception:  # the note is safely written; indexing it is what a later sync retries
+            done = None
+        if done is None:
+            idx.pending_writes.add(key)
+        elif done.vectors_missing and self._search is not None:
+            idx.sync_in_background(vectors=True)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -182,6 +208,12 @@ class Memory:
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
         require_workspace(self.places)
         return self.index.rebuild(progress)
+
+    def sync_in_background(self) -> None:
+        """Start a sync in a background thread and return at once (a session or server start):
+        searches meanwhile answer from what is indexed and say how far indexing got."""
+        if self.workspace.exists():
+            self.index.sync_in_background(full=True)
 
     # -- finding ------------------------------------------------------------------------------
     @property
@@ -215,8 +247,10 @@ class Memory:
 
             with self._lock:
                 if self._signals is None:
-                    self._signals = SignalRecorder(self.places.agent_db)
-            self._signals.submit(query, out["results"], today(self.settings.tz()))
+                    self._signals = SignalRecorder(self.places.agent_db, self.workspace)
+            # dated by the search's clock: a backfill or a benchmark can place recalls on past days
+            at = int(now.timestamp()) if now is not None else None
+            self._signals.submit(query, out["results"], today(self.settings.dreaming_tz(), now), at)
         return out
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
@@ -282,9 +316,26 @@ class Memory:
         from .cron_turns import agent_turn_handler
 
         if handlers is None:
+            from .automation.handlers import system_event
+            from .dreaming.schedule import handler as dreaming_handler
+
             handlers = default_handlers()
             handlers.register("agentTurn", agent_turn_handler(self))
+            # Dreaming's managed jobs are system events carrying a token (docs/dreaming.md)
+            handlers.register("systemEvent", dreaming_handler(self, system_event))
         return Scheduler(self.places.home, self.settings, handlers=handlers)
+
+    # -- dreaming -----------------------------------------------------------------------------
+    def dream(self, phase: str | None = None, *, dry_run: bool = False, now: datetime | None = None, model=None):
+        """Run one Dreaming sweep (light -> REM -> deep, or one ``phase``); returns a
+        :class:`reverie.dreaming.Sweep` (``.as_dict()`` is what ``reverie dream run --json`` prints).
+        ``now`` places the sweep on another clock (backfills, benchmarks); ``model`` overrides
+        ``memory.dreaming.model`` (a spec or a ChatModel)."""
+        from .dreaming import run_sweep
+
+        if self._signals is not None:
+            self._signals.flush()  # recalls of this process count tonight
+        return run_sweep(self, phase=phase, dry_run=dry_run, now=now, model=model)
 
     # -- conversations ------------------------------------------------------------------------
     def runtime(self, model=None, *, session: str | None = None, **kw):
@@ -336,6 +387,12 @@ class Memory:
             warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
         if check.status == "mismatched":
             warnings.append(f"index identity mismatch ({'; '.join(check.reasons)}); run: reverie index --force")
+        indexing = index_progress.describe(conn, self.places.index_dir, vectors_used=bool(
+            self.embedder is not None and check.vectors_ok and stored.get("provider") != "none"))
+        repaired = read_meta(conn, "repaired")
+        if repaired and not last_sync:
+            warnings.append(f"the index was damaged ({repaired['reason']}) and has been reset; "
+                            f"searches rebuild it from the files, or run: reverie index")
         from .recall.report import status_section
 
         recall_status, recall_warnings = status_section(self)  # what a session starts with, cuts, memory on/off
@@ -366,6 +423,8 @@ class Memory:
             "problems": problems,
             "warnings": warnings,
             **recall_status,
+            "indexing": indexing,
+            "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
         if deep:
             out["probe"] = self._probe()

@@ -93,9 +93,9 @@ class DecaySettings(_Model):
     enabled: bool = Field(True, description="older dated notes rank lower (never below minScore eligibility)")
     half_life_days: float = Field(30.0, gt=0, le=36500, alias="halfLifeDays")
     # The reference's pure exponential (floor 0) buries months-old notes: on LoCoMo it cut hybrid
-    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.9, decay only reorders
-    # near-equals (0.924), so an old note is never buried; see docs/benchmarks.md.
-    floor: float = Field(0.9, ge=0.0, le=1.0,
+    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.95, decay only breaks
+    # near-ties in favour of the newer note; see docs/search.md for what each floor costs.
+    floor: float = Field(0.95, ge=0.0, le=1.0,
                          description="the decay multiplier never falls below this (0 = pure exponential)")
 
 
@@ -188,6 +188,113 @@ class StartupContextSettings(_Model):
     max_total_chars: int = Field(2_800, ge=64, le=50_000, alias="maxTotalChars")
 
 
+class DreamingLightSettings(_Model):
+    enabled: bool = True
+    lookback_days: int = Field(2, ge=0, le=365, alias="lookbackDays", description="daily notes and recalls looked at")
+    limit: int = Field(100, ge=0, le=10_000, description="candidates staged per sweep (0: the phase does nothing)")
+    dedupe_similarity: float = Field(0.9, ge=0.0, le=1.0, alias="dedupeSimilarity",
+                                     description="word-set similarity at which two snippets of one note are one")
+    sources: list[Literal["daily", "sessions", "recall"]] = Field(
+        default_factory=lambda: ["daily", "sessions", "recall"],
+        description="what the light phase ingests: daily notes, interactive transcripts, recalls")
+
+
+class DreamingRemSettings(_Model):
+    enabled: bool = True
+    lookback_days: int = Field(7, ge=0, le=365, alias="lookbackDays")
+    limit: int = Field(10, ge=0, le=1000, description="themes reported per sweep")
+    min_pattern_strength: float = Field(0.75, ge=0.0, le=1.0, alias="minPatternStrength")
+
+
+class DreamingWeights(_Model):
+    relevance: float = Field(0.30, ge=0.0)
+    frequency: float = Field(0.24, ge=0.0)
+    diversity: float = Field(0.15, ge=0.0)
+    recency: float = Field(0.15, ge=0.0)
+    consolidation: float = Field(0.10, ge=0.0)
+    conceptual: float = Field(0.06, ge=0.0)
+
+
+class DreamingDeepSettings(_Model):
+    enabled: bool = True
+    limit: int = Field(10, ge=0, le=1000, description="entries promoted per sweep at most")
+    min_score: float = Field(0.75, ge=0.0, le=1.0, alias="minScore")
+    min_recall_count: int = Field(3, ge=0, alias="minRecallCount", description="signals (recalls + daily + grounded)")
+    min_unique_queries: int = Field(3, ge=0, alias="minUniqueQueries",
+                                    description="distinct queries or distinct days it was recalled on")
+    recency_half_life_days: float = Field(14.0, gt=0, le=3650, alias="recencyHalfLifeDays")
+    max_age_days: int = Field(30, ge=-1, alias="maxAgeDays", description="-1: no age limit")
+    max_promoted_snippet_tokens: int = Field(160, ge=8, le=4000, alias="maxPromotedSnippetTokens")
+    max_prior_entry_loss_fraction: float = Field(0.25, ge=0.0, le=1.0, alias="maxPriorEntryLossFraction")
+    memory_max_chars: int = Field(10_000, ge=0, alias="memoryMaxChars",
+                                  description="MEMORY.md budget (0: none); never above sessions.bootstrap.maxChars")
+    weights: DreamingWeights = DreamingWeights()
+
+
+class DreamingPhases(_Model):
+    light: DreamingLightSettings = DreamingLightSettings()
+    rem: DreamingRemSettings = DreamingRemSettings()
+    deep: DreamingDeepSettings = DreamingDeepSettings()
+
+
+class DreamingStorage(_Model):
+    separate_reports: bool = Field(False, alias="separateReports",
+                                   description="also write memory/dreaming/<phase>/YYYY-MM-DD.md")
+
+
+class HeartbeatSettings(_Model):
+    enabled: bool = Field(True, description="review recent daily notes every `every` (a heartbeat turn)")
+    every: str = Field("6h", description="how often the heartbeat review runs (a duration: '6h', '90m')")
+
+    @field_validator("every")
+    @classmethod
+    def _every(cls, v: str) -> str:
+        from .durations import DurationError, duration_ms
+
+        try:
+            if duration_ms(v) < 60_000:
+                raise ValueError("must be at least 1m")
+        except DurationError as exc:
+            raise ValueError(str(exc)) from None
+        return v
+
+
+class DreamingSettings(_Model):
+    enabled: bool = Field(True, description="run the nightly sweep (a managed automation)")
+    frequency: str = Field("0 3 * * *", description="cron expression of the sweep, in `timezone`")
+    timezone: str | None = Field(None, description="IANA zone of the sweep and its days; the top-level timezone "
+                                 "(else the host's) when unset")
+    model: str | None = Field(None, description="chat model for consolidation and the diary; chat.model when unset")
+    timeout_seconds: float = Field(60.0, gt=0, le=3600, alias="timeoutSeconds",
+                                   description="one consolidation or diary call gives up after this long")
+    diary: bool = Field(True, description="write a Dream Diary entry to DREAMS.md after each sweep")
+    verbose_logging: bool = Field(False, alias="verboseLogging", description="log every promotion decision")
+    storage: DreamingStorage = DreamingStorage()
+    phases: DreamingPhases = DreamingPhases()
+    heartbeat: HeartbeatSettings = HeartbeatSettings()
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, v: str | None) -> str | None:
+        if v in (None, ""):
+            return None
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {v!r}") from exc
+        return v
+
+    @field_validator("frequency")
+    @classmethod
+    def _cron(cls, v: str) -> str:
+        from croniter import croniter
+
+        expr = " ".join((v or "").split())
+        if len(expr.split()) != 5 or not croniter.is_valid(expr):  # named now, not at 3 a.m.
+            raise ValueError(f"not a 5-field cron expression: {v!r} (e.g. '0 3 * * *')")
+        return expr
+
+
 class MemorySettings(_Model):
     enabled: bool = Field(True, description="false: every memory tool, the MCP tools and all recall lanes refuse "
                           "(re-read from the settings file on each call)")
@@ -196,6 +303,7 @@ class MemorySettings(_Model):
     projects: ProjectSettings = ProjectSettings()
     trigger_recall: TriggerRecallSettings = Field(TriggerRecallSettings(), alias="triggerRecall")
     active_memory: ActiveMemorySettings = Field(ActiveMemorySettings(), alias="activeMemory")
+    dreaming: DreamingSettings = DreamingSettings()
 
 
 class ChatSettings(_Model):
@@ -354,6 +462,11 @@ class Settings(_Model):
         if self.timezone:
             return ZoneInfo(self.timezone)
         return datetime.now().astimezone().tzinfo  # host zone
+
+    def dreaming_tz(self) -> tzinfo:
+        """The zone Dreaming dates recalls and sweeps in: its own, else the top-level one."""
+        zone = self.memory.dreaming.timezone
+        return ZoneInfo(zone) if zone else self.tz()
 
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(by_alias=True, mode="json")

@@ -46,10 +46,11 @@ def agent_migrations() -> list:
     """Every migration set that builds the agent database (each component owns its tables)."""
     from .index.schema import AGENT_CACHE_MIGRATIONS
     from .intents.schema import INTENT_MIGRATIONS
+    from .dreaming.state import DREAM_MIGRATIONS
     from .search.signals import SIGNAL_MIGRATIONS
     from .sessions.schema import TRANSCRIPT_MIGRATIONS
 
-    return [AGENT_CACHE_MIGRATIONS, TRANSCRIPT_MIGRATIONS, INTENT_MIGRATIONS, SIGNAL_MIGRATIONS]
+    return [AGENT_CACHE_MIGRATIONS, TRANSCRIPT_MIGRATIONS, INTENT_MIGRATIONS, SIGNAL_MIGRATIONS, DREAM_MIGRATIONS]
 
 
 def state_migrations() -> list:

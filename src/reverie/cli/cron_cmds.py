@@ -209,6 +209,9 @@ def register(app: typer.Typer) -> None:
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem, sched = _scheduler(o)
+        from ..dreaming.schedule import reconcile
+
+        reconcile(mem, sched)  # Dreaming's managed jobs (nightly sweep, heartbeat review), one per workspace
         stop = threading.Event()
         why: list[str] = []
 

@@ -9,7 +9,9 @@ WHAT = {
     "transcript_events": "conversation events", "sessions": "sessions", "transcript_fts": "session search index",
     "standing_intents": "standing intents", "standing_intent_fires": "intent fire records",
     "standing_intents_fts": "intent keyword index", "memory_embedding_cache": "cached embeddings (re-made on demand)",
-    "memory_recall_signals": "recall signals", "cron_jobs": "automations", "cron_run_logs": "automation run history",
+    "memory_recall_signals": "recall signals (Dreaming's short-term store)",
+    "memory_phase_signals": "Dreaming's phase signals", "memory_dream_ingestion": "Dreaming's ingestion state",
+    "memory_dream_state": "Dreaming's last runs", "cron_jobs": "automations", "cron_run_logs": "automation run history",
     "reverie_migrations": "schema versions",
 }
 

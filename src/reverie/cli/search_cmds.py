@@ -54,7 +54,9 @@ def _print_results(data: dict, explain: bool) -> None:
             snippet = snippet[:157] + "..."
         vs = "-" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
         print(f"{i}. {hit['score']:.3f}  {hit['citation']}  (vector {vs}, keyword {hit['textScore']:.3f})")
-        print(f"   {snippet}")
+        s, e = hit.get("snippetStartLine"), hit.get("snippetEndLine")
+        shown = "" if s is None else (f"L{s}: " if s == e else f"L{s}-L{e}: ")  # the lines the snippet shows
+        print(f"   {shown}{snippet}")
         if explain:
             _print_explain(hit)
     d = data.get("debug", {})
@@ -166,6 +168,7 @@ def register(app: typer.Typer) -> None:
             mem.init()
         mem.projects = folder_scope(mem.settings)  # the client's folder: memory_search ranks its project first
         server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
+        mem.sync_in_background()  # a server start is a session start: index now, never blocking a call
         try:
             serve_stdio(server)
         finally:

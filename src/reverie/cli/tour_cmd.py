@@ -24,7 +24,8 @@ NOTES_EN = [
 
 def register(app: typer.Typer) -> None:
     @app.command(help="Walk through reverie on a temporary home: write notes, index them with the bundled "
-                      "local embedder, inspect the index, search it. Offline; removes the home afterwards.")
+                      "local embedder, inspect the index, search it, dream one night. Offline; removes the home "
+                      "afterwards.")
     def tour(keep: Annotated[bool, typer.Option("--keep", help="keep the temporary home and print its path")] = False,
              home: Annotated[Optional[Path], typer.Option("--home", help="use this (new) folder instead of a temporary one")] = None) -> None:
         from ..api import Memory
@@ -70,6 +71,23 @@ def register(app: typer.Typer) -> None:
                         print(f"   {hit['score']:.3f}  {hit['citation']}  {snippet}")
                     if not res["results"]:
                         print("   (no results)")
+            show("three days of recalls, then one night of Dreaming (light -> REM -> deep)")
+            for n, q in enumerate(["湖景房为什么没订", "湖滨酒店的预算", "订酒店 湖景房 超出预算"]):
+                mem.search(q, max_results=2, now=today - timedelta(days=3 - n, hours=-1))
+            night = mem.dream(now=today)
+            staged = night.phases["light"]["items"]
+            deep = night.phases["deep"]
+            print(f"   light: {len(staged)} candidates staged; rem: themes "
+                  f"{', '.join(t['tag'] for t in night.phases['rem']['themes'][:3]) or 'none yet'}")
+            for p in deep["promoted"]:
+                print(f"   deep: {p['action']} into MEMORY.md: {p['snippet']}")
+            if not deep["promoted"]:
+                print("   deep: nothing passed the thresholds tonight")
+            lines = (mem.workspace / "DREAMS.md").read_text(encoding="utf-8").splitlines()
+            stamp = next((i for i, ln in enumerate(lines) if ln.startswith("*") and ln.endswith("*")), None)
+            diary = next((ln for ln in lines[stamp + 1:] if ln.strip()), "") if stamp is not None else ""
+            print(f"   DREAMS.md diary: {diary[:110]}")
+            print("   (reverie promote-explain PATH:LINE shows why an entry was or was not promoted)")
             show("recall before the question: chat turns (offline model) that get memory without a search")
             _recall(mem)
             mem.close()

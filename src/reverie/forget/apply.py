@@ -187,6 +187,11 @@ def purge_agent_db(mem, plan: Plan) -> None:
                                  part)
             if "memory_recall_signals" in tables:
                 conn.executemany("DELETE FROM memory_recall_signals WHERE key = ?", [(k,) for k in plan.signals_delete])
+            if "memory_phase_signals" in tables:  # Dreaming's light/REM hits of those entries
+                conn.executemany("DELETE FROM memory_phase_signals WHERE key = ?", [(k,) for k in plan.signals_delete])
+            if "memory_dream_ingestion" in tables:
+                conn.executemany("DELETE FROM memory_dream_ingestion WHERE scope = ?", [(k,) for k in plan.seen_scopes])
+            if "memory_recall_signals" in tables:
                 for key, start, end in plan.signals_shift:
                     row = conn.execute("SELECT path FROM memory_recall_signals WHERE key = ?", (key,)).fetchone()
                     if row is None:

@@ -17,6 +17,7 @@ What counts as derived from a session:
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,14 +25,19 @@ from pathlib import Path
 import apsw
 
 from ..index.discover import discover
-from ..index.sync import embedding_input
+from ..index.sync import unit_embedding_input
 from ..trust import lineage as lin
 from ..trust import segments as seg
 from ..trust import store as trust_store
 from ..trust.recall import MIN_WEIGHT, normalise, weight
+from ..text.facts import fact_text
 from ..trust.tombstones import line_body, line_key, message_key, message_texts, text_key
+from ..workspace.entries import snippet_of
 from .select import Resolution, Selectors, resolve
 
+DREAM_CORPUS = "memory/.dreams/session-corpus"
+_CORPUS_REF = re.compile(r"^\[([^\]#\s]+)#\d+(?:\.\d+)?\]\s")
+_CORPUS_PREFIX = re.compile(r"^\[[^\]]*\]\s+")
 _DATE_HEADING = re.compile(r"^#\s+\d{4}-\d{2}-\d{2}\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")  # an entry's first line (continuations are indented)
 _META_LINE = re.compile(r"^\s*-\s+\*\*[^*]+\*\*:")  # "- **Session Key**: ..." in a session note
@@ -59,8 +65,9 @@ class FileChange:
 
     @property
     def delete(self) -> bool:
-        """A dated note left with nothing but headings and blank lines is deleted."""
-        if not self.tracked or not self.remove:
+        """A dated note (or a session corpus file) left with nothing but headings and blank lines
+        is deleted."""
+        if not (self.tracked or self.corpus) or not self.remove:
             return False
         return all(not ln.strip() or ln.lstrip().startswith("#") for ln in self.new_text().split("\n"))
 
@@ -95,6 +102,7 @@ class Plan:
     cache_rows: int = 0
     signals_delete: list[str] = field(default_factory=list)
     signals_shift: list[tuple[str, int, int]] = field(default_factory=list)  # (key, new start, new end)
+    seen_scopes: list[str] = field(default_factory=list)  # Dreaming's ingestion state of the sessions
     preimages: dict[str, str] = field(default_factory=dict)  # path -> scrubbed text
     intents: list[int] = field(default_factory=list)
     origin_rows: int = 0
@@ -116,6 +124,10 @@ def strings(value):
 def _table(conn: apsw.Connection | None, name: str) -> bool:
     return conn is not None and conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name=?", (name,)).fetchone() is not None
+
+
+def _has_column(conn: apsw.Connection, table: str, column: str) -> bool:
+    return any(r[1] == column for r in conn.execute(f"PRAGMA table_info({table})"))
 
 
 _body = line_body
@@ -147,12 +159,23 @@ class Planner:
             return None
         tracked = trust_store.tracked(rel)
         fc = FileChange(rel, absolute, text, seg.sha256(raw), tracked,
-                        corpus=tracked and text.lstrip().startswith("# Session:"))
+                        corpus=(tracked and text.lstrip().startswith("# Session:")) or rel.startswith(DREAM_CORPUS))
         plan.files[rel] = fc
         return fc
 
     def _memory_files(self) -> list[str]:
         return [f.path for f in discover(self.ws, self.mem.settings.search.extra_paths).files]
+
+    def _dream_files(self) -> list[str]:
+        """What Dreaming wrote outside MEMORY.md: DREAMS.md (diary quotes, history highlights), its
+        phase reports and its session corpus. Never indexed, so discovery does not list them."""
+        out = [name for name in ("DREAMS.md", "dreams.md") if (self.ws / name).is_file()]
+        for folder in ("memory/dreaming", DREAM_CORPUS):
+            base = self.ws / folder
+            if base.is_dir() and not base.is_symlink():
+                out += sorted(p.relative_to(self.ws).as_posix() for p in base.rglob("*.md")
+                              if p.is_file() and not p.is_symlink())
+        return out
 
     def build(self) -> Plan:
         agent_db = open_readonly(self.places.agent_db)
@@ -167,6 +190,7 @@ class Planner:
                 self._segments(plan, agent_db, tset)
                 self._session_notes(plan, tset)
                 self._lineage(plan, agent_db, tset)
+                self._dream_corpus(plan, tset)
             for t in self.sel.texts:
                 plan.snippets.add(normalise(t))
             self._copies(plan)
@@ -249,6 +273,20 @@ class Planner:
                 elif key not in by_key and key not in plan.untargetable:
                     plan.untargetable.append(key)
 
+    def _dream_corpus(self, plan: Plan, targets: set[str]) -> None:
+        """Lines of Dreaming's session corpus quoting a forgotten session (``[<session>#<n>] ...``)."""
+        for rel in self._dream_files():
+            if not rel.startswith(DREAM_CORPUS):
+                continue
+            fc = self._file(plan, rel)
+            if fc is None:
+                continue
+            for i, line in enumerate(fc.lines, 1):
+                m = _CORPUS_REF.match(line)
+                if m and m.group(1) in targets:
+                    fc.remove.add(i)
+                    fc.reasons.add("session-corpus")
+
     def _copies(self, plan: Plan) -> None:
         """Lines elsewhere that hold the text of a removed line (or a forgotten text)."""
         for fc in list(plan.files.values()):
@@ -259,9 +297,13 @@ class Planner:
                 if weight(norm) >= MIN_WEIGHT:
                     plan.snippets.add(norm)
                     plan.scrub_texts.append(_body(line))
+                # the words alone, as Dreaming quotes them (no bullet, time, Source or annotations)
+                for core in (normalise(snippet_of(_CORPUS_PREFIX.sub("", line))), normalise(fact_text(line))):
+                    if weight(core) >= MIN_WEIGHT:
+                        plan.snippets.add(core)
         if not plan.snippets:
             return
-        for rel in self._memory_files():
+        for rel in self._memory_files() + self._dream_files():
             fc = self._file(plan, rel)
             if fc is None:
                 continue
@@ -356,11 +398,15 @@ class Planner:
                     info["vectors"] += v
                     info["sources"] += conn.execute("SELECT count(*) FROM memory_index_sources WHERE path=?",
                                                     (path,)).fetchone()[0]
-                    for (text,) in conn.execute("SELECT text FROM memory_index_chunks WHERE path=?", (path,)):
+                    # a unit's vector is cached under what the model read: its headings and its text
+                    ctx = "context" if _has_column(conn, "memory_index_chunks", "context") else "''"
+                    for text, context in conn.execute(f"SELECT text, {ctx} FROM memory_index_chunks WHERE path=?",
+                                                      (path,)):
                         norm = normalise(text)
                         if (needles and any(s in norm for s in needles)) or \
                                 any(r in norm for r in plan.removed_norm if weight(r) >= MIN_WEIGHT):
-                            plan.cache_keys.add(hashlib.sha256(embedding_input(text).encode("utf-8")).hexdigest())
+                            key = unit_embedding_input(text, context)
+                            plan.cache_keys.add(hashlib.sha256(key.encode("utf-8")).hexdigest())
                 plan.index[gen.name] = info
             finally:
                 conn.close()
@@ -376,12 +422,20 @@ class Planner:
                 part).fetchone()[0]
 
     def _signals(self, plan: Plan, conn) -> None:
+        targets = set(plan.targets)
+        if targets and _table(conn, "memory_dream_ingestion"):
+            plan.seen_scopes = [scope for (scope,) in conn.execute("SELECT scope FROM memory_dream_ingestion")
+                                if scope.startswith("session:") and scope[len("session:"):] in targets]
         if not _table(conn, "memory_recall_signals"):
             return
-        for key, path, start, end, snippet in conn.execute(
-                "SELECT key, path, start_line, end_line, snippet FROM memory_recall_signals"):
+        has_prov = any(r[1] == "provenance" for r in conn.execute("PRAGMA table_info(memory_recall_signals)"))
+        for key, path, start, end, snippet, prov in conn.execute(
+                "SELECT key, path, start_line, end_line, snippet, " + ("provenance" if has_prov else "NULL")
+                + " FROM memory_recall_signals"):
             fc = plan.files.get(path)
             holds = bool(plan.snippets) and any(s in normalise(snippet) for s in plan.snippets)
+            if targets and prov and set((json.loads(prov) or {}).get("sessionIds") or []) & targets:
+                holds = True  # an excerpt of a forgotten session
             if fc is None:
                 if holds:
                     plan.signals_delete.append(key)

@@ -32,7 +32,7 @@ def report(plan: Plan, *, dry_run: bool) -> dict:
             "vectorRows": sum(i["vectors"] for i in index),
             "embeddingCacheRows": plan.cache_rows,
             "shortTermEntries": len(plan.signals_delete),
-            "seenHashScopes": 0,  # reverie keeps no ingestion scopes: nothing to clear
+            "seenHashScopes": len(plan.seen_scopes),
             "backups": len(plan.preimages),
             "originRows": plan.origin_rows,
             "transcriptEvents": plan.events + len(plan.text_events),

@@ -312,10 +312,21 @@ def _window(units: list[Chunk], first: int, last: int) -> Window:
     return Window(start, max(u.end_line for u in units[first:last + 1]), first, last)
 
 
-def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80, *, curated: bool = False) -> Chunked:
-    """Units and windows of one Markdown file (``curated`` for MEMORY.md / USER.md)."""
+def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80, *, curated: bool = False,
+                   whole: bool = False) -> Chunked:
+    """Units and windows of one Markdown file (``curated`` for MEMORY.md / USER.md). ``whole`` keeps
+    a generated description (a table file's) as one unit of up to ``tokens``: its parts only make
+    sense together (which file, which table, how to query it)."""
     lines = content.split("\n")
     units: list[Chunk] = []
+    if whole:
+        first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+        if first is None:
+            return Chunked([], [])
+        last = max(i for i, ln in enumerate(lines) if ln.strip())
+        block = _Block(first + 1, last + 1, lines[first:last + 1], "section", "", 0, False)
+        units = _units_of(block, max(32, tokens * 4))
+        return Chunked(units, [Window(u.start_line, u.end_line, i, i) for i, u in enumerate(units)])
     budget = UNIT_TOKENS * 4
     for block in _blocks(lines, curated):
         units.extend(_units_of(block, budget))

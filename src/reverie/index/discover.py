@@ -1,8 +1,9 @@
-"""Which files are memory: MEMORY.md, a root USER.md, memory/**/*.md (dot-folders skipped) and
-configured extra paths. Only regular files are taken, judged by ``lstat`` (nothing is opened
-here): symlinks are skipped, so a symlink loop cannot trap us, and so are FIFOs, sockets and
-devices named ``*.md`` (opening a FIFO would block) and, unless the owner allows them, files with
-more than one hard link (they may be a file outside the workspace). Each is reported as a problem."""
+"""Which files are memory: MEMORY.md, a root USER.md, memory/**/*.md (dot-folders and Dreaming's
+reports in memory/dreaming/ skipped) and configured extra paths. Only regular files are taken,
+judged by ``lstat`` (nothing is opened here): symlinks are skipped, so a symlink loop cannot trap
+us, and so are FIFOs, sockets and devices named ``*.md`` (opening a FIFO would block) and, unless
+the owner allows them, files with more than one hard link (they may be a file outside the
+workspace). Each is reported as a problem."""
 
 from __future__ import annotations
 
@@ -57,13 +58,13 @@ def _refusal(p: Path, allow_hard_links: bool) -> str | None:
 
 
 def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str | None = None,
-                   allow_hard_links: bool = False) -> list[Path]:
+                   allow_hard_links: bool = False, skip_top: tuple[str, ...] = ()) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
         keep = []
         for d in sorted(dirnames):
-            if d.startswith(".") or d in ("node_modules", "__pycache__"):
+            if d.startswith(".") or d in ("node_modules", "__pycache__") or (here == root and d in skip_top):
                 continue
             if (here / d).is_symlink():
                 found.problems[_rel(workspace, here / d)] = "symlinked folder skipped"
@@ -112,7 +113,9 @@ def discover(workspace: Path, extra_paths: list[str | ExtraPath] | None = None, 
     if mem_dir.is_symlink():
         found.problems["memory"] = "symlinked folder skipped"
     elif mem_dir.is_dir():
-        for p in _walk_markdown(mem_dir, found, workspace, allow_hard_links=allow_hard_links):
+        # memory/dreaming/ holds Dreaming's phase reports: a review surface like DREAMS.md, not memory
+        for p in _walk_markdown(mem_dir, found, workspace, allow_hard_links=allow_hard_links,
+                                skip_top=("dreaming",)):
             add(p)
     for entry in extra_paths or []:
         raw, pattern = (entry, None) if isinstance(entry, str) else (entry.path, entry.pattern)

@@ -24,6 +24,7 @@ import uuid
 
 from ..text.cjk import CJK_RUN_RE, estimate_tokens, has_cjk, similarity_tokens
 from .base import ChatMessage, ChatModel, ChatResponse, ToolCall, Usage
+from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX, HEARTBEAT_PROMPT_PREFIX, PROPOSE_TOOL
 
 # Turn markers: every maintenance request starts its system prompt with one of these.
 FLUSH_SYSTEM_PREFIX = "Pre-compaction memory flush turn."
@@ -228,6 +229,12 @@ class OfflineModel(ChatModel):
             msg = self._recall(system, messages)
         elif system.startswith(SLUG_SYSTEM_PREFIX):
             msg = ChatMessage("assistant", slug_from([m.content for m in messages[1:] if m.role == "user"]) or "session")
+        elif system.startswith((CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX)):
+            from .offline_dreams import offline_consolidation, offline_diary
+
+            request = messages[-1].content if messages else ""
+            answer = offline_consolidation if system.startswith(CONSOLIDATION_SYSTEM_PREFIX) else offline_diary
+            msg = ChatMessage("assistant", answer(request))
         else:
             msg = self._turn(messages, tools)
         usage = Usage(sum(estimate_tokens(m.content) + 4 for m in messages), estimate_tokens(msg.content))
@@ -296,6 +303,13 @@ class OfflineModel(ChatModel):
         last = messages[-1] if messages else ChatMessage("user", "")
         if last.role == "user":
             text = last.content.strip()
+            if text.startswith(HEARTBEAT_PROMPT_PREFIX) and PROPOSE_TOOL in names:
+                from .offline_dreams import offline_heartbeat_proposals
+
+                picked = offline_heartbeat_proposals(text)
+                if not picked:
+                    return ChatMessage("assistant", "HEARTBEAT_OK: nothing in the recent notes to propose.")
+                return ChatMessage("assistant", "", tool_calls=[ToolCall(_call_id(), PROPOSE_TOOL, {"entries": picked})])
             asks = text.endswith(("?", "？"))
             if _REMEMBER_REQUEST.match(text) and not asks:
                 if "memory_append" not in names:  # memory is read-only here: never pretend to have saved

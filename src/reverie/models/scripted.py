@@ -5,7 +5,8 @@ A script is JSON::
 
     {"contextWindow": 8000,
      "log": "/tmp/requests.jsonl",          # optional: every request appended as one JSON line
-     "steps": {"turn": [...], "flush": [...], "compaction": [...], "slug": [...], "recall": [...]}}
+     "steps": {"turn": [...], "flush": [...], "compaction": [...], "slug": [...], "recall": [...],
+               "consolidation": [...], "diary": [...]}}
 
 Each kind of call consumes its own queue in order; when a queue is empty, or its head has a
 ``match`` that the last user message does not contain, the call is answered by the offline model.
@@ -27,9 +28,10 @@ from ..errors import ConfigError
 from .base import ChatMessage, ChatModel, ChatModelError, ChatResponse, ContextOverflowError, ToolCall, Usage
 from .offline import (ACTIVE_MEMORY_SYSTEM_PREFIX, COMPACTION_SYSTEM_PREFIX, FLUSH_SYSTEM_PREFIX, SLUG_SYSTEM_PREFIX,
                       OfflineModel)
+from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX
 from ..text.cjk import estimate_tokens
 
-KINDS = ("turn", "flush", "compaction", "slug", "recall")
+KINDS = ("turn", "flush", "compaction", "slug", "recall", "consolidation", "diary")
 
 
 def kind_of(messages: list[ChatMessage]) -> str:
@@ -42,6 +44,10 @@ def kind_of(messages: list[ChatMessage]) -> str:
         return "slug"
     if system.startswith(ACTIVE_MEMORY_SYSTEM_PREFIX):
         return "recall"
+    if system.startswith(CONSOLIDATION_SYSTEM_PREFIX):
+        return "consolidation"
+    if system.startswith(DIARY_SYSTEM_PREFIX):
+        return "diary"
     return "turn"
 
 

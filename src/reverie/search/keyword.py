@@ -156,8 +156,10 @@ def _quote(token: str) -> str:
     return '"' + token.replace('"', "") + '"' + ("*" if _prefix(token) else "")
 
 
-def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: str, n_docs: int) -> QueryTerms:
-    """Tokens, weights and FTS expressions for ``query`` against ``fts_table`` (``n_docs`` rows)."""
+def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: str, n_docs: int,
+                  version: tuple | None = None) -> QueryTerms:
+    """Tokens, weights and FTS expressions for ``query`` against ``fts_table`` (``n_docs`` rows;
+    ``version`` names the index state, so token counts can be reused until it changes)."""
     conversational = is_conversational(query)
     recent = recent_turn(query) if conversational else ""
     stop = _stop_tokens(tokenizer)
@@ -178,7 +180,7 @@ def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: 
         for word in re.findall(r"\w+", query.lower()):
             if has_cjk(word) and len(word) < 3 and word not in like:
                 like.append(word)
-    df = document_frequencies(conn, fts_table, list(weights))
+    df = document_frequencies(conn, fts_table, list(weights), version)
     if conversational:  # a chatty word the memory never uses says nothing about what to find
         weights = {t: w for t, w in weights.items() if df.get(t, 0) > 0} or weights
     scored = {t: w * idf(n_docs, df.get(t, 0)) for t, w in weights.items()}
@@ -203,13 +205,30 @@ def _vocab_table(conn: apsw.Connection, fts_table: str) -> str:
     return f"temp.{name}"
 
 
-def document_frequencies(conn: apsw.Connection, fts_table: str, tokens: list[str]) -> dict[str, int]:
-    """How many rows of ``fts_table`` hold each token (read from the index's own vocabulary)."""
+_DF: dict[tuple, dict[str, int]] = {}
+
+
+def document_frequencies(conn: apsw.Connection, fts_table: str, tokens: list[str],
+                         version: tuple | None = None) -> dict[str, int]:
+    """How many rows of ``fts_table`` hold each token, read from the index's own vocabulary (one
+    lookup per token: counting a frequent token's rows costs about a millisecond per 100k, so the
+    counts are kept per index ``version`` when the caller names one)."""
     if not tokens:
         return {}
     vocab = _vocab_table(conn, fts_table)
-    marks = ",".join("?" * len(tokens))
-    return {t: d for t, d in conn.execute(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tokens)}
+    if version is not None:
+        if version not in _DF and len(_DF) >= 16:
+            _DF.clear()
+        cache = _DF.setdefault(version, {})
+    else:
+        cache = {}
+    out: dict[str, int] = {}
+    for t in tokens:
+        if t not in cache:
+            row = conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (t,)).fetchone()
+            cache[t] = row[0] if row else 0
+        out[t] = cache[t]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,10 +236,15 @@ def document_frequencies(conn: apsw.Connection, fts_table: str, tokens: list[str
 _N_DOCS: dict[tuple, int] = {}
 
 
-def memory_doc_count(conn: apsw.Connection) -> int:
-    """Rows in the memory index, counted once per index revision (the count scans the table)."""
+def memory_index_version(conn: apsw.Connection) -> tuple:
+    """(file, revision): changes whenever a sync writes, so counts cached under it stay true."""
     rev = conn.execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()
-    key = (conn.filename, rev[0] if rev else None)
+    return (conn.filename, rev[0] if rev else None)
+
+
+def memory_doc_count(conn: apsw.Connection, version: tuple | None = None) -> int:
+    """Rows in the memory index, counted once per index version (the count scans the table)."""
+    key = version or memory_index_version(conn)
     if key not in _N_DOCS:
         if len(_N_DOCS) > 64:
             _N_DOCS.clear()

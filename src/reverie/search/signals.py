@@ -1,8 +1,21 @@
-"""Recall signals: each surfaced result from a dated daily note is counted (reference §15.1-15.2)
-in the agent database, for Dreaming to promote what keeps proving useful.
+"""The short-term recall store (reference §15.1-15.2): what searches surfaced from dated daily
+notes, counted per entry in the agent database, for Dreaming to promote what keeps proving useful.
 
-Recording happens on a background thread with its own connection: it never slows a search down
-and its failures are swallowed (a lost signal costs nothing but a little ranking evidence).
+One row per entry (``memory_recall_signals``), keyed ``memory:<path>:<start>:<end>``: recall count,
+total and best score, when it was first and last recalled, the newest 32 query hashes, the newest
+16 recall days, concept tags, the claim hash of its text; Dreaming adds its daily-ingestion and
+grounded counts and marks it promoted. Caps: 512 entries (promoted, then least recently recalled
+ones leave first), snippets of 800 characters.
+
+A search result can hold several entries of a note (a chunk of a busy day): the recall is counted
+for the entries that share the most content words with the query (none when no entry shares a
+word: which one a purely semantic hit meant is unknown), so one-off filler in the same chunk as a
+durable fact does not ride along. A recall is dated by the search's clock (``now``), so tests,
+benchmarks and backfills can place recalls on past days.
+
+Recording happens on a background thread with its own connection and one transaction per search:
+it never slows a search down, concurrent processes never lose a count, and its failures are
+swallowed (a lost signal costs nothing but a little ranking evidence).
 """
 
 from __future__ import annotations
@@ -10,17 +23,25 @@ from __future__ import annotations
 import hashlib
 import json
 import queue
+import re
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from ..store import Migration, Migrations, connect, transaction
-from .rescore import note_date
+from ..text.concepts import concept_tags, content_words
+from ..workspace.entries import Entry, snippet_of, split_entries
 
 MAX_QUERY_HASHES = 32
 MAX_RECALL_DAYS = 16
+MAX_ENTRIES = 512
 SNIPPET_CHARS = 800
+TABLE = "memory_recall_signals"
+# Dated notes directly under memory/ (and session notes memory/YYYY-MM-DD-<slug>.md); reports under
+# memory/dreaming/ and anything in a sub-folder are not short-term memory.
+SHORT_TERM_RE = re.compile(r"^memory/\d{4}-\d{2}-\d{2}(?:-[^/]+)?\.md$")
 
 SIGNAL_MIGRATIONS = Migrations("recall_signals", [Migration("0001_signals", """
 CREATE TABLE memory_recall_signals (
@@ -39,6 +60,14 @@ CREATE TABLE memory_recall_signals (
   recall_days TEXT NOT NULL DEFAULT '[]'
 ) STRICT;
 CREATE INDEX memory_recall_signals_path ON memory_recall_signals(path);
+"""), Migration("0002_short_term_store", """
+ALTER TABLE memory_recall_signals ADD COLUMN daily_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE memory_recall_signals ADD COLUMN grounded_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE memory_recall_signals ADD COLUMN concept_tags TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE memory_recall_signals ADD COLUMN claim_hash TEXT;
+ALTER TABLE memory_recall_signals ADD COLUMN promoted_at INTEGER;
+ALTER TABLE memory_recall_signals ADD COLUMN provenance TEXT;
+CREATE INDEX memory_recall_signals_last ON memory_recall_signals(last_recalled_at);
 """)])
 
 
@@ -46,62 +75,159 @@ def query_hash(query: str) -> str:
     return hashlib.sha1(query.strip().lower().encode("utf-8")).hexdigest()[:12]
 
 
+def claim_hash(snippet: str) -> str:
+    """First 12 hex of sha1 of the normalised snippet (case and spacing do not matter)."""
+    return hashlib.sha1(" ".join(snippet.lower().split()).encode("utf-8")).hexdigest()[:12]
+
+
 def signal_key(path: str, start: int, end: int) -> str:
     return f"memory:{path}:{start}:{end}"
 
 
-def record(db_path: Path, query: str, results: list[dict], day: str, now: int | None = None) -> int:
-    """Count the surfaced daily-note results of one search. Returns how many were recorded."""
-    rows = [r for r in results if r.get("source") == "memory" and note_date(r["path"]) is not None]
+def is_short_term(path: str) -> bool:
+    return SHORT_TERM_RE.match(path or "") is not None
+
+
+@dataclass(frozen=True)
+class Recall:
+    """One entry surfaced by one search."""
+
+    path: str
+    start: int
+    end: int
+    snippet: str
+    score: float
+
+
+def _result_lines(result: dict, workspace: Path | None) -> tuple[int, list[str]] | None:
+    """(first line, lines) of what a result surfaced: its snippet when it maps line for line onto
+    the cited range, else the cited lines read from the file."""
+    snippet = str(result.get("snippet") or "")
+    lines = snippet.split("\n")
+    for a_key, b_key in (("snippetStartLine", "snippetEndLine"), ("startLine", "endLine")):
+        a, b = result.get(a_key), result.get(b_key)
+        if isinstance(a, int) and isinstance(b, int) and b - a + 1 == len(lines) and "…" not in lines:
+            return a, lines
+    if workspace is None:
+        return None
+    try:
+        text = (workspace / result["path"]).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    a, b = int(result.get("startLine") or 1), int(result.get("endLine") or 1)
+    return a, text.split("\n")[a - 1:b]
+
+
+def recalls_of(query: str, result: dict, workspace: Path | None = None) -> list[Recall]:
+    """The entries of one surfaced result that the recall counts for (see the module text)."""
+    got = _result_lines(result, workspace)
+    score = float(result.get("score") or 0.0)
+    if got is None:
+        return []
+    first, lines = got
+    entries = [Entry(e.start + first - 1, e.end + first - 1, e.text, e.heading)
+               for e in split_entries("\n".join(lines))]
+    if not entries:
+        return []
+    if len(entries) > 1:
+        q = set(content_words(query, matching=True))
+        overlap = [len(q & set(content_words(e.text, matching=True))) for e in entries]
+        best = max(overlap)
+        # no word in common: a semantic hit on the chunk as a whole, and which of its entries it meant
+        # is unknown; counting none is better than crediting one-off filler beside the real answer
+        entries = [e for e, n in zip(entries, overlap) if n == best] if best else []
+    return [Recall(result["path"], e.start, e.end, snippet_of(e.text)[:SNIPPET_CHARS], score)
+            for e in entries if snippet_of(e.text)]
+
+
+def upsert_recall(conn, rec: Recall, qh: str | None, day: str | None, at: int, *, count: int = 1,
+                  daily: int = 0, grounded: int = 0, provenance: dict | None = None, key: str | None = None) -> str:
+    """Add one signal to an entry (creating it). Call inside a transaction. ``qh``/``day`` are
+    None for signals that must not count as query or day diversity (daily ingestion, backfill)."""
+    key = key or signal_key(rec.path, rec.start, rec.end)
+    old = conn.execute(f"SELECT query_hashes, recall_days FROM {TABLE} WHERE key=?", (key,)).fetchone()
+    hashes = json.loads(old[0]) if old else []
+    days = json.loads(old[1]) if old else []
+    if qh is not None:
+        if qh in hashes:
+            hashes.remove(qh)
+        hashes = (hashes + [qh])[-MAX_QUERY_HASHES:]
+    if day is not None and day not in days:
+        days = sorted(days + [day])[-MAX_RECALL_DAYS:]
+    snippet = rec.snippet[:SNIPPET_CHARS]
+    conn.execute(
+        f"INSERT INTO {TABLE}(key, path, start_line, end_line, source, snippet, recall_count, daily_count, "
+        "grounded_count, total_score, max_score, first_recalled_at, last_recalled_at, query_hashes, recall_days, "
+        "concept_tags, claim_hash, provenance) VALUES (?,?,?,?,'memory',?,?,?,?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(key) DO UPDATE SET recall_count = recall_count + excluded.recall_count, "
+        "daily_count = daily_count + excluded.daily_count, grounded_count = grounded_count + excluded.grounded_count, "
+        "total_score = total_score + excluded.total_score, max_score = max(max_score, excluded.max_score), "
+        "first_recalled_at = min(first_recalled_at, excluded.first_recalled_at), "
+        "last_recalled_at = max(last_recalled_at, excluded.last_recalled_at), snippet = excluded.snippet, "
+        "query_hashes = excluded.query_hashes, recall_days = excluded.recall_days, "
+        "concept_tags = excluded.concept_tags, claim_hash = excluded.claim_hash, "
+        "provenance = coalesce(excluded.provenance, provenance)",
+        (key, rec.path, rec.start, rec.end, snippet, count, daily, grounded,
+         rec.score * (count + daily + grounded), rec.score, at, at, json.dumps(hashes), json.dumps(days),
+         json.dumps(concept_tags(snippet, rec.path), ensure_ascii=False), claim_hash(snippet),
+         json.dumps(provenance, ensure_ascii=False) if provenance else None))
+    return key
+
+
+def enforce_cap(conn, cap: int = MAX_ENTRIES) -> int:
+    """Drop entries over the cap: promoted ones first, then the least recently recalled."""
+    n = conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
+    if n <= cap:
+        return 0
+    conn.execute(f"DELETE FROM {TABLE} WHERE key IN (SELECT key FROM {TABLE} ORDER BY promoted_at IS NULL, "
+                 "last_recalled_at, key LIMIT ?)", (n - cap,))
+    return n - cap
+
+
+def record(db_path: Path, query: str, results: list[dict], day: str, now: int | None = None,
+           workspace: Path | None = None) -> int:
+    """Count the surfaced daily-note entries of one search. Returns how many were recorded."""
+    rows = [r for r in results if r.get("source") == "memory" and is_short_term(r.get("path", ""))]
     if not rows:
         return 0
-    now = now or int(time.time())
+    at = int(now if now is not None else time.time())
     qh = query_hash(query)
+    recalls = [rec for r in rows for rec in recalls_of(query, r, workspace)]
+    if not recalls:
+        return 0
     conn = connect(db_path)
     try:
         SIGNAL_MIGRATIONS.apply(conn)
         with transaction(conn):  # one writer at a time: no lost counts between processes
-            for r in rows:
-                key = signal_key(r["path"], r["startLine"], r["endLine"])
-                old = conn.execute("SELECT query_hashes, recall_days FROM memory_recall_signals WHERE key=?",
-                                   (key,)).fetchone()
-                hashes = json.loads(old[0]) if old else []
-                days = json.loads(old[1]) if old else []
-                if qh in hashes:
-                    hashes.remove(qh)
-                hashes = (hashes + [qh])[-MAX_QUERY_HASHES:]
-                if day not in days:
-                    days = (days + [day])[-MAX_RECALL_DAYS:]
-                score = float(r["score"])
-                conn.execute(
-                    "INSERT INTO memory_recall_signals(key, path, start_line, end_line, source, snippet, recall_count, "
-                    "total_score, max_score, first_recalled_at, last_recalled_at, query_hashes, recall_days) "
-                    "VALUES (?,?,?,?,?,?,1,?,?,?,?,?,?) ON CONFLICT(key) DO UPDATE SET "
-                    "recall_count = recall_count + 1, total_score = total_score + excluded.total_score, "
-                    "max_score = max(max_score, excluded.max_score), last_recalled_at = excluded.last_recalled_at, "
-                    "snippet = excluded.snippet, query_hashes = excluded.query_hashes, recall_days = excluded.recall_days",
-                    (key, r["path"], r["startLine"], r["endLine"], r["source"], r["snippet"][:SNIPPET_CHARS],
-                     score, score, now, now, json.dumps(hashes), json.dumps(days)))
+            seen: set[str] = set()
+            for rec in recalls:
+                key = signal_key(rec.path, rec.start, rec.end)
+                if key in seen:  # the same entry twice in one answer counts once
+                    continue
+                seen.add(key)
+                upsert_recall(conn, rec, qh, day, at)
+            enforce_cap(conn)
     finally:
         conn.close()
-    return len(rows)
+    return len(recalls)
 
 
 class SignalRecorder:
     """A queue drained by one daemon thread; ``flush`` waits (bounded) for what is queued."""
 
-    def __init__(self, db_path: Path):
+    def __init__(self, db_path: Path, workspace: Path | None = None):
         self.db_path = db_path
+        self.workspace = workspace
         self._q: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.recorded = 0
         self.errors = 0
 
-    def submit(self, query: str, results: list[dict], day: str) -> None:
-        if not any(note_date(r["path"]) for r in results):
+    def submit(self, query: str, results: list[dict], day: str, at: int | None = None) -> None:
+        if not any(is_short_term(r.get("path", "")) for r in results):
             return
-        self._q.put((query, results, day))
+        self._q.put((query, results, day, at))
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._drain, name="reverie-signals", daemon=True)
@@ -110,11 +236,11 @@ class SignalRecorder:
     def _drain(self) -> None:
         while True:
             try:
-                query, results, day = self._q.get(timeout=0.5)
+                query, results, day, at = self._q.get(timeout=0.5)
             except queue.Empty:
                 return
             try:
-                self.recorded += record(self.db_path, query, results, day)
+                self.recorded += record(self.db_path, query, results, day, at, self.workspace)
             except Exception:
                 self.errors += 1  # never let bookkeeping hurt a search
             finally:
@@ -126,5 +252,5 @@ class SignalRecorder:
             time.sleep(0.01)
 
 
-def today(tz) -> str:
-    return datetime.now(tz).strftime("%Y-%m-%d")
+def today(tz, now: datetime | None = None) -> str:
+    return (now.astimezone(tz) if now is not None else datetime.now(tz)).strftime("%Y-%m-%d")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..search.citation import parse_citation
 from ..trust.framing import frame_lines, frame_search
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
 from ..workspace.textclean import clean_text
-from ..search.citation import parse_citation
 from .base import Tool, ToolError
 
 if TYPE_CHECKING:  # pragma: no cover

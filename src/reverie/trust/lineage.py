@@ -32,6 +32,7 @@ CREATE INDEX {TABLE}_session ON {TABLE}(session_id);
 """)])
 
 MARKER_RE = re.compile(r"<!--\s*reverie-entry:\s*([A-Za-z0-9._:-]{1,120})\s*-->")
+LINEAGE_LINE_RE = re.compile(r"<!--\s*reverie-lineage:\s*[^<>]{1,120}?\s*-->")
 
 
 def entry_marker(key: str) -> str:
@@ -52,8 +53,9 @@ def record_origins(conn: apsw.Connection, key: str, session_ids: list[str], path
 
 def entry_spans(text: str) -> dict[str, tuple[int, int]]:
     """``key -> (first line, last line)`` (1-based) of each marked entry in ``text``: the marker
-    line (when the marker stands alone) plus the entry -- its first line and the continuation lines
-    below it (indented, or not starting a new bullet, heading or blank line)."""
+    line (when the marker stands alone, with a lineage marker right above it) plus the entry -- its
+    first line and the continuation lines below it (indented, or not starting a new bullet, heading
+    or blank line)."""
     lines = text.split("\n")
     out: dict[str, tuple[int, int]] = {}
     i = 0
@@ -65,6 +67,8 @@ def entry_spans(text: str) -> dict[str, tuple[int, int]]:
         key = m.group(1)
         start = i
         alone = not MARKER_RE.sub("", lines[i]).strip()
+        if alone and i and LINEAGE_LINE_RE.fullmatch(lines[i - 1].strip()):
+            start = i - 1  # the lineage marker Dreaming wrote above it goes with the entry
         entry = i + 1 if alone else i
         if entry >= len(lines) or not lines[entry].strip():
             out[key] = (start + 1, start + 1)

@@ -98,9 +98,10 @@ class Trust:
     """Trust decisions over one agent's workspace and database (what Dreaming and the recall
     lanes call)."""
 
-    def __init__(self, db_path: Path, workspace: Path):
+    def __init__(self, db_path: Path, workspace: Path, *, readonly: bool = False):
         self.db_path = Path(db_path)
         self.workspace = Path(workspace)
+        self.readonly = readonly  # dry runs: compute origins without recording an outside edit
 
     def origins(self, path: str) -> FileOrigins:
         """Every line's origin in one memory file (reconciled with the file as it is now)."""
@@ -108,6 +109,17 @@ class Trust:
         rel = rel_of(self.workspace, absolute)
         if rel is None or not tracked(rel):
             return file_origins(None, self.workspace, absolute)  # curated: no database needed
+        if self.readonly:
+            from ..store import connect
+
+            conn = connect(self.db_path, readonly=True) if self.db_path.exists() else None
+            has = conn is not None and conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name='memory_daily_segments'").fetchone() is not None
+            try:
+                return file_origins(conn if has else None, self.workspace, rel, persist=False)
+            finally:
+                if conn is not None:
+                    conn.close()
         conn = open_trust_db(self.db_path)
         try:
             return file_origins(conn, self.workspace, rel)

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import stat
@@ -179,24 +180,51 @@ def _keep_preimage(plan: ReplacePlan, preimage_dir: Path) -> Path | None:
     preimage_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().strftime("%Y%m%dT%H%M%S%f")
     dest = preimage_dir / f"{plan.target.name}.{stamp}"
-    dest.write_text(plan.text, encoding="utf-8")
+    tmp = preimage_dir / f".{dest.name}.tmp"  # whole or absent: a kill never leaves half a preimage
+    with open(tmp, "wb") as fh:
+        fh.write(plan.text.encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, dest)
     olds = sorted(preimage_dir.glob(f"{plan.target.name}.*"))
     for old in olds[:-PREIMAGES_KEPT]:
         old.unlink(missing_ok=True)
     return dest
 
 
-def apply_replace(plan: ReplacePlan, new_text: str, *, preimage_dir: Path | None = None) -> Path | None:
+# Errors of a folder that refuses a new file or a rename (not of the data): the only ones after
+# which a caller may ask for the in-place fallback.
+_BLOCKED = {errno.EACCES, errno.EPERM, errno.EEXIST, errno.EROFS}
+
+
+class ReplaceBlocked(OSError):
+    """The folder refused the atomic replace (permissions, read-only mount)."""
+
+
+def apply_replace(plan: ReplacePlan, new_text: str, *, preimage_dir: Path | None = None,
+                  in_place_fallback: bool = False) -> Path | None:
     """Replace the planned file with ``new_text`` if it still holds what was planned.
 
     Raises :class:`WriteConflict` when the file changed since :func:`plan_replace` (checked before
     writing and again just before the rename). Returns the preimage path, if one was kept.
+
+    When the folder refuses the temp file or the rename (a permission error), the write fails with
+    :class:`ReplaceBlocked`, unless ``in_place_fallback``: then the file is rewritten in place
+    (checked once more, written, truncated, synced), and its original bytes are put back if that
+    fails. Only appends may ask for it; a rewrite that removes text must be atomic.
     """
+    from .. import faults
+
     if _current_hash(plan.target) != plan.expected_hash:
         raise WriteConflict(f"{plan.path} changed since the rewrite was planned; nothing written")
     folder = plan.target.parent
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{plan.target.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{plan.target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        if exc.errno not in _BLOCKED:
+            raise
+        return _blocked(plan, new_text, preimage_dir, in_place_fallback, exc)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -204,12 +232,52 @@ def apply_replace(plan: ReplacePlan, new_text: str, *, preimage_dir: Path | None
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, plan.mode if plan.mode is not None else 0o644)
+        faults.point("replace:temp-written")
         preimage = _keep_preimage(plan, preimage_dir) if preimage_dir else None
+        faults.point("replace:before-rename")
         if _current_hash(plan.target) != plan.expected_hash:  # the last look before the rename
             raise WriteConflict(f"{plan.path} changed while the rewrite was being written; nothing written")
-        os.replace(tmp, plan.target)
+        try:
+            os.replace(tmp, plan.target)
+        except OSError as exc:
+            if exc.errno not in _BLOCKED:
+                raise
+            return _blocked(plan, new_text, None, in_place_fallback, exc) or preimage
+        faults.point("replace:renamed")
         _fsync_dir(folder)
         return preimage
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _blocked(plan: ReplacePlan, new_text: str, preimage_dir: Path | None, in_place: bool,
+             exc: OSError) -> Path | None:
+    if not in_place:
+        raise ReplaceBlocked(exc.errno, f"{plan.path}: the folder blocked the atomic replace ({exc.strerror})")
+    preimage = _keep_preimage(plan, preimage_dir) if preimage_dir else None
+    original = plan.text.encode("utf-8")
+    fd, _ = open_regular(plan.target, os.O_RDWR)
+    try:
+        data = b""
+        while chunk := os.read(fd, 1 << 20):
+            data += chunk
+        if sha256_bytes(data) != plan.expected_hash:
+            raise WriteConflict(f"{plan.path} changed while the rewrite was being written; nothing written")
+        try:
+            _overwrite(fd, new_text.encode("utf-8"))
+        except BaseException:
+            _overwrite(fd, original)  # put the original bytes back
+            raise
+    finally:
+        os.close(fd)
+    return preimage
+
+
+def _overwrite(fd: int, data: bytes) -> None:
+    os.lseek(fd, 0, os.SEEK_SET)
+    written = 0
+    while written < len(data):
+        written += os.pwrite(fd, data[written:], written)
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)

@@ -1,0 +1,113 @@
+"""Words that carry a snippet's meaning, in any script: concept tags and word sets.
+
+* :func:`content_words` -- lower-cased Latin words (3+ letters, stop words aside) and, for Chinese,
+  Japanese and Korean, the runs of 2-4 characters whole and the bigrams of longer runs. Used for
+  word-set similarity (Dreaming's dedupe and same-fact tests) and for matching a query to entries.
+* :func:`concept_tags` -- the first distinct content words of a snippet (reference §15.2: "concept
+  tags re-derived from path + snippet"), at most :data:`MAX_TAGS`; Dreaming scores how many a
+  snippet has, reports recurring ones as themes and writes the first three as triggers.
+* :func:`jaccard` -- the share two word sets have in common.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .cjk import CJK_RUN_RE
+
+MAX_TAGS = 8
+_LATIN = re.compile(r"[a-z][a-z0-9'’-]*[a-z0-9]|[a-z]", re.I)
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*[a-z%]*", re.I)
+STOP = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing done down during each else ever every few for from further
+get got had has have having he her here hers him his how however i if in into is it its itself just
+let like made make many may me might mine more most much must my myself near need never no nor not now
+of off often on once one only or other our ours out over own per please quite rather really said same
+say see she should since so some still such than that the their theirs them then there these they
+thing things this those though through thus to today tomorrow too under until up upon us use used very
+was way we well were what whatever when where whether which while who whom whose why will with within
+without would yes yet you your yours yesterday tonight week weeks day days
+""".split()) | frozenset("的 了 是 在 和 也 就 都 而 及 与 吗 呢 吧 啊 我 你 他 她 它 们 这 那 一个 没有 什么 为什么 怎么".split())
+
+
+_FUNCTION_CHARS = frozenset("的了是在和也就都而及与吗呢吧啊着过把被")
+
+
+def _cjk_words(run: str, bigrams: bool = False) -> list[str]:
+    if len(run) < 2:
+        return []
+    if len(run) <= 4 and not bigrams:
+        return [run]
+    # a long unspaced run: its bigrams, minus those straddling a particle (边的, 的湖)
+    return [g for g in (run[i:i + 2] for i in range(len(run) - 1)) if not _FUNCTION_CHARS & set(g)]
+
+
+def content_words(text: str, *, matching: bool = False) -> list[str]:
+    """Content words of ``text`` in order of appearance (repeats kept). ``matching``: words made
+    comparable -- every CJK run as its bigrams (湖景房 and 订湖景房间 share words) and Latin words
+    cut to a rough stem (seats/seat, trains/train, preference/prefer) -- for telling whether two
+    texts speak of the same thing; tags keep the words as written."""
+    out: list[str] = []
+    pos = 0
+    text = text or ""
+    for m in CJK_RUN_RE.finditer(text):
+        out += _latin_words(text[pos:m.start()], matching)
+        out += [w for w in _cjk_words(m.group(0), matching) if w not in STOP]
+        pos = m.end()
+    out += _latin_words(text[pos:], matching)
+    return out
+
+
+_SUFFIXES = ("ings", "ing", "ies", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """A rough stem for matching only: a plural or verb ending taken off, then the first 6 letters."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    return word[:6]
+
+
+def _latin_words(text: str, matching: bool = False) -> list[str]:
+    words = []
+    for w in _LATIN.findall(text):
+        low = w.lower().replace("’", "'")
+        if low.endswith("'s"):
+            low = low[:-2]  # the owner's -> owner
+        if len(low) >= 3 and low not in STOP:
+            words.append(stem(low) if matching else low)
+    return words
+
+
+def word_set(text: str) -> frozenset[str]:
+    """Content words (CJK as bigrams) and numbers (10 mg is not 100 mg): for comparing texts."""
+    return frozenset(content_words(text, matching=True)) | numbers(text)
+
+
+def numbers(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower() for m in _NUMBER.finditer(text or ""))
+
+
+def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def concept_tags(text: str, path: str | None = None, limit: int = MAX_TAGS) -> list[str]:
+    """Up to ``limit`` distinct content words of ``path`` (its name, dates aside) and ``text``."""
+    seen: list[str] = []
+    source = text or ""
+    if path:
+        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        name = re.sub(r"^\d{4}-\d{2}-\d{2}-?", "", name).replace("-", " ")
+        source = f"{name} {source}" if name else source
+    for w in content_words(source):
+        if w not in seen and not w.isdigit():
+            seen.append(w)
+            if len(seen) >= limit:
+                break
+    return seen
