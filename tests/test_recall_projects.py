@@ -103,12 +103,15 @@ def test_a_chat_in_the_repository_gets_its_entries(fake_memory, repo):
 
 def test_memory_search_tool_takes_projects_and_the_memory_scope(fake_memory):
     write(fake_memory, "MEMORY.md", "# Memory\n\n- Deploys go through staging first. "
-                                    "<!-- project: github.com/acme/app -->\n- Staging deploys are slow.\n")
+                                    "<!-- project: github.com/acme/app -->\n")
+    # less relevant (a boost lifts only a result near the best), and in another file (two entries of
+    # one window would be one passage with one score)
+    write(fake_memory, "memory/ops.md", "# Ops\n\n- The staging server is slow on Mondays.\n")
     fake_memory.sync()
     search = next(t for t in fake_memory.tools() if t.name == "memory_search")
 
     def score(out):
-        return next(r["score"] for r in out["results"] if r["startLine"] == 3)
+        return next(r["score"] for r in out["results"] if r["path"] == "MEMORY.md")
 
     plain = score(search.call({"query": "deploys staging"}))
     given = score(search.call({"query": "deploys staging", "projects": ["github.com/acme/app"]}))

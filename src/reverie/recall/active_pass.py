@@ -99,11 +99,17 @@ def _read_items(tool: str, out: dict) -> list[RecallItem]:
     items = []
     for r in out.get("results") or []:
         prov = r.get("provenance") or {}
+        origin = prov.get("originClass") or ("untrusted" if r.get("untrusted") else None)
         start = r.get("snippetStartLine") or r.get("startLine")
-        items.append(RecallItem(str(r.get("snippet") or ""), r.get("path"), start,
-                                r.get("snippetEndLine") or r.get("endLine") or start,
-                                prov.get("originClass") or ("untrusted" if r.get("untrusted") else None),
-                                prov.get("sessionKind")))
+        end = r.get("snippetEndLine") or r.get("endLine") or start
+        text = str(r.get("snippet") or "")
+        lines = text.split("\n")
+        if isinstance(start, int) and isinstance(end, int) and len(lines) == end - start + 1 > 1:
+            # a passage of several entries: each line is its own item, so a fact cites its own line
+            items += [RecallItem(ln, r.get("path"), start + k, start + k, origin, prov.get("sessionKind"))
+                      for k, ln in enumerate(lines)]
+        else:
+            items.append(RecallItem(text, r.get("path"), start, end, origin, prov.get("sessionKind")))
     return [i for i in items if i.text.strip()]
 
 
