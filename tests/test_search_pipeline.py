@@ -563,3 +563,14 @@ def test_identity_mismatch_skips_the_vector_leg_and_says_so(reverie_home, overri
     assert "stale" in out["warning"] and "reverie index --force" in out["action"]
     assert out["results"][0]["vectorScore"] is None
     mem.close()
+
+
+def test_a_search_of_an_empty_index_embeds_no_query(reverie_home):
+    """Nothing to compare a query vector with: no query embedding (for the bundled model, no model load)."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    out = mem.search("anything at all")
+    assert out["results"] == []
+    assert out["debug"]["vectorSkipped"] == "the index holds no vectors yet"
+    assert out["debug"]["embedMs"] == 0.0
+    mem.close()

@@ -214,6 +214,8 @@ class SearchService:
             elif missing > min(VECTOR_GAP, chunks // 100):
                 debug["vectorSkipped"] = (f"vectors are still being computed ({with_vectors:,} of {chunks:,} "
                                           f"chunks); keyword-only until they are")
+            elif not with_vectors:  # an empty index: nothing to compare a query vector with (no model load)
+                debug["vectorSkipped"] = "the index holds no vectors yet"
             else:
                 te = time.perf_counter()
                 qv = None
