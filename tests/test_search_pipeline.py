@@ -574,3 +574,24 @@ def test_a_search_of_an_empty_index_embeds_no_query(reverie_home):
     assert out["debug"]["vectorSkipped"] == "the index holds no vectors yet"
     assert out["debug"]["embedMs"] == 0.0
     mem.close()
+
+
+def test_a_search_says_when_a_damaged_agent_database_stops_indexing(reverie_home):
+    """The index cannot follow the files while the agent database is damaged: the answer says so
+    and names the repair, instead of returning stale results in silence."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    mem.remember("the heron nests by the mill")  # (this opens the agent database)
+    mem.close()
+    db = mem.places.agent_db
+    raw = db.read_bytes()
+    db.write_bytes(raw[:100] + b"garbage" * 2000)
+    (mem.workspace / "memory" / "pets.md").write_text("- The parrot is named Flint.\n", encoding="utf-8")
+    again = Memory(overrides=['memory.search.provider="fake"'])
+    again.search("parrot")
+    assert again.index.background.wait(30)
+    out = again.search("parrot")
+    assert out["stale"] is True
+    assert "agent database" in out["warning"] and "damaged" in out["warning"]
+    assert "reverie doctor --repair" in out["action"]
+    again.close()
