@@ -187,9 +187,9 @@ def _lived_in(mem) -> None:
 
 
 def test_migrate_to_postgres_and_back_keeps_every_row_and_search(reverie_home, pg_dsn):
-    from reverie.sessions.search_rows import matches
+    from reverie.search.keyword import analyse_query
+    from reverie.sessions.search_rows import count, frequencies, matches
     from reverie.store.move import digest, pg_columns, rows_of
-    from reverie.text.fts import build_query
 
     mem = Memory(overrides=[FAKE])
     mem.init()
@@ -233,8 +233,9 @@ def test_migrate_to_postgres_and_back_keeps_every_row_and_search(reverie_home, p
     for db in (lite, pg, back):
         store = TranscriptStore(db)
         (s,) = [s for s in store.sessions() if store.events(s.session_id)]
-        q = build_query("湖景房", "cjk")
-        hits = matches(store.conn, q.strict, q.terms, True, [s.session_id], 10)
+        q = analyse_query(store.conn, "湖景房", "cjk", "transcript_fts", count(store.conn),
+                          frequencies=lambda toks: frequencies(store.conn, toks))
+        hits = matches(store.conn, q.strict, True, [s.session_id], 10)
         assert len(hits) == 2, db  # the user's message and the reply
         store.close()
     other = SqliteAgentDatabase(reverie_home / "other.sqlite")

@@ -75,6 +75,8 @@ EXAMPLES: dict[str, list[str]] = {
     "db schema": ["reverie db schema --dsn postgresql://owner@db.internal/reverie"],
     "db grant": ["REVERIE_DB_PASSWORD=... reverie --agent support db grant --role reverie_support "
                  "--dsn postgresql://owner@db.internal/reverie"],
+    "context": ["reverie context", "reverie context --session-kind group",
+                "reverie context --session-kind cron --project github.com/acme/app --json"],
     "table list": ["reverie table list", "reverie table list --json"],
     "table show": ["reverie table show api"],
     "table query": ["reverie table query api \"SELECT path, method FROM endpoints WHERE auth = 1\"",

@@ -8,7 +8,7 @@ in an array column with a GIN index. Both are written in the event's own transac
 from __future__ import annotations
 
 from ..store import engine_of
-from ..text.fts import array_tokens, segment_for_index, term_tokens
+from ..text.fts import array_tokens, segment_for_index
 
 
 def add(conn, seq: int, text: str, session_id: str, role: str) -> None:
@@ -63,13 +63,23 @@ def count(conn) -> int:
     return conn.execute(f"SELECT count(*) FROM {_table(conn)[0]}").fetchone()[0]
 
 
-def matches(conn, fts_match: str, terms: list[str], every: bool, session_ids: list[str],
-            limit: int) -> list[tuple[int, float, int]]:
-    """(seq, rank, created) of the events in ``session_ids`` matching the query, best first; rank
-    as FTS5's (lower is better). ``every``: all terms (the strict query), else any (relaxed).
+def frequencies(conn, tokens: list[str]) -> dict[str, int]:
+    """How many search rows hold each token (BM25's document frequency), on either engine."""
+    if engine_of(conn) != "postgres":
+        from ..search.keyword import document_frequencies
 
-    PostgreSQL ranks by how many of the query's tokens an event holds (its GIN index finds them);
-    the score shown is computed from the text afterwards, the same on both engines."""
+        return document_frequencies(conn, "transcript_fts", tokens)
+    if not tokens:
+        return {}
+    return dict(conn.execute("SELECT t, (SELECT count(*) FROM transcript_search s WHERE s.tokens @> ARRAY[t]) "
+                             "FROM unnest(?::text[]) AS t", (tokens,)).fetchall())
+
+
+def matches(conn, fts_match: str, every: bool, session_ids: list[str], limit: int) -> list[tuple[int, float, int]]:
+    """(seq, rank, created) of the events in ``session_ids`` matching ``fts_match`` (an FTS5
+    expression of quoted tokens, ``every`` when they are joined by AND), best first; rank as
+    FTS5's (lower is better). PostgreSQL reads the same tokens out of the expression and ranks by
+    how many of them an event holds; the score shown is computed from the text afterwards."""
     if engine_of(conn) != "postgres":
         import apsw
 
@@ -80,7 +90,9 @@ def matches(conn, fts_match: str, terms: list[str], every: bool, session_ids: li
                 "ORDER BY f.rank LIMIT ?", (fts_match, *session_ids, limit)).fetchall()
         except apsw.SQLError:
             return []
-    tokens = list(dict.fromkeys(t for term in terms for t in term_tokens(term, "cjk")))
+    import re
+
+    tokens = list(dict.fromkeys(re.findall(r'"([^"]*)"', fts_match)))
     if not tokens:
         return []
     return conn.execute(
