@@ -55,14 +55,11 @@ def test_the_keyword_leg_finds_what_the_sqlite_index_finds(notes, query, expecte
     assert all(0 < c.score <= 1 for c in got)
 
 
-def test_a_phrase_is_a_phrase_and_one_unknown_word_falls_back_to_the_others(notes):
+def test_one_unknown_word_falls_back_to_the_others(notes):
     conn, path_of = notes
-    # every bigram of 湖景房, but not in that order: the strict query must not take it
-    (seq,) = write_units(conn, [Unit("memory/apart.md", 1, 1, "- 湖景很好，景房一般")])
-    strict = [c.seq for c in keyword_top(conn, "湖景房", 10) if c.strict]
-    assert seq not in strict and [path_of[s] for s in strict] == ["memory/2026-03-02.md"]
     got = keyword_top(conn, "Hangzhou zeppelin", 10)
     assert got and not any(c.strict for c in got) and path_of[got[0].seq] == "memory/trip-en.md"
+    assert 0 < got[0].score < 1  # it holds part of the query's information
 
 
 @pytest.mark.parametrize("query", ['hotel AND "', "NOT OR (酒店", "*", "NEAR(a b)", "col:hotel", "'; DROP TABLE x; --",
@@ -100,3 +97,13 @@ def test_the_hnsw_leg_agrees_with_exact_search_and_keeps_to_its_agent(pg_dsn):
     assert "memory_index_units_hnsw_384" not in vector_plan(mine, 384, "exact")
     mine.close()
     other.close()
+
+
+def test_keyword_queries_use_the_gin_index_under_row_level_security(notes, pg_dsn):
+    """PostgreSQL runs a query's own conditions before the policy's only when their functions are
+    LEAKPROOF; the schema marks the array operators so (as a superuser, as here), and status says so."""
+    conn, _ = notes
+    plan = "\n".join(r[0] for r in conn.execute(
+        "EXPLAIN SELECT seq FROM memory_index_units WHERE tokens @> ?::text[]", (["湖景"],)))
+    assert "memory_index_units_tokens" in plan
+    assert PostgresAgentDatabase(pg_dsn, "anyone").health()["keyword_index"] is True

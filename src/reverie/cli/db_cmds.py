@@ -89,6 +89,9 @@ def register(app: typer.Typer) -> None:
             print(f"where      {h['where']}")
             if h.get("server"):
                 print(f"server     PostgreSQL {h['server']}, pgvector {h.get('pgvector')}, {h.get('ms')} ms to connect")
+                if not h.get("keyword_index"):
+                    print("keywords   searches scan the agent's rows: the array operators are not LEAKPROOF "
+                          "(docs/team.md, \"Keyword indexes\")")
                 if h.get("pending_migrations"):
                     print(f"schema     pending: {', '.join(h['pending_migrations'])}")
             ls = d["localServer"]

@@ -95,12 +95,16 @@ class PostgresAgentDatabase(AgentDatabase):
         try:
             from .postgres.pool import pending_migrations, raw_connect
 
+            from .postgres.schema import KEYWORD_INDEX_CHECK
+
             t0 = time.perf_counter()
             with raw_connect(self.dsn) as conn:
                 version = conn.execute("SHOW server_version").fetchone()[0]
                 ext = dict(conn.execute("SELECT extname, extversion FROM pg_extension").fetchall())
+                gin = bool(conn.execute(KEYWORD_INDEX_CHECK).fetchone()[0])
             out.update(ok=True, ms=round((time.perf_counter() - t0) * 1000, 1), server=version,
-                       pgvector=ext.get("vector"), pending_migrations=pending_migrations(self.dsn))
+                       pgvector=ext.get("vector"), pending_migrations=pending_migrations(self.dsn),
+                       keyword_index=gin)
         except Exception as exc:  # status reports, never raises
             out["error"] = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return out

@@ -3,13 +3,12 @@ SQL round trip, over one agent's units.
 
 Keywords: no PostgreSQL text-search configuration finds two-character Chinese words, so each unit
 keeps the tokens reverie's own keyword index makes (:func:`reverie.text.fts.array_tokens`: CJK
-bigrams and characters, porter stems) in a ``text[]`` column with a GIN index, agent first. The
-query rules are the SQLite engine's (:func:`reverie.text.fts.build_query`): the strict query (every
-term; a CJK word as its bigrams, checked as a phrase on the text) first, the relaxed one (any
-token) to fill the window. Ranking is BM25 over those tokens (each token's document frequency and the agent's totals kept
-beside the units, in the writer's transaction; a unit's length is its token count), and
-the score shown is the SQLite engine's: half BM25 turned into [0,1] as FTS5's rank is, half the
-share of the query's words the unit holds (:func:`reverie.search.keyword.query_coverage`).
+bigrams and characters, porter stems) in a ``text[]`` column with a GIN index. The query is
+analysed as on SQLite (:func:`reverie.search.keyword.analyse_query`: tokens weighed by their
+rarity, every token first, then the ones worth fetching), with document frequencies from per-token
+counts kept beside the units in the writer's transaction; ranking is BM25 over the tokens, and the
+score is the SQLite pipeline's (the share of the query's information a unit holds). Under
+row-level security the GIN index is used only when the array operators are LEAKPROOF (schema.py).
 
 Vectors: ``vector`` columns of any dimension; an HNSW index (``vector_cosine_ops``) per dimension
 in use, on the expression ``embedding::vector(N)`` restricted to ``dims = N``. Row-level security
@@ -24,11 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...text.cjk import has_cjk
-from ...text.fts import array_tokens, bm25_to_score, build_query, term_tokens
+from ...text.fts import array_tokens
 
 K1, B = 1.2, 0.75
-EF_SEARCH = 80  # HNSW candidates per scan: recall@10 >= 0.98 of exact on the benchmark's vectors
+EF_SEARCH = 200  # HNSW candidates per scan (pgvector's default 40 gave recall@10 0.90 on the benchmark)
 
 
 @dataclass
@@ -89,78 +87,95 @@ def write_units(conn, units: list[Unit], *, returning: bool = True) -> list[int]
     return seqs
 
 
-def _term_groups(terms: list[str]) -> list[list[str]]:
-    return [g for g in (term_tokens(t, "cjk") for t in terms) if g]
-
-
-# BM25 over distinct tokens (tf = 1): a unit's score is the sum of its matched tokens' idf times
-# one length factor. The idf comes from the token counts kept beside the units; at most SCAN_CAP
-# matching units are scored per pass (a word in half the notes would otherwise cost a scan of half
-# the table for hits that all score low), the text of the top k only is read.
+# BM25 over distinct tokens (tf = 1): a unit's rank is minus the sum of its matched tokens'
+# weights (the query analysis's: idf, doubled for a dialogue's last turn) times one length factor.
+# At most ``cap`` matching units are ranked per pass (a word in half the notes would otherwise cost
+# a scan of half the table for hits that rank low); the text is not read here.
 SCAN_CAP = 2000
-RARE_SHARE = 0.05  # a token in more of the agent's units than this is "common": searched last
+COMMON_CAP_PER_K = 4  # a pass on common tokens alone ranks a few units per wanted hit
+RARE_SHARE = 0.05  # a token in more of the agent's units than this is "common"
 
 _KEYWORD_SQL = """
-WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, idf)),
-top AS MATERIALIZED (
-  SELECT u.seq, (SELECT sum(w.idf) FROM w WHERE u.tokens @> ARRAY[w.tok]) * ? / (1 + ? * cardinality(u.tokens)) AS score
-  FROM (SELECT seq, tokens FROM memory_index_units WHERE {where} LIMIT {cap}) u ORDER BY score DESC, u.seq LIMIT ?)
-SELECT top.seq, u.text, -top.score FROM top JOIN memory_index_units u ON u.seq = top.seq
-ORDER BY top.score DESC, top.seq
+WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, weight))
+SELECT u.seq, -(SELECT sum(w.weight) FROM w WHERE u.tokens @> ARRAY[w.tok]) * ? / (1 + ? * cardinality(u.tokens)) AS rank
+FROM (SELECT seq, tokens FROM memory_index_units WHERE {where} LIMIT {cap}) u ORDER BY rank, u.seq LIMIT ?
 """
 
 
-def _weights(conn, tokens: list[str]) -> tuple[dict[str, float], dict[str, int], float, float]:
-    """idf and document frequency of each token, the agent's unit count and mean unit length."""
-    import math
-
+def unit_count(conn) -> tuple[int, float]:
+    """The agent's units and their mean length in tokens."""
     row = conn.execute("SELECT units, tokens FROM memory_index_stats").fetchone() or (0, 0)
-    n = max(row[0], 1)
-    avgl = max(row[1] / n, 1.0)
-    df = dict.fromkeys(tokens, 0)
-    df.update({t: d for t, d in conn.execute("SELECT token, df FROM memory_index_tokens WHERE token = ANY(?::text[])",
-                                             (tokens,))})
-    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-    return idf, df, float(n), avgl
+    return row[0], max(row[1] / max(row[0], 1), 1.0)
+
+
+def token_frequencies(conn, tokens: list[str]) -> dict[str, int]:
+    """How many of the agent's units hold each token (kept beside the units by ``write_units``)."""
+    out = dict.fromkeys(tokens, 0)
+    out.update(dict(conn.execute("SELECT token, df FROM memory_index_tokens WHERE token = ANY(?::text[])",
+                                 (list(tokens),)).fetchall()))
+    return out
+
+
+def analyse(conn, query: str):
+    """The query analysis of the SQLite engine (:func:`reverie.search.keyword.analyse_query`), its
+    document frequencies read from this engine's token counts."""
+    from ...search.keyword import analyse_query
+
+    n, _ = unit_count(conn)
+    return analyse_query(conn, query, "cjk", "memory_index_units", n,
+                         frequencies=lambda toks: token_frequencies(conn, toks))
+
+
+def _tokens_of(expr: str | None) -> list[str]:
+    import re
+
+    return list(dict.fromkeys(re.findall(r'"([^"]*)"', expr or "")))
+
+
+def keyword_leg(conn, qt, limit: int):
+    """Units matching the analysed query, best BM25 first: every token first (short queries),
+    then any of the tokens worth fetching, as :func:`reverie.search.keyword.keyword_leg` does on
+    FTS5; returns the same :class:`~reverie.search.keyword.KeywordHit` list."""
+    from ...search.keyword import KeywordHit
+
+    if qt.empty:
+        return []
+    _, avgl = unit_count(conn)
+    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = a / (1 + c * len) with these two numbers
+    a, c = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / avgl / (1 + K1 * (1 - B))
+    weights = [float(x) for x in qt.weights]
+    df = token_frequencies(conn, qt.tokens)
+    rare = any(0 < df[t] <= RARE_SHARE * max(qt.n_docs, 1) for t in qt.tokens)
+    passes = []
+    if qt.strict:
+        passes.append((True, "tokens @> ?::text[]", _tokens_of(qt.strict), SCAN_CAP if rare else COMMON_CAP_PER_K * limit))
+    fetch = _tokens_of(qt.match)
+    if fetch:
+        fetch_rare = any(df.get(t, 0) <= RARE_SHARE * max(qt.n_docs, 1) for t in fetch)
+        passes.append((not qt.strict and len(qt.tokens) <= 1, "tokens && ?::text[]", fetch,
+                       SCAN_CAP if fetch_rare else COMMON_CAP_PER_K * limit))
+    hits: dict[int, KeywordHit] = {}
+    for strict, where, toks, cap in passes:
+        if len(hits) >= limit:
+            break
+        for seq, rank in conn.execute(_KEYWORD_SQL.format(where=where, cap=cap),
+                                      (qt.tokens, weights, a, c, toks, limit)):
+            if seq not in hits:
+                hits[seq] = KeywordHit(seq, rank, len(hits) + 1, strict)
+    return list(hits.values())
 
 
 def keyword_top(conn, query: str, k: int) -> list[Candidate]:
-    """The best ``k`` units for the query's words, strict matches first (see the module text)."""
-    from ...search.keyword import query_coverage
-
-    q = build_query(query, "cjk")
-    groups = _term_groups(q.terms)
-    if not groups:
+    """The best ``k`` units for ``query`` with their score as the SQLite engine's pipeline gives it
+    (the share of the query's information a unit holds), strict matches first."""
+    qt = analyse(conn, query)
+    hits = keyword_leg(conn, qt, k)
+    if not hits:
         return []
-    every = list(dict.fromkeys(t for g in groups for t in g))
-    idf, df, n, avgl = _weights(conn, every)
-    if not any(df.values()):
-        return []  # no unit holds any of the words
-    phrases = [t.lower() for t in q.terms if has_cjk(t) and len(t) > 2]  # bigrams in their order
-    rare = [t for t in every if 0 < df[t] <= RARE_SHARE * n]
-    common = [t for t in every if df[t] > RARE_SHARE * n]
-    passes: list[tuple[bool, str, list]] = []
-    if all(df[t] for t in every):
-        where, params = "tokens @> ?::text[]", [every]
-        for p in phrases:
-            where += " AND lower(text) LIKE ?"
-            params.append("%" + p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        passes.append((True, where, params))
-    if len(every) > 1:
-        passes += [(False, "tokens && ?::text[]", [toks]) for toks in (rare, common) if toks]
-    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = a / (1 + c * len) with these two numbers
-    a, c = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / avgl / (1 + K1 * (1 - B))
-    weights = [idf[t] for t in every]
-    out: dict[int, Candidate] = {}
-    for strict, where, params in passes:
-        if len(out) >= k:
-            break
-        sql = _KEYWORD_SQL.format(where=where, cap=SCAN_CAP)
-        for seq, text, rank in conn.execute(sql, (every, weights, a, c, *params, k)):
-            if seq not in out:
-                score = 0.5 * bm25_to_score(rank) + 0.5 * query_coverage(text, q.terms)
-                out[seq] = Candidate(seq, score, rank, strict)
-    return sorted(out.values(), key=lambda c: (-c.score, c.rank, c.seq))[:k]
+    texts = dict(conn.execute("SELECT seq, text FROM memory_index_units WHERE seq = ANY(?::bigint[])",
+                              ([h.seq for h in hits],)).fetchall())
+    out = [Candidate(h.seq, qt.coverage(qt.mask(texts[h.seq], "cjk")), h.bm25, h.strict) for h in hits]
+    return sorted(out, key=lambda c: (not c.strict, -c.score, c.rank, c.seq))
 
 
 def vector_top(conn, qvec, k: int, *, mode: str = "auto", ef_search: int = EF_SEARCH) -> list[Candidate]:
