@@ -305,3 +305,27 @@ def test_db_start_runs_a_server_the_postgres_backend_finds(reverie_home):
         assert stop.returncode == 0 and not server.running()
     finally:
         server.remove()
+
+
+def test_a_server_that_goes_away_mid_process_is_one_clear_line(reverie_home):
+    """A long-lived process whose server stops: the next call says so in one line (no traceback,
+    no half-minute hang), and the stores work again once it is back."""
+    from reverie.store.postgres.server import temporary_server
+
+    server = temporary_server("reverie-test-gone-")
+    try:
+        dsn = server.start()
+        store = TranscriptStore(PostgresAgentDatabase(dsn, key()))
+        row = store.start_session("agent:main:main")
+        server.stop("immediate")
+        with pytest.raises(UserError, match=r"^lost the connection to PostgreSQL \(postgresql://"):
+            store.append_message(row.session_id, "user", ChatMessage("user", "still there?"))
+        server.start()
+        store.append_message(row.session_id, "user", ChatMessage("user", "back again"))
+        assert [e.text for e in store.events(row.session_id)] == ["back again"]
+        store.close()
+    finally:
+        from reverie.store.postgres.pool import close_pools
+
+        close_pools()
+        server.remove()

@@ -18,8 +18,25 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Iterator
 
+from ...errors import UserError
 from ..connection import BUSY_TIMEOUT_MS
 from .dialect import NOTHING, translate
+
+
+def _lost_errors() -> tuple:
+    import psycopg
+    import psycopg_pool
+
+    return (psycopg.OperationalError, psycopg_pool.PoolTimeout)
+
+
+_LOST = _lost_errors()
+
+
+def _is_lost(exc: BaseException) -> bool:
+    """The server is gone (not a lock timeout, a cancel or a deadlock, which keep their own errors)."""
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
 
 AGENT_SETTING = "reverie.agent_id"
 _CONTROL = {"BEGIN", "BEGIN IMMEDIATE", "BEGIN DEFERRED", "BEGIN EXCLUSIVE", "COMMIT", "END", "ROLLBACK"}
@@ -88,14 +105,28 @@ class PgConnection:
             rows = cur.fetchall() if cur.description else []
             return Rows(rows, cur.rowcount, cur.description)
 
+    def _unreachable(self, exc: BaseException) -> UserError:
+        """A server that went away (or a pool that cannot get a connection): one clear line."""
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        try:  # drop the pool's other dead connections, so that the next call after a restart works
+            self._pool.check()
+        except Exception:
+            pass
+        return UserError(f"lost the connection to PostgreSQL ({self.filename.split('#')[0]}): {why}")
+
     def _statement(self, sql: str, params, many: bool = False) -> Rows:
         held = self._held()
-        if held is not None:
-            out = self._run(held, sql, params, many)
-        else:
-            with self._pool.connection() as conn:
-                self._prepare(conn)
-                out = self._run(conn, sql, params, many)
+        try:
+            if held is not None:
+                out = self._run(held, sql, params, many)
+            else:
+                with self._pool.connection() as conn:
+                    self._prepare(conn)
+                    out = self._run(conn, sql, params, many)
+        except _LOST as exc:
+            if not _is_lost(exc):
+                raise
+            raise self._unreachable(exc) from None
         if out.description is None:  # as apsw: only INSERT, UPDATE and DELETE count as changes
             n = max(out.rowcount, 0)
             self._changes = n
@@ -142,15 +173,22 @@ class PgConnection:
     def begin(self, immediate: bool = True) -> None:
         if self._held() is not None:
             raise RuntimeError("a transaction is already open on this connection")
-        conn = self._pool.getconn()
+        try:
+            conn = self._pool.getconn()
+        except _LOST as exc:
+            if not _is_lost(exc):
+                raise
+            raise self._unreachable(exc) from None
         try:
             self._prepare(conn)
             conn.execute("BEGIN")
             conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{self._busy_ms}ms",))
             if immediate:
                 conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (agent_lock_key(self.agent),))
-        except BaseException:
+        except BaseException as exc:
             self._pool.putconn(conn)
+            if isinstance(exc, _LOST) and _is_lost(exc):
+                raise self._unreachable(exc) from None
             raise
         self._local.conn = conn
 
@@ -163,6 +201,12 @@ class PgConnection:
         self._local.conn = None
         try:
             conn.execute(word)
+        except _LOST as exc:
+            if word == "ROLLBACK" and _is_lost(exc):
+                return  # the server dropped the transaction with the connection
+            if _is_lost(exc):
+                raise self._unreachable(exc) from None
+            raise
         finally:
             self._pool.putconn(conn)
 

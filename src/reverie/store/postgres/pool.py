@@ -22,7 +22,7 @@ from .candidates import EF_SEARCH
 from .schema import APP_ROLE, GRANTS, MIGRATION_LOCK, MIGRATIONS, SCHEMA
 
 POOL_MAX = 16
-POOL_TIMEOUT = 30.0
+POOL_TIMEOUT = 10.0  # waiting longer for a connection only delays the error
 CONNECT_TIMEOUT = 10
 
 _pools: dict[str, object] = {}
