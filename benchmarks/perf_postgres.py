@@ -223,8 +223,10 @@ def render(res: dict, elapsed: float, cmd: str) -> str:
                      f"{r['recall_at_10']:.3f} | {'yes' if r['planner_uses_hnsw'] else 'no'} | "
                      f"{c4['median_ms']} / {c4['p95_ms']}, {c4['qps']} | {c16['median_ms']} / {c16['p95_ms']}, "
                      f"{c16['qps']} |")
+    from reverie.store.postgres.candidates import EF_SEARCH
+
     lines += ["", "Keyword: top 40 by BM25 over reverie's own tokens (GIN), strict then relaxed, as on SQLite. "
-              "Vector: top 40 by cosine through HNSW (m 16, ef_construction 64, ef_search 80, iterative scan "
+              f"Vector: top 40 by cosine through HNSW (m 16, ef_construction 64, ef_search {EF_SEARCH}, iterative scan "
               "for the agent's row-level security). Both legs: one keyword and one vector query, one after the "
               "other, in one process; the searchers run the same in separate processes against one server."]
     return "\n".join(lines)
