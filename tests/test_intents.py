@@ -58,8 +58,8 @@ def row_count(db) -> int:
 
 # -- schema -----------------------------------------------------------------------------------------
 def test_migration_creates_the_tables_and_the_fts_stays_in_sync(store, db, store_backend):
-    only_sqlite(store_backend, "per-component migrations and the FTS5 table; on PostgreSQL the GIN columns are "
-                "checked by test_postgres_engine.py")
+    only_sqlite(store_backend, "per-component migrations and the FTS5 table; on PostgreSQL the schema migrates as "
+                "a whole (test_postgres_engine.py) and matching reads generated token columns (the [postgres] runs here)")
     make(store, keywords=["Hangzhou", "返程车票"])
     make(store, keywords=["茶"])
     conn = connect(db)
