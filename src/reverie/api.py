@@ -426,6 +426,12 @@ class Memory:
             "indexing": indexing,
             "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
+        from .rerank import status as rerank_status
+
+        out["rerank"] = rerank_status(self.settings.search.rerank, deep=deep)  # "none" unless configured
+        rerank_error = out["rerank"]["error"] or out["rerank"].get("probe", {}).get("error")
+        if rerank_error:
+            warnings.append(f"rerank provider: {rerank_error} (searches run without rerank meanwhile)")
         if deep:
             out["probe"] = self._probe()
         return out

@@ -41,6 +41,12 @@ def _print_status(s: dict) -> None:
     say(f"vectors    {'ok' if v['ok'] else 'off'} ({v['vectors']} stored, {v['missing']} missing, {v['dims']}-d, "
         f"backend {v['backend']})")
     say(f"cache      {s['cache_entries']} embeddings")
+    rr = s.get("rerank") or {}
+    if rr.get("requested", "none") != "none":
+        where = f" at {rr['endpoint']}" if rr.get("endpoint") else ""
+        say(f"rerank     {rr['provider']}" + (f" / {rr['model']}" if rr.get("model") else "") + where
+            + f"  (pool {rr['poolSize']}, deadline {rr['timeoutMs']} ms, weight {rr['weight']})"
+            + (f"  probe {'ok' if rr['probe']['ok'] else 'FAILED'} {rr['probe']['ms']} ms" if "probe" in rr else ""))
     if "probe" in s:
         say(f"probe      embedding {s['probe']['embedding']}")
         if s["probe"].get("engine"):

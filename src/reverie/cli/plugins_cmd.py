@@ -1,4 +1,4 @@
-"""plugins: the embedding providers, chat models and storage engines installed, and where from."""
+"""plugins: the embedding providers, chat models, storage engines and rerank providers installed, and where from."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, opts
 
 LABELS = {"reverie.providers": "embedding providers (memory.search.provider)",
           "reverie.models": "chat models (chat.model = NAME:MODEL)",
-          "reverie.stores": "storage engines (arrive with the storage seam)"}
+          "reverie.stores": "storage engines (arrive with the storage seam)",
+          "reverie.rerankers": "rerank providers (memory.search.rerank.provider)"}
 
 
 def register(app: typer.Typer) -> None:
