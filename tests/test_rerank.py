@@ -212,6 +212,16 @@ def test_logits_are_normalised_and_a_broken_reranker_fails_open(reverie_home):
     plain.close()
 
 
+@pytest.mark.parametrize("answer", [[0.5], [0.1, 0.2, 0.3], "high", [None, None], [2.0, 0.1], [float("nan"), 0.1]])
+def test_a_plugin_that_answers_nonsense_fails_open(answer):
+    class Careless(FakeReranker):
+        def rerank(self, query, documents, *, deadline=None):  # overrides the checked path
+            return answer
+
+    out = reverie.rerank.within(Careless(), "q", ["a", "b"], 5.0)
+    assert out.scores is None and out.error and not out.timed_out
+
+
 def test_a_dialogue_is_sent_as_its_recent_part():
     from reverie.search.rerank import QUERY_CHARS, Reranking, apply
     from reverie.search.candidates import Candidate

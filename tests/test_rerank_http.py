@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from http_helpers import JsonHandler, serving
+from http_helpers import JsonHandler, fast_retry, serving  # noqa: F401 (fast_retry: a fixture)
 
 import reverie.rerank
 from reverie import retry
@@ -78,14 +78,7 @@ def handler(state: Server):
             if self.path != PATHS[state.provider]:
                 return self._send(404, json.dumps({"message": f"no route {self.path}"}))
             if failure:
-                status, text, headers = failure
-                data = text.encode()
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                return self.wfile.write(data)
+                return self._send_raw(*failure)
             self._send(200, json.dumps(answer(state, body)))
 
     return Handler
@@ -97,11 +90,6 @@ def server(request):
     with serving(handler(state), release=state.release) as root:
         state.root = root
         yield state
-
-
-@pytest.fixture
-def fast_retry(monkeypatch):
-    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)
 
 
 def make(server: Server, api_key: str | None = KEY, **settings):

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from http_helpers import JsonHandler, serving
+from http_helpers import JsonHandler, fast_retry, serving  # noqa: F401 (fast_retry: a fixture)
 
 from reverie import Memory, retry
 
@@ -48,14 +48,7 @@ def handler(state: Server):
                 state.release.wait(30)
                 return
             if queued:
-                status, text, headers = queued
-                data = text.encode()
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                return self.wfile.write(data)
+                return self._send_raw(*queued)
             results = [{"index": i, "relevance_score": 0.95 if state.prefer in d.lower() else 0.02}
                        for i, d in enumerate(body["documents"])]
             self._send(200, json.dumps({"results": sorted(results, key=lambda r: -r["relevance_score"])}))
@@ -69,11 +62,6 @@ def server():
     with serving(handler(state), release=state.release) as root:
         state.root = root
         yield state
-
-
-@pytest.fixture
-def fast_retry(monkeypatch):
-    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)
 
 
 def queue(state: Server, n: int, status: int, body, headers: dict | None = None) -> None:

@@ -74,6 +74,13 @@ PROVIDER_KEY_ENV: dict[str, tuple[str, ...]] = {
 }
 
 
+def _provider_name(v: str) -> str:
+    v = v.strip().lower()
+    if not v:
+        raise ValueError("must not be empty")
+    return v
+
+
 # Rerank APIs and the environment variables their own SDKs read, first one wins.
 RERANK_KEY_ENV: dict[str, tuple[str, ...]] = {
     "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
@@ -101,10 +108,7 @@ class RerankSettings(_Model):
     @field_validator("provider")
     @classmethod
     def _lower(cls, v: str) -> str:
-        v = v.strip().lower()
-        if not v:
-            raise ValueError("must not be empty")
-        return v
+        return _provider_name(v)
 
     def key_for(self, provider: str, own_host: str) -> str:
         """The configured key, else the provider's usual environment variable, that one only when
@@ -165,10 +169,7 @@ class SearchSettings(_Model):
     @field_validator("provider", "fallback")
     @classmethod
     def _lower(cls, v: str) -> str:
-        v = v.strip().lower()
-        if not v:
-            raise ValueError("must not be empty")
-        return v
+        return _provider_name(v)
 
 
 class IntentSettings(_Model):

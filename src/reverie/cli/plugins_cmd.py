@@ -15,8 +15,9 @@ LABELS = {"reverie.providers": "embedding providers (memory.search.provider)",
 
 
 def register(app: typer.Typer) -> None:
-    @app.command(help="List installed plugins: embedding providers, chat models and storage engines, built-in and "
-                      "third-party, with the distribution each comes from (Python entry points).")
+    @app.command(help="List installed plugins: embedding providers, chat models, storage engines and rerank "
+                      "providers, built-in and third-party, with the distribution each comes from (Python entry "
+                      "points).")
     def plugins(ctx: typer.Context,
                 check: Annotated[bool, typer.Option("--check", help="import each plugin and report the ones that fail")] = False,
                 home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,

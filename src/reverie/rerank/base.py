@@ -14,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from ..embeddings.base import ProviderState
 from ..errors import ReverieError
 from ..retry import call_with_retries
 
@@ -42,7 +43,8 @@ class Reranker:
     model: str = ""
     remote: bool = False
 
-    def _score(self, query: str, documents: list[str], *, timeout: float) -> list[tuple[int, float]]:  # pragma: no cover
+    def _score(self, query: str, documents: list[str], *,
+               timeout: float) -> list[tuple[int, float]]:  # pragma: no cover
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -102,6 +104,18 @@ def normalise(scores: list[float | None]) -> list[float | None]:
     return [None if s is None else 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, s)))) for s in scores]
 
 
+def _sane(scores, count: int) -> list[float | None]:
+    """What a provider's ``rerank`` gave, checked once more (a plugin may override ``rerank`` itself):
+    one relevance in [0, 1] or None per document, at least one given."""
+    if not isinstance(scores, list) or len(scores) != count:
+        raise RerankError(f"expected {count} scores, got {type(scores).__name__}"
+                          + (f" of {len(scores)}" if isinstance(scores, list) else ""))
+    if not all(s is None or (isinstance(s, (int, float)) and not isinstance(s, bool) and 0.0 <= s <= 1.0)
+               for s in scores) or all(s is None for s in scores):
+        raise RerankError("scores must be numbers in [0, 1] (or None for a document not judged), at least one")
+    return [None if s is None else float(s) for s in scores]
+
+
 @dataclass
 class Outcome:
     """What one rerank call gave search: scores, or why there are none."""
@@ -123,7 +137,7 @@ def within(reranker: Reranker, query: str, documents: list[str], seconds: float)
 
     def work() -> None:
         try:
-            box["scores"] = reranker.rerank(query, documents, deadline=deadline)
+            box["scores"] = _sane(reranker.rerank(query, documents, deadline=deadline), len(documents))
         except Exception as exc:  # a provider bug is a failed rerank, never a failed search
             box["error"] = exc if isinstance(exc, RerankError) else RerankError(f"{type(exc).__name__}: {exc}")
         finally:
@@ -139,16 +153,5 @@ def within(reranker: Reranker, query: str, documents: list[str], seconds: float)
     return Outcome(box["scores"], ms)
 
 
-@dataclass
-class RerankState:
-    """What was asked for, what runs, and why: shown by ``reverie status`` and in search debug."""
-
-    requested: str
-    provider: str  # the provider in use, or "none"
-    model: str | None
-    reason: str
-    error: str | None = None
-
-    def as_dict(self) -> dict:
-        return {"requested": self.requested, "provider": self.provider, "model": self.model,
-                "reason": self.reason, "error": self.error}
+# What was asked for, what runs, and why (``reverie status``, search debug): the embedders' record.
+RerankState = ProviderState

@@ -1,4 +1,5 @@
-"""The search pipeline (reference §7, on units): legs -> context -> merge -> multipliers -> [rerank] -> MMR -> selection.
+"""The search pipeline (reference §7, on units): legs -> context -> merge -> multipliers -> rerank -> MMR ->
+selection (the rerank only when one is configured).
 
 Search scores *units* (entries: a list item, a line of a conversation, a curated entry; see
 :mod:`reverie.index.chunking`) and judges each with its context: the window of the file around it
