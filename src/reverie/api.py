@@ -58,6 +58,13 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 # baseUrl = "http://localhost:11434/v1"   # any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio)
 # apiKey = ""
 
+[memory.search.rerank]
+# provider = "none"                 # none | cohere | jina | voyage | http (any /rerank server) | a plugin
+# baseUrl = ""                      # required for http, e.g. "http://localhost:8080"
+# poolSize = 40                     # the best candidates it judges, before MMR
+# timeoutMs = 1000                  # past this deadline the search answers without rerank
+# weight = 0.5                      # its share of relevance; decay and other penalties still apply
+
 [memory.intents]
 # deadlineSeconds = 15              # standing-intent matching gives up (injecting nothing) after this long
 """
