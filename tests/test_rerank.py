@@ -89,6 +89,24 @@ def test_register_adds_one_in_process():
     assert reverie.rerank.create("constant", RerankSettings()).rerank("a", ["a", "b"]) == [1.0, 0.0]
 
 
+def test_a_provider_that_cannot_start_leaves_search_without_rerank(reverie_home, caplog):
+    def explode(settings):
+        raise RuntimeError("the model file is missing")
+
+    reverie.rerank.register("exploding", explode)
+    caplog.set_level("WARNING", logger="reverie.search")
+    mem = memory('memory.search.rerank.provider="exploding"')
+    write(mem, NOTES)
+    for _ in range(2):
+        out = search(mem, "hotel lake")
+        assert out["results"] and out["debug"]["rerank"]["applied"] is False
+        assert "exploding failed to start" in out["debug"]["rerank"]["reason"]
+        assert "the model file is missing" in out["debug"]["rerank"]["reason"]
+    assert len([r for r in caplog.records if r.name == "reverie.search"]) == 1
+    assert "the model file is missing" in mem.status()["rerank"]["error"]
+    mem.close()
+
+
 # -- what a rerank changes --------------------------------------------------------------------------
 NOTES = {
     "memory/hotel.md": "- The hotel by the lake is booked for Friday; hotel confirmation 4411.\n",

@@ -41,7 +41,6 @@ class Reranker:
 
     provider: str = ""
     model: str = ""
-    remote: bool = False
 
     def _score(self, query: str, documents: list[str], *,
                timeout: float) -> list[tuple[int, float]]:  # pragma: no cover

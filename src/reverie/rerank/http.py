@@ -31,7 +31,6 @@ MAX_DOCUMENT_CHARS = 2_000  # a candidate's text as sent: APIs bill and truncate
 
 
 class HttpReranker(Reranker):
-    remote = True
     default_base_url = ""
     default_model = ""
     path = "/rerank"

@@ -173,11 +173,13 @@ class SearchService:
         """``debug.rerank``; a failure is also logged once (one warning until the reranker works
         again), since every search answers as if it were not configured meanwhile."""
         if info is None:
-            return None if state.requested == "none" else {
-                "provider": state.requested, "applied": False, "reason": f"{state.reason}: {state.error}"}
+            if state.requested == "none":
+                return None
+            info = {"provider": state.requested, "applied": False, "pool": 0,
+                    "reason": f"{state.reason}: {state.error}"}  # the provider failed to start
         if info.get("applied"):
             self._rerank_failing = False
-        elif info.get("reason") and info.get("pool"):
+        elif info.get("reason") and (info.get("pool") or state.error):
             if not self._rerank_failing:
                 log.warning("memory search ran without rerank: %s", info["reason"])
             self._rerank_failing = True
