@@ -282,6 +282,34 @@ def test_dreaming_shows_the_night_the_candidates_bars_and_a_dry_run_preview(page
     assert _bytes(ws, ("MEMORY.md", "DREAMS.md")) == before
 
 
+def test_restore_memory_md_from_the_history_then_undo_it(page, server, tour_home):
+    path = _workspace(tour_home) / "MEMORY.md"
+    after_night = path.read_bytes()
+    page.click("[data-nav=dreaming]")
+    night = page.locator("#history article.rewrite").first
+    added = [t[1:] for t in night.locator("pre.diff .add").all_inner_texts()]
+    entry = next(t for t in added if "reverie-entry: st-" in t)
+    night.locator("a.restore").click()
+    # the confirmation: what the restore takes away, and nothing changed yet
+    page.wait_for_url(re.compile(r"/a/main/dreaming/restore\?id="))
+    removed = [t[1:] for t in page.locator("#restore-diff .del").all_inner_texts()]
+    assert entry in removed and "决定住西湖边的湖滨酒店" in " ".join(removed)
+    assert path.read_bytes() == after_night
+    _shot(page, "restore")
+    page.click("#restore-confirm")
+    # back on MEMORY.md, restored, with the way back offered
+    page.wait_for_url(re.compile(r"/a/main/file\?path=MEMORY.md&saved=restored"))
+    assert "Restored preimage" in page.inner_text("#saved")
+    restored = path.read_text(encoding="utf-8")
+    assert entry not in restored and path.read_bytes() != after_night
+    page.click("#saved a:has-text('undo')")
+    page.wait_for_url(re.compile(r"/a/main/dreaming/restore\?id="))
+    assert entry in " ".join(page.locator("#restore-diff .add").all_inner_texts())
+    page.click("#restore-confirm")
+    page.wait_for_url(re.compile(r"saved=restored"))
+    assert path.read_bytes() == after_night  # undone byte for byte
+
+
 def test_forget_a_session_shows_the_plan_then_applies_it(page, server, tour_home, tmp_path):
     import json
 
