@@ -94,22 +94,34 @@ async def forget_preview(request: Request):
     return _page(request, agent, fields, report=report, stage="plan")
 
 
+def _apply_if_unchanged(ui, agent: str, mem, fields: dict[str, str], confirmed: bool, seen: str):
+    """Plan again and apply only if the plan is the one the owner confirmed: ``(plan, report)``,
+    ``report`` None when nothing was done. Both under the agent's lock: one forget at a time from
+    this server, and the window between the check and the forget is as short as it can be (the
+    forget itself works on what it finds then, by the same selectors)."""
+    with ui.home.lock(agent):
+        plan = _forget(ui, agent, mem, fields, True)
+        if not confirmed or fingerprint(plan) != seen:
+            return plan, None
+        return plan, _forget(ui, agent, mem, fields, False)
+
+
 async def forget_apply(request: Request):
     form = await checked_form(request)
     ui, agent, mem = served_memory(request)
     fields = _fields(form)
     try:
-        plan = await run_in_threadpool(_forget, ui, agent, mem, fields, True)
+        plan, report = await run_in_threadpool(_apply_if_unchanged, ui, agent, mem, fields,
+                                               form.get("confirm") == "1", form.get("fingerprint", ""))
     except UserError as exc:
         return _page(request, agent, fields, report=None, stage="form", error=str(exc).splitlines()[0], code=400)
     if form.get("confirm") != "1":
         return _page(request, agent, fields, report=plan, stage="plan", code=400,
                      error="Nothing was forgotten: tick the confirmation to apply this plan.")
-    if fingerprint(plan) != form.get("fingerprint", ""):
+    if report is None:
         return _page(request, agent, fields, report=plan, stage="plan", code=409,
                      error="Nothing was forgotten: the plan changed since you previewed it (something it covers was "
                            "written or removed meanwhile). Review the plan below and confirm again.")
-    report = await run_in_threadpool(_forget, ui, agent, mem, fields, False)
     changed = [f["path"] for f in report["files"]]
     if changed:
         ui.changes.bump(agent, changed)
