@@ -147,7 +147,8 @@ def test_a_read_only_workspace_refuses_writes_and_chat_says_nothing_was_saved(re
 
 def test_a_read_only_home_is_a_one_line_error(reverie_home, restore_modes):
     ok(cli(reverie_home, "init"))
-    ok(cli(reverie_home, "remember", "a note"))  # (this already opens the agent database)
+    # written by hand: `remember` would index it, creating the index before the home turns read-only
+    (reverie_home / "workspace" / "memory" / "2026-11-30.md").write_text("- a note\n", encoding="utf-8")
     for d in [reverie_home, *reverie_home.rglob("*")]:  # the whole home read-only, as a read-only mount
         if d.is_dir() and not d.is_symlink():
             d.chmod(0o555)

@@ -64,7 +64,9 @@ def test_init_remember_index_status(reverie_home: Path):
 
     index = one_json(cli("index", "--json", env=FAKE_ENV))
     assert index["provider"] == "fake" and index["forced"] is False
-    assert index["changed"] == 2 and index["embedded"] >= 1 and index["embedding_error"] is None
+    # remember indexed its note already (its text; the vector waited for a loaded embedder)
+    assert index["changed"] == 1 and index["unchanged"] == 1
+    assert index["embedded"] >= 1 and index["vectors_missing"] == 0 and index["embedding_error"] is None
     again = one_json(cli("--json", "index", env=FAKE_ENV))  # --json also works before the command
     assert again["changed"] == 0 and again["embedded"] == 0
 

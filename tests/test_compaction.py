@@ -20,6 +20,7 @@ FILLER = "We talked about trains, hotels, museums and the budget for the trip in
 def make(*sets: str, script: dict | None = None, window: int | None = None):
     mem = Memory(overrides=['memory.search.provider="none"', *sets])
     mem.init()
+    mem.sync()  # indexed before the session: its first search answers without indexing news (token counts)
     model = ScriptedModel(script=script or {})
     return mem, model, mem.runtime(model, context_window=window or roomy_window(mem, model))
 

@@ -116,7 +116,7 @@ def test_interrupted_rebuild_keeps_old_generation(fake_memory: Memory):
     chunks = fake_memory.index.chunk_count()
 
     def interrupt(stage: str, done: int, total: int) -> None:
-        if stage == "write":
+        if stage == "files" and done > 0:
             raise KeyboardInterrupt  # Ctrl-C half-way through writing the new generation
 
     with pytest.raises(KeyboardInterrupt):

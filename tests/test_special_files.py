@@ -187,9 +187,10 @@ def test_the_owner_may_allow_hard_links(linked: Path):
     mem = Memory(overrides=['memory.search.provider="fake"', "memory.search.allowHardLinks=true"])
     try:
         assert "1234" in mem.get("memory/2026-03-03.md")["text"]
-        # the setting changes which files are indexed: the index says it is out of date
-        assert mem.status()["identity"]["status"] == "mismatched"
-        report = mem.rebuild()
+        # the setting changes which files are indexed: the index says so, and a plain index follows
+        status = mem.status()
+        assert status["identity"]["status"] == "scope-changed" and status["action"] == "reverie index"
+        report = mem.sync()
         assert "memory/2026-03-03.md" not in report.problems
         hits = mem.search("vault combination", min_score=0)["results"]
         assert "memory/2026-03-03.md" in {h["path"] for h in hits}

@@ -268,7 +268,7 @@ def test_mcp_over_stdio_lists_tools_and_finds_a_note(reverie_home):
     writer = Memory(overrides=['memory.search.provider="fake"'])
     writer.init()
     write(writer, "memory/pets.md", "- The neighbour's parrot is named Captain Flint.\n")
-    writer.close()  # not indexed: the server's first search builds the index
+    writer.close()  # not indexed: the server indexes at start, searches answer meanwhile
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", "from reverie.cli.main import run; run()", "mcp", "--set", 'memory.search.provider="fake"'],
@@ -278,6 +278,13 @@ def test_mcp_over_stdio_lists_tools_and_finds_a_note(reverie_home):
         async with Client(params) as c:
             listed = (await c.list_tools()).tools
             found = await c.call_tool("memory_search", {"query": "parrot Captain Flint"})
+            for _ in range(100):  # on a busy machine the first answer may come before the index
+                early = _payload(found)
+                if early["results"]:
+                    break
+                assert early["stale"] is True and "indexing" in early  # and then it says so
+                await asyncio.sleep(0.1)
+                found = await c.call_tool("memory_search", {"query": "parrot Captain Flint"})
             refused = await c.call_tool("memory_get", {"path": "/etc/passwd"})
             return listed, found, refused, c.instructions
 

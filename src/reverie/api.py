@@ -23,12 +23,17 @@ from .embeddings import Embedder, ProviderState
 from .errors import UserError
 from .index import generations
 from .index.cache import count as cache_count
+from .index import progress as index_progress
 from .index.identity import read_meta
 from .index.manager import MemoryIndex, open_agent_db, require_workspace
 from .index.schema import fts_tokenizer_of
 from .index.sync import Progress, SyncReport
 from .paths import Places
 from .workspace import append_daily, init_workspace
+
+# How long a write through reverie waits for the index to take its note (it never waits longer:
+# a busy index gets the note from the next sync, and searches say so meanwhile).
+OWN_WRITE_WAIT_SECONDS = 0.75
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
 # Environment variables (REVERIE_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
@@ -109,15 +114,16 @@ class Memory:
     def index(self) -> MemoryIndex:
         with self._lock:
             if self._index is None:
-                self._index = MemoryIndex(self.places, self.settings.search, self.embedder)
+                # the embedder loads when first needed: a note's text is indexed without it
+                cold = self._provider_state is None
+                self._index = MemoryIndex(self.places, self.settings.search, None if cold else self._embedder,
+                                          resolve=(lambda: self.embedder) if cold else None)
             return self._index
 
     def close(self) -> None:
         if self._signals is not None:
             self._signals.flush()
-        if self._search is not None:
-            self._search.wait_for_sync(0)
-        if self._index is not None:
+        if self._index is not None:  # background indexing stops between two batches
             self._index.close()
         if self._intents is not None:
             self._intents.close()
@@ -155,7 +161,9 @@ class Memory:
         if not self.workspace.exists():
             init_workspace(self.workspace)
         guard = daily_guard(self.places.agent_db, self.workspace, resolve_writer(provenance))
-        return append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+        path = append_daily(self.workspace, text, now=now, tz=self.settings.tz(), guard=guard)
+        self._index_own_write(path)
+        return path
 
     @property
     def trust(self):
@@ -164,6 +172,24 @@ class Memory:
         from .trust import Trust
 
         return Trust(self.places.agent_db, self.workspace)
+
+    def _index_own_write(self, path: Path) -> None:
+        """Index the note just written, so that the next search finds it: its text at once, its
+        vector too when the embedder is loaded (else a background fill follows). When the index is
+        busy elsewhere the note is marked pending and searches say ``stale`` until it is in."""
+        try:
+            key = path.relative_to(self.workspace).as_posix()
+        except ValueError:
+            return
+        idx = self.index
+        try:
+            done = idx.sync_paths([key], in_scope=True, wait=OWN_WRITE_WAIT_SECONDS)
+        except Exception:  # the note is safely written; indexing it is what a later sync retries
+            done = None
+        if done is None:
+            idx.pending_writes.add(key)
+        elif done.vectors_missing and self._search is not None:
+            idx.sync_in_background(vectors=True)
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -175,6 +201,12 @@ class Memory:
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
         require_workspace(self.places)
         return self.index.rebuild(progress)
+
+    def sync_in_background(self) -> None:
+        """Start a sync in a background thread and return at once (a session or server start):
+        searches meanwhile answer from what is indexed and say how far indexing got."""
+        if self.workspace.exists():
+            self.index.sync_in_background(full=True)
 
     # -- finding ------------------------------------------------------------------------------
     @property
@@ -348,6 +380,12 @@ class Memory:
             warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
         if check.status == "mismatched":
             warnings.append(f"index identity mismatch ({'; '.join(check.reasons)}); run: reverie index --force")
+        indexing = index_progress.describe(conn, self.places.index_dir, vectors_used=bool(
+            self.embedder is not None and check.vectors_ok and stored.get("provider") != "none"))
+        repaired = read_meta(conn, "repaired")
+        if repaired and not last_sync:
+            warnings.append(f"the index was damaged ({repaired['reason']}) and has been reset; "
+                            f"searches rebuild it from the files, or run: reverie index")
         out: dict[str, Any] = {
             "agent": self.places.agent,
             "home": str(self.places.home),
@@ -373,6 +411,8 @@ class Memory:
             "last_sync": last_sync,
             "problems": problems,
             "warnings": warnings,
+            "indexing": indexing,
+            "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
         if deep:
             out["probe"] = self._probe()

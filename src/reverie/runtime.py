@@ -143,6 +143,7 @@ class Runtime:
         row = self.store.current_session(self.key) or self.store.start_session(
             self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender, origin=self.origin,
             model=f"{self.model.provider}:{self.model.model}", session_kind=self.kind, hook_source=self.hook_source)
+        self.memory.sync_in_background()  # session start: bring the index up to date, never waiting
         self._session = row
         return row
 

@@ -29,9 +29,13 @@ def _print_status(s: dict) -> None:
     ps = s["provider_state"]
     say(f"provider   {s['provider']}" + (f" / {s['model']}" if s["model"] else "") + f"  ({ps['reason']})")
     ident = s["identity"]
-    say(f"identity   {ident['status']}" + (f": {ident.get('reason')} -> run: {ident.get('action')}" if ident.get("reason") else ""))
+    say(f"identity   {ident['status']}" + (f": {ident.get('reason')}" if ident.get("reason") else ""))
     say(f"index      {s['files']} files, {s['chunks']['total']} chunks, generation {s['index']['generation']}"
-        + ("  DIRTY (run reverie index)" if s["dirty"] else "  up to date"))
+        + ("  DIRTY" if s["dirty"] else "  up to date"))
+    if s.get("indexing"):
+        from ..index.progress import summary
+
+        say(f"indexing   {summary(s['indexing'])}")
     say(f"keyword    {s['fts']['tokenizer']} {'ok' if s['fts']['ok'] else 'BROKEN: ' + str(s['fts']['error'])}")
     v = s["vector"]
     say(f"vectors    {'ok' if v['ok'] else 'off'} ({v['vectors']} stored, {v['missing']} missing, {v['dims']}-d, "
@@ -45,6 +49,8 @@ def _print_status(s: dict) -> None:
             say(f"engine     {summary(s['probe']['engine'])}")
     for w in s["warnings"]:
         say(f"warning    {w}")
+    if s.get("action"):
+        say(f"next       run: {s['action']}")
 
 
 def register(app: typer.Typer) -> None:
@@ -54,8 +60,11 @@ def register(app: typer.Typer) -> None:
               force: Annotated[bool, typer.Option("--force", help="full rebuild, published atomically")] = False,
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+        from ..index.background import lower_cpu_priority
+
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
+        lower_cpu_priority()  # searches elsewhere stay quick while this runs
         with progress_bar("indexing") as progress:
             report = mem.rebuild(progress) if force else mem.sync(progress)
         data = {"agent": mem.places.agent, "workspace": str(mem.workspace), "forced": force,
@@ -79,16 +88,22 @@ def register(app: typer.Typer) -> None:
         mem = memory_for(o, create=False)
         emit(o, mem.status(deep=deep), _print_status)
 
-    @app.command(help="Watch the workspace and re-index after changes (1.5 s debounce) until interrupted.")
+    @app.command(help="Watch the workspace and re-index after changes (1.5 s of quiet, at most 5 s after a change) "
+                      "until interrupted.")
     def watch(ctx: typer.Context,
               debounce_ms: Annotated[int, typer.Option("--debounce-ms", min=50, help="quiet time before re-indexing")] = 1500,
+              max_wait_ms: Annotated[int, typer.Option("--max-wait-ms", min=50,
+                                                       help="re-index at the latest this long after a change")] = 5000,
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
               sets: SetOpt = None, as_json: JsonOpt = False) -> None:
-        from ..index.watch import watch_paths
+        from ..index.background import lower_cpu_priority
+        from ..index.watch import sync_changed, watch_paths
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
-        first = mem.sync()
+        lower_cpu_priority()
+        with progress_bar("initial sync") as progress:
+            first = mem.sync(progress)
         say(f"watching {mem.workspace} (Ctrl-C to stop); initial sync: {_report_line(first.as_dict())}")
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -97,7 +112,7 @@ def register(app: typer.Typer) -> None:
         def changed(paths: set[str]) -> None:
             t0 = time.perf_counter()
             try:
-                report = mem.sync()
+                report = sync_changed(mem.index, mem.workspace, paths)
             except Exception as exc:  # a failed sync must not stop the watcher
                 say(f"sync failed: {exc}")
                 return
@@ -113,5 +128,5 @@ def register(app: typer.Typer) -> None:
                 say("re-indexed: " + _report_line(data))
 
         roots = [mem.workspace]
-        watch_paths(roots, changed, debounce_ms=debounce_ms, stop=stop)
+        watch_paths(roots, changed, debounce_ms=debounce_ms, max_wait_ms=max_wait_ms, stop=stop)
         say("stopped")

@@ -159,6 +159,7 @@ def register(app: typer.Typer) -> None:
         if not mem.workspace.exists():
             mem.init()
         server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
+        mem.sync_in_background()  # a server start is a session start: index now, never blocking a call
         try:
             serve_stdio(server)
         finally:

@@ -28,11 +28,15 @@ CURRENT = "CURRENT"
 
 
 def current_name(index_dir: Path) -> str | None:
+    """The live generation's file name; None when ``CURRENT`` is missing, unreadable, garbage
+    (binary, not a generation name) or dangling: the caller then starts a fresh generation and
+    indexes the files again (the index is derived; nothing is lost)."""
     try:
-        name = (index_dir / CURRENT).read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+        raw = (index_dir / CURRENT).read_bytes()[:256]
+    except OSError:
         return None
-    return name if _GEN_RE.match(name) and (index_dir / name).exists() else None
+    name = raw.decode("utf-8", "replace").strip()
+    return name if _GEN_RE.match(name) and (index_dir / name).is_file() else None
 
 
 def current_path(index_dir: Path) -> Path | None:
@@ -100,3 +104,11 @@ def lock(index_dir: Path, name: str, *, blocking: bool = True) -> Iterator[bool]
         yield True
     finally:
         held.release()
+
+
+def is_held(index_dir: Path, name: str) -> bool:
+    """Whether someone (another process, or another thread here) holds lock ``name`` now."""
+    if not (index_dir / f"{name}.lock").exists():
+        return False
+    with lock(index_dir, name, blocking=False) as got:
+        return not got

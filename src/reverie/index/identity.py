@@ -18,7 +18,10 @@ from ..embeddings import Embedder
 META_KEY = "memory_index_meta_v1"
 IDENTITY_VERSION = 1
 REBUILD_ACTION = "reverie index --force"
-_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "ftsTokenizer", "sources", "scopeHash", "version")
+SYNC_ACTION = "reverie index"
+# What the stored chunks were made with: a change needs a rebuild. The scope (extra paths) is not
+# among them: adding or removing a path only adds or removes files, which a plain sync does.
+_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "ftsTokenizer", "sources", "version")
 _VECTOR_FIELDS = ("provider", "model", "providerKey")
 
 
@@ -47,16 +50,20 @@ def wanted_identity(settings: SearchSettings, embedder: Embedder | None) -> dict
 
 @dataclass
 class IdentityCheck:
-    status: str  # "valid" | "missing" | "mismatched"
+    status: str  # "valid" | "missing" | "mismatched" | "scope-changed" (plain sync catches up)
     text_ok: bool = True
     vectors_ok: bool = True
     reasons: list[str] = field(default_factory=list)
+
+    @property
+    def action(self) -> str:
+        return SYNC_ACTION if self.status == "scope-changed" else REBUILD_ACTION
 
     def as_dict(self) -> dict:
         out: dict = {"status": self.status}
         if self.reasons:
             out["reason"] = "; ".join(self.reasons)
-            out["action"] = REBUILD_ACTION
+            out["action"] = self.action
         return out
 
 
@@ -80,7 +87,12 @@ def compare(stored: dict | None, wanted: dict) -> IdentityCheck:
         reasons.append(f"vector dimensions are {sd} in the index but the provider gives {wd}")
     if stored.get("provider") == "none" and wanted.get("provider") == "none":
         vectors_ok = True
-    return IdentityCheck("valid" if not reasons else "mismatched", text_ok, vectors_ok, reasons)
+    if reasons:
+        return IdentityCheck("mismatched", text_ok, vectors_ok, reasons)
+    if stored.get("scopeHash") != wanted.get("scopeHash"):
+        return IdentityCheck("scope-changed", True, True,
+                             ["the extra paths changed since the last full index (files to add or remove)"])
+    return IdentityCheck("valid", text_ok, vectors_ok, reasons)
 
 
 def read_identity(conn: apsw.Connection) -> dict | None:

@@ -74,12 +74,46 @@ _REVISION_TRIGGERS = "\n".join(
     for op in ("insert", "update", "delete")
 )
 
+# Which chunks gained, changed or lost a vector, in order: a long-lived reader refreshes its
+# in-memory matrix from the rows after the last id it applied instead of reloading every vector
+# after each sync. AUTOINCREMENT keeps ids growing even after the log is pruned.
+_VECTOR_LOG = """
+CREATE TABLE memory_index_vector_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL
+);
+CREATE TRIGGER memory_index_vlog_insert AFTER INSERT ON memory_index_chunks
+  WHEN new.embedding IS NOT NULL BEGIN INSERT INTO memory_index_vector_log(seq) VALUES (new.seq); END;
+CREATE TRIGGER memory_index_vlog_update AFTER UPDATE OF embedding ON memory_index_chunks
+  BEGIN INSERT INTO memory_index_vector_log(seq) VALUES (new.seq); END;
+CREATE TRIGGER memory_index_vlog_delete AFTER DELETE ON memory_index_chunks
+  WHEN old.embedding IS NOT NULL BEGIN INSERT INTO memory_index_vector_log(seq) VALUES (old.seq); END;
+"""
+
+# Chunk and vector counts kept with the revision, so a search learns in one row read how many
+# chunks still wait for their vector (a count(*) would scan the table on every search).
+_COUNTS = """
+ALTER TABLE memory_index_state ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE memory_index_state ADD COLUMN vectors INTEGER NOT NULL DEFAULT 0;
+UPDATE memory_index_state SET chunks = (SELECT count(*) FROM memory_index_chunks),
+  vectors = (SELECT count(embedding) FROM memory_index_chunks) WHERE id = 1;
+CREATE TRIGGER memory_index_count_insert AFTER INSERT ON memory_index_chunks BEGIN
+  UPDATE memory_index_state SET chunks = chunks + 1, vectors = vectors + (new.embedding IS NOT NULL) WHERE id = 1; END;
+CREATE TRIGGER memory_index_count_delete AFTER DELETE ON memory_index_chunks BEGIN
+  UPDATE memory_index_state SET chunks = chunks - 1, vectors = vectors - (old.embedding IS NOT NULL) WHERE id = 1; END;
+CREATE TRIGGER memory_index_count_update AFTER UPDATE OF embedding ON memory_index_chunks BEGIN
+  UPDATE memory_index_state SET vectors = vectors + (new.embedding IS NOT NULL) - (old.embedding IS NOT NULL)
+  WHERE id = 1; END;
+"""
+
 INDEX_MIGRATIONS = Migrations("index", [
     Migration("0001_base", _INDEX_BASE),
     Migration("0002_revision_triggers", _REVISION_TRIGGERS),
     # the stat a problem file had, so that fixing it makes the index dirty again
     Migration("0003_problem_stat", "ALTER TABLE memory_index_problems ADD COLUMN mtime REAL; "
                                    "ALTER TABLE memory_index_problems ADD COLUMN size INTEGER;"),
+    Migration("0004_vector_log", _VECTOR_LOG),
+    Migration("0005_counts", _COUNTS),
 ])
 
 

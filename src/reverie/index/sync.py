@@ -1,17 +1,23 @@
-"""Incremental sync of the workspace into one index generation.
+"""Incremental sync of the workspace into one index generation, batch by batch.
 
-Unchanged sources are skipped by mtime and size without being read; a source whose bytes hash the
-same only has its stat refreshed; a changed source is re-chunked and its chunks replaced in one
-transaction. Only chunks whose hash is not in the embedding cache are embedded. A provider that
-fails still leaves the text indexed for keyword search, with vectors marked missing (retried on
-the next sync).
+A full run has two phases. **Files**: every memory file is examined (unchanged sources are skipped
+by mtime and size without being read; a source whose bytes hash the same only has its stat
+refreshed; a changed source is re-chunked) and written in batches of about 500 chunks, each batch
+one transaction holding whole sources, their keyword rows and the vectors the embedding cache
+already has. Keyword search sees each batch as soon as it commits. **Vectors**: the chunks still
+without a vector are embedded in batches of 64; each batch is stored in the embedding cache and
+in the index before the next one starts. A kill therefore loses at most one batch, and the next
+run resumes (finished files are skipped, embedded vectors come from the cache).
+
+A provider that fails still leaves the text indexed for keyword search, with vectors missing
+(retried on the next sync). A targeted run (:meth:`Syncer.run_paths`) does the same for a few
+named files: a note reverie just wrote, or the files a dirty check or the watcher found changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,23 +26,26 @@ from typing import TYPE_CHECKING, Callable
 import apsw
 
 from ..embeddings import Embedder
-from ..errors import EmbeddingError
 from ..store import transaction
 from ..text.fts import segment_for_index
 from ..trust.store import chunk_origin
 from ..workspace.annotations import parse_annotations
 from ..workspace.files import NotRegularFile, read_regular
 from ..workspace.textclean import decode_note
-from . import cache
+from . import cache, progress as run_progress
 from .chunking import Chunk, chunk_markdown
 from .discover import SourceFile, discover
-from .identity import compare, read_identity, write_meta
+from .discover import _refusal as refusal_of  # one rule for what a memory file is
+from .identity import compare, read_identity, write_identity, write_meta
+from .vector_fill import VectorFill, _vec_blob, embedding_input  # noqa: F401  (embedding_input: API)
 
 if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
     import numpy as np
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-WRITE_GROUP_CHUNKS = 2_000
+FILE_GROUP = 200           # files whose stored stats are read with one query
+WRITE_BATCH_CHUNKS = 500   # chunks per text transaction (keeps the write lock short)
+VECTOR_LOG_KEEP = 50_000   # rows of the vector change log kept for readers that refresh incrementally
 Progress = Callable[[str, int, int], None]
 
 
@@ -53,9 +62,22 @@ class SyncReport:
     problems: dict[str, str] = field(default_factory=dict)
     embedding_error: str | None = None
     seconds: float = 0.0
+    interrupted: bool = False  # stopped between batches (the process is closing); resumes next run
+    unknown: list[str] = field(default_factory=list)  # targeted run: paths not yet known to be memory
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass
+class Control:
+    """Hooks a long run calls between batches: serve urgent work, or stop early."""
+
+    between: Callable[["Syncer"], None] = lambda syncer: None
+    stopping: Callable[[], bool] = lambda: False
+    stage: Callable[[str], None] = lambda name: None  # "vectors": the run embeds from now on
+    background: bool = False  # nobody waits for this run: queries go first at the embedder
+    quick: bool = False  # embed only if the engine is free now (a note written beside a busy run)
 
 
 @dataclass
@@ -67,16 +89,12 @@ class _Pending:
     chunks: list[Chunk]
 
 
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
-
-
-def embedding_input(text: str) -> str:
-    """What the embedding model reads: the chunk without HTML comments (annotations such as
-    ``<!-- importance: 8 -->`` and machine markers are for ranking, not meaning)."""
-    if "<!--" not in text:
-        return text
-    stripped = "\n".join(line.rstrip() for line in _COMMENT_RE.sub("", text).split("\n"))
-    return stripped if stripped.strip() else text
+@dataclass
+class _Run:
+    report: SyncReport
+    state: dict | None = None  # the progress row, for full runs
+    files_total: int = 0
+    files_done: int = 0
 
 
 def chunk_id(source: str, path: str, chunk: Chunk) -> str:
@@ -103,23 +121,22 @@ def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]
     return text, (raw if text is not None else None), problem
 
 
-def _vec_blob(v: np.ndarray) -> bytes:
-    import numpy as np
-
-    return np.asarray(v, dtype=np.float32).tobytes()
-
-
-class Syncer:
+class Syncer(VectorFill):
     def __init__(self, conn: apsw.Connection, agent_conn: apsw.Connection, workspace: Path, settings,
-                 embedder: Embedder | None, wanted_identity: dict, progress: Progress | None = None):
+                 embedder: Embedder | None, wanted_identity: dict, progress: Progress | None = None,
+                 control: Control | None = None):
         self.conn = conn
         self.agent_conn = agent_conn
         self.workspace = workspace
         self.settings = settings
         self.embedder = embedder
         self.progress = progress or (lambda stage, done, total: None)
+        self.control = control or Control()
+        self._serving = False
+        self._served: set[tuple[str, str]] = set()  # sources indexed by urgent work during this run
         stored = read_identity(conn)
-        self.identity = stored or wanted_identity
+        self.wanted = wanted_identity
+        self.identity = dict(stored or wanted_identity)
         check = compare(stored, wanted_identity)
         # Chunking and tokenizer follow what the index was built with, so it stays consistent;
         # vectors are written only when they are comparable with the stored ones.
@@ -129,28 +146,148 @@ class Syncer:
         self.use_vectors = embedder is not None and check.vectors_ok and self.identity.get("provider") != "none"
         self.model_tag = self.identity["model"]
 
-    # ------------------------------------------------------------------------------------------
+    # -- a full run --------------------------------------------------------------------------------
     def run(self) -> SyncReport:
         t0 = time.perf_counter()
-        report = SyncReport()
+        run = _Run(SyncReport())
+        report = run.report
         found = discover(self.workspace, self.settings.extra_paths, allow_hard_links=self.settings.allow_hard_links)
-        report.files = len(found.files)
+        report.files = run.files_total = len(found.files)
         report.problems.update(found.problems)
-        stored = {(r[1], r[2]): (r[0], r[3], r[4], r[5]) for r in self.conn.execute(
-            "SELECT id, path, source, hash, mtime, size FROM memory_index_sources")}
-        pending: list[_Pending] = []
-        touched: list[tuple[float, int, int]] = []
-        skipped_paths: set[tuple[str, str]] = set()
-        # What was replaced in a file indexed anyway is said again while the file is unchanged.
-        repaired = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
-            "SELECT path, problem, mtime, size FROM memory_index_problems")}
-        for n, src in enumerate(found.files, 1):
-            self.progress("scan", n, len(found.files))
+        with transaction(self.conn):
+            run.state = run_progress.begin(self.conn, len(found.files))
+        self.progress("files", 0, len(found.files))
+        live: set[tuple[str, str]] = set()
+        for g in range(0, len(found.files), FILE_GROUP):
+            live |= self._index_files(found.files[g:g + FILE_GROUP], run)
+            if self.control.stopping():
+                report.interrupted = True
+                break
+        if not report.interrupted:
+            stored = [(r[0], r[1]) for r in self.conn.execute("SELECT path, source FROM memory_index_sources")]
+            # a note written and indexed during the run (after discovery) is not a removed file
+            self._remove([k for k in stored if k not in live and k not in self._served], report)
+            self._fill_vectors(run)
+        self._finish_vectors_count(report)
+        if not report.interrupted:
+            self._record_problems(report.problems)
+        if report.embedded:
+            # Nothing else ever pruned the cache, so it grew without bound; keep its LRU cap here,
+            # after the new vectors are stored (read at call time so tests can lower the cap).
+            cache.prune(self.agent_conn, cache.MAX_ENTRIES)
+        report.seconds = time.perf_counter() - t0
+        with transaction(self.conn):
+            if not report.interrupted:
+                # the scope (extra paths) is now what the settings say: every file in it was examined
+                self.identity["scopeHash"] = self.wanted.get("scopeHash")
+                run_progress.update(self.conn, run.state, state="done", phase="done")
+                write_meta(self.conn, "last_sync", {
+                    "at": int(time.time()), "embedding_error": report.embedding_error,
+                    "vectors_missing": report.vectors_missing, "seconds": round(report.seconds, 3)})
+            write_identity(self.conn, self.identity)
+        self._prune_log()
+        return report
+
+    def _prune_log(self) -> None:
+        # a reader further behind than this reloads its matrix in the background instead
+        self.conn.execute("DELETE FROM memory_index_vector_log WHERE id <= "
+                          "(SELECT max(id) FROM memory_index_vector_log) - ?", (VECTOR_LOG_KEEP,))
+
+    # -- a targeted run ----------------------------------------------------------------------------
+    def run_paths(self, items: list, *, in_scope: bool, vectors: bool = True) -> SyncReport:
+        """Index just these files: :class:`SourceFile` entries as discovery made them, or paths
+        (workspace-relative, or absolute outside it) of memory notes.
+
+        ``in_scope``: the caller knows the paths are memory files (reverie wrote them); otherwise a
+        path the index does not know yet is left for a full run, which applies discovery's rules,
+        and is listed in ``report.unknown``. ``vectors``: embed the new chunks now (else they wait
+        for a later run).
+        """
+        t0 = time.perf_counter()
+        run = _Run(SyncReport())
+        report = run.report
+        items = list(dict.fromkeys(items))
+        stored = self._stored([i.path if isinstance(i, SourceFile) else i for i in items])
+        files: list[SourceFile] = []
+        gone: list[tuple[str, str]] = []
+        for item in items:
+            src = item if isinstance(item, SourceFile) else \
+                SourceFile(item, Path(item) if os.path.isabs(item) else self.workspace / item)
             key = (src.path, src.source)
+            if src.render is None:
+                why = refusal_of(src.abspath, self.settings.allow_hard_links)
+                if why or not src.abspath.exists():  # deleted, or no longer a file discovery takes
+                    if key in stored:
+                        gone.append(key)
+                    if why:
+                        report.problems[src.path] = why
+                    continue
+            if key not in stored and not (in_scope or isinstance(item, SourceFile)):
+                report.unknown.append(src.path)
+                continue
+            files.append(src)
+        report.files = run.files_total = len(files)
+        live = self._index_files(files, run, stored=stored)
+        self._served |= live
+        self._remove(gone + [(f.path, f.source) for f in files
+                             if (f.path, f.source) in stored and (f.path, f.source) not in live], report)
+        if vectors:
+            self._fill_vectors(run, paths=[f.path for f in files])
+        self._finish_vectors_count(report)
+        self._record_problems(report.problems, only=[k for k, _ in gone] + [f.path for f in files])
+        if self.identity != read_identity(self.conn):  # e.g. the vector size learned just now
+            with transaction(self.conn):
+                write_identity(self.conn, self.identity)
+        self._prune_log()
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def run_vectors(self) -> SyncReport:
+        """Only embed the chunks that still lack a vector."""
+        run = _Run(SyncReport())
+        self._fill_vectors(run)
+        self._finish_vectors_count(run.report)
+        return run.report
+
+    # -- files phase -------------------------------------------------------------------------------
+    def _problems(self, paths: list[str]) -> dict[str, tuple]:
+        out: dict[str, tuple] = {}
+        for i in range(0, len(paths), 400):
+            part = paths[i:i + 400]
+            for r in self.conn.execute(f"SELECT path, problem, mtime, size FROM memory_index_problems "
+                                       f"WHERE path IN ({','.join('?' * len(part))})", part):
+                out[r[0]] = (r[1], r[2], r[3])
+        return out
+
+    def _stored(self, keys: list[str]) -> dict[tuple[str, str], tuple]:
+        out: dict[tuple[str, str], tuple] = {}
+        for i in range(0, len(keys), 400):
+            part = keys[i:i + 400]
+            marks = ",".join("?" * len(part))
+            for r in self.conn.execute(f"SELECT id, path, source, hash, mtime, size FROM memory_index_sources "
+                                       f"WHERE path IN ({marks})", part):
+                out[(r[1], r[2])] = (r[0], r[3], r[4], r[5])
+        return out
+
+    def _index_files(self, files: list[SourceFile], run: _Run, stored: dict | None = None) -> set:
+        """Examine ``files`` and commit what changed in batches; returns the keys that stay live."""
+        report = run.report
+        if stored is None:
+            stored = self._stored([f.path for f in files])
+        live: set[tuple[str, str]] = set()
+        batch: list[_Pending] = []
+        touched: list[tuple[float, int, int]] = []
+        size = 0
+        # What was replaced in a file indexed anyway is said again while the file is unchanged.
+        repaired = self._problems([f.path for f in files])
+        for src in files:
+            key = (src.path, src.source)
+            run.files_done += 1
             try:
                 st = src.abspath.stat()
             except OSError as exc:
                 report.problems[src.path] = f"unreadable: {exc.strerror or exc}"
+                live.add(key)  # keep what was indexed: the file may be back on the next run
                 continue
             if st.st_size == 0:
                 # indexed (as nothing) but worth a word: an empty memory file is often a mistake
@@ -158,6 +295,7 @@ class Syncer:
             old = stored.get(key)
             if old and old[2] == st.st_mtime and old[3] == st.st_size:
                 report.unchanged += 1
+                live.add(key)
                 if src.path in repaired and repaired[src.path][1:] == (st.st_mtime, st.st_size):
                     report.problems.setdefault(src.path, repaired[src.path][0])
                 continue
@@ -165,106 +303,54 @@ class Syncer:
             if problem:
                 report.problems[src.path] = problem
             if text is None:
-                skipped_paths.add(key)
                 continue
+            live.add(key)
             digest = hashlib.sha256(raw).hexdigest()
             if old and old[1] == digest:
                 touched.append((st.st_mtime, st.st_size, old[0]))
                 report.unchanged += 1
                 continue
-            pending.append(_Pending(src, digest, st.st_mtime, st.st_size,
-                                    chunk_markdown(text, self.tokens, self.overlap)))
-        live = {(f.path, f.source) for f in found.files} - skipped_paths
-        removed = [(k, v[0]) for k, v in stored.items() if k not in live]
-        vectors = self._vectors_for([c for p in pending for c in p.chunks], report)
-        self._write(pending, removed, touched, vectors, report)
-        self._fill_missing_vectors(report)
-        report.vectors_missing = self.conn.execute(
-            "SELECT count(*) FROM memory_index_chunks WHERE embedding IS NULL").fetchone()[0] if self.use_vectors else 0
-        self._record_problems(report.problems)
-        if report.embedded:
-            # Nothing else ever pruned the cache, so it grew without bound; keep its LRU cap here,
-            # after the new vectors are stored (read at call time so tests can lower the cap).
-            cache.prune(self.agent_conn, cache.MAX_ENTRIES)
-        report.seconds = time.perf_counter() - t0
-        write_meta(self.conn, "last_sync", {
-            "at": int(time.time()), "embedding_error": report.embedding_error,
-            "vectors_missing": report.vectors_missing, "seconds": round(report.seconds, 3)})
-        return report
+            batch.append(_Pending(src, digest, st.st_mtime, st.st_size,
+                                  chunk_markdown(text, self.tokens, self.overlap)))
+            size += len(batch[-1].chunks)
+            if size >= WRITE_BATCH_CHUNKS:
+                self._commit(batch, touched, run)
+                batch, touched, size = [], [], 0
+        self._commit(batch, touched, run)
+        return live
 
-    # ------------------------------------------------------------------------------------------
-    def _vectors_for(self, chunks: list[Chunk], report: SyncReport) -> dict[str, np.ndarray]:
-        """Vectors by chunk hash: from the cache, else embedded now. Empty on provider failure.
-
-        The cache is keyed by the hash of the text the model actually sees (annotation comments
-        removed), so chunks that differ only in annotations share one vector."""
-        if not self.use_vectors or not chunks:
-            return {}
-        emb = self.embedder
-        assert emb is not None
-        inputs = {c.hash: embedding_input(c.text) for c in chunks}
-        key_of = {h: hashlib.sha256(t.encode("utf-8")).hexdigest() for h, t in inputs.items()}
-        keys_needed = list(dict.fromkeys(key_of.values()))
-        found = cache.lookup(self.agent_conn, emb, keys_needed)
-        report.cache_hits += len([k for k in keys_needed if k in found])
-        todo: dict[str, str] = {}
-        for h, k in key_of.items():
-            if k not in found and k not in todo:
-                todo[k] = inputs[h]
-        if todo:
-            keys = list(todo)
-            done = 0
-
-            def tick(k: int) -> None:
-                nonlocal done
-                done += k
-                self.progress("embed", done, len(keys))
-
-            self.progress("embed", 0, len(keys))
-            try:
-                mat = emb.embed_documents([todo[k] for k in keys], progress=tick)
-            except EmbeddingError as exc:
-                report.embedding_error = str(exc)
-                return {h: found[k] for h, k in key_of.items() if k in found}
-            fresh = {k: mat[i] for i, k in enumerate(keys)}
-            cache.store(self.agent_conn, emb, fresh)
-            report.embedded += len(fresh)
-            found.update(fresh)
-            if emb.dims and not self.identity.get("vectorDims"):
-                self.identity["vectorDims"] = emb.dims
-        return {h: found[k] for h, k in key_of.items() if k in found}
-
-    def _write(self, pending: list[_Pending], removed, touched, vectors, report: SyncReport) -> None:
-        from .identity import write_identity
-
+    def _commit(self, batch: list[_Pending], touched: list, run: _Run) -> None:
+        """One transaction: whole sources with their keyword rows, cached vectors and progress."""
+        report = run.report
+        if not batch and not touched and run.state is None:
+            return
+        vectors = self._cached_vectors([c for p in batch for c in p.chunks], report)
         now = int(time.time())
-        groups: list[list[_Pending]] = []
-        size = 0
-        for p in pending:
-            if not groups or size + len(p.chunks) > WRITE_GROUP_CHUNKS:
-                groups.append([])
-                size = 0
-            groups[-1].append(p)
-            size += len(p.chunks)
-        written = 0
-        total = sum(len(p.chunks) for p in pending)
-        for group in groups:
-            with transaction(self.conn):  # each source is replaced whole, inside one transaction
-                for p in group:
-                    self._replace_source(p, vectors, now)
-                    written += len(p.chunks)
-                    report.changed += 1
-            self.progress("write", written, total)
-        report.chunks_written = written
-        with transaction(self.conn):
-            for (path, source), sid in removed:
-                self._delete_chunks(path, source)
-                self.conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (sid,))
-                self.conn.execute("DELETE FROM memory_index_sources WHERE id=?", (sid,))
-                report.removed += 1
+        with transaction(self.conn):  # each source is replaced whole, inside one transaction
+            for p in batch:
+                self._replace_source(p, vectors, now)
+                report.changed += 1
+                report.chunks_written += len(p.chunks)
             for mtime, fsize, sid in touched:
                 self.conn.execute("UPDATE memory_index_sources SET mtime=?, size=? WHERE id=?", (mtime, fsize, sid))
-            write_identity(self.conn, self.identity)
+            if run.state is not None:
+                run_progress.update(self.conn, run.state, phase="files",
+                                    files={"done": run.files_done, "total": run.files_total})
+        if run.state is not None:
+            self.progress("files", run.files_done, run.files_total)
+        self._between()
+
+    def _remove(self, keys: list[tuple[str, str]], report: SyncReport) -> None:
+        for i in range(0, len(keys), WRITE_BATCH_CHUNKS):
+            with transaction(self.conn):
+                for path, source in keys[i:i + WRITE_BATCH_CHUNKS]:
+                    row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
+                                            (path, source)).fetchone()
+                    self._delete_chunks(path, source)
+                    if row:
+                        self.conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (row[0],))
+                        self.conn.execute("DELETE FROM memory_index_sources WHERE id=?", (row[0],))
+                    report.removed += 1
 
     def _delete_chunks(self, path: str, source: str) -> None:
         self.conn.execute(
@@ -317,27 +403,21 @@ class Syncer:
         self.conn.execute("INSERT INTO memory_index_paths_fts(rowid, path) VALUES (?, ?)",
                           (sid, path_search_text(src.path, self.tokenizer)))
 
-    def _fill_missing_vectors(self, report: SyncReport) -> None:
-        """Embed chunks stored without a vector (an earlier provider failure, or a keyword-only
-        index now that a provider is available)."""
-        if not self.use_vectors or report.embedding_error:
-            return
-        rows = self.conn.execute(
-            "SELECT seq, hash, text FROM memory_index_chunks WHERE embedding IS NULL").fetchall()
-        if not rows:
-            return
-        vectors = self._vectors_for([Chunk(0, 0, t, h) for _, h, t in rows], report)
-        if not vectors:
-            return
-        with transaction(self.conn):
-            for seq, h, _ in rows:
-                if h in vectors:
-                    self.conn.execute("UPDATE memory_index_chunks SET embedding=?, model=? WHERE seq=?",
-                                      (_vec_blob(vectors[h]), self.model_tag, seq))
-            from .identity import write_identity
+    def _finish_vectors_count(self, report: SyncReport) -> None:
+        if self.use_vectors:
+            chunks, vectors = run_progress.counts(self.conn)
+            report.vectors_missing = chunks - vectors
 
-            write_identity(self.conn, self.identity)
+    def _between(self) -> None:
+        if self._serving:
+            return
+        self._serving = True
+        try:
+            self.control.between(self)
+        finally:
+            self._serving = False
 
+    # -- problems ----------------------------------------------------------------------------------
     def _stat_of(self, path: str) -> tuple[float | None, int | None]:
         p = Path(path) if os.path.isabs(path) else self.workspace / path
         try:
@@ -346,12 +426,15 @@ class Syncer:
             return None, None
         return st.st_mtime, st.st_size
 
-    def _record_problems(self, problems: dict[str, str]) -> None:
+    def _record_problems(self, problems: dict[str, str], only: list[str] | None = None) -> None:
         now = int(time.time())
         with transaction(self.conn):
-            self.conn.execute("DELETE FROM memory_index_problems")
+            if only is None:
+                self.conn.execute("DELETE FROM memory_index_problems")
+            else:
+                self.conn.executemany("DELETE FROM memory_index_problems WHERE path=?", [(p,) for p in only])
             self.conn.executemany(
-                "INSERT INTO memory_index_problems(path, source, problem, seen_at, mtime, size) "
+                "INSERT OR REPLACE INTO memory_index_problems(path, source, problem, seen_at, mtime, size) "
                 "VALUES (?, 'memory', ?, ?, ?, ?)",
                 [(p, why, now, *self._stat_of(p)) for p, why in sorted(problems.items())])
 

@@ -1,8 +1,15 @@
-"""Search as the tools and the CLI call it: preflight, staleness, the legs, fail-closed errors.
+"""Search as the tools and the CLI call it: preflight, freshness, the legs, fail-closed errors.
 
 * An empty query returns at once and never touches the embedder.
-* An empty index gets one synchronous sync first; a dirty index starts a background sync and the
-  search answers from the current index right away (``stale: true``), never waiting for a reindex.
+* A search never waits for indexing. On a workspace that was never fully indexed it starts the
+  index in the background, waits at most 0.3 s for the keyword rows, and answers from
+  what is indexed so far with ``stale`` and an ``indexing`` block (files and vectors done of
+  total). A dirty index (files changed since they were indexed) is re-synced in the background
+  (only the changed files) and the answer says ``stale``. A zero-hit query triggers nothing.
+* While chunks wait for their vector, the vector leg is left out (keyword-only, and the answer
+  says why) rather than ranking embedded chunks above the rest; a handful in a big index (at most
+  16, at most 1 %) is tolerated.
+* A damaged index is replaced and rebuilt from the files in the background; the answer says so.
 * An explicitly configured remote provider that fails answers ``unavailable`` with the reason and
   an action, never keyword results dressed up as semantic ones.
 """
@@ -16,12 +23,22 @@ from datetime import datetime, timezone
 from ..config import SearchSettings
 from ..embeddings import Embedder, ProviderState
 from ..errors import EmbeddingError, UserError
-from ..index.manager import MemoryIndex
+from ..index import embed_turns, generations, progress
+from ..index.identity import read_meta
+from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
+from ..index.sync import FILE_GROUP
 from . import pipeline
-from .vectors import VectorMatrix
+from .vectors import VectorMatrix, nearest
 
 DIRTY_CHECK_SECONDS = 1.0
+FIRST_SEARCH_WAIT = 0.3   # a first search waits this long at most for the keyword rows
+FIRST_CHECK_WAIT = 0.1    # ... and this long for a dirty check of unknown cost
+# Chunks without a vector that hybrid ranking tolerates (notes just written by another process,
+# at most 1 % of the index): a chunk without one would rank below every chunk with one.
+VECTOR_GAP = 16
+VECTOR_RETRY_SECONDS = 60.0
+SYNC_ACTION = "Run: reverie index"
 
 
 def unavailable(error: str, quota: bool, provider: str, model: str | None) -> dict:
@@ -43,63 +60,94 @@ class SearchService:
         self.embedder = embedder
         self.state = state
         self.vectors = VectorMatrix()
-        self._sync_thread: threading.Thread | None = None
-        self._dirty_checked = 0.0
+        self._dirty: DirtyState | None = None
+        self._dirty_at = 0.0       # when the last check started (monotonic)
         self._dirty_cost = 0.0
         self._dirty_thread: threading.Thread | None = None
-        self._dirty = False
-        self._lock = threading.Lock()
+        self._vectors_requested = 0.0
+        self._generation: str | None = None  # the generation the current search reads
+        self.last_generation: str | None = None  # ... and the one the last search read
 
     # -- background sync ----------------------------------------------------------------------
-    def _start_background_sync(self) -> None:
-        with self._lock:
-            if self._sync_thread is not None and self._sync_thread.is_alive():
-                return
-
-            def work() -> None:
-                try:
-                    self.index.sync(blocking=False)
-                except Exception:
-                    pass  # reported by status; a search must not fail because a sync did
-                finally:
-                    # the cached "dirty" answer predates this sync: without a re-check the next
-                    # searches (for up to DIRTY_CHECK_SECONDS) still said stale on a fresh index
-                    self._dirty_checked = 0.0
-
-            self._sync_thread = threading.Thread(target=work, name="reverie-sync", daemon=True)
-            self._sync_thread.start()
+    def start(self) -> None:
+        """Warm up: a background sync (a session start, a server start)."""
+        self.index.sync_in_background(full=True)
 
     def wait_for_sync(self, timeout: float) -> bool:
-        t = self._sync_thread
-        if t is None:
-            return True
-        t.join(timeout)
-        return not t.is_alive()
+        return self.index.background.wait(timeout)
 
-    def _is_dirty(self, *, blocking: bool = False) -> bool:
-        # A check stats every memory file; in a big workspace that costs real time, so it is
-        # repeated at most once a second and never more often than 20x its own cost, and once a
-        # check has cost more than 50 ms, later ones run in the background (the search answers
-        # with the last known state) unless the caller must know now.
+    def _dirty_state(self, *, blocking: bool = False) -> DirtyState | None:
+        """The last known dirty state. A check stats every memory file, which costs real time in
+        a big workspace: it runs at most once a second and never more often than 50x its own
+        cost (2 % of a process's time: about every 15 s at 20,000 notes, where `reverie watch` is
+        the way to index edits at once), and in a background thread once it costs more than 50 ms
+        (or before its cost is known), so a search never pays for it unless the caller must know now."""
+        clean_since = self.index.clean_since
+        if self._dirty is not None and clean_since >= self._dirty_at:
+            self._dirty = DirtyState(False)  # a sync that began after the last check covered it
         now = time.monotonic()
-        if now - self._dirty_checked <= max(DIRTY_CHECK_SECONDS, 20 * self._dirty_cost):
-            return self._dirty
-        if blocking or self._dirty_cost <= 0.05 or self._dirty_checked == 0.0:
+        if self._dirty is not None and now - self._dirty_at <= max(DIRTY_CHECK_SECONDS, 50 * self._dirty_cost):
+            if not blocking:
+                return self._dirty
+        if blocking or (0 < self._dirty_cost <= 0.05):
             self._check_dirty()
-        elif self._dirty_thread is None or not self._dirty_thread.is_alive():
-            self._dirty_checked = now  # one background check at a time
+            return self._dirty
+        if self._dirty_thread is None or not self._dirty_thread.is_alive():
+            self._dirty_at = now  # one background check at a time
             self._dirty_thread = threading.Thread(target=self._check_dirty, name="reverie-dirty", daemon=True)
             self._dirty_thread.start()
+            if self._dirty is None:
+                self._dirty_thread.join(FIRST_CHECK_WAIT)
         return self._dirty
 
     def _check_dirty(self) -> None:
+        started = time.monotonic()
         t = time.perf_counter()
         try:
-            self._dirty = self.index.dirty_state().dirty
+            self._dirty = self.index.dirty_state()
         except Exception:
             pass  # a failed check keeps the last answer; status reports index problems
         self._dirty_cost = time.perf_counter() - t
-        self._dirty_checked = time.monotonic()
+        self._dirty_at = started
+
+    def _preflight(self, sync_wait: float) -> DirtyState | None:
+        """Start whatever background work the index needs; wait only as the caller allows."""
+        idx = self.index
+        conn = idx.conn()
+        meta = read_meta(conn, progress.KEY) or {}
+        never = read_meta(conn, "last_sync") is None
+        deadline = time.monotonic() + max(FIRST_SEARCH_WAIT if never else 0.0, sync_wait)
+        if never or meta.get("state") == "running":
+            # never fully indexed, or a run was cut short: (re)start it; the keyword rows come first
+            if not progress.running(idx.index_dir):
+                idx.sync_in_background(full=True)
+            bg = idx.background
+            while never and bg.running() and not bg.files_ready.wait(0.05) and time.monotonic() < deadline:
+                pass
+        dirty = self._dirty_state(blocking=sync_wait > 0)
+        if dirty is not None and dirty.dirty:
+            if len(dirty.paths) > FILE_GROUP or dirty.removed or not dirty.paths:
+                # many files (a tracked run shows its progress), or removals (out of scope, or gone)
+                idx.sync_in_background(full=True)
+            else:
+                idx.sync_in_background(paths=dirty.paths)
+        if idx.pending_writes:
+            idx.sync_in_background(paths=sorted(idx.pending_writes))
+        if sync_wait > 0 and idx.background.running():
+            idx.background.wait(max(0.0, deadline - time.monotonic()))
+            dirty = self._dirty_state(blocking=True)
+        return dirty
+
+    def _want_vectors(self, missing: int) -> None:
+        """Chunks lack vectors and nobody is computing them: fill them in the background (retried
+        at most once a minute after a provider failure)."""
+        now = time.monotonic()
+        last = self.index.background.last_report
+        failed = last is not None and last.embedding_error
+        if missing and not self.index.background.running() and (
+                not failed or now - self._vectors_requested > VECTOR_RETRY_SECONDS):
+            self._vectors_requested = now
+            self.index.sync_in_background(vectors=True)
 
     # -- the search ---------------------------------------------------------------------------
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
@@ -111,63 +159,84 @@ class SearchService:
             raise UserError("maxResults must be a whole number of at least 1")
         if min_score is not None and not (0.0 <= float(min_score) <= 1.0):
             raise UserError("minScore must be a number between 0 and 1")
-        n = max_results or self.settings.query.max_results
-        threshold = self.settings.query.min_score if min_score is None else float(min_score)
         base = {"provider": self.state.provider, "model": self.state.model, "fallback": self.settings.fallback,
                 "citations": "auto"}
         if not q:
             return {"results": [], **base, "mode": "empty-query",
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
-        warnings: dict = {}
-        if not self.index.has_chunks():
-            # first search on an empty index: one synchronous sync ("search-bootstrap")
-            self.index.sync()
-            self._dirty_checked = time.monotonic()
-            self._dirty = False
-        elif self._is_dirty():
-            self._start_background_sync()
-            if sync_wait > 0 and self.wait_for_sync(sync_wait):
-                self._dirty_checked = 0.0  # did the sync really run? (another holder, or a failure)
-            if self._is_dirty(blocking=sync_wait > 0):
-                warnings = {"stale": True, "warning": "Memory index is dirty. Search results may be incomplete.",
-                            "action": "Run: reverie index"}
+        try:
+            return self._search(q, max_results, min_score, now, projects, explain, sync_wait, base, t0)
+        except IndexUnavailable as exc:
+            return self._no_index(str(exc), base)
+        except DAMAGED as exc:
+            self.vectors.forget()  # its connection reads the damaged file
+            why = f"The search index was damaged ({exc}); it has been reset and is being rebuilt from the files."
+            try:
+                if generations.current_name(self.index.index_dir) == self._generation:
+                    self.index.repair(f"{self._generation}: {exc}")
+                self.index.sync_in_background(full=True)
+            except IndexUnavailable as busy:
+                why = str(busy)
+            return self._no_index(why, base)
+
+    def _no_index(self, why: str, base: dict) -> dict:
+        return {"results": [], **base, "mode": "unavailable-index", "stale": True,
+                "warning": f"{why} Results are missing until it is done.",
+                "action": "Search again shortly, or run: reverie index --force",
+                "debug": {"backend": "sqlite", "hits": 0}}
+
+    def _search(self, q, max_results, min_score, now, projects, explain, sync_wait, base, t0) -> dict:
+        n = max_results or self.settings.query.max_results
+        threshold = self.settings.query.min_score if min_score is None else float(min_score)
+        dirty = self._preflight(sync_wait)
         # one connection and one generation for the whole search, even if a rebuild publishes now
         conn, generation = self.index.snapshot()
+        self._generation = generation
         check = self.index.identity_check(conn)
         stored = self.index.stored_identity(conn) or {}
-        tokenizer = fts_tokenizer_of(conn) or stored.get("ftsTokenizer", "cjk")
-        if check.status == "mismatched":
-            warnings = {"stale": True, "warning": f"Memory index is stale: {'; '.join(check.reasons)}. "
-                        "Search results may be incomplete.", "action": "Run: reverie index --force"}
         debug: dict = {"backend": "sqlite", "configuredMode": "hybrid" if self.embedder else "keyword-only"}
         if self.embedder is None and self.state.error:  # say why search is keyword-only (§7.8)
             debug["embeddingBootstrap"] = f"{self.state.reason}: {self.state.error}"
+        emb = self.embedder
+        index_vectors = emb is not None and check.vectors_ok and stored.get("provider") != "none"
+        chunks, with_vectors = progress.counts(conn)
+        missing = chunks - with_vectors if index_vectors else 0
+        if missing:
+            self._want_vectors(missing)
         vector_hits = None
         embed_ms = 0.0
         window = pipeline.candidate_window(self.settings.query.max_results, n)
-        emb = self.embedder
         if emb is not None and self.settings.store.vector.enabled:
             if not check.vectors_ok or stored.get("provider") == "none":
                 debug["vectorSkipped"] = ("index identity does not match the provider: "
                                           + "; ".join(check.reasons)) if not check.vectors_ok else \
                     "the index holds no vectors yet (built keyword-only); run: reverie index --force"
+            elif missing > min(VECTOR_GAP, chunks // 100):
+                debug["vectorSkipped"] = (f"vectors are still being computed ({with_vectors:,} of {chunks:,} "
+                                          f"chunks); keyword-only until they are")
             else:
                 te = time.perf_counter()
+                qv = None
                 try:
-                    qv = emb.embed_query(q)
+                    with embed_turns.query_turn(emb) as free:
+                        if free:
+                            qv = emb.embed_query(q)
+                        else:  # never wait seconds for a background batch: keyword-only this once
+                            debug["vectorSkipped"] = "the embedder is busy indexing; keyword-only for this search"
                 except EmbeddingError as exc:
                     if emb.remote and self.state.requested not in ("auto",):
                         return unavailable(str(exc), exc.quota, self.state.provider, self.state.model)
                     debug["embeddingBootstrap"] = f"query embedding failed, keyword-only: {exc}"
-                    qv = None
                 embed_ms = (time.perf_counter() - te) * 1000
                 if qv is not None and np_any(qv):
-                    vector_hits = self.vectors.top(conn, generation, self.index.revision(conn),
-                                                   qv, window)
+                    snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
+                    conn, self._generation = snap.conn, snap.generation  # the previous one while the new loads
+                    vector_hits = nearest(snap, qv, window)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding
             # another provider's vectors: say why they go unused instead of dropping them silently.
             debug["vectorSkipped"] = f"{self.state.reason}; the index holds {stored['provider']} vectors"
+        tokenizer = fts_tokenizer_of(conn) or stored.get("ftsTokenizer", "cjk")
         params = pipeline.SearchParams(
             query=q, max_results=n, min_score=threshold, window=window, tokenizer=tokenizer,
             now=now or datetime.now(timezone.utc), projects=projects,
@@ -183,7 +252,34 @@ class SearchService:
             "legs": out["legs"], "hits": len(results), "embedMs": round(embed_ms, 2),
             "rankMs": out["ms"]["total"], "searchMs": round((time.perf_counter() - t0) * 1000, 2),
         })
-        return {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug, **warnings}
+        self.last_generation = self._generation  # (kept off the answer: every token of it costs)
+        answer = {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug}
+        answer.update(self._freshness(conn, check, dirty, index_vectors))
+        return answer
+
+    def _freshness(self, conn, check, dirty: DirtyState | None, index_vectors: bool) -> dict:
+        """``stale``, ``warning``, ``action`` and ``indexing`` whenever the index is known to be
+        behind the files: never an answer from an index known to be behind without saying so."""
+        if check.status == "mismatched":
+            return {"stale": True, "warning": f"Memory index is stale: {'; '.join(check.reasons)}. "
+                    "Search results may be incomplete.", "action": "Run: reverie index --force"}
+        info = progress.describe(conn, self.index.index_dir, vectors_used=index_vectors,
+                                 starting=self.index.background.running())
+        out: dict = {}
+        if info is not None:
+            out["indexing"] = info
+            last = read_meta(conn, "last_sync") or {}
+            if info["state"] == "pending" and last.get("embedding_error"):
+                warning = (f"{info['vectors']['total'] - info['vectors']['done']:,} chunks have no vector yet "
+                           f"(embedding failed: {last['embedding_error']}); they are found by keyword only.")
+            else:
+                warning = f"Memory is still being indexed ({progress.summary(info)}); results may be incomplete."
+            out.update(stale=True, warning=warning,
+                       action="Indexing continues in the background; to finish it now: reverie index")
+        elif (dirty is not None and dirty.dirty) or self.index.pending_writes:
+            out.update(stale=True, warning="Memory index is dirty. Search results may be incomplete.",
+                       action=SYNC_ACTION)
+        return out
 
 
 def np_any(v) -> bool:
