@@ -92,7 +92,9 @@ def _restore_view(mem, ident: str) -> dict:
     from ..workspace.writes import plan_replace
 
     plan = restore(mem.places, mem.workspace, ident, dry_run=True)
-    pick = next(i for i in listing(mem.places, mem.workspace) if i["id"] == plan["restored"])
+    pick = next((i for i in listing(mem.places, mem.workspace) if i["id"] == plan["restored"]), None)
+    if pick is None:  # pruned between the two listings (a sweep kept a newer one)
+        raise UserError(f"preimage {ident!r} is no longer kept: open the Dreaming page again")
     with open(pick["file"], "rb") as fh:
         text = fh.read().decode("utf-8", errors="replace")
     now = plan_replace(memory_path(mem.workspace))
