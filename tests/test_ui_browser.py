@@ -136,7 +136,7 @@ def _shot(pg, name: str, *, at=None) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         if at is not None:
-            at.scroll_into_view_if_needed()
+            at.evaluate("e => e.scrollIntoView({block: 'start'})")
         pg.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
 
 
@@ -244,6 +244,7 @@ def test_dreaming_shows_the_night_the_candidates_bars_and_a_dry_run_preview(page
     assert "+- 决定住西湖边的湖滨酒店" in added and "reverie-entry: st-" in added
     assert night.locator("pre.diff .del").count() == 0
     assert night.locator("a.restore").count() == 1  # its preimage is kept
+    _shot(page, "dreaming-history", at=page.locator("#diary"))
     # the candidates still waiting, every component a bar against its threshold
     first = page.locator("article.candidate").first
     labels = first.locator("tr.bar-row th").all_inner_texts()
