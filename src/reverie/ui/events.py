@@ -2,9 +2,9 @@
 
 A stream is an async generator (no thread per open page): every quarter second it compares the
 watcher's counter and the agent's background jobs (re-index, Dreaming preview) with what it last
-sent. It ends when the client
-goes away (the next write fails), when the server stops, or after ``MAX_STREAM_SECONDS`` (the
-browser's EventSource reconnects by itself), so a forgotten tab holds nothing for long.
+sent. It ends when the client goes away (the next write fails), when the server stops, or after
+``MAX_STREAM_SECONDS`` (the browser's EventSource reconnects by itself), so a forgotten tab holds
+nothing for long.
 """
 
 from __future__ import annotations
