@@ -333,16 +333,18 @@ class Memory:
         return Scheduler(self.places.home, self.settings, handlers=handlers)
 
     # -- dreaming -----------------------------------------------------------------------------
-    def dream(self, phase: str | None = None, *, dry_run: bool = False, now: datetime | None = None, model=None):
+    def dream(self, phase: str | None = None, *, dry_run: bool = False, now: datetime | None = None, model=None,
+              progress=None):
         """Run one Dreaming sweep (light -> REM -> deep, or one ``phase``); returns a
         :class:`reverie.dreaming.Sweep` (``.as_dict()`` is what ``reverie dream run --json`` prints).
         ``now`` places the sweep on another clock (backfills, benchmarks); ``model`` overrides
-        ``memory.dreaming.model`` (a spec or a ChatModel)."""
+        ``memory.dreaming.model`` (a spec or a ChatModel); ``progress(stage, done, total)`` is told
+        as each step starts."""
         from .dreaming import run_sweep
 
         if self._signals is not None:
             self._signals.flush()  # recalls of this process count tonight
-        return run_sweep(self, phase=phase, dry_run=dry_run, now=now, model=model)
+        return run_sweep(self, phase=phase, dry_run=dry_run, now=now, model=model, progress=progress)
 
     # -- conversations ------------------------------------------------------------------------
     def runtime(self, model=None, *, session: str | None = None, **kw):
