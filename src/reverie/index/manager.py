@@ -35,6 +35,7 @@ from .sync import Control, Progress, Syncer, SyncReport
 # What SQLite raises for a file that is not (or no longer) a readable database.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)
 REPAIR_ACTION = "reverie index --force"
+FIRST_GENERATION_WAIT = 2.0  # seconds a search waits for the first generation another holder is creating
 
 
 class IndexUnavailable(UserError):
@@ -121,18 +122,21 @@ class MemoryIndex:
         return wanted_identity(self.settings, self.embedder)
 
     # -- connections ------------------------------------------------------------------------
-    def _ensure_generation(self, *, blocking: bool = True) -> Path:
+    def _ensure_generation(self, *, blocking: bool = True, wait: float = 0.0) -> Path:
         path = generations.current_path(self.index_dir)
         if path is not None:
             return path
-        with generations.lock(self.index_dir, "rebuild", blocking=blocking) as got:
+        # before the lock: resolving the embedder may load a model, and a search in another thread
+        # waits for this lock only briefly
+        wanted = self.wanted_identity()
+        with generations.lock(self.index_dir, "rebuild", blocking=blocking, wait=wait) as got:
             if not got:
                 raise IndexUnavailable(f"the search index is being rebuilt by another process; "
                                        f"search again when it finishes (or run: {REPAIR_ACTION})")
             path = generations.current_path(self.index_dir)
             if path is None:  # first use, or CURRENT unreadable: a fresh generation, filled by a sync
                 path = generations.new_generation_path(self.index_dir)
-                _prepare_generation(path, self.wanted_identity()).close()
+                _prepare_generation(path, wanted).close()
                 generations.publish(self.index_dir, path)
         return path
 
@@ -151,7 +155,8 @@ class MemoryIndex:
         with self._lock:
             name = generations.current_name(self.index_dir)
             if self._conn is None or name != self._gen:
-                path = self._ensure_generation(blocking=False)
+                # a first generation being made (by a sync starting here or elsewhere) takes a moment
+                path = self._ensure_generation(blocking=False, wait=FIRST_GENERATION_WAIT)
                 try:
                     conn = self._open(path)
                 except DAMAGED as exc:

@@ -13,14 +13,14 @@ import hashlib
 import re
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import EmbeddingError
 from ..store import transaction
 from . import cache, embed_turns, progress as run_progress
 from .chunking import Chunk
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover  (numpy loads when vectors do: `remember` never needs it)
+    import numpy as np
+
     from .sync import SyncReport, _Run
 
 VECTOR_BATCH = 64  # chunks per vector transaction, embedding-cache write and provider call
@@ -39,6 +39,8 @@ def embedding_input(text: str) -> str:
 
 
 def _vec_blob(v: np.ndarray) -> bytes:
+    import numpy as np
+
     return np.asarray(v, dtype=np.float32).tobytes()
 
 
