@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--paths", type=int, default=10_000, help="generated paths through the Python tool")
     ap.add_argument("--cli-paths", type=int, default=200, help="of them, through `reverie get` (a process each)")
     ap.add_argument("--mcp-paths", type=int, default=2_000, help="of them, over the MCP server on stdio")
-    ap.add_argument("--kill-trials", type=int, default=108, help="kill -9 trials, spread over every write path")
+    ap.add_argument("--kill-trials", type=int, default=120, help="kill -9 trials, spread over every write path")
     ap.add_argument("--writers", type=int, default=8)
     ap.add_argument("--per-writer", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2, help="processes at once for the table and `reverie get`")

@@ -8,8 +8,7 @@ import fault_helpers  # noqa: F401  (puts benchmarks/ on the path)
 from faultlab import badinput
 
 CHOSEN = [
-    "a mistyped --agent", "REVERIE_CONFIG=/dev/zero", "deeply nested TOML", "a home that is /dev/null",
-    "memory/ that is a file", "standard input that is not UTF-8", "a bad cron expression",
+    "REVERIE_CONFIG=/dev/zero", "deeply nested TOML", "memory/ that is a file", "standard input that is not UTF-8",
     "a table file that is not SQLite", "get a FIFO named like a note", "a truncated agent database",
     "a garbage index generation (repairs itself)",
     # found by the fuzzing: these were exit 2 (internal errors)

@@ -25,8 +25,8 @@ def base(tmp_path_factory):
 
 def test_every_write_path_is_on_trial():
     assert {kind for kind, _ in TRIALS} == set(kills.KINDS)
-    planned = kills.plan(108)
-    assert {k for k, _ in planned} == set(kills.KINDS) and len(planned) == 108
+    planned = kills.plan(120)
+    assert {k for k, _ in planned} == set(kills.KINDS) and len(planned) == 120
     assert {p for k, p in planned if k == "dream" and p} == set(kills.DREAM_POINTS)
     assert {p for k, p in planned if k == "forget" and p} == set(kills.FORGET_POINTS)
 

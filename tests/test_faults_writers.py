@@ -11,13 +11,6 @@ from faultlab.common import FAKE, clean_env
 from reverie import Memory
 
 
-def test_four_writers_land_every_entry_once_and_whole(tmp_path):
-    res = writers.run_writers(tmp_path, 4, 20)
-    assert res["errors"] == []
-    assert (res["entries"], res["present"]) == (80, 80)
-    assert res["missing"] == res["duplicated"] == res["interleaved"] == res["notIndexed"] == res["headersTwice"] == 0
-
-
 def test_the_check_sees_an_interleaved_or_missing_entry(tmp_path):
     home = tmp_path / "home"
     mem = Memory(home=home, overrides=[FAKE], env=clean_env(home))
@@ -30,7 +23,7 @@ def test_the_check_sees_an_interleaved_or_missing_entry(tmp_path):
     assert res["interleaved"] == 1 and res["duplicated"] == 1 and res["missing"] == 2
 
 
-def test_the_benchmark_writes_its_figures_into_one_marked_section(tmp_path):
+def test_four_writers_land_every_entry_once_and_whole_and_the_figures_land_in_their_section(tmp_path):
     import importlib.util
     import sys
 
@@ -39,10 +32,14 @@ def test_the_benchmark_writes_its_figures_into_one_marked_section(tmp_path):
     sys.modules[spec.name] = bench
     spec.loader.exec_module(bench)
     doc = tmp_path / "guarantees.md"
-    doc.write_text("# Guarantees\n\nintro\n", encoding="utf-8")
-    for _ in range(2):
-        res = bench.main(["--only", "writers", "--writers", "2", "--per-writer", "3", "--doc", str(doc), "--quiet"])
-        assert res["failed"] is False and res["writers"]["present"] == 6
+    doc.write_text("# Guarantees\n\nintro\n\n## Measured\n\n<!-- fuzz_faults:start -->\nold figures\n"
+                   "<!-- fuzz_faults:end -->\n\nafter\n", encoding="utf-8")
+    res = bench.main(["--only", "writers", "--writers", "4", "--per-writer", "20", "--doc", str(doc), "--quiet"])
+    w = res["writers"]
+    assert res["failed"] is False and w["errors"] == []
+    assert (w["entries"], w["present"]) == (80, 80)
+    assert w["missing"] == w["duplicated"] == w["interleaved"] == w["notIndexed"] == w["headersTwice"] == 0
     text = doc.read_text(encoding="utf-8")
-    assert text.startswith("# Guarantees\n\nintro\n") and text.count("<!-- fuzz_faults:start -->") == 1
-    assert "**Concurrent writers**: 2 processes × 3" in text and "load average" in text
+    assert text.startswith("# Guarantees\n\nintro\n") and text.endswith("\nafter\n")
+    assert text.count("<!-- fuzz_faults:start -->") == 1 and "old figures" not in text
+    assert "**Concurrent writers**: 4 processes × 20" in text and "load average" in text

@@ -36,12 +36,12 @@ def test_python_tool_no_escape_no_internal_error(arena, generated):
 
 
 def test_mcp_and_cli_samples_no_escape_no_internal_error(arena, generated):
-    mcp = paths.fuzz_mcp(arena, paths.sample(generated, 60))
-    cli = paths.fuzz_cli(arena, paths.sample(generated, 6, seed=9))
+    mcp = paths.fuzz_mcp(arena, paths.sample(generated, 40))
+    cli = paths.fuzz_cli(arena, paths.sample(generated, 4, seed=9))
     for t in (mcp, cli):
         assert t.escapes == [] and t.internal == [], t.as_dict()
-    assert mcp.paths == 60 and mcp.served > 0 and mcp.refused > 0
-    assert cli.paths + cli.skipped == 6
+    assert mcp.paths == 40 and mcp.served > 0 and mcp.refused > 0
+    assert cli.paths + cli.skipped == 4
 
 
 def test_the_escape_check_catches_what_it_must(arena):

@@ -201,7 +201,8 @@ def run_row(base: Path, work: Path, i: int, row: Row, timeout: float = 60) -> di
     if row.code == 1 and before is not None and (home / "workspace" / "memory").is_dir() \
             and _notes_digest(home) != before:
         why.append("the notes changed")
-    shown = line or (err.strip().splitlines() or ["(nothing on stderr)"])[0]
+    said = (err + "\n" + text_of(r.stdout)).strip().splitlines()
+    shown = line or next((ln for ln in said if row.says and row.says in ln), (said or ["(no output)"])[0])
     return {"what": row.what, "command": "reverie " + " ".join(_short(a) for a in row.argv), "expected": row.code,
             "got": r.returncode, "says": shown[:160], "ok": not why, "why": why}
 

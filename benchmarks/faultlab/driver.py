@@ -54,6 +54,13 @@ def run(kind: str, home: Path, prefix: str) -> None:
         for i in range(LOOPS):
             tool.call({"text": entry(f"{prefix}-{i}") + "\x00"})  # the NUL is cleaned, and said so
             ack(tok=f"{prefix}-{i}")
+    elif kind == "remember_cli":
+        import subprocess
+
+        for i in range(LOOPS):  # `reverie remember` itself, one process a note: the kill may land in it
+            cmd = [sys.executable, "-c", "from reverie.cli.main import run; run()", "remember", entry(f"{prefix}-{i}")]
+            if subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode == 0:
+                ack(tok=f"{prefix}-{i}")
     elif kind in ("index", "rebuild"):
         for i in range(LOOPS):
             tok = f"{prefix}-{i}"

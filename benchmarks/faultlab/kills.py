@@ -32,13 +32,13 @@ from .common import clean_env
 from . import driver as D
 
 DRIVER = Path(__file__).resolve().parent / "driver.py"
-KINDS = ["remember", "memory_append", "index", "rebuild", "chat", "intent", "table", "dream", "forget"]
+KINDS = ["remember", "remember_cli", "memory_append", "index", "rebuild", "chat", "intent", "table", "dream", "forget"]
 # kill points at exact steps of the compare-and-set writer (forget rewrites notes with it) and of a
 # Dreaming sweep; the other trials are killed at a random moment
 FORGET_POINTS = ["replace:temp-written", "replace:before-rename", "replace:renamed"]
 DREAM_POINTS = ["dream:planned", "dream:model-answered", "replace:temp-written", "replace:before-rename",
                 "replace:renamed", "dream:memory-written", "dream:store-marked", "dream:dreams-written"]
-WINDOW_S = {"remember": 0.8, "memory_append": 0.8, "index": 1.0, "rebuild": 1.2, "chat": 1.5, "intent": 0.8,
+WINDOW_S = {"remember": 0.8, "remember_cli": 2.0, "memory_append": 0.8, "index": 1.0, "rebuild": 1.2, "chat": 1.5, "intent": 0.8,
             "table": 0.8, "dream": 0.5, "forget": 1.5}
 SETTINGS = '[memory.search]\nprovider = "fake"\n\n[memory.dreaming.phases.deep]\nminScore = 0.5\n'
 OWNER_LINE = "- A line I wrote myself."
@@ -112,7 +112,8 @@ class Trial:
 def _drive(trial: Trial, home: Path, rng: random.Random, point: str | None) -> None:
     env = clean_env(home, {"REVERIE_FAULTS": f"kill@{point}"} if point else None)
     proc = subprocess.Popen([sys.executable, str(DRIVER), trial.kind, str(home), f"t{trial.n}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)  # its own group: a `reverie` it runs is killed with it
     lines: list[str] = []
     ready, first = threading.Event(), threading.Event()
 
@@ -143,11 +144,11 @@ def _drive(trial: Trial, home: Path, rng: random.Random, point: str | None) -> N
             trial.how = f"SIGKILL {delay:.2f} s after {'the first write' if after_first else 'start-up'}"
             time.sleep(delay)
             if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGKILL)
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(60)
     finally:
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     reader.join(10)
     err = proc.stderr.read()
@@ -233,7 +234,7 @@ def _transcript_text(home: Path) -> str:
 def check_acknowledged(trial: Trial, home: Path) -> None:
     ws = home / "workspace"
     kind = trial.kind
-    if kind in ("remember", "memory_append"):
+    if kind in ("remember", "remember_cli", "memory_append"):
         text = _notes(ws)
         lines = text.split("\n")
         for a in trial.acks:
