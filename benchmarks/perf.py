@@ -47,6 +47,7 @@ from report import update_section  # noqa: E402
 REPORT_START, REPORT_END = "<!-- perf:start -->", "<!-- perf:end -->"
 DIMS = 384
 CHUNKS_PER_FILE = 10
+BULLETS_PER_FILE = CHUNKS_PER_FILE * 5 - 3  # each bullet is one unit (an index row) of search
 QUERIES = 60
 
 
@@ -126,11 +127,13 @@ def sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def generate(ws: Path, n_chunks: int, seed: int = 7) -> int:
-    """Write about ``n_chunks`` chunks as dated notes over two years; returns the file count."""
+def generate(ws: Path, n_chunks: int, seed: int = 7, per_file: int = BULLETS_PER_FILE) -> int:
+    """Write about ``n_chunks`` index rows (units: one per bullet; ``per_file`` = 10 sizes the corpus
+    by the 400-token chunks of earlier versions instead) as dated notes over two years; returns the
+    file count."""
     rng = random.Random(seed)
     (ws / "memory").mkdir(parents=True, exist_ok=True)
-    n_files = max(1, n_chunks // CHUNKS_PER_FILE)
+    n_files = max(1, n_chunks // per_file)
     start = date(2024, 11, 29)
     for f in range(n_files):
         day = start + timedelta(days=(f * 730) // n_files)
@@ -184,11 +187,23 @@ def timed(fn, *args, **kw) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-def bench_size(n: int, work: Path, peers: bool) -> dict:
+def vector_only(mem: Memory, q: str, qv: np.ndarray, now: datetime) -> None:
+    """The vector leg alone, through the pipeline: windows, then the units of the best ones."""
+    from reverie.search import pipeline
+
+    svc = mem.searcher
+    conn, generation = mem.index.snapshot()
+    vq = pipeline.VectorQuery(svc.vectors.serve(conn, generation, DIMS).view, qv)
+    params = pipeline.SearchParams(query=q, max_results=6, min_score=0.0, window=48, tokenizer="cjk", now=now,
+                                   legs="vector")
+    pipeline.run(conn, params, vq)
+
+
+def bench_size(n: int, work: Path, peers: bool, per_file: int = BULLETS_PER_FILE) -> dict:
     home = work / f"n{n}"
     shutil.rmtree(home, ignore_errors=True)
     ws = home / "workspace"
-    files = generate(ws, n)
+    files = generate(ws, n, per_file=per_file)
     row: dict = {"size": n, "files": files}
     # first index, no vectors at all: pure indexing cost
     kw_mem = Memory(home=home, env={}, overrides=['memory.search.provider="none"', 'timezone="UTC"'])
@@ -197,6 +212,8 @@ def bench_size(n: int, work: Path, peers: bool) -> dict:
     row["first_index_s"] = time.perf_counter() - t
     row["chunks"] = rep.chunks_written
     row["chunks_per_s"] = rep.chunks_written / row["first_index_s"]
+    conn0 = kw_mem.index.conn()
+    row["windows"] = conn0.execute("SELECT count(*) FROM memory_index_windows").fetchone()[0]
     kw_mem.close()
     # the vector index (stored vectors): a rebuild with the benchmark embedder
     mem = Memory(home=home, env={}, overrides=['memory.search.provider="bench"', 'timezone="UTC"'])
@@ -219,10 +236,12 @@ def bench_size(n: int, work: Path, peers: bool) -> dict:
         kw_only.search(q, now=now, record_signals=False)
     keyword = [timed(kw_only.search, q, now=now, record_signals=False) for q in qs]
     conn = mem.index.conn()
-    gen, rev = mem.index.generation, mem.index.revision()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # so the file holds everything written
+    row["index_mb"] = Path(conn.filename).stat().st_size / 1e6
     qvecs = [mem.embedder.embed_query(q) for q in qs]
-    vm = mem.searcher.vectors
-    vector = [timed(vm.top, conn, gen, rev, v, 48) for v in qvecs]
+    for q, v in list(zip(qs, qvecs))[:3]:
+        vector_only(mem, q, v, now)
+    vector = [timed(vector_only, mem, q, v, now) for q, v in zip(qs, qvecs)]
     row["hybrid_ms"] = (statistics.median(hybrid), pct(hybrid, 95))
     row["keyword_ms"] = (statistics.median(keyword), pct(keyword, 95))
     row["vector_ms"] = (statistics.median(vector), pct(vector, 95))
@@ -382,11 +401,13 @@ def render(rows: list[dict], emb: dict, elapsed: float, cmd: str, plot: str | No
 
     L = [f"Command: `{cmd}` — run took {elapsed:.0f} s on {os.cpu_count()} cores, Python "
          f"{platform.python_version()}, SQLite {apsw.sqlite_lib_version()}.", ""]
-    L.append("| chunks | files | first index (no vectors) | chunks/s | no-op re-index | edit → searchable | "
-             "hybrid p50 / p95 ms | keyword-only p50 / p95 | vector-only p50 / p95 | memory_get p50 | peak RSS MB |")
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| chunks (units) | windows | files | index file | first index (no vectors) | chunks/s | no-op re-index | "
+             "edit → searchable | hybrid p50 / p95 ms | keyword-only p50 / p95 | vector-only p50 / p95 | "
+             "memory_get p50 | peak RSS MB |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        L.append(f"| {r['chunks']:,} | {r['files']:,} | {r['first_index_s']:.1f} s | {r['chunks_per_s']:,.0f} | "
+        L.append(f"| {r['chunks']:,} | {r.get('windows', 0):,} | {r['files']:,} | {r.get('index_mb', 0):.0f} MB | "
+                 f"{r['first_index_s']:.1f} s | {r['chunks_per_s']:,.0f} | "
                  f"{r['noop_reindex_s'] * 1000:.0f} ms | {r['edit_to_searchable_s']:.2f} s | "
                  f"{r['hybrid_ms'][0]:.1f} / {r['hybrid_ms'][1]:.1f} | {r['keyword_ms'][0]:.1f} / {r['keyword_ms'][1]:.1f} | "
                  f"{r['vector_ms'][0]:.2f} / {r['vector_ms'][1]:.2f} | {r['get_ms'][0]:.2f} ms | {r['peak_rss_mb']:.0f} |")
@@ -466,6 +487,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     ap.add_argument("--no-report", action="store_true")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--old-corpus-sizes", action="store_true",
+                    help="size each corpus by the 400-token chunks of earlier versions (10 per file), not by units")
     ap.add_argument("--sweep-threads", action="store_true", help="embed-load: also every thread count, passive")
     ap.add_argument("--runs", type=int, default=7, help="oneshot: fresh processes per command")
     ap.add_argument("--before-src", type=Path, default=None,
@@ -513,7 +536,8 @@ def main_scale(args) -> dict:
     try:
         for n in sizes:
             print(f"size {n:,} ...", file=sys.stderr, flush=True)
-            rows.append(bench_size(n, work, not args.no_peers))
+            rows.append(bench_size(n, work, not args.no_peers,
+                                   CHUNKS_PER_FILE if args.old_corpus_sizes else BULLETS_PER_FILE))
         emb = embedder_throughput()
     finally:
         if args.work is None:

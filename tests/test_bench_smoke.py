@@ -62,24 +62,29 @@ def test_locomo_benchmark_smoke(tmp_path: Path) -> None:
     _tiny_locomo(data)
     out = tmp_path / "report.md"
     result = bench.main([str(data), "--variants", "400/80,60/12", "--work", str(tmp_path / "work"),
-                         "--out", str(out)])
+                         "--out", str(out), "--ablations"])
     table = result["table"]
     systems = {s for (_, s) in table}
-    assert {"reverie hybrid", "BM25 (bm25s)", "FTS5 unicode61 bm25", "FTS5 trigram bm25",
-            "dense cosine (same embedder)", "reverie keyword-only"} <= systems
+    assert {"reverie hybrid", "reverie keyword-only", "reverie vector-only", "BM25 over single turns (FTS5 porter)",
+            "dense e5-small over single turns", "RRF of that BM25 and dense",
+            "reverie hybrid, without MMR"} <= systems
     for (variant, system), row in table.items():
         assert row["n"] == 4, (variant, system)  # categories 1-4 only; the malformed D9:9 is dropped
-        for col in bench.COLUMNS:
+        for col in bench.ALL_COLUMNS:
             v = row["overall"][col]
             assert 0.0 <= v <= 1.0 and not math.isnan(v), (system, col, v)
-        assert row["overall"]["any@1"] <= row["overall"]["any@10"] <= row["overall"]["any@20"]
-    # on five turns every retriever that returns anything finds the evidence within 20 chunks
-    assert table[("400/80", "reverie hybrid")]["overall"]["any@20"] == 1.0
+        o = row["overall"]
+        assert o["any@1"] <= o["any@10"] <= o["any@20"]
+        assert o["read@500"] <= o["read@1000"] <= o["read@2000"]
+    # on five turns every retriever that returns anything finds the evidence within 20 results, and
+    # reverie's snippets show it within 500 tokens
+    hybrid = table[("400/80", "reverie hybrid")]["overall"]
+    assert hybrid["any@20"] == 1.0 and hybrid["read@500"] == 1.0
     text = out.read_text(encoding="utf-8")
-    assert bench.REPORT_START in text and "| reverie hybrid |" in text
+    assert bench.REPORT_START in text and "| reverie hybrid |" in text and "Relevance gaps" in text
     # a second run reuses cached embeddings: nothing is embedded again
     again = bench.main([str(data), "--variants", "400/80", "--work", str(tmp_path / "work"), "--no-report"])
-    assert again["stats"]["400/80"]["embedded"] == 0
+    assert again["stats"]["400/80"]["embedded"] == 0 and again["stats"]["peers"]["embedded"] == 0
 
 
 def test_perf_benchmark_smoke(tmp_path: Path) -> None:
@@ -96,7 +101,7 @@ def test_perf_benchmark_smoke(tmp_path: Path) -> None:
     assert "numpy brute force" in row["peers"] and "FTS5 trigram (+LIKE for short CJK)" in row["peers"]
     assert result["embedder"]["passage_tokens_per_s"] > 0
     text = out.read_text(encoding="utf-8")
-    assert perf.REPORT_START in text and "| chunks |" in text
+    assert perf.REPORT_START in text and "| chunks (units) |" in text
 
 
 @pytest.mark.semantic

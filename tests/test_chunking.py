@@ -1,214 +1,183 @@
-"""Markdown chunking: 1-based inclusive line ranges, overlap, CJK-weighted budgets, long lines,
-headings kept with their content, and no broken characters."""
+"""Markdown chunking into units (entries) and context windows: 1-based inclusive line ranges,
+entries with their continuation lines, per-entry annotations, CJK-weighted budgets, long entries cut
+at sentence ends, windows with overlap, and no broken characters."""
 
 from __future__ import annotations
 
-import hashlib
 import random
+import time
 
 import pytest
 
-from reverie.index.chunking import chunk_markdown
-from reverie.text.cjk import is_cjk_char, weighted_length
+from reverie.index.chunking import UNIT_TOKENS, chunk_markdown, is_curated
+from reverie.text.cjk import weighted_length
 
 HAN = "酒店预算湖景房返程车票杭州西湖高铁周末计划行李天气朋友晚饭博物馆"
+UNIT_BUDGET = UNIT_TOKENS * 4
 
 
-def ascii_lines(n: int, width: int = 96, tag: str = "x") -> list[str]:
-    return [f"{i:03d} " + tag * width for i in range(1, n + 1)]
+def spans(text: str, **kw) -> list[tuple[int, int, str]]:
+    return [(u.start_line, u.end_line, u.text) for u in chunk_markdown(text, **kw).units]
 
 
-def lines_of(text: str, start: int, end: int) -> str:
-    return "\n".join(text.split("\n")[start - 1:end])
+def test_empty_and_blank_files_give_nothing():
+    for text in ("", "\n\n   \n\t\n"):
+        out = chunk_markdown(text)
+        assert out.units == [] and out.windows == []
 
 
-def assert_ranges_cover(text: str, chunks, tokens: int = 400) -> None:
-    """Every chunk's text is its 1-based inclusive line range (ends trimmed of blank lines; a line
-    longer than the budget contributes pieces), ranges run forward, every non-blank line is covered."""
-    lines = text.split("\n")
-    covered: set[int] = set()
-    prev_start = 0
-    for c in chunks:
-        assert 1 <= c.start_line <= c.end_line <= len(lines)
-        assert c.start_line >= prev_start
-        prev_start = c.start_line
-        span = lines[c.start_line - 1:c.end_line]
-        if all(weighted_length(ln) <= tokens * 4 for ln in span):
-            assert c.text == "\n".join(span)
-        else:  # pieces of a long line are joined with "\n", as the reference does
-            assert "".join(c.text.split("\n")) in "".join(span)
-        assert c.hash == hashlib.sha256(c.text.encode("utf-8")).hexdigest()
-        covered.update(range(c.start_line, c.end_line + 1))
-    assert {i for i, ln in enumerate(lines, 1) if ln.strip()} <= covered
-
-
-def rebuild_segments(chunks) -> list[str]:
-    """The segments of all chunks in order, with each chunk's overlap (a repeat of the previous
-    chunk's tail) removed: for a text with no blank lines this must give back every segment once."""
-    seq: list[str] = []
-    for c in chunks:
-        segs = c.text.split("\n")
-        k = min(len(seq), len(segs))
-        while k and seq[-k:] != segs[:k]:
-            k -= 1
-        seq.extend(segs[k:])
-    return seq
-
-
-def test_empty_and_blank_files_give_no_chunks():
-    assert chunk_markdown("") == []
-    assert chunk_markdown("\n\n   \n\t\n") == []
-
-
-def test_small_file_is_one_chunk_with_1_based_range():
+def test_each_bullet_is_a_unit_with_1_based_lines():
     text = "# Trip\n\n- booked hotel\n- train back\n"
-    [c] = chunk_markdown(text)
-    assert (c.start_line, c.end_line) == (1, 4)  # inclusive; the trailing empty line 5 is trimmed
-    assert c.text == "# Trip\n\n- booked hotel\n- train back"
+    assert spans(text) == [(3, 3, "- booked hotel"), (4, 4, "- train back")]
+    assert all(u.context == "Trip" for u in chunk_markdown(text).units)
 
 
-def test_leading_blank_lines_are_not_the_start():
-    [c] = chunk_markdown("\n\n\nfirst real line\nsecond")
-    assert (c.start_line, c.end_line) == (4, 5)
+def test_continuation_lines_and_sub_items_stay_with_their_entry():
+    text = ("- The vendor proposal was rejected\n"
+            "  because it was over budget.\n"
+            "  - the second offer too\n"
+            "\n"
+            "    a loose paragraph of the sub-item\n"
+            "- next entry\n"
+            "1. numbered\n"
+            "   continued\n")
+    assert [(s, e) for s, e, _ in spans(text)] == [(1, 5), (6, 6), (7, 8)]
+    assert spans(text)[0][2].endswith("a loose paragraph of the sub-item")
 
 
-def test_ranges_cover_the_text_and_respect_the_budget():
-    text = "\n".join(ascii_lines(120))
-    chunks = chunk_markdown(text, tokens=400, overlap=80)
-    assert len(chunks) > 5
-    assert_ranges_cover(text, chunks)
-    assert chunks[0].start_line == 1 and chunks[-1].end_line == 120
-    for c in chunks:
-        assert weighted_length(c.text) <= 400 * 4
+def test_one_fact_per_line_is_one_unit_per_line_but_wrapped_prose_is_joined():
+    turns = "Ana: I adopted a cat.\nBen: Lovely! What is its name?\nAna: Pixel.\n"
+    assert [(s, e) for s, e, _ in spans(turns)] == [(1, 1), (2, 2), (3, 3)]
+    wrapped = ("This paragraph was wrapped by an editor at a fixed width so that its\n"
+               "sentences continue on the next line without any punctuation at the end\n"
+               "of each line.\nA new fact.\n")
+    assert [(s, e) for s, e, _ in spans(wrapped)] == [(1, 3), (4, 4)]
 
 
-def test_overlap_is_carried_into_the_next_chunk():
-    text = "\n".join(ascii_lines(60))  # each line costs 101 (100 chars + newline)
-    chunks = chunk_markdown(text, tokens=400, overlap=80)
-    for a, b in zip(chunks, chunks[1:]):
-        shared = a.end_line - b.start_line + 1
-        # carry walks back until >= 320 chars: 4 lines of 101
-        assert shared == 4, (a.start_line, a.end_line, b.start_line, b.end_line)
-        assert b.text.startswith(lines_of(text, b.start_line, a.end_line))
+def test_a_comment_line_belongs_to_the_entry_below():
+    text = ("<!-- observed: 2026-07-01 | status: superseded -->\n\n- Prefer long answers\n\n"
+            "<!-- observed: 2026-07-02 | status: active -->\n\n- Prefer concise answers\n")
+    units = chunk_markdown(text, curated=True).units
+    assert [(u.start_line, u.end_line) for u in units] == [(1, 3), (5, 7)]
+    assert "superseded" in units[0].annotations and "active" not in units[0].annotations
+    assert "active" in units[1].annotations and "superseded" not in units[1].annotations
 
 
-def test_no_overlap_when_overlap_is_zero():
-    text = "\n".join(ascii_lines(60))
-    chunks = chunk_markdown(text, tokens=400, overlap=0)
-    for a, b in zip(chunks, chunks[1:]):
-        assert b.start_line == a.end_line + 1
-    assert_ranges_cover(text, chunks)
+def test_each_entry_keeps_only_its_own_annotations():
+    text = ("# Long-Term Memory\n\n"
+            "- Prefers window seats on long flights <!-- importance: 8 --> <!-- project: travel -->\n"
+            "- The vendor proposal was rejected: over budget\n"
+            "- Deploys go out on Tuesdays <!-- importance: 3 -->\n")
+    a, b, c = chunk_markdown(text, curated=True).units
+    assert "importance: 8" in a.annotations and "project: travel" in a.annotations
+    assert b.annotations == ""
+    assert c.annotations == "<!-- importance: 3 -->"
 
 
-def test_cjk_weighs_about_four_so_a_chunk_holds_about_400_han():
+def test_a_curated_section_of_prose_is_one_entry_with_its_heading():
+    text = ("# Memory\n\n## Travel <!-- importance: 7 -->\nLikes trains.\n\nAvoids night buses.\n\n"
+            "## Work\n- ships on Tuesdays\n")
+    units = chunk_markdown(text, curated=True).units
+    assert [(u.start_line, u.end_line) for u in units] == [(3, 6), (9, 9)]
+    assert units[0].text.startswith("## Travel") and "Avoids night buses." in units[0].text
+    assert "importance: 7" in units[0].annotations
+    # a daily note keeps one unit per line of prose
+    assert len(chunk_markdown(text).units) == 3
+
+
+def test_curated_files_are_memory_and_user_at_the_root():
+    assert is_curated("MEMORY.md") and is_curated("USER.md")
+    assert not is_curated("memory/MEMORY.md") and not is_curated("memory/2026-07-01.md")
+
+
+def test_curated_entries_are_their_own_windows():
+    text = "".join(f"- fact number {i}\n" for i in range(30))
+    curated = chunk_markdown(text, curated=True)
+    assert [(w.first, w.last) for w in curated.windows] == [(i, i) for i in range(30)]
+    daily = chunk_markdown(text)
+    assert len(daily.windows) == 1 and (daily.windows[0].first, daily.windows[0].last) == (0, 29)
+
+
+def test_a_fenced_code_block_is_one_unit():
+    text = "- before\n```python\ndef f():\n\n    return 1\n```\n- after\n"
+    assert [(s, e) for s, e, _ in spans(text)] == [(1, 1), (2, 6), (7, 7)]
+
+
+def test_a_long_entry_is_cut_at_sentence_ends_within_budget():
+    sentences = [f"Sentence number {i} talks about the hotel budget and the train." for i in range(40)]
+    text = "- " + " ".join(sentences) + "\n- short\n"
+    units = chunk_markdown(text).units
+    pieces = [u for u in units if u.start_line == 1]
+    assert len(pieces) > 3
+    for u in pieces:
+        assert weighted_length(u.text) <= UNIT_BUDGET
+        assert u.text.rstrip().endswith(".")  # cut after a sentence, not inside one
+    assert " ".join(u.text for u in pieces) == "- " + " ".join(sentences)
+    assert units[-1].text == "- short" and units[-1].start_line == 2
+
+
+def test_cjk_weighs_about_four_so_a_unit_holds_about_128_han():
     rng = random.Random(7)
-    lines = ["".join(rng.choice(HAN) for _ in range(20)) for _ in range(200)]
-    text = "\n".join(lines)
-    chunks = chunk_markdown(text, tokens=400, overlap=80)
-    assert_ranges_cover(text, chunks)
-    assert len(chunks) >= 8  # 4,000 Han would fit in 3 chunks if counted as 1 each
-    for c in chunks[:-1]:
-        han = sum(1 for ch in c.text if is_cjk_char(ch))
-        assert 300 <= han <= 400, han  # ~400 tokens of Chinese, never 1,600 characters
+    line = "".join(rng.choice(HAN) for _ in range(1000))
+    units = chunk_markdown(line).units
+    assert "".join(u.text for u in units) == line
+    for u in units:
+        assert (u.start_line, u.end_line) == (1, 1)
+        assert len(u.text) <= UNIT_TOKENS  # 128 Han characters at most, not 512
 
 
-def test_mixed_cjk_and_latin_budget():
-    text = "\n".join(f"{i} 今天讨论了酒店预算 and the hotel budget for the trip" for i in range(300))
-    chunks = chunk_markdown(text, tokens=100, overlap=10)
-    assert_ranges_cover(text, chunks)
-    for c in chunks:
-        assert weighted_length(c.text) <= 100 * 4
+def test_long_chinese_prose_is_cut_after_full_stops():
+    sent = "今天在杭州西湖附近找了一家酒店，步行就能到断桥。"
+    units = chunk_markdown(sent * 30).units
+    assert len(units) > 1
+    assert all(u.text.endswith("。") for u in units)
 
 
-def test_long_ascii_line_is_split_into_pieces():
-    line = "".join(f"word{i} " for i in range(3000))  # ~24,000 chars on one line
-    text = f"before\n{line}\nafter"
-    chunks = chunk_markdown(text, tokens=400, overlap=80)
-    assert_ranges_cover(text, chunks)
-    assert chunks[0].text == "before"
-    assert len(chunks) >= 1 + len(line) // 1600
-    for c in chunks:
-        assert len(c.text) <= 1600 + len("\nafter")
-    # nothing lost, nothing repeated: a full-budget piece carries no overlap
-    assert "".join(c.text for c in chunks[1:]) == line + "\nafter"
+@pytest.mark.parametrize("chars", [
+    ["😀", "🎉", "🚄"],                  # astral plane: surrogate pairs in UTF-16
+    ["👨\u200d👩\u200d👧", "🇨🇳"],       # ZWJ sequence, flag pair
+    ["𠀀", "𠮷", "𡈽"],                   # CJK Extension B
+    ["a", "😀", "b", "𠮷", "c", "酒店"],
+])
+def test_astral_characters_never_split_into_invalid_strings(chars):
+    rng = random.Random(5)
+    line = "".join(rng.choice(chars) for _ in range(3000))
+    text = f"# Emoji\n{line}\ntail"
+    units = chunk_markdown(text).units
+    assert len(units) > 2
+    for u in units:
+        u.text.encode("utf-8")  # strict: raises on a lone surrogate
+        assert not any(0xD800 <= ord(ch) <= 0xDFFF for ch in u.text)
+    assert "".join(u.text for u in units if u.start_line == 2) == line
 
 
-def test_long_cjk_line_is_split_by_weight():
-    rng = random.Random(3)
-    line = "".join(rng.choice(HAN) for _ in range(2500))
-    chunks = chunk_markdown(line, tokens=400, overlap=80)
-    assert "".join(c.text for c in chunks) == line
-    for c in chunks:
-        assert (c.start_line, c.end_line) == (1, 1)
-        assert len(c.text) <= 400  # 400 Han characters at most, not 1,600
+def test_windows_respect_the_budget_carry_the_overlap_and_cover_every_unit():
+    text = "## Day\n\n" + "".join(f"- entry {i:03d} " + "x" * 90 + "\n" for i in range(60))
+    out = chunk_markdown(text, tokens=400, overlap=80)
+    units, windows = out.units, out.windows
+    assert len(windows) > 3
+    covered = set()
+    for w in windows:
+        members = units[w.first:w.last + 1]
+        assert sum(weighted_length(u.text) + 1 for u in members) <= 400 * 4
+        assert w.end_line == members[-1].end_line
+        covered.update(range(w.first, w.last + 1))
+    assert covered == set(range(len(units)))
+    for a, b in zip(windows, windows[1:]):
+        carried = units[b.first:a.last + 1]
+        assert carried, "consecutive windows share their boundary units"
+        assert sum(weighted_length(u.text) + 1 for u in carried) <= 80 * 4
+    # the heading that introduces the first unit belongs to the first window
+    assert windows[0].start_line == 1
+    no_overlap = chunk_markdown(text, tokens=400, overlap=0).windows
+    assert all(b.first == a.last + 1 for a, b in zip(no_overlap, no_overlap[1:]))
 
 
-def test_heading_never_ends_a_chunk_it_starts_the_next():
-    # Lines 1-15 cost 1,515; the heading on line 16 still fits, line 17 does not: the heading
-    # must move to the next chunk together with line 17.
-    lines = ascii_lines(15) + ["## Section B"] + ascii_lines(20, tag="y")
-    text = "\n".join(lines)
-    chunks = chunk_markdown(text, tokens=400, overlap=80)
-    assert_ranges_cover(text, chunks)
-    assert chunks[0].end_line == 15
-    assert not chunks[0].text.rstrip().endswith("## Section B")
-    holder = next(c for c in chunks if "## Section B" in c.text)
-    assert holder.start_line <= 16 < holder.end_line
-    for c in chunks[:-1]:
-        last = [ln for ln in c.text.split("\n") if ln.strip()][-1]
-        assert not last.lstrip().startswith("#"), c.text[-60:]
-
-
-def test_heading_followed_by_blank_lines_moves_with_them():
-    lines = ascii_lines(15) + ["# Part two", "", ""] + ascii_lines(20, tag="z")
-    text = "\n".join(lines)
-    chunks = chunk_markdown(text)
-    assert_ranges_cover(text, chunks)
-    holder = next(c for c in chunks if "# Part two" in c.text)
-    assert "zzzz" in holder.text
-    assert "# Part two" not in chunks[0].text
-
-
-def test_stacked_headings_move_together():
-    # "# Trip" and "## Hotel" both fit after line 15, the content after them does not
-    lines = ascii_lines(15) + ["# Trip", "", "## Hotel"] + ascii_lines(20, tag="y")
-    text = "\n".join(lines)
-    chunks = chunk_markdown(text)
-    assert_ranges_cover(text, chunks)
-    assert chunks[0].end_line == 15
-    holder = next(c for c in chunks if "# Trip" in c.text)
-    assert holder.text.split("\n")[-1] != "# Trip"
-    assert "## Hotel\n" in holder.text and "yyyy" in holder.text
-
-
-def test_stacked_headings_before_a_long_line_are_kept():
-    text = "# Trip\n## Hotel\n" + "".join(f"{i:05d}" for i in range(700))
-    chunks = chunk_markdown(text)
-    assert chunks[0].start_line == 1
-    assert chunks[0].text.startswith("# Trip\n## Hotel\n00000")
-    assert_ranges_cover(text, chunks)
-
-
-def test_headings_only_file_makes_no_chunk_and_is_fast():
-    text = "\n".join(f"## heading {i}" for i in range(50_000))
-    assert chunk_markdown(text) == []
-
-
-def test_heading_before_a_long_line_is_kept():
-    text = "# Heading\n" + "".join(f"{i:05d}" for i in range(1000))  # one 5,000-char line
-    chunks = chunk_markdown(text)
-    assert chunks[0].start_line == 1
-    assert chunks[0].text.startswith("# Heading\n000000000100002")
-    assert_ranges_cover(text, chunks)
-    assert "".join(rebuild_segments(chunks)) == text.replace("\n", "")  # no piece lost
-
-
-def test_every_line_of_a_realistic_note_is_findable():
+def test_every_line_of_a_realistic_note_is_in_a_unit():
     rng = random.Random(11)
     parts: list[str] = []
     for s in range(12):
-        parts.append(f"## Section {s}")
-        parts.append("")
+        parts += [f"## Section {s}", ""]
         for _ in range(rng.randint(1, 25)):
             if rng.random() < 0.3:
                 parts.append("- " + "".join(rng.choice(HAN) for _ in range(rng.randint(5, 60))))
@@ -217,41 +186,35 @@ def test_every_line_of_a_realistic_note_is_findable():
                                              for _ in range(rng.randint(3, 40))))
         parts.append("")
     text = "\n".join(parts)
-    chunks = chunk_markdown(text)
-    assert_ranges_cover(text, chunks)
+    units = chunk_markdown(text).units
+    covered = {n for u in units for n in range(u.start_line, u.end_line + 1)}
+    body = {i for i, ln in enumerate(text.split("\n"), 1) if ln.strip() and not ln.startswith("#")}
+    assert body <= covered
+    assert all(u.context.startswith("Section") for u in units)
 
 
-@pytest.mark.parametrize("units", [
-    ["😀", "🎉", "🚄"],                  # astral plane: surrogate pairs in UTF-16
-    ["👨\u200d👩\u200d👧", "🇨🇳"],       # ZWJ sequence, flag pair
-    ["𠀀", "𠮷", "𡈽"],                   # CJK Extension B
-    ["a", "😀", "b", "𠮷", "c", "酒店"],
-])
-def test_astral_characters_never_split_into_invalid_strings(units):
-    rng = random.Random(5)
-    line = "".join(rng.choice(units) for _ in range(3000))
-    line2 = "".join(rng.choice(units) for _ in range(3000))
-    text = f"# Emoji\n{line}\n{line2}\ntail"
-    chunks = chunk_markdown(text, tokens=64, overlap=8)
-    assert len(chunks) > 2
-    for c in chunks:
-        c.text.encode("utf-8")  # strict: raises on a lone surrogate
-        assert not any(0xD800 <= ord(ch) <= 0xDFFF for ch in c.text)
-    assert_ranges_cover(text, chunks, tokens=64)
-    # pieces are whole code points: without the overlap they rebuild the text exactly
-    assert "".join(rebuild_segments(chunks)) == text.replace("\n", "")
+def test_headings_only_file_makes_no_unit_and_is_fast():
+    text = "\n".join(f"## heading {i}" for i in range(50_000))
+    t = time.perf_counter()
+    assert chunk_markdown(text).units == []
+    assert time.perf_counter() - t < 5
 
 
-def test_ext_b_weighs_like_han():
-    ext_b = "".join(chr(0x20000 + i) for i in range(600))
-    chunks = chunk_markdown(ext_b, tokens=100, overlap=10)
-    assert "".join(c.text for c in chunks) == ext_b
-    for c in chunks:
-        assert len(c.text) <= 100
-
-
-def test_hash_is_stable_and_text_sensitive():
-    a = chunk_markdown("- same text")[0]
-    b = chunk_markdown("- same text")[0]
-    c = chunk_markdown("- same text!")[0]
+def test_hash_follows_text_heading_and_annotations():
+    a = chunk_markdown("- same text").units[0]
+    b = chunk_markdown("- same text").units[0]
+    c = chunk_markdown("- same text!").units[0]
+    d = chunk_markdown("# Heading\n- same text").units[0]
     assert a.hash == b.hash != c.hash
+    assert d.hash != a.hash and d.index_text == "Heading\n- same text"
+
+
+def test_a_generated_description_stays_one_unit_up_to_the_window_budget():
+    text = ("# Table file: api\n\nStructured data; query it with table_query.\n\n## table endpoints (3 rows)\n\n"
+            "Columns: method TEXT, path TEXT\n\nSample rows:\n- method: GET; path: /health\n")
+    out = chunk_markdown(text, whole=True)
+    assert len(out.units) == 1 and len(out.windows) == 1
+    u = out.units[0]
+    assert (u.start_line, u.end_line) == (1, 10) and "table_query" in u.text and "endpoints" in u.text
+    big = chunk_markdown(text + "".join(f"- method: GET; path: /p{i}\n" for i in range(400)), tokens=400, whole=True)
+    assert len(big.units) > 1 and all(weighted_length(u.text) <= 400 * 4 for u in big.units)

@@ -272,3 +272,41 @@ def test_symlinks_inside_an_extra_folder_are_refused(reverie_home, tmp_path):
         with pytest.raises(UserError, match="symlink"):
             mem.get(refused)
     mem.close()
+
+
+# -- citations as search printed them -------------------------------------------------------------------
+def test_get_reads_the_lines_a_search_citation_names(fake_memory):
+    write(fake_memory, "memory/2026-11-20.md", "\n".join(numbered(20)) + "\n")
+    out = fake_memory.get("memory/2026-11-20.md#L5-L9")
+    assert out["path"] == "memory/2026-11-20.md" and out["from"] == 5 and out["lines"] == 5
+    assert out["text"].split("\n")[:5] == [f"line {i}" for i in range(5, 10)]
+    one = fake_memory.get("memory/2026-11-20.md#L7")
+    assert one["from"] == 7 and one["text"].split("\n")[0] == "line 7" and one["lines"] == 1
+
+
+def test_explicit_from_and_lines_win_over_the_citation(fake_memory):
+    write(fake_memory, "memory/2026-11-20.md", "\n".join(numbered(20)) + "\n")
+    out = fake_memory.get("memory/2026-11-20.md#L5-L9", 2, 3)
+    assert out["from"] == 2 and out["text"].split("\n")[:3] == ["line 2", "line 3", "line 4"]
+
+
+def test_memory_get_tool_accepts_the_citation_search_returned(fake_memory):
+    write(fake_memory, "memory/2026-11-20.md", "- the vendor proposal was over budget\n" * 3
+          + "\n".join(numbered(30)) + "\n")
+    fake_memory.sync()
+    hit = fake_memory.search("vendor proposal", record_signals=False)["results"][0]
+    out = get_tool(fake_memory).call({"path": hit["citation"]})
+    assert out["from"] == hit["startLine"]
+    assert out["lines"] == hit["endLine"] - hit["startLine"] + 1
+    assert "vendor proposal" in out["text"]
+
+
+def test_cli_get_accepts_a_citation(fake_memory, reverie_home):
+    write(fake_memory, "memory/2026-11-20.md", "\n".join(numbered(10)) + "\n")
+    proc = run_cli(reverie_home, "get", "memory/2026-11-20.md#L3-L4", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["from"] == 3 and data["text"].split("\n")[:2] == ["line 3", "line 4"]
+    assert "nextFrom" in data and data["nextFrom"] == 5
+    refused = run_cli(reverie_home, "get", "../etc/passwd#L1-L2")
+    assert refused.returncode == 1 and "path refused" in refused.stderr

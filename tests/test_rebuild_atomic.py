@@ -147,7 +147,8 @@ def test_rebuild_with_crashing_provider_keeps_old_generation(fake_memory: Memory
     chunks = fake_memory.index.chunk_count()
     fake_memory.close()
 
-    # new chunk texts (different chunking) so the provider is really called
+    # a new note, so the provider is really called (other settings change windows, not unit texts)
+    (fake_memory.workspace / "memory" / "fresh.md").write_text("- a fresh note about zeppelins\n", encoding="utf-8")
     crashing = Memory(overrides=[*FAKE, "memory.search.chunking.tokens=100", "memory.search.chunking.overlap=10"],
                       embedder=CrashingProvider())
     with pytest.raises(RuntimeError, match="crashed"):
@@ -179,6 +180,7 @@ def test_rebuild_during_provider_outage_does_not_replace_working_vectors(fake_me
     chunks = fake_memory.index.chunk_count()
     fake_memory.close()
 
+    (fake_memory.workspace / "memory" / "fresh.md").write_text("- a fresh note about zeppelins\n", encoding="utf-8")
     down = Memory(overrides=[*FAKE, "memory.search.chunking.tokens=100", "memory.search.chunking.overlap=10"],
                   embedder=OutageFake())
     with pytest.raises(EmbeddingError, match="service unavailable"):

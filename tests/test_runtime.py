@@ -43,7 +43,9 @@ def test_offline_searches_memory_first_and_quotes_with_citations(mem):
     # the system events are recall marks (docs/trust.md): what the search put into the context
     assert [k for k in kinds if k != "system"] == ["user", "tool_call", "tool_result", "assistant"]
     marks = [e for e in rt.store.events(rt.session.session_id, kinds=("system",)) if e.is_recall]
-    assert [m.data["lane"] for m in marks] == ["startup", "memory_search"]  # MEMORY.md, once
+    # today's note (startup context of a new session), MEMORY.md once, then the search
+    assert [m.data["lane"] for m in marks] == ["startup", "startup", "memory_search"]
+    assert marks[0].data["items"][0]["path"].startswith("memory/")
     call = rt.store.events(rt.session.session_id, kinds=("tool_call",))[0].message.tool_calls[0]
     assert call.arguments == {"query": "Which hotel did we decide on in Hangzhou?"}
     r = rt.send("量子计算机的冷却系统")

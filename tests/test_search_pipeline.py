@@ -17,6 +17,7 @@ import pytest
 
 from reverie import Memory
 from reverie.embeddings.fake import FakeEmbedder
+from reverie.index.chunking import chunk_markdown
 from reverie.index.identity import read_meta
 from reverie.store import connect
 
@@ -272,12 +273,12 @@ def test_default_decay_floor_reorders_but_never_buries(fake_mem):
     hits = by_path(out)
     old, fresh, curated = hits[old_path], hits["memory/2026-11-30.md"], hits["MEMORY.md"]
     assert old["explain"]["decay"]["multiplier"] == pytest.approx(
-        0.9 + 0.1 * 0.5 ** (200.5 / 30), abs=1e-4)
-    assert fresh["explain"]["decay"]["multiplier"] == pytest.approx(0.9 + 0.1 * 0.5 ** (0.5 / 30), abs=1e-4)
+        0.95 + 0.05 * 0.5 ** (200.5 / 30), abs=1e-4)
+    assert fresh["explain"]["decay"]["multiplier"] == pytest.approx(0.95 + 0.05 * 0.5 ** (0.5 / 30), abs=1e-4)
     assert curated["explain"]["decay"] == {"multiplier": 1.0, "ageDays": None}
     order = paths(out)
     assert order.index("MEMORY.md") < order.index("memory/2026-11-30.md") < order.index(old_path)
-    assert old["score"] >= 0.9 * old["explain"]["preDecay"] - 1e-4
+    assert old["score"] >= 0.95 * old["explain"]["preDecay"] - 1e-4
 
 
 def test_undated_notes_under_memory_do_not_decay(fake_mem):
@@ -291,9 +292,12 @@ def test_undated_notes_under_memory_do_not_decay(fake_mem):
 
 
 def test_a_raised_min_score_drops_results_and_a_lowered_one_keeps_them(keyword_mem):
-    assert search(keyword_mem, "hotel", min_score=0.0)["results"]
-    strict = search(keyword_mem, "hotel", min_score=1.0)
-    # nothing clears 1.0; keyword-backed hits still come back through the lexical fallback
+    assert search(keyword_mem, "hotel railway", min_score=0.0)["results"]
+    # a note holding every query word scores 1.0 in keyword-only mode: it clears any threshold
+    assert paths(search(keyword_mem, "hotel railway", min_score=1.0)) == ["memory/2026-11-21.md"]
+    strict = search(keyword_mem, "hotel zeppelin", min_score=1.0)
+    # no note holds "zeppelin": nothing clears 1.0, and keyword-backed hits come back through the
+    # lexical fallback
     assert strict["debug"]["selection"] == "lexical-fallback"
     assert paths(strict) == ["memory/2026-11-21.md"]
 
@@ -379,8 +383,8 @@ def test_mmr_reorders_but_never_changes_scores(fake_mem):
 
 
 # -- explain ------------------------------------------------------------------------------------------
-EXPLAIN_KEYS = {"vector", "keyword", "path", "merge", "importance", "project", "preDecay", "eligible",
-                "decay", "score", "mmr"}
+EXPLAIN_KEYS = {"vector", "keyword", "path", "merge", "importance", "status", "project", "boost", "preDecay",
+                "eligible", "decay", "score", "mmr"}
 
 
 def test_explain_has_every_leg_merge_multiplier_and_mmr(fake_mem):
@@ -392,15 +396,22 @@ def test_explain_has_every_leg_merge_multiplier_and_mmr(fake_mem):
     for hit in out["results"]:
         ex = hit["explain"]
         assert set(ex) == EXPLAIN_KEYS, hit["path"]
-        assert set(ex["vector"]) == {"cosine", "calibrated", "rank", "floor"}
-        assert set(ex["merge"]) == {"content", "formula"} and "vector" in ex["merge"]["formula"]
+        assert set(ex["vector"]) == {"cosine", "calibrated", "rank", "floor", "unit", "window", "file"}
+        assert set(ex["merge"]) == {"content", "formula", "context"} and "vector" in ex["merge"]["formula"]
+        assert set(ex["status"]) == {"value", "multiplier"}
         assert set(ex["importance"]) == {"value", "multiplier"}
         assert set(ex["project"]) == {"key", "active", "multiplier"}
         assert set(ex["decay"]) == {"multiplier", "ageDays"}
         assert set(ex["mmr"]) == {"before", "after", "penalty"}
         assert isinstance(ex["eligible"], bool)
     top = out["results"][0]["explain"]
-    assert set(top["keyword"]) == {"score", "bm25", "coverage", "allTerms", "rank"}
+    assert set(top["keyword"]) == {"score", "bm25", "coverage", "allTerms", "rank", "unit", "window", "file"}
+    # each leg blends the unit's own score with its window's and its file's
+    for leg in ("vector", "keyword"):
+        part = top[leg]
+        own = part["unit"] if leg == "keyword" else part["unit"]
+        assert part["calibrated" if leg == "vector" else "score"] == pytest.approx(
+            0.5 * own + 0.5 * (0.7 * part["window"] + 0.3 * part["file"]), abs=2e-3)
     assert top["merge"]["content"] == pytest.approx(
         0.7 * top["vector"]["calibrated"] + 0.3 * top["keyword"]["score"], abs=1e-3)
     debug = out["debug"]
@@ -467,9 +478,10 @@ def test_search_never_waits_for_a_slow_reindex(reverie_home):
     mem = open_mem('memory.search.provider="fake"', 'memory.search.model="slow"')
     write(mem, "memory/2026-11-01.md", "- The first note, about the slow reindex experiment.\n")
     mem.sync()
-    filler = " ".join(f"word{j}" for j in range(180))  # one chunk of ~320 tokens per file
+    filler = " ".join(f"word{j}" for j in range(180))  # ~320 tokens per file: three units
     for i in range(220):
         write(mem, f"memory/bulk/n{i:03}.md", f"- bulk note {i}: {filler}\n")
+    units = len(chunk_markdown(f"- bulk note 100: {filler}\n").units)
     t0 = time.perf_counter()
     out = search(mem, "slow reindex experiment")
     search_s = time.perf_counter() - t0
@@ -477,7 +489,7 @@ def test_search_never_waits_for_a_slow_reindex(reverie_home):
     assert paths(out)[:1] == ["memory/2026-11-01.md"]
     assert mem.searcher.wait_for_sync(60)
     sync_s = time.perf_counter() - t0  # the background sync started inside the search
-    assert mem.index.chunk_count() == 221
+    assert mem.index.chunk_count() == 1 + 220 * units
     assert search_s * 4 < sync_s, f"search took {search_s:.2f}s, the reindex {sync_s:.2f}s"
     assert "n123.md" in " ".join(paths(search(mem, "bulk note 123", 3)))
     mem.close()
@@ -550,4 +562,15 @@ def test_identity_mismatch_skips_the_vector_leg_and_says_so(reverie_home, overri
     assert out["stale"] is True
     assert "stale" in out["warning"] and "reverie index --force" in out["action"]
     assert out["results"][0]["vectorScore"] is None
+    mem.close()
+
+
+def test_a_search_of_an_empty_index_embeds_no_query(reverie_home):
+    """Nothing to compare a query vector with: no query embedding (for the bundled model, no model load)."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    out = mem.search("anything at all")
+    assert out["results"] == []
+    assert out["debug"]["vectorSkipped"] == "the index holds no vectors yet"
+    assert out["debug"]["embedMs"] == 0.0
     mem.close()

@@ -93,7 +93,7 @@ def test_the_refreshed_matrix_always_equals_the_index(reverie_home):
         conn, gen = reader.index.snapshot()
         snap = reader.searcher.vectors.serve(conn, gen, 64)
         reader.searcher.vectors.wait_loaded(10)  # a background merge may replace it: check both
-        rows = conn.execute("SELECT seq, embedding FROM memory_index_chunks WHERE embedding IS NOT NULL").fetchall()
+        rows = conn.execute("SELECT seq, embedding FROM memory_index_windows WHERE embedding IS NOT NULL").fetchall()
         mat = np.stack([np.frombuffer(b, dtype=np.float32) for _, b in rows])
         q = reader.embedder.embed_query(f"kestrel egret word{step}")
         sims = mat @ q

@@ -164,3 +164,26 @@ def test_history_paging_and_tools(mem):
     assert [m["role"] for m in with_tools["messages"]] == ["assistant", "tool", "assistant"]
     assert with_tools["messages"][0]["toolCalls"][0]["name"] == "memory_search"
     rt.close()
+
+
+def test_transcript_scores_use_the_memory_keyword_score(mem):
+    """One keyword score serves memory search and transcript search: the share of the query's
+    information a text holds, each word weighed by its rarity (search.keyword)."""
+    from reverie.search.keyword import analyse_query
+
+    rt = mem.runtime("offline")
+    store = rt.store
+    say(store, "agent:main:main", ["the kayak rental deposit was paid in cash", "ok",
+                                   "the rental car was returned", "ok", "the rental form is signed", "ok"])
+    out = tools_of(rt)["sessions_search"].call({"query": "kayak rental deposit"})
+
+    def score_of(text: str) -> float:  # (a snippet may be framed as untrusted around the text)
+        return next(r["score"] for r in out["results"] if text in r["snippet"])
+    assert score_of("the kayak rental deposit was paid in cash") == pytest.approx(1.0)
+    # "rental" is in three messages, "kayak" and "deposit" in one: a rental-only message scores low
+    assert score_of("the rental car was returned") < 0.3
+    n = store.conn.execute("SELECT count(*) FROM transcript_fts").fetchone()[0]
+    q = analyse_query(store.conn, "kayak rental deposit", "cjk", "transcript_fts", n)
+    assert score_of("the rental car was returned") == pytest.approx(
+        q.coverage(q.mask("the rental car was returned", "cjk")), abs=1e-6)
+    rt.close()

@@ -129,14 +129,16 @@ def test_inject_is_the_one_way_in_marks_frames_and_filters(mem):
                                              "memory/2099-01-01.md", 3, 3)])
     assert block.startswith("<recalled-memory lane=\"trigger\"") and "Chengdu" in block and "account 99" not in block
     marks = [e for e in rt.store.events(rt.session.session_id, kinds=("system",)) if e.is_recall]
-    assert [m.data["lane"] for m in marks] == ["startup", "trigger"]
-    startup, trigger = marks
+    # today's note (the new session's startup context), MEMORY.md, then the lane
+    assert [m.data["lane"] for m in marks] == ["startup", "startup", "trigger"]
+    notes, startup, trigger = marks
+    assert notes.data["items"][0]["path"] == today() and "Chengdu" in notes.data["items"][0]["text"]
     assert startup.data["items"][0]["path"] == "MEMORY.md" and "Mochi" in startup.data["items"][0]["text"]
     assert trigger.data["items"][0]["lines"] == [3, 3] and trigger.data["refused"][0]["originClass"] == "untrusted"
     # startup files are marked once per session, not once per model call
     rt.send("hello again")
     assert len([e for e in rt.store.events(rt.session.session_id, kinds=("system",))
-                if e.is_recall and e.data["lane"] == "startup"]) == 1
+                if e.is_recall and e.data["lane"] == "startup"]) == 2
     # a recall lane's block injected during a turn reaches that turn's model input
     hits = []
     rt.lanes.append(lambda text: hits.append(rt.inject(

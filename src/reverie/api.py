@@ -92,6 +92,13 @@ class Memory:
         self._signals = None
         self._intents = None
         self._lock = threading.RLock()
+        from .recall.switch import Switch
+
+        # the active projects of callers without a session (MCP, scripts): a recall.projects.ProjectScope
+        self.projects = None
+        # memory.enabled, re-read from the settings file on each check (docs/recall.md)
+        self.switch = Switch(self.settings, self.places.agent, None if settings is not None else self.config_path,
+                             env=env, overrides=overrides)
 
     # -- pieces -------------------------------------------------------------------------------
     @property
@@ -250,12 +257,12 @@ class Memory:
             self._signals.submit(query, out["results"], today(self.settings.dreaming_tz(), now), at)
         return out
 
-    def get(self, path: str, from_line: int = 1, lines: int | None = None) -> dict[str, Any]:
-        """Read lines of a memory file (the ``memory_get`` tool)."""
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
+        """Read lines of a memory file (the ``memory_get`` tool); ``path`` may be a search citation
+        (``memory/2026-07-01.md#L5-L9``)."""
         from .tools.memory import memory_get
-        from .workspace.read import DEFAULT_LINES
 
-        return memory_get(self, path, from_line, lines or DEFAULT_LINES)
+        return memory_get(self, path, from_line, lines)
 
     def tools(self, context=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
@@ -267,6 +274,7 @@ class Memory:
         acts and need an authenticated owner turn; without a context (MCP, scripts) only
         ``intent_list`` (read-only) is offered. A turn of someone else gets neither.
         """
+        from .recall.switch import guard_tool
         from .tools import intent_list_tool, intent_tool, memory_tools, table_tools
 
         tools = memory_tools(self)
@@ -275,7 +283,8 @@ class Memory:
         if context is None or context.owner:
             tools.append(intent_list_tool(self.intents))
         tools += table_tools(self.tables, context)  # table_write refuses an untrusted caller
-        return tools
+        # memory.enabled = false: every call refuses, also for tools handed out before the switch
+        return [guard_tool(t, self.switch) for t in tools]
 
     @property
     def tables(self):
@@ -388,6 +397,10 @@ class Memory:
         if repaired and not last_sync:
             warnings.append(f"the index was damaged ({repaired['reason']}) and has been reset; "
                             f"searches rebuild it from the files, or run: reverie index")
+        from .recall.report import status_section
+
+        recall_status, recall_warnings = status_section(self)  # what a session starts with, cuts, memory on/off
+        warnings += recall_warnings
         out: dict[str, Any] = {
             "agent": self.places.agent,
             "home": str(self.places.home),
@@ -413,6 +426,7 @@ class Memory:
             "last_sync": last_sync,
             "problems": problems,
             "warnings": warnings,
+            **recall_status,
             "indexing": indexing,
             "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }

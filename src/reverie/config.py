@@ -93,9 +93,9 @@ class DecaySettings(_Model):
     enabled: bool = Field(True, description="older dated notes rank lower (never below minScore eligibility)")
     half_life_days: float = Field(30.0, gt=0, le=36500, alias="halfLifeDays")
     # The reference's pure exponential (floor 0) buries months-old notes: on LoCoMo it cut hybrid
-    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.9, decay only reorders
-    # near-equals (0.924), so an old note is never buried; see docs/benchmarks.md.
-    floor: float = Field(0.9, ge=0.0, le=1.0,
+    # recall_any@10 from 0.941 (no decay) to 0.371. With a floor of 0.95, decay only breaks
+    # near-ties in favour of the newer note; see docs/search.md for what each floor costs.
+    floor: float = Field(0.95, ge=0.0, le=1.0,
                          description="the decay multiplier never falls below this (0 = pure exponential)")
 
 
@@ -133,6 +133,59 @@ class IntentSettings(_Model):
     deadline_seconds: float = Field(15.0, ge=0, le=600, alias="deadlineSeconds",
                                     description="a turn's standing-intent matching gives up after this long, "
                                     "injecting nothing and spending no fire")
+
+
+class ProjectSettings(_Model):
+    infer: bool = Field(True, description="infer the active project from the working folder (git remote, else "
+                        "the repository's root as path:...; worktrees and sub-folders are one project)")
+    map: dict[str, str] = Field(default_factory=dict, description="folder -> project key; wins over git "
+                                "(e.g. {\"/home/me/src/app\" = \"github.com/acme/app\"})")
+
+
+class TriggerRecallSettings(_Model):
+    enabled: bool = Field(True, description="inject curated entries whose trigger phrases the message holds "
+                          "(no model call)")
+    threshold: float = Field(0.65, ge=0.0, le=1.0, description="match score an entry needs")
+    max_injections: int = Field(3, ge=0, le=20, alias="maxInjections")
+    max_chars: int = Field(1_800, ge=100, le=20_000, alias="maxChars", description="all injected entries together")
+
+
+class ActiveMemorySettings(_Model):
+    enabled: bool = Field(False, description="run a bounded recall pass before replies (see docs/recall.md)")
+    mode: Literal["off", "escalate", "always"] = Field(
+        "escalate", description="escalate: only when the message asks about the past and trigger recall found "
+        "nothing; always: every eligible turn")
+    agents: list[str] = Field(default_factory=lambda: ["main"], description="agents it runs for")
+    allowed_chat_types: list[Literal["direct", "group", "channel", "explicit"]] = Field(
+        default_factory=lambda: ["direct"], alias="allowedChatTypes")
+    model: str | None = Field(None, description="model spec for the recall pass; the chat model when unset")
+    query_mode: Literal["message", "recent", "full"] = Field("recent", alias="queryMode")
+    prompt_style: Literal["balanced", "strict", "contextual", "recall-heavy", "precision-heavy",
+                          "preference-only"] | None = Field(None, alias="promptStyle",
+                                                             description="by queryMode when unset: message -> "
+                                                             "strict, recent -> balanced, full -> contextual")
+    timeout_ms: int = Field(15_000, ge=250, le=120_000, alias="timeoutMs",
+                            description="the reply goes on without the recall pass after this long")
+    max_summary_chars: int = Field(220, ge=40, le=1_000, alias="maxSummaryChars")
+    recent_user_turns: int = Field(2, ge=0, le=4, alias="recentUserTurns")
+    recent_assistant_turns: int = Field(1, ge=0, le=3, alias="recentAssistantTurns")
+    recent_user_chars: int = Field(220, ge=40, le=1_000, alias="recentUserChars")
+    recent_assistant_chars: int = Field(180, ge=40, le=1_000, alias="recentAssistantChars")
+    cache_ttl_ms: int = Field(15_000, ge=1_000, le=120_000, alias="cacheTtlMs")
+    circuit_breaker_max_timeouts: int = Field(3, ge=1, le=20, alias="circuitBreakerMaxTimeouts")
+    circuit_breaker_cooldown_ms: int = Field(60_000, ge=5_000, le=600_000, alias="circuitBreakerCooldownMs")
+    remember_across_conversations: bool = Field(
+        False, alias="rememberAcrossConversations", description="the agent's other private (direct) "
+        "conversations become a recall source; groups and channels never a source nor a destination")
+
+
+class StartupContextSettings(_Model):
+    enabled: bool = Field(True, description="a new or reset session starts with today's and yesterday's notes")
+    apply_on: list[Literal["new", "reset"]] = Field(default_factory=lambda: ["new", "reset"], alias="applyOn")
+    daily_memory_days: int = Field(2, ge=1, le=14, alias="dailyMemoryDays")
+    max_file_bytes: int = Field(16_384, ge=256, le=2 * 1024 ** 2, alias="maxFileBytes")
+    max_file_chars: int = Field(1_200, ge=64, le=50_000, alias="maxFileChars")
+    max_total_chars: int = Field(2_800, ge=64, le=50_000, alias="maxTotalChars")
 
 
 class DreamingLightSettings(_Model):
@@ -243,8 +296,13 @@ class DreamingSettings(_Model):
 
 
 class MemorySettings(_Model):
+    enabled: bool = Field(True, description="false: every memory tool, the MCP tools and all recall lanes refuse "
+                          "(re-read from the settings file on each call)")
     search: SearchSettings = SearchSettings()
     intents: IntentSettings = IntentSettings()
+    projects: ProjectSettings = ProjectSettings()
+    trigger_recall: TriggerRecallSettings = Field(TriggerRecallSettings(), alias="triggerRecall")
+    active_memory: ActiveMemorySettings = Field(ActiveMemorySettings(), alias="activeMemory")
     dreaming: DreamingSettings = DreamingSettings()
 
 
@@ -364,10 +422,16 @@ class SessionSettings(_Model):
     pruning: PruningSettings = PruningSettings()
     memory_hook: SessionMemoryHookSettings = Field(SessionMemoryHookSettings(), alias="memoryHook")
     bootstrap: BootstrapSettings = BootstrapSettings()
+    startup_context: StartupContextSettings = Field(StartupContextSettings(), alias="startupContext")
 
 
 class AgentSettings(_Model):
     workspace: str | None = None
+    memory_enabled: bool | None = Field(None, alias="memoryEnabled", description="this agent only; wins over "
+                                        "memory.enabled")
+    remember_across_conversations: bool | None = Field(None, alias="rememberAcrossConversations",
+                                                       description="this agent only; wins over "
+                                                       "memory.activeMemory.rememberAcrossConversations")
 
 
 class Settings(_Model):

@@ -62,6 +62,10 @@ def run_doctor(configured: Memory) -> dict:
         leg("doctor", False, f"{type(exc).__name__}: {exc}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if configured.workspace.is_dir():  # what a session of yours starts with, and what is cut there
+        from .recall.report import doctor_leg
+
+        legs.append(doctor_leg(configured))
     return {"ok": all(l["ok"] or l.get("skipped") for l in legs), "legs": legs,
             "settings": {"provider": configured.settings.search.provider,
                          "tokenizer": configured.settings.search.store.fts.tokenizer}}

@@ -44,17 +44,15 @@ from .sessions import (MAX_OVERFLOW_COMPACTION_ATTEMPTS, ActiveContext, ModelInp
 from .sessions.compaction import entries_for_summary
 from .sessions.flush import FlushResult, is_no_reply
 from .sessions.recall_marks import RecallLedger, context_origin, written_from
-from .sessions.report import render_context
+from .chat_commands import COMMANDS, HELP, parse_command, run_command  # noqa: F401 (re-exported)
 from .tools.base import Tool
-from .trust import (RECALL_TOOLS, Provenance, RecallItem, ToolSession, frame_recall, frame_result, items_from_result,
+from .trust import (RECALL_TOOLS, Provenance, RecallItem, ToolSession, frame_result, items_from_result,
                     session_kind_of, strip_recalled)
+from .trust.framing import recall_block
+from .recall.lanes import RecallLanes, with_projects
+from .recall.startup import entry_filter
+from .recall.switch import guard_tool
 from .trust.classes import check_kind, sender_origin, turn_writer
-
-HELP = ("Commands: /new or /reset [first message] start a new session (the previous one is saved to "
-        "memory/YYYY-MM-DD-HHMM.md); /compact [instructions] summarise older messages now; /context list|detail "
-        "show what goes into the model input; /help.")
-COMMANDS = ("new", "reset", "compact", "context", "help")
-
 
 @dataclass
 class TurnResult:
@@ -74,14 +72,6 @@ class TurnResult:
         return dict(self.__dict__)
 
 
-def parse_command(text: str) -> tuple[str, str] | None:
-    if not text.startswith("/"):
-        return None
-    name, _, rest = text[1:].partition(" ")
-    name = name.strip().lower()
-    return (name, rest.strip()) if name in COMMANDS else None
-
-
 class Runtime:
     """One conversation of one agent (a session key), across its sessions."""
 
@@ -89,7 +79,8 @@ class Runtime:
                  chat_type: str | None = None, channel: str | None = None, sender: str | None = None,
                  owner: bool = True, context_window: int | None = None,
                  clock: Callable[[], datetime] | None = None, origin: str = "chat",
-                 session_kind: str | None = None, hook_source: str | None = None, tools: list[Tool] | None = None):
+                 session_kind: str | None = None, hook_source: str | None = None, tools: list[Tool] | None = None,
+                 projects: list[str] | None = None, cwd: str | os.PathLike | None = None):
         self.memory = memory
         self.settings = memory.settings
         self.agent = memory.places.agent
@@ -114,6 +105,12 @@ class Runtime:
         # Recall lanes run before each reply (trigger recall, Active Memory): each gets the user's
         # text and puts what it finds into the turn with self.inject(lane, items). Fail open.
         self.lanes: list[Callable[[str], Any]] = []
+        self._result: TurnResult | None = None
+        # startup context, trigger recall, Active Memory (reverie.recall); projects: the active set,
+        # cwd: the folder whose repository is the inferred project
+        self.recall_lanes = RecallLanes(self, projects, cwd)
+        self.recall_lanes.install()
+        self.projects = self.recall_lanes.scope
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.store = TranscriptStore(memory.places.agent_db)
@@ -184,7 +181,9 @@ class Runtime:
         tools = list(tools_fn(ctx) if ctx is not None and "context" in params else tools_fn())
         tools += sessions_tools(self.store, lambda: self.session, visibility=self.settings.sessions.visibility,
                                 owner=lambda: self._identity()[1])
-        tools += self.extra_tools
+        # memory.enabled = false: every memory and transcript tool refuses on its next call
+        tools = [guard_tool(with_projects(t, self.projects) if t.name == "memory_search" else t, self.memory.switch)
+                 for t in tools] + self.extra_tools
         if not self._writable()[0]:
             tools = [t for t in tools if t.read_only]
         tools = [self.recall.no_resave(t, lambda: self.session.session_id) if t.name == "memory_append" else t
@@ -216,7 +215,9 @@ class Runtime:
         inp = build_input(agent=self.agent, now=self.now(), workspace=self.memory.workspace, chat_type=self.chat_type,
                           bootstrap_settings=self.settings.sessions.bootstrap, ctx=ctx, tools=defs,
                           pruner=self.pruner, window=self.window, clock=time.monotonic(), extra_blocks=extra,
-                          allow_hard_links=self.settings.search.allow_hard_links, admit=self._admit)
+                          allow_hard_links=self.settings.search.allow_hard_links, admit=self._admit,
+                          session_kind=self.kind, entries=entry_filter(self.projects),
+                          memory_enabled=self.memory.switch.enabled)
         self.recall.mark_startup(self.session.session_id, inp.bootstrap)
         return inp
 
@@ -235,7 +236,7 @@ class Runtime:
         turn_owner = self.owner if owner is None else bool(owner)
         cmd = parse_command(stripped)
         if cmd is not None and turn_owner:  # only the owner runs commands; others are just talking
-            return self._command(cmd[0], cmd[1], stripped)
+            return run_command(self, cmd[0], cmd[1], stripped)
         if not stripped:
             return TurnResult(text, session_id=self.session.session_id)
         self._turn = (sender if sender is not None else self.sender, turn_owner)
@@ -264,14 +265,29 @@ class Runtime:
         marked = self.recall.mark(sid, lane, items, auto=into_context)
         if into_context is False or not marked.admitted:
             return ""
-        lines = []
-        for i in marked.admitted:
-            where = f"[{i.path}#L{i.start_line}-L{i.end_line}] " if i.path and i.start_line else ""
-            lines.append(f"- {where}{i.text}")
-        block = frame_recall(lane, lines)
+        block = recall_block(lane, marked.admitted)
         if self._turn_blocks is not None:
             self._turn_blocks.append((lane, block))
         return block
+
+    # -- what the recall lanes use (reverie.recall.lanes) ---------------------------------------------
+    def notice(self, line: str) -> None:
+        """A one-line notice for people about the turn in progress."""
+        if self._result is not None:
+            self._result.notices.append(line)
+
+    def carry(self, name: str, block: str) -> None:
+        """Keep a block injected earlier in this session (already marked) in this turn's context."""
+        if self._turn_blocks is not None and block:
+            self._turn_blocks.append((name, block))
+
+    def turn_owner(self) -> bool:
+        return self._identity()[1]
+
+    def history_pairs(self) -> list[tuple[str, str]]:
+        """The active conversation as (role, text), user and assistant messages with text."""
+        return [(ev.kind, ev.text) for ev in active_context(self.store, self.session.session_id).events
+                if ev.kind in ("user", "assistant") and (ev.text or "").strip()]
 
     def _user_turn(self, text: str) -> TurnResult:
         sid = self.session.session_id
@@ -285,7 +301,7 @@ class Runtime:
             self.store.mark_low_trust(sid)  # a non-owner spoke in a group: the session stays low-trust
         row = self.session
         self._taint = ToolSession(turn_writer(origin, self.kind, row.session_id, low_trust=bool(row.low_trust)))
-        self._turn_blocks = []
+        self._turn_blocks, self._result = [], result
         self._intent_blocks(text, result)
         for lane in self.lanes:
             try:
@@ -305,7 +321,7 @@ class Runtime:
         if self._taint.reasons:
             result.notices.append("this turn read untrusted content (" + "; ".join(self._taint.reasons)
                                   + "): what it wrote is classed untrusted")
-        self._turn_blocks = None
+        self._turn_blocks = self._result = None
         if self.plan.compaction_enabled:
             after = self._build(defs, extra)
             if after.tokens > self.plan.compaction_threshold:
@@ -315,7 +331,7 @@ class Runtime:
     def _intent_blocks(self, text: str, result: TurnResult) -> list[tuple[str, str]]:
         match = getattr(self.memory, "match_intents", None)
         ctx = self._turn_context()
-        if match is None or ctx is None:
+        if match is None or ctx is None or not self.memory.switch.enabled:
             return []
         try:
             out = match(text, ctx)
@@ -421,7 +437,7 @@ class Runtime:
     # -- flush and compaction -------------------------------------------------------------------
     def _maybe_flush(self, inp: ModelInput, result: TurnResult) -> FlushResult | None:
         row = self.session
-        if not self.plan.flush_enabled or row.flushed_this_cycle:
+        if not self.plan.flush_enabled or row.flushed_this_cycle or not self.memory.switch.enabled:
             return None
         trigger = None
         if self.plan.flush_threshold > 0 and inp.tokens >= self.plan.flush_threshold:
@@ -517,38 +533,14 @@ class Runtime:
         return record
 
     # -- commands -------------------------------------------------------------------------------
-    def _command(self, name: str, arg: str, raw: str) -> TurnResult:
-        row = self.session
-        result = TurnResult(raw, command=name, session_id=row.session_id)
-        self.store.append(row.session_id, "command", {"text": raw, "command": name})
-        if name in ("new", "reset"):
-            self.new_session(name, result=result)
-            result.reply = f"New session started ({name}). The previous one is being saved to memory/."
-            if arg:
-                turn = self._user_turn(arg)
-                turn.command, turn.notices = name, result.notices + turn.notices
-                turn.reply = f"{result.reply}\n{turn.reply}" if turn.reply else result.reply
-                return turn
-        elif name == "compact":
-            rec = self.compact("manual", instructions=arg or None, result=result)
-            result.reply = (f"Compacted: {rec['summarisedMessages']} message(s) summarised "
-                            f"({rec['tokensBefore']:,} -> {rec['tokensAfter']:,} tokens)."
-                            if rec["status"] == "compacted" else f"Nothing to compact: {rec['reason']}.")
-        elif name == "context":
-            detail = arg.lower().startswith("detail")
-            data = self.context_report(detail=detail)
-            result.data = data
-            result.reply = render_context(data, detail=detail, tz=self.tz)
-        else:
-            result.reply = HELP
-        return result
-
     def new_session(self, reason: str = "new", *, result: TurnResult | None = None) -> SessionRow:
         """End the current session (its transcript stays) and start a new one for the same key; the
         session-memory hook writes the previous one in the background."""
         old = self.session
         self.store.end_session(old.session_id, reason)
-        self.hook.fire(old.session_id, reason, self.now())
+        if self.memory.switch.enabled:  # memory switched off: no session note either
+            self.hook.fire(old.session_id, reason, self.now())
+        self.recall_lanes.on_new_session(reason)
         self.pruner.reset()
         self.recall.reset()
         self._session = None
@@ -569,7 +561,7 @@ class Runtime:
         return {"model": f"{self.model.provider}:{self.model.model}", "session": row.as_dict(),
                 "plan": self.plan.as_dict(), "input": inp.report(self.window, detail=detail),
                 "flushedThisCycle": row.flushed_this_cycle, "flushes": flushes,
-                "sessionNotes": list(self.hook.results)}
+                "sessionNotes": list(self.hook.results), "recall": self.recall_lanes.report()}
 
     def _slug(self, messages: list[tuple[str, str]]) -> str:
         text = "\n".join(f"{r}: {t}" for r, t in messages[:6])[:4000]

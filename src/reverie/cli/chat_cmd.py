@@ -15,7 +15,7 @@ EXIT_WORDS = {"/exit", "/quit", "/bye"}
 
 def register(app: typer.Typer) -> None:
     @app.command(help="Chat with the agent over its memory (offline model by default): every event is recorded; "
-                      "/new, /reset, /compact INSTRUCTIONS, /context list|detail; reads stdin line by line when "
+                      "/new, /reset, /compact INSTRUCTIONS, /context list|detail, /project KEY, /active-memory on|off; reads stdin line by line when "
                       "it is not a terminal.")
     def chat(ctx: typer.Context,
              model: Annotated[Optional[str], typer.Option("--model", help="offline | openai:<model> | anthropic:<model> "
@@ -31,6 +31,9 @@ def register(app: typer.Typer) -> None:
                                                            show_default=False)] = None,
              message: Annotated[Optional[list[str]], typer.Option("--message", "-m", help="send this message and exit "
                                                                   "(repeatable)", show_default=False)] = None,
+             project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable; "
+                                                                  "default: the folder's repository)",
+                                                                  show_default=False)] = None,
              home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
              sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         from ..errors import UserError
@@ -42,8 +45,10 @@ def register(app: typer.Typer) -> None:
         mem = memory_for(o)
         if not mem.workspace.exists():
             mem.init()
+        from pathlib import Path
+
         rt = Runtime(mem, model, session_key=session, chat_type=chat_type, sender=sender,
-                     owner=sender is None, context_window=context_window)
+                     owner=sender is None, context_window=context_window, projects=project, cwd=Path.cwd())
         problem = rt.model.not_ready()
         if problem:  # before any turn, so before any network call
             rt.close()

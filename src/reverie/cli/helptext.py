@@ -67,6 +67,8 @@ EXAMPLES: dict[str, list[str]] = {
     "forget": ["reverie forget --session 3f2a9c1e --dry-run", "reverie forget --text \"my old phone number\" --json",
                "reverie forget --participant alice --since 2026-07-01"],
     "plugins": ["reverie plugins", "reverie plugins --check --json"],
+    "context": ["reverie context", "reverie context --session-kind group",
+                "reverie context --session-kind cron --project github.com/acme/app --json"],
     "table list": ["reverie table list", "reverie table list --json"],
     "table show": ["reverie table show api"],
     "table query": ["reverie table query api \"SELECT path, method FROM endpoints WHERE auth = 1\"",

@@ -47,7 +47,7 @@ def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, work
 
 MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
            "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds", "ui_cmd",
-           "dream_cmds")
+           "dream_cmds", "context_cmd")
 # Which module defines each command: a one-shot command imports and builds only its own module
 # (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
 # typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
@@ -59,7 +59,7 @@ COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "i
                    "import": "transfer_cmds", "export": "transfer_cmds",
                    "forget": "forget_cmd", "ui": "ui_cmd",
                    "dream": "dream_cmds", "promote-explain": "dream_cmds", "rem-harness": "dream_cmds",
-                   "rem-backfill": "dream_cmds", "memory": "dream_cmds"}
+                   "rem-backfill": "dream_cmds", "memory": "dream_cmds", "context": "context_cmd"}
 _ROOT_VALUE_OPTIONS = {"--home", "--agent", "--workspace", "--set"}
 _registered: set[str] = set()
 

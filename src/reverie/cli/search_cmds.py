@@ -54,7 +54,9 @@ def _print_results(data: dict, explain: bool) -> None:
             snippet = snippet[:157] + "..."
         vs = "-" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
         print(f"{i}. {hit['score']:.3f}  {hit['citation']}  (vector {vs}, keyword {hit['textScore']:.3f})")
-        print(f"   {snippet}")
+        s, e = hit.get("snippetStartLine"), hit.get("snippetEndLine")
+        shown = "" if s is None else (f"L{s}: " if s == e else f"L{s}-L{e}: ")  # the lines the snippet shows
+        print(f"   {shown}{snippet}")
         if explain:
             _print_explain(hit)
     d = data.get("debug", {})
@@ -80,7 +82,8 @@ def register(app: typer.Typer) -> None:
                max_results: Annotated[Optional[int], typer.Option("--max-results", "-n", min=1, help="how many results (default 6)")] = None,
                min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="threshold before decay (default 0.35)")] = None,
                explain: Annotated[bool, typer.Option("--explain", help="show each leg, the merge, every multiplier and MMR")] = False,
-               project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable)")] = None,
+               project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable; "
+                                                                    "default: the folder's repository)")] = None,
                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
@@ -89,7 +92,10 @@ def register(app: typer.Typer) -> None:
             raise UserError("give a query: reverie search \"...\" (or --query)")
         mem = memory_for(o, create=False)
         try:
-            data = mem.search(q, max_results, min_score, explain=explain, projects=project,
+            from ..recall.projects import folder_scope
+
+            data = mem.search(q, max_results, min_score, explain=explain,
+                              projects=folder_scope(mem.settings, project).keys or None,
                               sync_wait=CLI_SYNC_WAIT_SECONDS)
         finally:
             mem.close()
@@ -99,8 +105,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command(help="Read lines of a memory file (MEMORY.md, USER.md, memory/*.md, extra paths).")
     def get(ctx: typer.Context,
-            path: Annotated[str, typer.Argument(help="workspace-relative memory path")],
-            from_line: Annotated[int, typer.Option("--from", min=1, help="first line (1-based)")] = 1,
+            path: Annotated[str, typer.Argument(help="workspace-relative memory path, or a search citation (path#L5-L9)")],
+            from_line: Annotated[Optional[int], typer.Option("--from", min=1, help="first line (1-based; default 1, or the citation's)")] = None,
             lines: Annotated[Optional[int], typer.Option("--lines", min=1, help="how many lines (default 120)")] = None,
             home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
@@ -155,9 +161,12 @@ def register(app: typer.Typer) -> None:
         from ..repair import diagnose
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
+        from ..recall.projects import folder_scope
+
         mem = memory_for(o)
         if not mem.workspace.exists():
             mem.init()
+        mem.projects = folder_scope(mem.settings)  # the client's folder: memory_search ranks its project first
         server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
         mem.sync_in_background()  # a server start is a session start: index now, never blocking a call
         try:

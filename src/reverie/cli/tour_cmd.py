@@ -88,8 +88,36 @@ def register(app: typer.Typer) -> None:
             diary = next((ln for ln in lines[stamp + 1:] if ln.strip()), "") if stamp is not None else ""
             print(f"   DREAMS.md diary: {diary[:110]}")
             print("   (reverie promote-explain PATH:LINE shows why an entry was or was not promoted)")
+            show("recall before the question: chat turns (offline model) that get memory without a search")
+            _recall(mem)
             mem.close()
             show("done" + (f"; the tour home is kept at {root}" if keep else "; the temporary home is removed"))
         finally:
             if not keep and not home:
                 shutil.rmtree(root, ignore_errors=True)
+
+
+def _recall(mem) -> None:
+    """The recall lanes on two turns: what each injected, from which lines, and why."""
+    from ..workspace import append_text
+
+    append_text(mem.workspace / "MEMORY.md", "\n- 返程车票周日前确认，候补不行就改签。 <!-- trigger: 返程车票 -->\n"
+                "- Deploys go through staging first. <!-- trigger: deploy --> <!-- project: github.com/acme/app -->")
+    mem.sync()
+    print("   + MEMORY.md: an entry with <!-- trigger: 返程车票 -->, one for project github.com/acme/app")
+    rt = mem.runtime("offline", session="tour")
+    rt.send("/active-memory on")
+    for text in ("下周去杭州，记得确认返程车票；然后 deploy", "What did we decide about the lake-view room?"):
+        print(f"   > {text}")
+        seen = len(rt.store.events(rt.session.session_id, kinds=("system",)))
+        rt.send(text)
+        for ev in rt.store.events(rt.session.session_id, kinds=("system",))[seen:]:
+            d = ev.data
+            if d.get("event") == "recall" and d.get("auto"):
+                for item in d.get("items") or []:
+                    lines = item.get("lines") or [0, 0]
+                    why = f" ({item['why']})" if item.get("why") else ""
+                    print(f"     [{d['lane']}] {item.get('path')}#L{lines[0]}-L{lines[1]}{why}")
+            elif d.get("event") in ("trigger-recall", "active-memory"):
+                print(f"     [{d['event']}] {d.get('text')}")
+    rt.close()

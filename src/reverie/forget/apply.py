@@ -171,7 +171,7 @@ def purge_agent_db(mem, plan: Plan) -> None:
         try:
             store.forget_sessions(plan.targets)
             if plan.text_events:
-                store.scrub_events(plan.text_events, _scrubber(plan.selectors.texts))
+                store.scrub_events(plan.text_events, _scrubber([*plan.selectors.texts, *plan.scrub_texts]))
         finally:
             store.close()
     conn = connect(mem.places.agent_db)

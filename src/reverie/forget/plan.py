@@ -25,7 +25,7 @@ from pathlib import Path
 import apsw
 
 from ..index.discover import discover
-from ..index.sync import embedding_input
+from ..index.sync import unit_embedding_input
 from ..trust import lineage as lin
 from ..trust import segments as seg
 from ..trust import store as trust_store
@@ -94,6 +94,9 @@ class Plan:
     events: int = 0
     event_fts: int = 0
     text_events: list[int] = field(default_factory=list)  # seqs of events in other sessions holding --text
+    # bodies of removed lines: another session may hold them (a recall mark of its startup notes,
+    # a memory_search result), and those copies are scrubbed as --text is
+    scrub_texts: list[str] = field(default_factory=list)
     index: dict[str, dict] = field(default_factory=dict)  # generation file -> counts and paths
     cache_keys: set[str] = field(default_factory=set)
     cache_rows: int = 0
@@ -121,6 +124,10 @@ def strings(value):
 def _table(conn: apsw.Connection | None, name: str) -> bool:
     return conn is not None and conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name=?", (name,)).fetchone() is not None
+
+
+def _has_column(conn: apsw.Connection, table: str, column: str) -> bool:
+    return any(r[1] == column for r in conn.execute(f"PRAGMA table_info({table})"))
 
 
 _body = line_body
@@ -289,6 +296,7 @@ class Planner:
                     plan.removed_norm.add(norm)
                 if weight(norm) >= MIN_WEIGHT:
                     plan.snippets.add(norm)
+                    plan.scrub_texts.append(_body(line))
                 # the words alone, as Dreaming quotes them (no bullet, time, Source or annotations)
                 for core in (normalise(snippet_of(_CORPUS_PREFIX.sub("", line))), normalise(fact_text(line))):
                     if weight(core) >= MIN_WEIGHT:
@@ -357,8 +365,8 @@ class Planner:
                 args = [c.get("arguments") for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
                 for text in message_texts(msg.get("content") or "", args):
                     plan.tombstones.append(("message", message_key(text)))
-        if self.sel.texts:
-            needles = [normalise(t) for t in self.sel.texts]
+        if self.sel.texts or plan.scrub_texts:
+            needles = [normalise(t) for t in [*self.sel.texts, *plan.scrub_texts]]
             for seq, sid, encoding, body in conn.execute(
                     "SELECT seq, session_id, encoding, body FROM transcript_events"):
                 if sid not in targets and any(n in normalise(s) for s in strings(_decode(encoding, body))
@@ -390,11 +398,15 @@ class Planner:
                     info["vectors"] += v
                     info["sources"] += conn.execute("SELECT count(*) FROM memory_index_sources WHERE path=?",
                                                     (path,)).fetchone()[0]
-                    for (text,) in conn.execute("SELECT text FROM memory_index_chunks WHERE path=?", (path,)):
+                    # a unit's vector is cached under what the model read: its headings and its text
+                    ctx = "context" if _has_column(conn, "memory_index_chunks", "context") else "''"
+                    for text, context in conn.execute(f"SELECT text, {ctx} FROM memory_index_chunks WHERE path=?",
+                                                      (path,)):
                         norm = normalise(text)
                         if (needles and any(s in norm for s in needles)) or \
                                 any(r in norm for r in plan.removed_norm if weight(r) >= MIN_WEIGHT):
-                            plan.cache_keys.add(hashlib.sha256(embedding_input(text).encode("utf-8")).hexdigest())
+                            key = unit_embedding_input(text, context)
+                            plan.cache_keys.add(hashlib.sha256(key.encode("utf-8")).hexdigest())
                 plan.index[gen.name] = info
             finally:
                 conn.close()

@@ -14,6 +14,7 @@ import apsw
 
 from ..config import SearchSettings
 from ..embeddings import Embedder
+from .chunking import CHUNKER
 
 META_KEY = "memory_index_meta_v1"
 IDENTITY_VERSION = 1
@@ -21,7 +22,7 @@ REBUILD_ACTION = "reverie index --force"
 SYNC_ACTION = "reverie index"
 # What the stored chunks were made with: a change needs a rebuild. The scope (extra paths) is not
 # among them: adding or removing a path only adds or removes files, which a plain sync does.
-_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "ftsTokenizer", "sources", "version")
+_TEXT_FIELDS = ("chunkTokens", "chunkOverlap", "chunker", "ftsTokenizer", "sources", "version")
 _VECTOR_FIELDS = ("provider", "model", "providerKey")
 
 
@@ -42,6 +43,7 @@ def wanted_identity(settings: SearchSettings, embedder: Embedder | None) -> dict
         "vectorDims": embedder.dims if embedder else 0,
         "chunkTokens": settings.chunking.tokens,
         "chunkOverlap": settings.chunking.overlap,
+        "chunker": CHUNKER,
         "ftsTokenizer": settings.store.fts.tokenizer,
         "sources": ["memory"],
         "scopeHash": scope_hash(settings),

@@ -74,6 +74,24 @@ _REVISION_TRIGGERS = "\n".join(
     for op in ("insert", "update", "delete")
 )
 
+_UNIT_WINDOWS = """
+ALTER TABLE memory_index_chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
+-- a run of consecutive units of one file: the chunks first_seq..last_seq (a file's units are
+-- written together, so their seqs are consecutive); embedding = the normalised mean of theirs
+CREATE TABLE memory_index_windows (
+  seq INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'memory',
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  embedding BLOB
+) STRICT;
+CREATE INDEX memory_index_windows_path_source ON memory_index_windows(path, source);
+CREATE INDEX memory_index_windows_first ON memory_index_windows(first_seq);
+"""
+
 # Which chunks gained, changed or lost a vector, in order: a long-lived reader refreshes its
 # in-memory matrix from the rows after the last id it applied instead of reloading every vector
 # after each sync. AUTOINCREMENT keeps ids growing even after the log is pruned.
@@ -106,6 +124,21 @@ CREATE TRIGGER memory_index_count_update AFTER UPDATE OF embedding ON memory_ind
   WHERE id = 1; END;
 """
 
+# A reader's matrix holds windows (search/vectors.py): the log names the windows whose vector came,
+# changed or went. A unit's late vector reaches the log through its window's mean being rewritten.
+_WINDOW_VECTOR_LOG = """
+DROP TRIGGER memory_index_vlog_insert;
+DROP TRIGGER memory_index_vlog_update;
+DROP TRIGGER memory_index_vlog_delete;
+DELETE FROM memory_index_vector_log;
+CREATE TRIGGER memory_index_wlog_insert AFTER INSERT ON memory_index_windows
+  WHEN new.embedding IS NOT NULL BEGIN INSERT INTO memory_index_vector_log(seq) VALUES (new.seq); END;
+CREATE TRIGGER memory_index_wlog_update AFTER UPDATE OF embedding ON memory_index_windows
+  BEGIN INSERT INTO memory_index_vector_log(seq) VALUES (new.seq); END;
+CREATE TRIGGER memory_index_wlog_delete AFTER DELETE ON memory_index_windows
+  WHEN old.embedding IS NOT NULL BEGIN INSERT INTO memory_index_vector_log(seq) VALUES (old.seq); END;
+"""
+
 INDEX_MIGRATIONS = Migrations("index", [
     Migration("0001_base", _INDEX_BASE),
     Migration("0002_revision_triggers", _REVISION_TRIGGERS),
@@ -114,6 +147,10 @@ INDEX_MIGRATIONS = Migrations("index", [
                                    "ALTER TABLE memory_index_problems ADD COLUMN size INTEGER;"),
     Migration("0004_vector_log", _VECTOR_LOG),
     Migration("0005_counts", _COUNTS),
+    # chunks are entries (units); each sits in one or two context windows of its file (index/chunking.py)
+    Migration("0006_unit_windows", _UNIT_WINDOWS),
+    # the vector log names windows from now on: the in-memory matrix holds windows, not units
+    Migration("0007_window_vector_log", _WINDOW_VECTOR_LOG),
 ])
 
 

@@ -33,11 +33,12 @@ from ..workspace.annotations import parse_annotations
 from ..workspace.files import NotRegularFile, read_regular
 from ..workspace.textclean import decode_note
 from . import cache, progress as run_progress
-from .chunking import Chunk, chunk_markdown
+from .chunking import Chunk, Window, chunk_markdown, is_curated
 from .discover import SourceFile, discover
 from .discover import _refusal as refusal_of  # one rule for what a memory file is
 from .identity import compare, read_identity, write_identity, write_meta
-from .vector_fill import VectorFill, _vec_blob, embedding_input  # noqa: F401  (embedding_input: API)
+from .vector_fill import (VectorFill, _mean_blob, _vec_blob, embedding_input,  # noqa: F401  (API)
+                          unit_embedding_input)
 
 if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
     import numpy as np
@@ -86,7 +87,8 @@ class _Pending:
     hash: str
     mtime: float
     size: int
-    chunks: list[Chunk]
+    chunks: list[Chunk]  # the file's units
+    windows: list[Window] = field(default_factory=list)
 
 
 @dataclass
@@ -310,8 +312,9 @@ class Syncer(VectorFill):
                 touched.append((st.st_mtime, st.st_size, old[0]))
                 report.unchanged += 1
                 continue
-            batch.append(_Pending(src, digest, st.st_mtime, st.st_size,
-                                  chunk_markdown(text, self.tokens, self.overlap)))
+            chunked = chunk_markdown(text, self.tokens, self.overlap, curated=is_curated(src.path),
+                                     whole=src.render is not None)  # a generated description
+            batch.append(_Pending(src, digest, st.st_mtime, st.st_size, chunked.units, chunked.windows))
             size += len(batch[-1].chunks)
             if size >= WRITE_BATCH_CHUNKS:
                 self._commit(batch, touched, run)
@@ -353,6 +356,7 @@ class Syncer(VectorFill):
                     report.removed += 1
 
     def _delete_chunks(self, path: str, source: str) -> None:
+        self.conn.execute("DELETE FROM memory_index_windows WHERE path=? AND source=?", (path, source))
         self.conn.execute(
             "DELETE FROM memory_index_chunks_fts WHERE rowid IN "
             "(SELECT seq FROM memory_index_chunks WHERE path=? AND source=?)", (path, source))
@@ -362,21 +366,25 @@ class Syncer(VectorFill):
         src = p.src
         self._delete_chunks(src.path, src.source)
         seen_ids: set[str] = set()
+        seqs: list[int | None] = []
         for c in p.chunks:
             cid = chunk_id(src.source, src.path, c)
             if cid in seen_ids:
-                continue  # an identical chunk at the same lines cannot occur twice; be safe
+                seqs.append(None)
+                continue  # an identical unit at the same lines cannot occur twice; be safe
             seen_ids.add(cid)
             vec = vectors.get(c.hash)
             self.conn.execute(
                 "INSERT INTO memory_index_chunks(id, path, source, start_line, end_line, hash, model, text, "
-                "embedding, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text,
+                "context, embedding, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text, c.context,
                  _vec_blob(vec) if vec is not None else None, now))
             seq = self.conn.last_insert_rowid()
+            seqs.append(seq)
             self.conn.execute("INSERT INTO memory_index_chunks_fts(rowid, text) VALUES (?, ?)",
-                              (seq, segment_for_index(c.text, self.tokenizer)))
-            ann = parse_annotations(c.text)
+                              (seq, segment_for_index(c.index_text, self.tokenizer)))
+            # the unit's own entry's annotations, never a neighbour's (reference addendum row 2)
+            ann = parse_annotations(c.annotations)
             if not ann.empty:
                 self.conn.execute(
                     "INSERT INTO memory_index_chunk_recall_metadata(chunk_id, importance, triggers, project_key, status) "
@@ -388,6 +396,15 @@ class Syncer(VectorFill):
                 "INSERT INTO memory_index_chunk_provenance(chunk_id, origin_class, session_kind, observed_at) "
                 "VALUES (?, ?, ?, ?)", (cid, prov.origin, prov.kind,
                                         prov.observed_at // 1000 if prov.observed_at else int(p.mtime)))
+        for w in p.windows:
+            members = [(seqs[i], vectors.get(p.chunks[i].hash)) for i in range(w.first, w.last + 1)
+                       if seqs[i] is not None]
+            if members:
+                self.conn.execute(
+                    "INSERT INTO memory_index_windows(path, source, start_line, end_line, first_seq, last_seq, "
+                    "embedding) VALUES (?,?,?,?,?,?,?)",
+                    (src.path, src.source, w.start_line, w.end_line, members[0][0], members[-1][0],
+                     _mean_blob([v for _, v in members])))
         row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
                                 (src.path, src.source)).fetchone()
         if row:

@@ -22,7 +22,7 @@ import json
 import re
 import uuid
 
-from ..text.cjk import CJK_RUN_RE, estimate_tokens, has_cjk
+from ..text.cjk import CJK_RUN_RE, estimate_tokens, has_cjk, similarity_tokens
 from .base import ChatMessage, ChatModel, ChatResponse, ToolCall, Usage
 from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX, HEARTBEAT_PROMPT_PREFIX, PROPOSE_TOOL
 
@@ -31,6 +31,17 @@ FLUSH_SYSTEM_PREFIX = "Pre-compaction memory flush turn."
 FLUSH_PROMPT_PREFIX = "Pre-compaction memory flush."
 COMPACTION_SYSTEM_PREFIX = "Compaction summary turn."
 SLUG_SYSTEM_PREFIX = "Session slug turn."
+ACTIVE_MEMORY_SYSTEM_PREFIX = "Active Memory recall turn."
+RECALL_QUERY_LABEL = "Search query:"
+RECALL_LATEST_LABEL = "Latest message:"
+# Answers that mean "nothing recalled" (reference §10.3), compared case-insensitively
+NO_RECALL = frozenset({"none", "no_reply", "nothing useful", "no relevant memory", "timeout", "[]", "{}", "null",
+                       "n/a", "no recall", "nothing", "none."})
+# the offline recall pass: the relevance a hit needs, by prompt style
+RECALL_BARS = {"recall-heavy": 0.3, "balanced": 0.4, "contextual": 0.4, "preference-only": 0.4, "strict": 0.5,
+               "precision-heavy": 0.55}
+_PREFERENCE = re.compile(r"\b(?:prefer\w*|always|never|likes?|loves?|hates?|dislikes?|favou?rite|usually)\b|"
+                         r"喜欢|偏好|讨厌|习惯|总是|从不|不要", re.IGNORECASE)
 NO_REPLY = "NO_REPLY"
 OFFLINE_SUMMARY_LABEL = "(extractive summary by the offline model: selected sentences, not a model-written summary)"
 
@@ -65,6 +76,16 @@ MAX_STATEMENT_CHARS = 300
 
 def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text or "") if s and s.strip()]
+
+
+def _content_tokens(text: str) -> set[str]:
+    """Words that carry meaning: ASCII words of 3+ letters that are not stop words, CJK bigrams."""
+    return {t for t in similarity_tokens(text)
+            if (t.isascii() and len(t) > 2 and t not in _SLUG_STOP) or (not t.isascii() and len(t) == 2)}
+
+
+def is_no_recall(answer: str) -> bool:
+    return " ".join((answer or "").split()).strip().lower().rstrip(".") in NO_RECALL or not (answer or "").strip()
 
 
 def is_salient(sentence: str) -> bool:
@@ -204,6 +225,8 @@ class OfflineModel(ChatModel):
         elif system.startswith(COMPACTION_SYSTEM_PREFIX):
             prev, entries = parse_summary_request(messages[-1].content if messages else "")
             msg = ChatMessage("assistant", extractive_summary(prev, entries, max_tokens or 2000))
+        elif system.startswith(ACTIVE_MEMORY_SYSTEM_PREFIX):
+            msg = self._recall(system, messages)
         elif system.startswith(SLUG_SYSTEM_PREFIX):
             msg = ChatMessage("assistant", slug_from([m.content for m in messages[1:] if m.role == "user"]) or "session")
         elif system.startswith((CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX)):
@@ -216,6 +239,46 @@ class OfflineModel(ChatModel):
             msg = self._turn(messages, tools)
         usage = Usage(sum(estimate_tokens(m.content) + 4 for m in messages), estimate_tokens(msg.content))
         return ChatResponse(msg, usage, "tool_calls" if msg.tool_calls else "stop", self.model)
+
+    # Active Memory: search with the query, then the best sentence of the best hit above the bar.
+    def _recall(self, system: str, messages: list[ChatMessage]) -> ChatMessage:
+        last = messages[-1]
+        if last.role != "tool":
+            lines = last.content.splitlines()
+            query = next((ln[len(RECALL_QUERY_LABEL):].strip() for ln in lines if ln.startswith(RECALL_QUERY_LABEL)),
+                         last.content)
+            asked = next((ln[len(RECALL_LATEST_LABEL):].strip() for ln in lines if ln.startswith(RECALL_LATEST_LABEL)), "")
+            if len(_content_tokens(asked)) >= 2:  # a message that stands on its own is searched as it is
+                query = asked
+            return ChatMessage("assistant", "", tool_calls=[ToolCall(_call_id(), "memory_search",
+                                                                     {"query": query[:480], "maxResults": 5})])
+        style = re.search(r"Prompt style: ([a-z-]+)", system)
+        bar = RECALL_BARS.get(style.group(1) if style else "balanced", 0.4)
+        query = ""
+        for m in messages:
+            for c in m.tool_calls:
+                query = str(c.arguments.get("query") or query)
+        # the fact must bear on the latest message (recent turns only widen the search)
+        asked = next((ln[len(RECALL_LATEST_LABEL):].strip() for m in messages if m.role == "user"
+                      for ln in m.content.splitlines() if ln.startswith(RECALL_LATEST_LABEL)), "")
+        try:
+            data = json.loads(last.content)
+        except ValueError:
+            return ChatMessage("assistant", "NONE")
+        want = _content_tokens(asked) or _content_tokens(query)
+        for hit in data.get("results") or []:
+            if hit.get("untrusted") or float(hit.get("score") or 0) < bar:
+                continue  # outside content is never summarised into the context
+            text = re.sub(r"<!--.*?-->", " ", str(hit.get("snippet") or ""), flags=re.S)
+            best, best_overlap = "", 0
+            for s in split_sentences(text):
+                s = re.sub(r"^(?:#+\s.*|[-*+]\s+|\d+[.)]\s+|\[?\d{1,2}:\d{2}\]?\s*)+", "", s).strip()
+                overlap = len(want & _content_tokens(s))
+                if s and overlap > best_overlap:
+                    best, best_overlap = s, overlap
+            if best and (style is None or style.group(1) != "preference-only" or _PREFERENCE.search(best)):
+                return ChatMessage("assistant", best)
+        return ChatMessage("assistant", "NONE")
 
     # A flush: append each salient user statement in the context through the offered append tool.
     def _flush(self, messages: list[ChatMessage], tools: list[dict] | None) -> ChatMessage:

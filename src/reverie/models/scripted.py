@@ -5,7 +5,7 @@ A script is JSON::
 
     {"contextWindow": 8000,
      "log": "/tmp/requests.jsonl",          # optional: every request appended as one JSON line
-     "steps": {"turn": [...], "flush": [...], "compaction": [...], "slug": [...],
+     "steps": {"turn": [...], "flush": [...], "compaction": [...], "slug": [...], "recall": [...],
                "consolidation": [...], "diary": [...]}}
 
 Each kind of call consumes its own queue in order; when a queue is empty, or its head has a
@@ -26,11 +26,12 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .base import ChatMessage, ChatModel, ChatModelError, ChatResponse, ContextOverflowError, ToolCall, Usage
-from .offline import COMPACTION_SYSTEM_PREFIX, FLUSH_SYSTEM_PREFIX, SLUG_SYSTEM_PREFIX, OfflineModel
+from .offline import (ACTIVE_MEMORY_SYSTEM_PREFIX, COMPACTION_SYSTEM_PREFIX, FLUSH_SYSTEM_PREFIX, SLUG_SYSTEM_PREFIX,
+                      OfflineModel)
 from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX
 from ..text.cjk import estimate_tokens
 
-KINDS = ("turn", "flush", "compaction", "slug", "consolidation", "diary")
+KINDS = ("turn", "flush", "compaction", "slug", "recall", "consolidation", "diary")
 
 
 def kind_of(messages: list[ChatMessage]) -> str:
@@ -41,6 +42,8 @@ def kind_of(messages: list[ChatMessage]) -> str:
         return "compaction"
     if system.startswith(SLUG_SYSTEM_PREFIX):
         return "slug"
+    if system.startswith(ACTIVE_MEMORY_SYSTEM_PREFIX):
+        return "recall"
     if system.startswith(CONSOLIDATION_SYSTEM_PREFIX):
         return "consolidation"
     if system.startswith(DIARY_SYSTEM_PREFIX):

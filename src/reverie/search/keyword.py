@@ -1,100 +1,304 @@
-"""The keyword and path legs over the index's FTS5 tables.
+"""The keyword score shared by memory search and transcript search, and the memory keyword leg.
 
-Text score contract, in [0,1]: the average of (a) FTS5's bm25 rank turned into a score as the
-reference does, ``-r/(1-r)``, and (b) the share of the query's content words the chunk contains.
-Why both: FTS5's IDF collapses to ~0 when a workspace holds only a few notes, which would score
-every keyword hit near 0 and make a small workspace look empty; coverage keeps a chunk that has
-every query word at >= 0.5 whatever the corpus size.
+**Score.** A text's keyword score is the share of the query's information it contains: each query
+token (a stemmed word, a CJK bigram) weighs its inverse document frequency in the index being
+searched, ``log(1 + (N - df + 0.5) / (df + 0.5))``, and the score is the weight of the tokens the
+text holds over the weight of all of them, in [0, 1]. Why: FTS5's bm25 squashed into [0, 1] is
+≈ 0 in a workspace of a few notes and ≈ 0.9 for every hit in a large one, and plain word coverage
+lets a chatty word ("remember", "talked") count as much as the one rare word that finds the answer;
+the weighted share is 1 for a text holding every query word at any corpus size, and on a large
+corpus it follows the rare words as bm25 does (measured both ends in docs/search.md). bm25 still
+decides which texts the leg fetches (FTS5's fast ``ORDER BY rank``).
+
+**Long, chatty queries** (an agent passing the last message or the dialogue so far): the tokens of
+the most recent turn weigh twice, filler words are dropped, and only the most informative tokens
+(:data:`MAX_QUERY_TOKENS`) go into the FTS query; tokens in more than a fifth of a large index are
+left out of the FTS query (they only make FTS score most of the index) but still count in the score.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import apsw
+import numpy as np
 
-from ..text.cjk import has_cjk
-from ..text.fts import build_query, bm25_to_score, escape_like, segment_for_index
+from ..text.cjk import CJK_RUN_RE, has_cjk
+from ..text.fts import TOKENIZERS, bm25_to_score, build_query, escape_like, segment_for_index
 
-# Words that carry no meaning in a query; they do not count against coverage (and FTS5's own
-# operator words are among them, so a query of FTS5 syntax is judged on its plain words).
+# Words that carry no meaning in a query (English, Chinese, Japanese, Korean function words and
+# the filler of conversational queries); FTS5's operator words are among them.
 STOP_WORDS = frozenset(
     "a an and are as at be but by for from has have i in is it me my not of on or our so that the "
     "their them they this to was we were what when where which who why will with you your near "
-    "的 了 是 在 和 也 就 都 而 及 与 吗 呢 吧 啊 我 你 他 她 它 们 这 那 什么 为什么 怎么 哪 "
+    "do does did done can could would should shall may might must am been being had its it's "
+    "about into over than then there these those here how any all some just also very really "
+    "yes no ok okay oh hi hey hello thanks thank please well so um uh yeah sure let lets "
+    "的 了 是 在 和 也 就 都 而 及 与 吗 呢 吧 啊 呀 哦 嗯 哈 我 你 他 她 它 们 这 那 "
+    "什么 为什么 怎么 怎么样 哪 哪里 我们 你们 他们 她们 自己 这个 那个 这些 那些 一个 一些 一下 "
+    "可以 知道 觉得 现在 时候 真的 还是 就是 没有 不是 因为 所以 但是 如果 已经 有点 非常 比较 然后 "
+    "还有 的话 是不是 有没有 怎样 这样 那样 哈哈 谢谢 你好 好的 对了 其实 "
     "の は が を に で と も です ます 이 가 은 는 을 를 에 의".split())
+MAX_QUERY_TOKENS = 24
+COMMON_SHARE = 0.2  # a token in more of the index than this is left out of the FTS query ...
+COMMON_MIN_DOCS = 2_000  # ... once the index is large enough for that to cost time
+RECENT_WEIGHT = 2.0
+_SPEAKER_RE = re.compile(r"^\s*[\w\u4e00-\u9fff .'-]{1,24}[:：]\s*")
+
+
+def _tokenizer_spec(tokenizer: str) -> tuple[str, list[str]]:
+    parts = TOKENIZERS[tokenizer].split()
+    return parts[0], parts[1:]
+
+
+_local = threading.local()
+
+
+def _tokenize(tokenizer: str, text: str, query: bool) -> list[str]:
+    """The tokens FTS5 itself makes of ``text`` (porter stems, unicode61 words, trigrams)."""
+    toks = getattr(_local, "toks", None)
+    if toks is None:
+        toks = _local.toks = {"conn": apsw.Connection(":memory:")}
+    if tokenizer not in toks:
+        name, args = _tokenizer_spec(tokenizer)
+        toks[tokenizer] = toks["conn"].fts5_tokenizer(name, args)
+    reason = apsw.FTS5_TOKENIZE_QUERY if query else apsw.FTS5_TOKENIZE_DOCUMENT
+    return [t[2] for t in toks[tokenizer](text.encode("utf-8"), reason, None)]
+
+
+@lru_cache(maxsize=16_384)
+def text_tokens(text: str, tokenizer: str = "cjk") -> frozenset[str]:
+    """The index tokens of ``text`` (as written to the FTS table), for matching query tokens."""
+    return frozenset(_tokenize(tokenizer, segment_for_index(text, tokenizer), False))
+
+
+@lru_cache(maxsize=1)
+def _stop_tokens(tokenizer: str) -> frozenset[str]:
+    out: set[str] = set()
+    for w in STOP_WORDS:
+        out.update(_query_tokens_of(w, tokenizer))
+    return frozenset(out)
+
+
+def _query_tokens_of(text: str, tokenizer: str) -> list[str]:
+    """Query tokens: stemmed words and, for CJK runs under the ``cjk`` tokenizer, their bigrams
+    (a one-character run stays one token)."""
+    if tokenizer == "cjk" and has_cjk(text):
+        out: list[str] = []
+        pos = 0
+        for m in CJK_RUN_RE.finditer(text):
+            out.extend(_tokenize(tokenizer, text[pos:m.start()], True))
+            run = m.group(0).lower()
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+            pos = m.end()
+        out.extend(_tokenize(tokenizer, text[pos:], True))
+        return out
+    return _tokenize(tokenizer, text, True)
+
+
+def _turns(query: str) -> list[str]:
+    return [ln for ln in (line.strip() for line in query.split("\n")) if ln]
+
+
+def is_conversational(query: str) -> bool:
+    """A dialogue or a long message rather than a search phrase."""
+    return len(_turns(query)) > 1 or len(query) > 280 or (has_cjk(query) and len(query) > 80)
+
+
+def recent_turn(query: str) -> str:
+    """The last turn of a dialogue-like query, without a ``Speaker:`` prefix."""
+    turns = _turns(query)
+    last = turns[-1] if turns else query
+    return _SPEAKER_RE.sub("", last, count=1) or last
+
+
+@dataclass
+class QueryTerms:
+    """The query as index tokens, each weighed by its IDF in the searched index (and doubled for
+    the most recent turn of a dialogue)."""
+
+    tokens: list[str]
+    weights: np.ndarray
+    match: str | None  # FTS5 expression fetching candidates (any token), None when nothing to match
+    strict: str | None = None  # all tokens, tried first for short queries
+    like: list[str] = field(default_factory=list)  # trigram: short CJK words required as substrings
+    n_docs: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.tokens and not self.like
+
+    def mask(self, text: str, tokenizer: str) -> np.ndarray:
+        have = text_tokens(text, tokenizer)
+        low = text.lower()
+        return np.fromiter(((t in have) if not _prefix(t) else (t in low) for t in self.tokens),
+                           dtype=bool, count=len(self.tokens))
+
+    def coverage(self, mask: np.ndarray) -> float:
+        total = float(self.weights.sum())
+        return float(self.weights[mask].sum()) / total if total > 0 else 0.0
+
+
+def idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def _prefix(token: str) -> bool:
+    """A lone CJK character: matched as a prefix in FTS (it starts bigrams) and as a substring."""
+    return len(token) == 1 and has_cjk(token)
+
+
+def _quote(token: str) -> str:
+    return '"' + token.replace('"', "") + '"' + ("*" if _prefix(token) else "")
+
+
+def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: str, n_docs: int,
+                  version: tuple | None = None) -> QueryTerms:
+    """Tokens, weights and FTS expressions for ``query`` against ``fts_table`` (``n_docs`` rows;
+    ``version`` names the index state, so token counts can be reused until it changes)."""
+    conversational = is_conversational(query)
+    recent = recent_turn(query) if conversational else ""
+    stop = _stop_tokens(tokenizer)
+    weights: dict[str, float] = {}
+    for tok in _query_tokens_of(query, tokenizer):
+        if tok not in stop:
+            weights.setdefault(tok, 1.0)
+    if recent:
+        for tok in _query_tokens_of(recent, tokenizer):
+            if tok in weights:
+                weights[tok] = RECENT_WEIGHT
+    if not weights:  # a query of stop words only: use them rather than nothing
+        for tok in _query_tokens_of(query, tokenizer):
+            weights.setdefault(tok, 1.0)
+    like: list[str] = []
+    if tokenizer == "trigram":
+        # trigram cannot match 1-2 characters: a short CJK word becomes a substring filter
+        for word in re.findall(r"\w+", query.lower()):
+            if has_cjk(word) and len(word) < 3 and word not in like:
+                like.append(word)
+    df = document_frequencies(conn, fts_table, list(weights), version)
+    if conversational:  # a chatty word the memory never uses says nothing about what to find
+        weights = {t: w for t, w in weights.items() if df.get(t, 0) > 0} or weights
+    scored = {t: w * idf(n_docs, df.get(t, 0)) for t, w in weights.items()}
+    # the most informative tokens the index holds come first; a word it lacks still lowers the
+    # score of every text (the memory may not hold the answer) but never takes a present word's place
+    tokens = sorted(scored, key=lambda t: (df.get(t, 0) == 0, -scored[t]))[:MAX_QUERY_TOKENS]
+    common = n_docs >= COMMON_MIN_DOCS
+    fetch = [t for t in tokens if not (common and df.get(t, 0) > COMMON_SHARE * n_docs)] or tokens[:1]
+    match = " OR ".join(_quote(t) for t in fetch) if fetch else None
+    strict = None
+    if not conversational and len(tokens) > 1:
+        strict = " AND ".join(_quote(t) for t in tokens)
+    w = np.array([scored[t] for t in tokens], dtype=np.float64)
+    if len(w) and w.sum() <= 0:
+        w = np.ones(len(w))
+    return QueryTerms(tokens, w, match, strict, like, n_docs)
+
+
+def _vocab_table(conn: apsw.Connection, fts_table: str) -> str:
+    name = f"{fts_table}_vocab"
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab(main, {fts_table}, row)")
+    return f"temp.{name}"
+
+
+_DF: dict[tuple, dict[str, int]] = {}
+
+
+def document_frequencies(conn: apsw.Connection, fts_table: str, tokens: list[str],
+                         version: tuple | None = None) -> dict[str, int]:
+    """How many rows of ``fts_table`` hold each token, read from the index's own vocabulary (one
+    lookup per token: counting a frequent token's rows costs about a millisecond per 100k, so the
+    counts are kept per index ``version`` when the caller names one)."""
+    if not tokens:
+        return {}
+    vocab = _vocab_table(conn, fts_table)
+    if version is not None:
+        if version not in _DF and len(_DF) >= 16:
+            _DF.clear()
+        cache = _DF.setdefault(version, {})
+    else:
+        cache = {}
+    out: dict[str, int] = {}
+    for t in tokens:
+        if t not in cache:
+            row = conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (t,)).fetchone()
+            cache[t] = row[0] if row else 0
+        out[t] = cache[t]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the memory keyword leg
+_N_DOCS: dict[tuple, int] = {}
+
+
+def memory_index_version(conn: apsw.Connection) -> tuple:
+    """(file, revision): changes whenever a sync writes, so counts cached under it stay true."""
+    rev = conn.execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()
+    return (conn.filename, rev[0] if rev else None)
+
+
+def memory_doc_count(conn: apsw.Connection, version: tuple | None = None) -> int:
+    """Rows in the memory index, counted once per index version (the count scans the table)."""
+    key = version or memory_index_version(conn)
+    if key not in _N_DOCS:
+        if len(_N_DOCS) > 64:
+            _N_DOCS.clear()
+        _N_DOCS[key] = conn.execute("SELECT count(*) FROM memory_index_chunks").fetchone()[0]
+    return _N_DOCS[key]
 
 
 @dataclass
 class KeywordHit:
     seq: int
-    score: float
     bm25: float
-    coverage: float
-    strict: bool  # matched every term (the strict query), not only some
+    rank: int
+    strict: bool  # matched every query token
 
 
-def query_coverage(text: str, terms: list[str], tokenizer: str = "cjk") -> float:
-    """The share of the query's content words (stop words aside) that ``text`` contains."""
-    content = [t for t in terms if t not in STOP_WORDS] or terms
-    if not content:
-        return 0.0
-    hay = text.lower()
-    hits = 0.0
-    for term in content:
-        if term in hay:
-            hits += 1
-        elif has_cjk(term) and len(term) > 2:
-            # an unspaced run such as 西湖酒店 is several words: credit the share of its bigrams
-            grams = [term[i:i + 2] for i in range(len(term) - 1)]
-            hits += sum(g in hay for g in grams) / len(grams)
-        elif tokenizer == "cjk" and term.isascii():
-            # porter stemming matched a different inflection: count it when the stems agree
-            stem = term[:max(3, len(term) - 3)]
-            hits += stem in hay
-    return hits / len(content)
-
-
-def keyword_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> list[KeywordHit]:
-    q = build_query(query, tokenizer)
-    if q.empty:
+def keyword_leg(conn: apsw.Connection, qt: QueryTerms, limit: int) -> list[KeywordHit]:
+    """Units matching the query, best bm25 first: every token first (short queries), then any."""
+    if qt.empty:
         return []
     hits: dict[int, KeywordHit] = {}
 
     def run(match: str | None, strict: bool) -> None:
-        where, params = [], []
-        if match:
-            where.append("memory_index_chunks_fts MATCH ?")
-            params.append(match)
-        for term in q.like:  # trigram cannot match 1-2 characters: substring filter instead
-            where.append("c.text LIKE ? ESCAPE '\\'")
-            params.append(f"%{escape_like(term)}%")
-        if match and not q.like:
-            # rank and limit inside FTS5 first (its ORDER BY rank fast path), then fetch only the
-            # window's texts: joining first would read the text of every matching chunk
-            sql = ("SELECT t.rowid, t.rank, c.text FROM (SELECT rowid, rank FROM memory_index_chunks_fts "
-                   "WHERE memory_index_chunks_fts MATCH ? ORDER BY rank LIMIT ?) t "
-                   "JOIN memory_index_chunks c ON c.seq = t.rowid ORDER BY t.rank")
-            rows = conn.execute(sql, (match, window))
-        else:
+        if qt.like:
+            where, params = [], []
+            if match:
+                where.append("memory_index_chunks_fts MATCH ?")
+                params.append(match)
+            for term in qt.like:
+                where.append("c.text LIKE ? ESCAPE '\\'")
+                params.append(f"%{escape_like(term)}%")
             rank = "bm25(memory_index_chunks_fts)" if match else "0.0"
-            sql = (f"SELECT f.rowid, {rank}, c.text FROM memory_index_chunks_fts f "
-                   f"JOIN memory_index_chunks c ON c.seq = f.rowid WHERE {' AND '.join(where)} "
-                   f"ORDER BY {rank} LIMIT ?")
-            rows = conn.execute(sql, (*params, window))
-        for seq, r, text in rows:
-            if seq in hits:
-                continue
-            cov = query_coverage(text, q.terms, tokenizer)
-            score = 0.5 * bm25_to_score(r) + 0.5 * cov if match else cov
-            hits[seq] = KeywordHit(seq, score, r, cov, strict)
+            sql = (f"SELECT f.rowid, {rank} FROM memory_index_chunks_fts f JOIN memory_index_chunks c "
+                   f"ON c.seq = f.rowid WHERE {' AND '.join(where)} ORDER BY {rank} LIMIT ?")
+            rows = conn.execute(sql, (*params, limit))
+        else:
+            # FTS5's ORDER BY rank fast path; the texts are read later, for the chosen candidates only
+            rows = conn.execute("SELECT rowid, rank FROM memory_index_chunks_fts WHERE memory_index_chunks_fts "
+                                "MATCH ? ORDER BY rank LIMIT ?", (match, limit))
+        for seq, r in rows:
+            if seq not in hits:
+                hits[seq] = KeywordHit(seq, r, len(hits) + 1, strict)
 
-    run(q.strict, True)
-    if len(hits) < window and q.relaxed:
-        run(q.relaxed, False)
-    return sorted(hits.values(), key=lambda h: (-h.score, h.bm25, h.seq))
+    try:
+        if qt.strict:
+            run(qt.strict, True)
+        if len(hits) < limit and (qt.match or qt.like):
+            run(qt.match, not qt.strict and len(qt.tokens) <= 1)
+    except apsw.SQLError:
+        pass  # an expression FTS5 cannot parse (it should not happen: every token is quoted)
+    return list(hits.values())
 
 
+# ---------------------------------------------------------------------------------------------
+# the path leg
 @dataclass
 class PathHit:
     source_id: int
@@ -132,6 +336,3 @@ def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> 
             if sid not in out:
                 out[sid] = PathHit(sid, path, 0.5 * bm25_to_score(r) + 0.5, 0)
     return sorted(out.values(), key=lambda h: (-h.specificity, -h.score, h.path))
-
-
-__all__ = ["keyword_leg", "path_leg", "KeywordHit", "PathHit", "segment_for_index"]

@@ -1,68 +1,45 @@
-"""The search pipeline (reference §7): legs -> merge -> decay/importance/project -> MMR -> selection.
+"""The search pipeline (reference §7, on units): legs -> context -> merge -> multipliers -> MMR -> selection.
 
-Everything here is a pure function of the index connection, the query embedding and the clock, so
-tests and benchmarks pass ``now`` explicitly and results do not depend on the wall clock.
+Search scores *units* (entries: a list item, a line of a conversation, a curated entry; see
+:mod:`reverie.index.chunking`) and judges each with its context: the window of the file around it
+and the file as a whole. Each leg gives a unit its own score and its context's::
+
+    vector  = ½ · cos(unit) + ½ · (0.7 · cos(window) + 0.3 · cos(file))      (calibrated cosines)
+    keyword = ½ · kw(unit)  + ½ · (0.7 · kw(window)  + 0.3 · kw(file))      (kw: search.keyword)
+    content = 0.7 · vector + 0.3 · keyword     (keyword-only: keyword; vector-only: vector)
+
+A result is one unit: its snippet is the unit's text, with the lines it shows, and its citation is
+the window around it. Everything here is a pure function of the index connection, the query
+vector and the clock, so tests and benchmarks pass ``now`` explicitly.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 import apsw
 import numpy as np
 
-from .keyword import KeywordHit, keyword_leg, path_leg
+from . import context
+from .candidates import Candidate, VectorQuery
+from .keyword import analyse_query, is_conversational, keyword_leg, memory_doc_count, memory_index_version, path_leg, \
+    recent_turn
 from .mmr import mmr_order
-from .rescore import decay_multiplier, importance_multiplier, project_multiplier
+from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, project_multiplier,
+                      status_multiplier)
+from .results import Passage, passages, result_row
+
+__all__ = ["Candidate", "Passage", "SearchParams", "VectorQuery", "candidate_window", "query_vector", "result_row",
+           "run"]
 
 VECTOR_WEIGHT = 0.7
 TEXT_WEIGHT = 0.3
+KEYWORD_FETCH = 2  # keyword hits fetched per place in the candidate window
 WINDOW_FLOOR = 48
 MMR_POOL = 48
-SNIPPET_CHARS = 700
-
-
-@dataclass
-class Candidate:
-    seq: int
-    path: str = ""
-    source: str = "memory"
-    start_line: int = 0
-    end_line: int = 0
-    text: str = ""
-    mtime: float | None = None
-    importance: int | None = None
-    triggers: str | None = None
-    project_key: str | None = None
-    status: str | None = None
-    origin_class: str | None = None
-    session_kind: str | None = None
-    vector_raw: float | None = None
-    vector: float | None = None
-    vector_rank: int | None = None
-    kw: KeywordHit | None = None
-    kw_rank: int | None = None
-    path_score: float | None = None
-    specificity: int = 0
-    content: float = 0.0
-    decay: float = 1.0
-    age_days: float | None = None
-    pre_decay: float = 0.0
-    score: float = 0.0
-    eligible: bool = False
-    mmr_before: int | None = None
-    mmr_penalty: float | None = None
-    trace: dict = field(default_factory=dict)
-
-    @property
-    def text_score(self) -> float:
-        if self.kw is not None:
-            return self.kw.score
-        if self.specificity:
-            return 0.0
-        return self.path_score or 0.0
+FTS_TABLE = "memory_index_chunks_fts"
 
 
 @dataclass
@@ -74,11 +51,25 @@ class SearchParams:
     tokenizer: str
     now: datetime
     projects: list[str] | None = None
-    query_vector: np.ndarray | None = None
     score_floor: float = 0.0
     half_life_days: float = 30.0  # 0 turns decay off
-    decay_floor: float = 0.9
+    decay_floor: float = DECAY_FLOOR
     explain: bool = False
+    legs: str = "hybrid"  # "hybrid", or "vector" to rank by the vector leg alone (benchmarks)
+
+
+def query_vector(embedder, query: str) -> np.ndarray:
+    """The query's embedding. A dialogue or long message is embedded as two views, its most recent
+    turn and the whole (its last 2,000 characters: the model reads 512 tokens from the start), and
+    searched with their normalised mean: the turn says what is asked now, the whole what about."""
+    if not is_conversational(query):
+        return embedder.embed_query(query)
+    recent = recent_turn(query)
+    whole = query[-2000:]
+    vecs = [np.asarray(embedder.embed_query(v), dtype=np.float32) for v in dict.fromkeys((recent, whole)) if v.strip()]
+    m = np.mean(vecs, axis=0)
+    norm = float(np.linalg.norm(m))
+    return m / norm if norm > 0 else m
 
 
 def candidate_window(configured_max: int, requested_max: int) -> int:
@@ -90,14 +81,15 @@ def candidate_window(configured_max: int, requested_max: int) -> int:
     return window
 
 
-def _load(conn: apsw.Connection, cands: dict[int, Candidate]) -> None:
+def _load(conn: apsw.Connection, cands: dict[int, Candidate], with_vectors: bool) -> None:
     seqs = list(cands)
+    emb = "c.embedding" if with_vectors else "NULL"
     for i in range(0, len(seqs), 500):
         part = seqs[i:i + 500]
         marks = ",".join("?" * len(part))
         rows = conn.execute(
-            f"SELECT c.seq, c.path, c.source, c.start_line, c.end_line, c.text, s.mtime, "
-            f"m.importance, m.triggers, m.project_key, m.status, p.origin_class, p.session_kind "
+            f"SELECT c.seq, c.path, c.source, c.start_line, c.end_line, c.text, c.context, s.mtime, "
+            f"m.importance, m.triggers, m.project_key, m.status, p.origin_class, p.session_kind, {emb} "
             f"FROM memory_index_chunks c "
             f"LEFT JOIN memory_index_sources s ON s.path = c.path AND s.source = c.source "
             f"LEFT JOIN memory_index_chunk_recall_metadata m ON m.chunk_id = c.id "
@@ -105,8 +97,8 @@ def _load(conn: apsw.Connection, cands: dict[int, Candidate]) -> None:
             f"WHERE c.seq IN ({marks})", part)
         for row in rows:
             c = cands[row[0]]
-            (c.path, c.source, c.start_line, c.end_line, c.text, c.mtime, c.importance, c.triggers,
-             c.project_key, c.status, c.origin_class, c.session_kind) = row[1:]
+            (c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.mtime, c.importance, c.triggers,
+             c.project_key, c.status, c.origin_class, c.session_kind, c.embedding) = row[1:]
 
 
 def _first_chunks(conn: apsw.Connection, paths: list[str]) -> dict[str, int]:
@@ -119,22 +111,21 @@ def _first_chunks(conn: apsw.Connection, paths: list[str]) -> dict[str, int]:
     return out
 
 
-def run(conn: apsw.Connection, params: SearchParams, vector_hits: list[tuple[int, float]] | None) -> dict:
-    """Rank the index for ``params``; ``vector_hits`` is None when the vector leg is off."""
+def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
+    """Rank the index for ``params``; ``vectors`` is None when the vector leg is off."""
     t0 = time.perf_counter()
     cands: dict[int, Candidate] = {}
-    use_vectors = vector_hits is not None
-    floor = params.score_floor
-    for rank, (seq, cos) in enumerate(vector_hits or [], 1):
-        c = cands.setdefault(seq, Candidate(seq))
-        c.vector_raw = cos
-        c.vector = max(0.0, min(1.0, (cos - floor) / (1.0 - floor))) if floor < 1 else cos
-        c.vector_rank = rank
-    kw_hits = keyword_leg(conn, params.query, params.tokenizer, params.window)
-    for rank, hit in enumerate(kw_hits, 1):
-        c = cands.setdefault(hit.seq, Candidate(hit.seq))
-        c.kw, c.kw_rank = hit, rank
-    p_hits = path_leg(conn, params.query, params.tokenizer, params.window)
+    use_vectors = vectors is not None and not vectors.matrix.empty
+    use_kw = params.legs != "vector"
+    version = memory_index_version(conn)
+    qt = analyse_query(conn, params.query, params.tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
+    kw_hits = keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
+    for hit in kw_hits:
+        cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
+    wcos = fcos = None
+    if use_vectors:
+        wcos, fcos = context.coarse(vectors, cands)
+    p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
         seq = firsts.get(h.path)
@@ -143,106 +134,102 @@ def run(conn: apsw.Connection, params: SearchParams, vector_hits: list[tuple[int
         c = cands.setdefault(seq, Candidate(seq))
         c.path_score, c.specificity = h.score, h.specificity
     t_legs = time.perf_counter()
-    _load(conn, cands)
+    _load(conn, cands, use_vectors)
     for c in list(cands.values()):
         if not c.path:  # vanished between legs (a concurrent sync): drop it
             del cands[c.seq]
-    # merge and re-score
-    for c in cands.values():
-        if use_vectors:
-            c.content = VECTOR_WEIGHT * (c.vector or 0.0) + TEXT_WEIGHT * c.text_score
+    pool = list(cands.values())
+    if use_vectors:
+        windows = context.windows_from_matrix(vectors.matrix, pool)
+    else:
+        windows = context.windows_of_files(conn, {(c.path, c.source) for c in pool})
+    context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
+             params.score_floor, use_kw)
+    for c in pool:
+        kw = c.text_score  # the keyword leg, or a partial path match where the text did not match
+        if use_vectors and use_kw:
+            c.content = VECTOR_WEIGHT * (c.vector or 0.0) + TEXT_WEIGHT * kw
+        elif use_vectors:
+            c.content = c.vector or 0.0
         else:
-            c.content = c.text_score
+            c.content = kw
+    top = max((c.content for c in pool if not c.specificity), default=0.0)
+    for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
         proj = project_multiplier(c.project_key, params.projects)
-        if c.status == "superseded":
-            imp *= 0.5  # a superseded directive stays findable but yields to the active one
-        c.pre_decay = base * imp * proj
+        status = status_multiplier(c.status)
+        gate = 1.0 if c.specificity else boost_gate(c.content, top)
+        c.pre_decay = base * gated(imp * proj * status, gate)
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay
         c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = {
-                "vector": None if c.vector_raw is None else {
-                    "cosine": round(c.vector_raw, 4), "calibrated": round(c.vector or 0.0, 4),
-                    "rank": c.vector_rank, "floor": floor},
-                "keyword": None if c.kw is None else {
-                    "score": round(c.kw.score, 4), "bm25": round(c.kw.bm25, 4),
-                    "coverage": round(c.kw.coverage, 4), "allTerms": c.kw.strict, "rank": c.kw_rank},
-                "path": None if c.path_score is None else {"score": round(c.path_score, 4),
-                                                            "exactTier": c.specificity},
-                "merge": {"content": round(c.content, 4),
-                          "formula": (f"{VECTOR_WEIGHT} x vector + {TEXT_WEIGHT} x keyword" if use_vectors
-                                      else "keyword only")},
-                "importance": {"value": c.importance, "multiplier": round(imp, 4)},
-                "project": {"key": c.project_key, "active": params.projects or [], "multiplier": proj},
-                "preDecay": round(c.pre_decay, 4),
-                "eligible": c.eligible,
-                "decay": {"multiplier": round(c.decay, 4),
-                          "ageDays": None if c.age_days is None else round(c.age_days, 2)},
-                "score": round(c.score, 4),
-            }
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw)
     # order: exact path tiers first (3, 2, 1), then everything else; MMR within each group
     ordered: list[Candidate] = []
-    groups = [[c for c in cands.values() if c.specificity == t] for t in (3, 2, 1)]
-    groups.append([c for c in cands.values() if not c.specificity])
+    groups = [[c for c in pool if c.specificity == t] for t in (3, 2, 1)]
+    groups.append([c for c in pool if not c.specificity])
     for group in groups:
-        group.sort(key=lambda c: (-c.score, c.path, c.start_line, c.end_line))
-        pool, rest = group[:MMR_POOL], group[MMR_POOL:]
-        order, penalties = mmr_order([c.score for c in pool], [c.text for c in pool])
+        group.sort(key=lambda c: (-c.score, c.path, c.start_line, c.end_line, c.seq))
+        head, rest = group[:MMR_POOL], group[MMR_POOL:]
+        order, penalties = mmr_order([c.score for c in head], [c.text for c in head])
         for pos, (i, pen) in enumerate(zip(order, penalties)):
-            pool[i].mmr_before, pool[i].mmr_penalty = i + 1, pen
             if params.explain:
-                pool[i].trace["mmr"] = {"before": i + 1, "after": pos + 1, "penalty": round(pen, 4)}
-        ordered.extend(pool[i] for i in order)
+                head[i].trace["mmr"] = {"before": i + 1, "after": pos + 1, "penalty": round(pen, 4)}
+        ordered.extend(head[i] for i in order)
         ordered.extend(rest)
     # selection: minScore judged before decay; keyword-backed hits fill in when too few qualify
     n = params.max_results
     strict = [c for c in ordered if c.eligible]
+    lexical = [c for c in ordered if c.kw is not None and not c.eligible]
     mode = "strict"
-    if len(strict) >= n:
-        chosen = strict[:n]
-    else:
-        lexical = [c for c in ordered if c.kw is not None and not c.eligible]
+    if len(passages(strict)) < n:
         if not strict and lexical:
             mode = "lexical-fallback"
         elif lexical:
             mode = "strict+lexical"
-        chosen = (strict + lexical)[:n]
+    # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader
+    chosen = passages(strict if mode == "strict" else strict + lexical)[:n]
     t_end = time.perf_counter()
     return {
         "chosen": chosen,
         "mode": mode,
-        "candidates": len(cands),
-        "legs": {"vector": None if vector_hits is None else len(vector_hits), "keyword": len(kw_hits),
+        "candidates": len(pool),
+        "legs": {"vector": None if not use_vectors else int(len(wcos)), "keyword": len(kw_hits),
                  "path": len(p_hits)},
         "ms": {"legs": round((t_legs - t0) * 1000, 2), "total": round((t_end - t0) * 1000, 2)},
     }
 
 
-def result_row(c: Candidate, explain: bool) -> dict:
-    row = {
-        "path": c.path,
-        "startLine": c.start_line,
-        "endLine": c.end_line,
-        "score": round(c.score, 6),
-        "vectorScore": None if c.vector is None else round(c.vector, 6),
-        "textScore": round(c.text_score, 6),
-        "snippet": c.text[:SNIPPET_CHARS],
-        "source": c.source,
-        "citation": f"{c.path}#L{c.start_line}-L{c.end_line}",
-        "corpus": "memory",
+def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
+           use_vectors: bool, use_kw: bool) -> dict:
+    r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
+    return {
+        "vector": None if c.vector_raw is None else {
+            "cosine": r4(c.vector_raw), "calibrated": r4(c.vector), "floor": params.score_floor,
+            "unit": r4(c.vector_parts[0]), "window": r4(c.vector_parts[1]), "file": r4(c.vector_parts[2]),
+            "rank": None},
+        "keyword": None if not c.keyword_parts or (c.kw is None and not c.keyword) else {
+            "score": r4(c.keyword), "unit": r4(c.keyword_parts[0]), "window": r4(c.keyword_parts[1]),
+            "file": r4(c.keyword_parts[2]), "coverage": r4(c.kw_unit),
+            "bm25": r4(c.kw.bm25) if c.kw else None, "allTerms": bool(c.kw and c.kw.strict),
+            "rank": c.kw.rank if c.kw else None},
+        "path": None if c.path_score is None else {"score": r4(c.path_score), "exactTier": c.specificity},
+        "merge": {"content": r4(c.content), "formula": (
+            f"{VECTOR_WEIGHT} x vector + {TEXT_WEIGHT} x keyword" if use_vectors and use_kw
+            else "vector only" if use_vectors else "keyword only"),
+            "context": f"each leg: {context.OWN_WEIGHT} x unit + {1 - context.OWN_WEIGHT} x "
+                       f"({context.WINDOW_SHARE} x window + {round(1 - context.WINDOW_SHARE, 2)} x file)"},
+        "importance": {"value": c.importance, "multiplier": r4(imp)},
+        "status": {"value": c.status, "multiplier": status},
+        "project": {"key": c.project_key, "active": params.projects or [], "multiplier": proj},
+        "boost": {"gate": r4(gate), "applied": r4(gated(imp * proj * status, gate))},
+        "preDecay": r4(c.pre_decay),
+        "eligible": c.eligible,
+        "decay": {"multiplier": r4(c.decay), "ageDays": None if c.age_days is None else round(c.age_days, 2)},
+        "score": r4(c.score),
     }
-    if c.importance is not None:
-        row["importance"] = c.importance
-    if c.triggers:
-        row["triggers"] = c.triggers
-    if c.project_key:
-        row["projectKey"] = c.project_key
-    if c.origin_class:
-        row["provenance"] = {"originClass": c.origin_class, "sessionKind": c.session_kind}
-    if explain:
-        row["explain"] = c.trace
-    return row
+
+

@@ -29,7 +29,7 @@ from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
 from ..index.sync import FILE_GROUP
 from . import pipeline
-from .vectors import VectorMatrix, nearest
+from .vectors import VectorMatrix
 
 DIRTY_CHECK_SECONDS = 1.0
 FIRST_SEARCH_WAIT = 0.3   # a first search waits this long at most for the keyword rows
@@ -214,13 +214,15 @@ class SearchService:
             elif missing > min(VECTOR_GAP, chunks // 100):
                 debug["vectorSkipped"] = (f"vectors are still being computed ({with_vectors:,} of {chunks:,} "
                                           f"chunks); keyword-only until they are")
+            elif not with_vectors:  # an empty index: nothing to compare a query vector with (no model load)
+                debug["vectorSkipped"] = "the index holds no vectors yet"
             else:
                 te = time.perf_counter()
                 qv = None
                 try:
                     with embed_turns.query_turn(emb) as free:
                         if free:
-                            qv = emb.embed_query(q)
+                            qv = pipeline.query_vector(emb, q)
                         else:  # never wait seconds for a background batch: keyword-only this once
                             debug["vectorSkipped"] = "the embedder is busy indexing; keyword-only for this search"
                 except EmbeddingError as exc:
@@ -231,7 +233,7 @@ class SearchService:
                 if qv is not None and np_any(qv):
                     snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
                     conn, self._generation = snap.conn, snap.generation  # the previous one while the new loads
-                    vector_hits = nearest(snap, qv, window)
+                    vector_hits = pipeline.VectorQuery(snap.view, qv)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding
             # another provider's vectors: say why they go unused instead of dropping them silently.

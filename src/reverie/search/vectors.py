@@ -1,15 +1,20 @@
-"""The vector leg: exact cosine over float32 matrices kept in memory.
+"""The vector leg's coarse pass: exact cosine over the context windows, kept in memory.
 
-The vectors of one index generation are held as a few immutable blocks, each with a mask of its
-live rows. After a sync, only what changed is read (the rows named in ``memory_index_vector_log``
-since the last refresh): changed and removed chunks are masked out, new vectors become a new block,
-and the blocks are merged when there are many of them. Nothing is ever modified in place, so a
-search in another thread keeps using the snapshot it took.
+A window's vector is the mean of its units' (``memory_index_windows``); a file's is the mean of its
+windows'. A query costs one matrix-vector product over the windows (about a quarter of the units) and
+one over the files; the units themselves are scored only inside the best windows and among the
+keyword hits (:mod:`reverie.search.pipeline`), read from the index by sequence number. Measured on
+LoCoMo, scoring units only inside the 12 best windows of a conversation (of 40-80) lost nothing
+against scoring every unit (docs/search.md).
 
-When a rebuild publishes a new generation, its vectors are loaded in a background thread; searches
-go on answering from the previous generation (its connection still reads the unlinked file) until
-the new matrix is ready. Merging fragmented blocks also happens in the background. Only the very
-first load of a process happens in the foreground.
+Keeping it current without reloading: the windows of one index generation are held as a few
+immutable blocks, each with a mask of its live rows. After a sync only what changed is read (the
+windows named in ``memory_index_vector_log`` since the last refresh): changed and removed windows
+are masked out, new ones become a new block, and the blocks are merged in the background when there
+are many. Nothing is modified in place, so a search in another thread keeps the snapshot it took.
+When a rebuild publishes a new generation, its windows load in a background thread while searches
+go on answering from the previous generation (its connection still reads the unlinked file). Only
+the very first load of a process happens in the foreground.
 """
 
 from __future__ import annotations
@@ -25,6 +30,57 @@ FETCH_BATCH = 500
 INCREMENTAL_MAX = 5_000  # log rows a search applies itself; a larger change reloads in the background
 MAX_BLOCKS = 8
 
+_COLUMNS = "seq, first_seq, last_seq, start_line, end_line, source, path, embedding"
+
+
+@dataclass
+class WindowMatrix:
+    """The live windows of a snapshot, sorted by their first unit, with their files' vectors."""
+
+    seqs: np.ndarray  # window seq, sorted by first unit
+    first: np.ndarray  # first unit seq of each window
+    last: np.ndarray  # last unit seq of each window
+    file_of: np.ndarray  # row in ``files`` of each window
+    mat: np.ndarray  # windows x dims, unit length
+    files: np.ndarray  # files x dims, unit length
+    lines: np.ndarray  # windows x 2: first and last line
+
+    @property
+    def empty(self) -> bool:
+        return self.mat.shape[0] == 0
+
+    def windows_of(self, unit_seq: int) -> list[int]:
+        """Rows of the windows holding ``unit_seq`` (two where consecutive windows overlap)."""
+        i = int(np.searchsorted(self.first, unit_seq, side="right")) - 1
+        out = []
+        while i >= 0 and self.last[i] >= unit_seq:
+            out.append(i)
+            i -= 1
+            if len(out) == 2:
+                break
+        return out
+
+
+@dataclass(frozen=True)
+class Block:
+    seqs: np.ndarray  # window seqs
+    vecs: np.ndarray  # windows x dims
+    meta: np.ndarray  # windows x 4: first unit, last unit, first line, last line
+    files: np.ndarray  # object array of "source\0path"
+    live: np.ndarray | None  # mask of live rows; None when all are
+
+    def take(self) -> tuple:
+        m = self.live
+        if m is None:
+            return self.seqs, self.vecs, self.meta, self.files
+        return self.seqs[m], self.vecs[m], self.meta[m], self.files[m]
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32)
+
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -32,27 +88,38 @@ class Snapshot:
     dims: int
     log_id: int
     conn: apsw.Connection
-    blocks: tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...]  # (seqs, vectors, live mask)
+    blocks: tuple[Block, ...]
 
     @property
     def rows(self) -> int:
-        return sum(int(s.shape[0] if m is None else m.sum()) for s, _, m in self.blocks)
-
-    @functools.cached_property
-    def seqs(self) -> np.ndarray:
-        return np.concatenate([s for s, _, _ in self.blocks]) if self.blocks else np.zeros(0, dtype=np.int64)
-
-    @functools.cached_property
-    def dead(self) -> np.ndarray | None:
-        """Positions (over all blocks) of rows masked out, or None when every row is live."""
-        if all(m is None for _, _, m in self.blocks):
-            return None
-        return ~np.concatenate([np.ones(s.shape[0], dtype=bool) if m is None else m for s, _, m in self.blocks])
+        return sum(int(b.seqs.shape[0] if b.live is None else b.live.sum()) for b in self.blocks)
 
     @property
     def fragmented(self) -> bool:
-        dead = self.dead
-        return len(self.blocks) > MAX_BLOCKS or (dead is not None and int(dead.sum()) * 5 > dead.shape[0])
+        total = sum(int(b.seqs.shape[0]) for b in self.blocks)
+        return len(self.blocks) > MAX_BLOCKS or (total - self.rows) * 5 > total
+
+    @functools.cached_property
+    def view(self) -> WindowMatrix:
+        """The windows as the ranking reads them (built once per snapshot: O(windows) array work)."""
+        parts = [b.take() for b in self.blocks]
+        if not parts or not sum(p[0].shape[0] for p in parts):
+            z = np.zeros(0, dtype=np.int64)
+            return WindowMatrix(z, z, z, z, np.zeros((0, self.dims), np.float32),
+                                np.zeros((0, self.dims), np.float32), np.zeros((0, 2), dtype=np.int64))
+        seqs = np.concatenate([p[0] for p in parts])
+        vecs = np.concatenate([p[1] for p in parts])
+        meta = np.concatenate([p[2] for p in parts])
+        files = np.concatenate([p[3] for p in parts])
+        order = np.lexsort((seqs, meta[:, 0]))
+        seqs, vecs, meta, files = seqs[order], vecs[order], meta[order], files[order]
+        _, file_of = np.unique(files, return_inverse=True)
+        file_of = file_of.astype(np.int64).reshape(-1)
+        # a file's vector: its windows' mean, each weighed by how many units it holds
+        fmat = np.zeros((int(file_of.max()) + 1, self.dims), dtype=np.float64)
+        np.add.at(fmat, file_of, vecs * (meta[:, 1] - meta[:, 0] + 1)[:, None])
+        return WindowMatrix(seqs, meta[:, 0].copy(), meta[:, 1].copy(), file_of, _unit(vecs), _unit(fmat),
+                            meta[:, 2:4].copy())
 
 
 def _log_head(conn: apsw.Connection) -> int:
@@ -60,34 +127,35 @@ def _log_head(conn: apsw.Connection) -> int:
     return int(row[0] or 0)
 
 
-def _fetch(conn: apsw.Connection, dims: int, seqs: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
-    """(seqs, matrix) of the chunks with a ``dims``-sized vector; all of them, or those in ``seqs``."""
+def _block(rows: list, dims: int) -> Block | None:
+    if not rows:
+        return None
+    n = len(rows)
+    seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
+    meta = np.array([r[1:5] for r in rows], dtype=np.int64).reshape(n, 4)
+    files = np.array([f"{r[5]}\0{r[6]}" for r in rows], dtype=object)
+    vecs = np.frombuffer(b"".join(r[7] for r in rows), dtype=np.float32).reshape(n, dims)
+    return Block(seqs, vecs, meta, files, None)
+
+
+def _fetch(conn: apsw.Connection, dims: int, seqs: list[int] | None) -> Block | None:
+    """The windows with a ``dims``-sized vector: all of them, or those in ``seqs``."""
     want = "embedding IS NOT NULL AND length(embedding) = ?"
     rows: list = []
     if seqs is None:
-        rows = conn.execute(f"SELECT seq, embedding FROM memory_index_chunks WHERE {want}", (dims * 4,)).fetchall()
+        rows = conn.execute(f"SELECT {_COLUMNS} FROM memory_index_windows WHERE {want}", (dims * 4,)).fetchall()
     else:
         for i in range(0, len(seqs), FETCH_BATCH):
             part = seqs[i:i + FETCH_BATCH]
-            rows += conn.execute(f"SELECT seq, embedding FROM memory_index_chunks WHERE {want} "
+            rows += conn.execute(f"SELECT {_COLUMNS} FROM memory_index_windows WHERE {want} "
                                  f"AND seq IN ({','.join('?' * len(part))})", (dims * 4, *part)).fetchall()
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, dims), dtype=np.float32)
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dims)
-    return ids, mat
+    return _block(rows, dims)
 
 
 def load(conn: apsw.Connection, generation: str, dims: int) -> Snapshot:
     head = _log_head(conn)  # first: a change committed during the load is applied again later
-    seqs, mat = _fetch(conn, dims, None)
-    return Snapshot(generation, dims, head, conn, ((seqs, mat, None),))
-
-
-def _merge(blocks) -> tuple:
-    seqs = np.concatenate([s if m is None else s[m] for s, _, m in blocks])
-    mat = np.concatenate([v if m is None else v[m] for _, v, m in blocks])
-    return ((seqs, mat, None),)
+    block = _fetch(conn, dims, None)
+    return Snapshot(generation, dims, head, conn, (block,) if block else ())
 
 
 def refresh(snap: Snapshot) -> Snapshot | None:
@@ -106,37 +174,37 @@ def refresh(snap: Snapshot) -> Snapshot | None:
         "SELECT DISTINCT seq FROM memory_index_vector_log WHERE id > ? AND id <= ?", (snap.log_id, head))]
     touched = np.asarray(changed, dtype=np.int64)
     blocks = []
-    for seqs, vecs, mask in snap.blocks:
-        hit = np.isin(seqs, touched)
+    for b in snap.blocks:
+        hit = np.isin(b.seqs, touched)
         if hit.any():
-            mask = (~hit) if mask is None else (mask & ~hit)
-        blocks.append((seqs, vecs, mask))
-    new_seqs, new_vecs = _fetch(conn, snap.dims, changed)
-    if new_seqs.shape[0]:
-        blocks.append((new_seqs, new_vecs, None))
+            live = (~hit) if b.live is None else (b.live & ~hit)
+            b = Block(b.seqs, b.vecs, b.meta, b.files, live)
+        blocks.append(b)
+    fresh = _fetch(conn, snap.dims, changed)
+    if fresh is not None:
+        blocks.append(fresh)
     return Snapshot(snap.generation, snap.dims, head, conn, tuple(blocks))
 
 
 def compacted(snap: Snapshot) -> Snapshot:
     """One block without dead rows (a copy of every live vector: done in a background thread)."""
-    return Snapshot(snap.generation, snap.dims, snap.log_id, snap.conn, _merge(snap.blocks))
+    parts = [b.take() for b in snap.blocks]
+    if not parts:
+        return snap
+    merged = Block(*(np.concatenate([p[i] for p in parts]) for i in range(4)), None)
+    return Snapshot(snap.generation, snap.dims, snap.log_id, snap.conn, (merged,))
 
 
 def nearest(snap: Snapshot, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """(seq, cosine) of the ``k`` nearest live chunks, best first."""
-    q = query.astype(np.float32)
-    parts = [v @ q for s, v, _ in snap.blocks if s.shape[0]]
-    if not parts:
+    """(window seq, cosine) of the ``k`` nearest live windows, best first."""
+    m = snap.view
+    if m.empty:
         return []
-    sims = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    dead = snap.dead
-    if dead is not None:
-        sims[dead] = -np.inf
+    sims = np.einsum("ij,j->i", m.mat, query.astype(np.float32))  # no BLAS thread pool (context.py)
     k = min(k, sims.shape[0])
     idx = np.argpartition(-sims, k - 1)[:k]
     idx = idx[np.argsort(-sims[idx], kind="stable")]
-    seqs = snap.seqs
-    return [(int(seqs[i]), float(sims[i])) for i in idx if sims[i] != -np.inf]
+    return [(int(m.seqs[i]), float(sims[i])) for i in idx]
 
 
 class VectorMatrix:
@@ -172,12 +240,6 @@ class VectorMatrix:
             if fresh.fragmented:
                 self._compact_in_background(fresh)
             return fresh
-
-    def top(self, conn: apsw.Connection, generation: str, revision: int, query: np.ndarray,
-            k: int) -> list[tuple[int, float]]:
-        """(seq, cosine) of the ``k`` nearest chunks of the live matrix, best first (``revision``
-        is kept for callers of the earlier interface; the vector log tells what changed)."""
-        return nearest(self.serve(conn, generation, int(query.shape[0])), query, k)
 
     def _full(self, conn: apsw.Connection, generation: str, dims: int) -> Snapshot:
         self.loads += 1

@@ -60,7 +60,7 @@ class ModelInput:
                 {"part": "tool definitions", "count": len(self.tools), "tokens": self.tool_tokens},
             ],
             "bootstrap": [f.as_dict() for f in self.bootstrap],
-            "cut": [f.name for f in self.bootstrap if f.truncated],
+            "cut": [f.name for f in self.bootstrap if f.truncated and f.status not in ("absent", "left-out")],
             "pruning": self.pruning.as_dict() if self.pruning else None,
             "perTurn": self.extra,
         }
@@ -102,7 +102,7 @@ def history_items(ctx: ActiveContext) -> list[tuple[int | None, ChatMessage]]:
 def build_input(*, agent: str, now: datetime, workspace: Path, chat_type: str, bootstrap_settings,
                 ctx: ActiveContext, tools: list[dict], pruner: Pruner | None, window: int, clock: float,
                 extra_blocks: list[tuple[str, str]] | None = None, allow_hard_links: bool = False,
-                admit=None) -> ModelInput:
+                admit=None, session_kind: str = "interactive", entries=None, memory_enabled: bool = True) -> ModelInput:
     parts = [base_system_prompt(agent, now)]
     core = [parts[0]]
     files: list[BootstrapFile] = []
@@ -110,7 +110,7 @@ def build_input(*, agent: str, now: datetime, workspace: Path, chat_type: str, b
         files = load_bootstrap(workspace, chat_type=chat_type, max_chars=bootstrap_settings.max_chars,
                                total_max_chars=bootstrap_settings.total_max_chars,
                                user_max_chars=bootstrap_settings.user_max_chars, allow_hard_links=allow_hard_links,
-                               admit=admit)
+                               admit=admit, session_kind=session_kind, entries=entries, memory_enabled=memory_enabled)
         rendered = render_bootstrap(files)
         if rendered:
             parts.append(rendered)

@@ -11,8 +11,9 @@ Visibility is decided before any limit, from the caller's session (never from th
 
 Another agent's sessions live in another database and are out of reach by construction.
 Search uses the transcript FTS (CJK bigrams, see :mod:`reverie.sessions.schema`): user and
-assistant text only, no tool results. Scores are in [0, 1]: the average of the bm25 score and
-the share of the query's words the message contains. Snippets are cut to 300 characters, secrets
+assistant text only, no tool results. Scores are in [0, 1], the keyword score memory search uses
+(:mod:`reverie.search.keyword`): the share of the query's information, each word weighed by its
+rarity among the transcripts, that the message holds. Snippets are cut to 300 characters, secrets
 redacted; the whole answer stays under 32 KiB. Every hit and message carries the origin class the
 program recorded (``originClass``); untrusted ones are framed as untrusted (docs/trust.md).
 """
@@ -21,11 +22,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Callable
 
 import apsw
 
-from ..search.keyword import query_coverage
-from ..text.fts import bm25_to_score, build_query
+from ..search.keyword import analyse_query
 from ..trust.framing import UNTRUSTED_NOTICE, frame_untrusted
 from .store import Event, SessionRow, TranscriptStore, iso_ms
 
@@ -98,9 +99,10 @@ def _notice(out: dict, items: list[dict]) -> dict:
 
 
 def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility: str, owner: bool,
-           session_key: str | None = None, limit: int = 10) -> dict:
+           session_key: str | None = None, limit: int = 10, only: Callable[[SessionRow], bool] | None = None) -> dict:
+    """``only`` narrows the visible sessions further (Active Memory's cross-conversation boundary)."""
     limit = max(1, min(25, int(limit or 10)))
-    seen = visible_sessions(store, caller, visibility=visibility, owner=owner)
+    seen = [s for s in visible_sessions(store, caller, visibility=visibility, owner=owner) if only is None or only(s)]
     if session_key:
         if not any(s.session_key == session_key for s in store.sessions(session_key, limit=1)):
             return {"status": "error", "error": f"no session with key {session_key!r}"}
@@ -108,13 +110,16 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
         if not seen:
             return {"status": "forbidden", "error": f"session {session_key!r} is not visible from this session"}
     by_id = {s.session_id: s for s in seen}
-    q = build_query(query, "cjk")
-    if q.empty or not by_id:
+    if not by_id or not (query or "").strip():
+        return {"results": []}
+    n_docs = store.conn.execute("SELECT count(*) FROM transcript_fts").fetchone()[0]
+    q = analyse_query(store.conn, query, "cjk", "transcript_fts", n_docs)
+    if q.empty:
         return {"results": []}
     window = limit * 4
-    hits: dict[int, tuple[float, int]] = {}  # seq -> (score, created)
+    hits: dict[int, int] = {}  # seq -> created
     ids = list(by_id)
-    for match in (q.strict, q.relaxed):
+    for match in (q.strict, q.match):
         if not match or len(hits) >= window:
             continue
         for i in range(0, len(ids), KEY_CHUNK):
@@ -126,19 +131,18 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
                     "ORDER BY f.rank LIMIT ?", (match, *chunk, window)).fetchall()
             except apsw.SQLError:
                 rows = []
-            for seq, rank, created in rows:
-                if seq not in hits:
-                    hits[seq] = (bm25_to_score(rank), created)
+            for seq, _rank, created in rows:
+                hits.setdefault(seq, created)
     results = []
-    for seq, (bm, created) in hits.items():
+    for seq, created in hits.items():
         ev = store.event(seq)
         if ev is None:
             continue
         text = ev.text
-        score = round(0.5 * bm + 0.5 * query_coverage(text, q.terms), 6)
+        score = round(q.coverage(q.mask(text, "cjk")), 6)
         results.append(_frame({"sessionKey": ev.session_key, "timestamp": ev.timestamp,
                                "role": "user" if ev.kind == "user" else "assistant",
-                               "snippet": _snippet(text, q.terms), "score": score, "sessionId": ev.session_id,
+                               "snippet": _snippet(text, q.tokens), "score": score, "sessionId": ev.session_id,
                                "messageId": ev.event_id, "_created": created}, "snippet", _origin(ev)))
     results.sort(key=lambda r: (-r["score"], -r["_created"], r["sessionKey"], r["messageId"]))
     out: dict = {"results": []}

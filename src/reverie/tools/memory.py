@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..search.citation import parse_citation
 from ..trust.framing import frame_lines, frame_search
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.read import DEFAULT_LINES, DEFAULT_MAX_CHARS, read_window, resolve_memory_path
@@ -26,7 +27,7 @@ SEARCH_DESCRIPTION = (
     "relevant comes back, say you checked memory.")
 GET_DESCRIPTION = (
     "Read lines of a memory file (MEMORY.md, USER.md, memory/YYYY-MM-DD.md or a configured extra "
-    "path), usually the path and line range a memory_search result cited. Returns at most `lines` "
+    "path), usually the citation a memory_search result printed (path#Lstart-Lend reads those lines). Returns at most `lines` "
     "lines (default 120) and 12,000 characters; when more remains, the text ends with a notice and "
     "`nextFrom` gives the line to continue from. A missing file returns status not_found.")
 APPEND_DESCRIPTION = (
@@ -44,6 +45,9 @@ SEARCH_SCHEMA = {
         "minScore": {"type": "number", "minimum": 0, "maximum": 1,
                      "description": "relevance threshold in [0,1] (default 0.35)"},
         "corpus": {"type": "string", "enum": ["memory"], "description": "what to search: memory files"},
+        "projects": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 300}, "maxItems": 4,
+                     "description": "active project keys, e.g. github.com/acme/app: their entries rank higher, "
+                     "other projects' lower (default: the session's active projects)"},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -51,7 +55,8 @@ SEARCH_SCHEMA = {
 GET_SCHEMA = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "workspace-relative memory path, e.g. memory/2026-07-01.md"},
+        "path": {"type": "string", "description": "workspace-relative memory path, e.g. memory/2026-07-01.md, "
+                 "or a citation from memory_search, e.g. memory/2026-07-01.md#L5-L9 (reads those lines)"},
         "from": {"type": "integer", "minimum": 1, "description": "first line to read (1-based, default 1)"},
         "lines": {"type": "integer", "minimum": 1, "description": f"how many lines (default {DEFAULT_LINES})"},
         "corpus": {"type": "string", "enum": ["memory"]},
@@ -69,11 +74,22 @@ APPEND_SCHEMA = {
 }
 
 
-def memory_get(mem: "Memory", path: str, from_line: int = 1, lines: int = DEFAULT_LINES,
+def memory_get(mem: "Memory", path: str, from_line: int | None = None, lines: int | None = None,
                max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+    """Read a window of a memory file. ``path`` may be a citation as search printed it
+    (``memory/2026-07-01.md#L5-L9``): its range gives ``from`` and ``lines`` unless they are given."""
+    cited = parse_citation(path) if isinstance(path, str) else None
+    if cited is not None:
+        path, start, end = cited
+        if from_line is None:
+            from_line = start
+            if lines is None:
+                lines = end - start + 1
+    from_line = 1 if from_line is None else from_line
     search = mem.settings.search
     absolute, display = resolve_memory_path(mem.workspace, path, search.extra_paths)
-    out = read_window(absolute, display, from_line, lines, max_chars, allow_hard_links=search.allow_hard_links)
+    out = read_window(absolute, display, from_line, DEFAULT_LINES if lines is None else lines, max_chars,
+                      allow_hard_links=search.allow_hard_links)
     shown = out.get("lines")
     trust = getattr(mem, "trust", None)
     if not shown or trust is None:
@@ -89,10 +105,20 @@ def memory_get(mem: "Memory", path: str, from_line: int = 1, lines: int = DEFAUL
 
 def memory_tools(mem: "Memory") -> list[Tool]:
     def search(args: dict) -> dict:
-        return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore")))
+        switch = getattr(mem, "switch", None)
+        if switch is not None and not switch.state().search_enabled:
+            return {"results": [], "disabled": True, "error": "memory search is disabled (memory.search.enabled = "
+                    "false)", "warning": "Memory search is switched off in the settings.",
+                    "action": "Set memory.search.enabled = true to search memory."}
+        projects = args.get("projects")
+        if projects is None:
+            scope = getattr(mem, "projects", None)  # the folder's project (reverie mcp in a repository)
+            projects = scope.keys if scope is not None else None
+        return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore"),
+                                       projects=projects or None))
 
     def get(args: dict) -> dict:
-        return memory_get(mem, args["path"], args.get("from", 1), args.get("lines", DEFAULT_LINES))
+        return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
 
     def append(args: dict) -> dict:
         cleaned = clean_text(args["text"])  # a NUL from an agent once hid a whole day from search

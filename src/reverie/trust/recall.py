@@ -46,6 +46,7 @@ class RecallItem:
     end_line: int | None = None
     origin: str | None = None
     kind: str | None = None
+    why: str | None = None  # why a lane chose it (a trigger phrase, a score), for /context and the transcript
 
     def as_dict(self) -> dict:
         d: dict = {"text": self.text}
@@ -57,13 +58,15 @@ class RecallItem:
             d["originClass"] = self.origin
         if self.kind:
             d["sessionKind"] = self.kind
+        if self.why:
+            d["why"] = self.why
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "RecallItem":
         lines = d.get("lines") or [None, None]
         return cls(str(d.get("text") or ""), d.get("path"), lines[0], lines[1], d.get("originClass"),
-                   d.get("sessionKind"))
+                   d.get("sessionKind"), d.get("why"))
 
 
 def normalise(text: str) -> str:

@@ -54,6 +54,14 @@ def _multiplier(label: str, value: float | None, note: str) -> BarRow:
     return row
 
 
+def _keyword_note(k: dict) -> str:
+    """The keyword leg's parts; a unit found only through its window or file has no bm25 of its own."""
+    if k.get("bm25") is None:
+        return f"through its context: window {k.get('window') or 0:.2f}, file {k.get('file') or 0:.2f}"
+    note = f"bm25 {k['bm25']:.2f}, coverage {k.get('coverage') or 0:.2f}, rank #{k.get('rank')}"
+    return note + ("" if k.get("allTerms") else ", not every term")
+
+
 def rows(hit: dict, min_score: float) -> list[BarRow]:
     """The bar rows for one result of ``Memory.search(..., explain=True)``."""
     ex = hit.get("explain") or {}
@@ -61,9 +69,7 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
     out.append(_bar("vector leg", v and v["calibrated"], "vector",
                     f"cosine {v['cosine']:.3f}, rank #{v['rank']}" if v else ""))
-    out.append(_bar("keyword leg", k and k["score"], "keyword",
-                    f"bm25 {k['bm25']:.2f}, coverage {k['coverage']:.2f}, rank #{k['rank']}"
-                    + ("" if k.get("allTerms") else ", not every term") if k else ""))
+    out.append(_bar("keyword leg", k and k["score"], "keyword", _keyword_note(k) if k else ""))
     if p:
         out.append(_bar("path leg", p["score"], "path", f"exact tier {p['exactTier']}"))
     merge = ex.get("merge") or {}

@@ -1,0 +1,67 @@
+"""A search candidate: one unit of the index, with what each leg and each multiplier made of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .keyword import KeywordHit
+from .vectors import WindowMatrix
+
+
+@dataclass
+class Candidate:
+    seq: int
+    path: str = ""
+    source: str = "memory"
+    start_line: int = 0
+    end_line: int = 0
+    text: str = ""
+    context: str = ""
+    mtime: float | None = None
+    importance: int | None = None
+    triggers: str | None = None
+    project_key: str | None = None
+    status: str | None = None
+    origin_class: str | None = None
+    session_kind: str | None = None
+    embedding: bytes | None = None
+    window_start: int = 0  # the window cited for context
+    window_end: int = 0
+    vector_raw: float | None = None  # the unit's own cosine
+    vector: float | None = None  # the vector leg with context, calibrated, in [0, 1]
+    vector_parts: tuple = ()
+    kw: KeywordHit | None = None
+    kw_unit: float = 0.0
+    keyword: float = 0.0  # the keyword leg with context, in [0, 1]
+    keyword_parts: tuple = ()
+    path_score: float | None = None
+    specificity: int = 0
+    content: float = 0.0
+    decay: float = 1.0
+    age_days: float | None = None
+    pre_decay: float = 0.0
+    score: float = 0.0
+    eligible: bool = False
+    trace: dict = field(default_factory=dict)
+
+    @property
+    def text_score(self) -> float:
+        if self.kw is not None or self.keyword > 0:
+            return self.keyword
+        if self.specificity:
+            return 0.0
+        return self.path_score or 0.0
+
+    @property
+    def index_text(self) -> str:
+        return f"{self.context}\n{self.text}" if self.context else self.text
+
+
+@dataclass
+class VectorQuery:
+    """The query vector and the window matrix it is compared with."""
+
+    matrix: WindowMatrix
+    query: np.ndarray

@@ -1,0 +1,193 @@
+"""Context: a unit is judged with its window and its file (docs/search.md §5).
+
+Each leg gives a unit its own score and its context's::
+
+    leg = OWN_WEIGHT x unit + (1 - OWN_WEIGHT) x (WINDOW_SHARE x window + (1 - WINDOW_SHARE) x file)
+
+The vector leg's window and file cosines come from the coarse pass over the in-memory window matrix
+(which also makes every unit of the best windows a candidate); the keyword leg's are the query
+tokens held anywhere in the window or file, among the candidates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+
+from .candidates import Candidate, VectorQuery
+from .keyword import QueryTerms
+from .vectors import WindowMatrix
+
+OWN_WEIGHT = 0.5  # a unit's own relevance against its context's
+WINDOW_SHARE = 0.7  # of the context: the window's share; the file has the rest
+COARSE_WINDOWS = 12  # every unit of the best windows is scored, besides the keyword hits
+
+
+@dataclass
+class _Window:
+    seq: int
+    first: int
+    last: int
+    start_line: int
+    end_line: int
+    file: tuple[str, str]
+
+
+def windows_of_files(conn: apsw.Connection, files: set[tuple[str, str]]) -> dict[tuple[str, str], list[_Window]]:
+    out: dict[tuple[str, str], list[_Window]] = {f: [] for f in files}
+    by_path: dict[str, list[str]] = {}
+    for path, source in files:
+        by_path.setdefault(path, []).append(source)
+    paths = list(by_path)
+    for i in range(0, len(paths), 500):
+        part = paths[i:i + 500]
+        rows = conn.execute(
+            f"SELECT seq, path, source, first_seq, last_seq, start_line, end_line FROM memory_index_windows "
+            f"WHERE path IN ({','.join('?' * len(part))}) ORDER BY first_seq", part)
+        for seq, path, source, first, last, start, end in rows:
+            if (path, source) in out:
+                out[(path, source)].append(_Window(seq, first, last, start, end, (path, source)))
+    return out
+
+
+def windows_from_matrix(m: WindowMatrix, cands: list[Candidate]) -> dict[tuple[str, str], list[_Window]]:
+    """The windows holding the candidates, read from the in-memory matrix (no query): a unit sits in
+    the last window starting at or before it and, where windows overlap, the one before."""
+    out: dict[tuple[str, str], list[_Window]] = {}
+    if m.empty or not cands:
+        return out
+    seqs = np.array([c.seq for c in cands], dtype=np.int64)
+    last_start = np.searchsorted(m.first, seqs, side="right") - 1
+    for c, i in zip(cands, last_start):
+        f = (c.path, c.source)
+        have = out.setdefault(f, [])
+        for r in (int(i), int(i) - 1):
+            if r >= 0 and m.first[r] <= c.seq <= m.last[r] and all(w.seq != m.seqs[r] for w in have):
+                have.append(_Window(int(m.seqs[r]), int(m.first[r]), int(m.last[r]), int(m.lines[r, 0]),
+                                    int(m.lines[r, 1]), f))
+    return out
+
+
+def _calibrate(cos: np.ndarray | float, floor: float):
+    if floor >= 1:
+        return cos
+    return np.clip((np.asarray(cos) - floor) / (1.0 - floor), 0.0, 1.0)
+
+
+def _matvec(mat: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``mat @ q`` without the BLAS thread pool: on a busy machine its worker threads stalled a
+    1,855 x 384 product for 6 ms (single-threaded: 0.05 ms), and at 100k rows one thread was
+    twice as fast as two competing with other work."""
+    return np.einsum("ij,j->i", mat, q) if len(mat) else np.zeros(0, dtype=np.float32)
+
+
+def coarse(vq: VectorQuery, cands: dict[int, Candidate]) -> tuple[np.ndarray, np.ndarray]:
+    """Window and file cosines for the query; every unit of the best windows becomes a candidate."""
+    m = vq.matrix
+    q = vq.query.astype(np.float32)
+    wcos = _matvec(m.mat, q)
+    fcos = _matvec(m.files, q)
+    k = min(COARSE_WINDOWS, len(wcos))
+    if k:
+        best = np.argpartition(-wcos, k - 1)[:k]
+        for i in best:
+            for seq in range(int(m.first[i]), int(m.last[i]) + 1):
+                cands.setdefault(seq, Candidate(seq))
+    return wcos, fcos
+
+
+def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_Window]], qt: QueryTerms,
+             tokenizer: str, vq: VectorQuery | None, wcos, fcos, floor: float, use_kw: bool) -> None:
+    """Each candidate's vector and keyword legs, its own score blended with its window's and file's."""
+    n = len(cands)
+    if not n:
+        return
+    # which windows (one or two: they overlap) and which file each candidate sits in
+    wlist: list[_Window] = []
+    wpos: dict[int, int] = {}
+    for ws in windows.values():
+        for w in ws:
+            wpos[w.seq] = len(wlist)
+            wlist.append(w)
+    files = {f: i for i, f in enumerate(windows)}
+    pairs: list[tuple[int, int]] = []
+    file_of = np.zeros(n, dtype=np.int64)
+    for i, c in enumerate(cands):
+        f = (c.path, c.source)
+        file_of[i] = files.setdefault(f, len(files))
+        ws = [w for w in windows.get(f, []) if w.first <= c.seq <= w.last]
+        pairs.extend((i, wpos[w.seq]) for w in ws)
+        if ws:  # cite the window the unit sits most centrally in
+            w = min(ws, key=lambda w: abs((w.first + w.last) / 2 - c.seq))
+            c.window_start, c.window_end = w.start_line, w.end_line
+        else:
+            c.window_start, c.window_end = c.start_line, c.end_line
+    has_win = np.zeros(n, dtype=bool)
+    cand_idx = np.array([p[0] for p in pairs], dtype=np.int64)
+    win_idx = np.array([p[1] for p in pairs], dtype=np.int64)
+    has_win[cand_idx] = True
+
+    def best_window(values_per_window: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """Per candidate: the best of its windows' values (its own where it has no window)."""
+        out = np.full(n, -np.inf)
+        if len(pairs):
+            np.maximum.at(out, cand_idx, values_per_window[win_idx])
+        return np.where(has_win, out, own)
+
+    if use_kw and len(qt.tokens):
+        # Which query tokens each keyword hit holds. A candidate the keyword leg did not return holds
+        # none of the tokens it searched for (or only ones below its best-ranked hits): reading its
+        # tokens cost more than the rest of the ranking together (10k units: 14 of 26 ms).
+        none = np.zeros(len(qt.tokens), dtype=bool)
+        masks = np.stack([qt.mask(c.index_text, tokenizer) if c.kw is not None else none for c in cands])
+        w = qt.weights
+        total = float(w.sum()) or 1.0
+        own_kw = masks @ w / total
+        win_mask = np.zeros((len(wlist), masks.shape[1]), dtype=bool)
+        if len(pairs):
+            np.logical_or.at(win_mask, win_idx, masks[cand_idx])
+        file_mask = np.zeros((len(files), masks.shape[1]), dtype=bool)
+        np.logical_or.at(file_mask, file_of, masks)
+        kw_win = best_window(win_mask @ w / total, own_kw)
+        kw_file = (file_mask @ w / total)[file_of]
+        kw = OWN_WEIGHT * own_kw + (1 - OWN_WEIGHT) * (WINDOW_SHARE * kw_win + (1 - WINDOW_SHARE) * kw_file)
+        for i, c in enumerate(cands):
+            c.kw_unit = float(own_kw[i])
+            c.keyword_parts = (c.kw_unit, float(kw_win[i]), float(kw_file[i]))
+            c.keyword = float(kw[i])
+    if vq is None:
+        return
+    m = vq.matrix
+    dims = vq.query.shape[0]
+    has_vec = np.array([bool(c.embedding) and len(c.embedding) == dims * 4 for c in cands])
+    if not has_vec.any():
+        return
+    unit = np.zeros((n, dims), dtype=np.float32)
+    for i, c in enumerate(cands):
+        if has_vec[i]:
+            unit[i] = np.frombuffer(c.embedding, dtype=np.float32)
+    raw = _matvec(unit, vq.query.astype(np.float32))
+    own = _calibrate(raw, floor)
+    # the windows' and files' cosines from the coarse pass (rows found by window seq)
+    seqs = np.array([w.seq for w in wlist], dtype=np.int64)
+    rows = np.searchsorted(m.seqs, seqs) if len(seqs) else np.zeros(0, dtype=np.int64)
+    rows = np.minimum(rows, max(0, len(m.seqs) - 1))
+    found = (m.seqs[rows] == seqs) if len(seqs) and len(m.seqs) else np.zeros(len(seqs), dtype=bool)
+    win_val = np.where(found, _calibrate(wcos[rows], floor), -np.inf) if len(seqs) and len(m.seqs) else \
+        np.full(len(seqs), -np.inf)
+    v_win = best_window(win_val, own)
+    v_win = np.where(np.isfinite(v_win), v_win, own)
+    file_val = np.full(len(files), np.nan)
+    if len(seqs) and len(m.seqs):
+        win_file = np.fromiter((files[w.file] for w in wlist), dtype=np.int64, count=len(wlist))
+        file_val[win_file[found]] = _calibrate(fcos[m.file_of[rows[found]]], floor)
+    v_file = file_val[file_of]
+    v_file = np.where(np.isnan(v_file), v_win, v_file)
+    vec = OWN_WEIGHT * own + (1 - OWN_WEIGHT) * (WINDOW_SHARE * v_win + (1 - WINDOW_SHARE) * v_file)
+    for i, c in enumerate(cands):
+        if has_vec[i]:
+            c.vector_raw = float(raw[i])
+            c.vector_parts = (float(own[i]), float(v_win[i]), float(v_file[i]))
+            c.vector = float(vec[i])
