@@ -111,8 +111,9 @@ class Trial:
 
 def _drive(trial: Trial, home: Path, rng: random.Random, point: str | None) -> None:
     env = clean_env(home, {"REVERIE_FAULTS": f"kill@{point}"} if point else None)
+    errors = open(home.parent / f"{home.name}.stderr", "w+", encoding="utf-8")  # a file: a pipe could fill up
     proc = subprocess.Popen([sys.executable, str(DRIVER), trial.kind, str(home), f"t{trial.n}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            stdout=subprocess.PIPE, stderr=errors, text=True, env=env,
                             start_new_session=True)  # its own group: a `reverie` it runs is killed with it
     lines: list[str] = []
     ready, first = threading.Event(), threading.Event()
@@ -151,7 +152,9 @@ def _drive(trial: Trial, home: Path, rng: random.Random, point: str | None) -> N
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     reader.join(10)
-    err = proc.stderr.read()
+    errors.seek(0)
+    err = errors.read()
+    errors.close()
     trial.killed = proc.returncode == -signal.SIGKILL
     if not trial.killed and "DONE" not in lines:
         trial.problems.append(f"the driver ended with exit {proc.returncode}: {err[-400:]}")
@@ -170,8 +173,9 @@ def run_trial(base: Path, work: Path, kind: str, n: int, rng: random.Random, poi
         except Exception as exc:  # noqa: BLE001 - a check that cannot run is a finding, not a crash
             trial.problems.append(f"{check.__name__} could not run: {type(exc).__name__}: {exc}")
     trial.seconds = time.monotonic() - started
-    if not trial.problems and not trial.lost:
-        shutil.rmtree(home, ignore_errors=True)  # a failed trial's home is kept to look at
+    if not trial.problems and not trial.lost:  # a failed trial's home is kept to look at
+        shutil.rmtree(home, ignore_errors=True)
+        (home.parent / f"{home.name}.stderr").unlink(missing_ok=True)
     return trial
 
 
