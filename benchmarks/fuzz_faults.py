@@ -110,7 +110,8 @@ def render(res: dict) -> str:
                 f"{k['lost']}. Other problems (torn entries, failed integrity checks, a database doctor had to "
                 f"repair, a next command that failed): {k['problems']}.**", "",
                 table(["write path", "trials", "at an exact kill point", "acknowledged writes", "lost", "problems"],
-                      [[kind, v["trials"], v.get("atPoint", 0), v["acked"], v["lost"], v["problems"]]
+                      [[kills.LABELS.get(kind, kind), v["trials"], v.get("atPoint", 0), v["acked"], v["lost"],
+                        v["problems"]]
                        for kind, v in k["perPath"].items()]), ""]
     if "writers" in res:
         w = res["writers"]
@@ -125,8 +126,10 @@ def render(res: dict) -> str:
                 f"fresh home; {len(b['rows']) - b['failures']} give the exit code and the one line they must "
                 "(exit 1: exactly one line on stderr starting `reverie: error:`, no traceback, the notes "
                 "unchanged; exit 0 where reverie repairs or skips by itself).", "",
+                "(`<home>` is the small home each row runs on, `<scratch>` a folder beside it.)", "",
                 table(["bad input", "command", "must exit", "exits", "says"],
-                      [[r["what"], f"`{r['command']}`", r["expected"], r["got"], r["says"]] for r in b["rows"]]), ""]
+                      [[r["what"], "`" + r["command"].replace("{scratch}", "<scratch>").replace("{home}", "<home>") + "`",
+                        r["expected"], r["got"], r["says"]] for r in b["rows"]]), ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -203,6 +203,7 @@ def run_row(base: Path, work: Path, i: int, row: Row, timeout: float = 60) -> di
         why.append("the notes changed")
     said = (err + "\n" + text_of(r.stdout)).strip().splitlines()
     shown = line or next((ln for ln in said if row.says and row.says in ln), (said or ["(no output)"])[0])
+    shown = shown.replace(str(home), "<home>").replace(str(scratch), "<scratch>")  # the same on every run
     return {"what": row.what, "command": "reverie " + " ".join(_short(a) for a in row.argv), "expected": row.code,
             "got": r.returncode, "says": shown[:160], "ok": not why, "why": why}
 

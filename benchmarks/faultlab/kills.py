@@ -35,6 +35,10 @@ DRIVER = Path(__file__).resolve().parent / "driver.py"
 KINDS = ["remember", "remember_cli", "memory_append", "index", "rebuild", "chat", "intent", "table", "dream", "forget"]
 # kill points at exact steps of the compare-and-set writer (forget rewrites notes with it) and of a
 # Dreaming sweep; the other trials are killed at a random moment
+LABELS = {"remember": "remember (Python API)", "remember_cli": "`reverie remember` (a process a note)",
+          "memory_append": "memory_append tool", "index": "index sync", "rebuild": "forced rebuild",
+          "chat": "chat turn, then memory flush", "intent": "intent create", "table": "table_write insert",
+          "dream": "Dreaming sweep (promotion into MEMORY.md)", "forget": "forget (files, index, database)"}
 FORGET_POINTS = ["replace:temp-written", "replace:before-rename", "replace:renamed"]
 DREAM_POINTS = ["dream:planned", "dream:model-answered", "replace:temp-written", "replace:before-rename",
                 "replace:renamed", "dream:memory-written", "dream:store-marked", "dream:dreams-written"]
