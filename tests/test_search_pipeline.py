@@ -574,3 +574,45 @@ def test_a_search_of_an_empty_index_embeds_no_query(reverie_home):
     assert out["debug"]["vectorSkipped"] == "the index holds no vectors yet"
     assert out["debug"]["embedMs"] == 0.0
     mem.close()
+
+
+def test_a_search_says_when_a_damaged_agent_database_stops_indexing(reverie_home):
+    """The index cannot follow the files while the agent database is damaged: the answer says so
+    and names the repair, instead of returning stale results in silence."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    mem.remember("the heron nests by the mill")  # (this opens the agent database)
+    mem.close()
+    db = mem.places.agent_db
+    raw = db.read_bytes()
+    db.write_bytes(raw[:100] + b"garbage" * 2000)
+    (mem.workspace / "memory" / "pets.md").write_text("- The parrot is named Flint.\n", encoding="utf-8")
+    again = Memory(overrides=['memory.search.provider="fake"'])
+    again.search("parrot")
+    assert again.index.background.wait(30)
+    out = again.search("parrot")
+    assert out["stale"] is True
+    assert "agent database" in out["warning"] and "damaged" in out["warning"]
+    assert "reverie doctor --repair" in out["action"]
+    again.close()
+
+
+def test_a_semantic_neighbour_beside_the_answer_earns_no_recall(tmp_path):
+    """Results are single entries: a search lists the nearest one-off lines beside the answer. Only
+    entries sharing a word with the query, or the first result, earn a recall (else filler that
+    sits near many questions collects the recalls Dreaming promotes on)."""
+    from reverie.search import signals
+
+    def hit(line: int, text: str, score: float) -> dict:
+        return {"path": "memory/2026-11-20.md", "source": "memory", "startLine": 1, "endLine": 6,
+                "snippetStartLine": line, "snippetEndLine": line, "snippet": f"- {text}", "score": score}
+
+    results = [hit(2, "My dentist is Dr. Weber on Hauptstrasse.", 0.8),  # the answer, no shared word
+               hit(4, "The printer jammed again.", 0.6),  # a neighbour: no shared word
+               hit(5, "Booked a tooth cleaning for Friday.", 0.5)]  # shares "tooth"
+    db = tmp_path / "agent.sqlite"
+    assert signals.record(db, "who fixes my tooth", results, "2026-11-20") == 2
+    conn = connect(db)
+    got = sorted(r[0] for r in conn.execute("SELECT start_line FROM memory_recall_signals"))
+    conn.close()
+    assert got == [2, 5]

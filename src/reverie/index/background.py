@@ -113,6 +113,7 @@ class BackgroundSync:
         self.stop = threading.Event()
         self.files_ready = threading.Event()  # a full run got past its files phase (or ended)
         self.last_error: str | None = None
+        self.last_exception: BaseException | None = None  # the failure itself, for a diagnosis
         self.last_skipped = False  # the last turn found the lock held by another process
         self.last_report: SyncReport | None = None
 
@@ -156,9 +157,9 @@ class BackgroundSync:
                         report = self._run("vectors", None)
                 self.last_skipped = report is None
                 self.last_report = report if report is not None else self.last_report
-                self.last_error = None
-            except Exception as exc:  # reported by search and status; never raised into a search
-                self.last_error = f"{type(exc).__name__}: {exc}"
+                self.last_error, self.last_exception = None, None
+            except Exception as exc:  # reported by search; never raised into a search
+                self.last_error, self.last_exception = f"{type(exc).__name__}: {exc}", exc
             finally:
                 if wanted.full:
                     self.files_ready.set()

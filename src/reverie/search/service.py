@@ -265,6 +265,9 @@ class SearchService:
         if check.status == "mismatched":
             return {"stale": True, "warning": f"Memory index is stale: {'; '.join(check.reasons)}. "
                     "Search results may be incomplete.", "action": "Run: reverie index --force"}
+        failed = self._failure()
+        if failed is not None:
+            return failed
         info = progress.describe(conn, self.index.index_dir, vectors_used=index_vectors,
                                  starting=self.index.background.running())
         out: dict = {}
@@ -282,6 +285,20 @@ class SearchService:
             out.update(stale=True, warning="Memory index is dirty. Search results may be incomplete.",
                        action=SYNC_ACTION)
         return out
+
+    def _failure(self) -> dict | None:
+        """The last background sync failed: say so (a damaged database by name, with its repair),
+        instead of answering from an index that silently stopped following the files."""
+        bg = self.index.background
+        if bg.last_error is None:
+            return None
+        from ..repair import REPAIR_HINT, diagnose  # (rare path: keep the search's imports light)
+
+        damaged = diagnose(bg.last_exception, [self.index.places]) if bg.last_exception is not None else None
+        why = str(damaged).replace(f"; {REPAIR_HINT}", "") if damaged is not None else f"indexing failed: {bg.last_error}"
+        return {"stale": True, "warning": f"Memory could not be brought up to date: {why}. "
+                "Search results may be incomplete.",
+                "action": REPAIR_HINT if damaged is not None else SYNC_ACTION}
 
 
 def np_any(v) -> bool:

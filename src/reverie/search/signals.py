@@ -7,10 +7,10 @@ total and best score, when it was first and last recalled, the newest 32 query h
 grounded counts and marks it promoted. Caps: 512 entries (promoted, then least recently recalled
 ones leave first), snippets of 800 characters.
 
-A search result can hold several entries of a note (a chunk of a busy day): the recall is counted
-for the entries that share the most content words with the query (none when no entry shares a
-word: which one a purely semantic hit meant is unknown), so one-off filler in the same chunk as a
-durable fact does not ride along. A recall is dated by the search's clock (``now``), so tests,
+A result is counted for its entries that share the most content words with the query. One that
+shares none (a semantic neighbour) counts only as the answer's first result and only when it is a
+single entry: a search lists the nearest one-off lines beside the answer, and filler that sits near
+many questions must not collect the recalls Dreaming promotes on. A recall is dated by the search's clock (``now``), so tests,
 benchmarks and backfills can place recalls on past days.
 
 Recording happens on a background thread with its own connection and one transaction per search:
@@ -118,8 +118,10 @@ def _result_lines(result: dict, workspace: Path | None) -> tuple[int, list[str]]
     return a, text.split("\n")[a - 1:b]
 
 
-def recalls_of(query: str, result: dict, workspace: Path | None = None) -> list[Recall]:
-    """The entries of one surfaced result that the recall counts for (see the module text)."""
+def recalls_of(query: str, result: dict, workspace: Path | None = None, *, lead: bool = False) -> list[Recall]:
+    """The entries of one surfaced result that the recall counts for (see the module text).
+    ``lead``: the result is the answer's first, which counts even when it shares no word with the
+    query (a semantic hit on a single entry)."""
     got = _result_lines(result, workspace)
     score = float(result.get("score") or 0.0)
     if got is None:
@@ -129,13 +131,18 @@ def recalls_of(query: str, result: dict, workspace: Path | None = None) -> list[
                for e in split_entries("\n".join(lines))]
     if not entries:
         return []
-    if len(entries) > 1:
-        q = set(content_words(query, matching=True))
-        overlap = [len(q & set(content_words(e.text, matching=True))) for e in entries]
-        best = max(overlap)
-        # no word in common: a semantic hit on the chunk as a whole, and which of its entries it meant
-        # is unknown; counting none is better than crediting one-off filler beside the real answer
-        entries = [e for e, n in zip(entries, overlap) if n == best] if best else []
+    q = set(content_words(query, matching=True))
+    overlap = [len(q & set(content_words(e.text, matching=True))) for e in entries]
+    best = max(overlap)
+    if best:
+        entries = [e for e, n in zip(entries, overlap) if n == best]
+    elif not (lead and len(entries) == 1):
+        # no word in common: a semantic neighbour. Results are single entries, so a search returns
+        # the few nearest one-off lines beside the answer; crediting them would let filler that
+        # sits near many questions collect the recalls Dreaming promotes on. Only the first
+        # result counts without a shared word; in a result of several entries, which one a
+        # semantic hit meant is unknown, and none counts.
+        entries = []
     return [Recall(result["path"], e.start, e.end, snippet_of(e.text)[:SNIPPET_CHARS], score)
             for e in entries if snippet_of(e.text)]
 
@@ -192,7 +199,7 @@ def record(db_path: Path, query: str, results: list[dict], day: str, now: int | 
         return 0
     at = int(now if now is not None else time.time())
     qh = query_hash(query)
-    recalls = [rec for r in rows for rec in recalls_of(query, r, workspace)]
+    recalls = [rec for r in rows for rec in recalls_of(query, r, workspace, lead=r is results[0])]
     if not recalls:
         return 0
     conn = connect(db_path)
