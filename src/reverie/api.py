@@ -34,6 +34,7 @@ from .workspace import append_daily, init_workspace
 # How long a write through reverie waits for the index to take its note (it never waits longer:
 # a busy index gets the note from the next sync, and searches say so meanwhile).
 OWN_WRITE_WAIT_SECONDS = 0.75
+MAX_QUERY_CHARS = 4096  # as the memory_search tool's schema says
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
 # Environment variables (REVERIE_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
@@ -246,6 +247,9 @@ class Memory:
             return {"results": [], "provider": self.settings.search.provider, "model": self.settings.search.model,
                     "fallback": self.settings.search.fallback, "citations": "auto", "mode": "empty-query",
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
+        if len(query) > MAX_QUERY_CHARS:  # the memory_search tool's limit; SQLite refuses far longer patterns
+            raise UserError(f"the query is longer than {MAX_QUERY_CHARS} characters ({len(query)}); "
+                            "search for a shorter phrase")
         require_workspace(self.places)
         out = self.searcher.search(query, max_results, min_score, now=now, projects=projects,
                                    explain=explain, sync_wait=sync_wait)
