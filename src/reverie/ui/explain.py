@@ -85,6 +85,11 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     else:
         m.segments = [Segment(0, px(content), "merge")]
     out.append(m)
+    rr = ex.get("rerank")
+    if rr:  # an optional reranker judged the pool: its blend replaces the merged relevance
+        out.append(bar("rerank", rr.get("score"), "merge",
+                       f"{rr['formula']}: {rr['before']:.3f} → {rr['after']:.3f}"
+                       if rr.get("before") is not None and rr.get("after") is not None else rr.get("formula", "")))
     imp, proj, dec = ex.get("importance") or {}, ex.get("project") or {}, ex.get("decay") or {}
     out.append(_multiplier("importance", imp.get("multiplier"),
                            f"importance {imp['value']}" if imp.get("value") is not None else "no importance: neutral"))
