@@ -7,6 +7,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
 
+import pytest
+
 
 class JsonHandler(BaseHTTPRequestHandler):
     def log_message(self, *args):  # keep pytest output clean
@@ -16,6 +18,16 @@ class JsonHandler(BaseHTTPRequestHandler):
         data = body.encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_raw(self, status: int, text: str, headers: dict | None = None) -> None:
+        """An answer as given (any status, any body, extra headers such as Retry-After)."""
+        data = text.encode()
+        self.send_response(status)
+        for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -37,3 +49,11 @@ def serving(handler_class, release=None) -> Iterator[str]:
             release.set()
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture
+def fast_retry(monkeypatch):
+    """Retry backoff shrunk to 10 ms (import this fixture into a test module to use it)."""
+    from reverie import retry
+
+    monkeypatch.setattr(retry, "BASE_SECONDS", 0.01)

@@ -125,7 +125,7 @@ def test_reverie_plugins_lists_builtin_and_third_party(reverie_home, plugin_path
     proc = cli(reverie_home, plugin_path, "plugins", "--json", "--check")
     assert proc.returncode == 0, proc.stderr
     groups = json.loads(proc.stdout)["groups"]
-    assert set(groups) == {"reverie.providers", "reverie.models", "reverie.stores"}
+    assert set(groups) == {"reverie.providers", "reverie.models", "reverie.stores", "reverie.rerankers"}
     providers = {(r["name"], r["distribution"]): r for r in groups["reverie.providers"]}
     trigram = providers[("trigram", "reverie-plugin-example")]
     assert trigram["version"] == "0.1.0" and trigram["builtin"] is False and trigram["error"] is None
@@ -134,6 +134,9 @@ def test_reverie_plugins_lists_builtin_and_third_party(reverie_home, plugin_path
     assert providers[("openai", "reverie-shadow-plugin")]["shadowed"] is True
     models = {r["name"]: r for r in groups["reverie.models"]}
     assert models["echo"]["distribution"] == "reverie-plugin-example"
+    rerankers = {r["name"]: r for r in groups["reverie.rerankers"]}
+    assert rerankers["shortest"]["distribution"] == "reverie-plugin-example" and rerankers["shortest"]["error"] is None
+    assert rerankers["cohere"]["builtin"] is True and "fake" not in rerankers  # the test double stays hidden
     human = cli(reverie_home, plugin_path, "plugins").stdout
     assert "trigram" in human and "reverie-plugin-example 0.1.0" in human and "SHADOWED" in human
 
@@ -150,6 +153,9 @@ def test_plugin_provider_indexes_and_searches_and_plugin_model_chats(reverie_hom
     assert status["provider"] == "trigram" and status["vector"]["ok"] is True and status["vector"]["dims"] == 256
     out = json.loads(cli(reverie_home, plugin_path, *flags, "search", "lakeside hotels", "--json").stdout)
     assert out["mode"] == "hybrid" and out["results"][0]["vectorScore"] is not None
+    reranked = json.loads(cli(reverie_home, plugin_path, *flags, "--set", "memory.search.rerank.provider=shortest",
+                              "search", "lakeside hotels", "--json").stdout)
+    assert reranked["debug"]["rerank"]["applied"] is True and reranked["debug"]["rerank"]["provider"] == "shortest"
     chat = cli(reverie_home, plugin_path, "chat", "--model", "echo:loud", "-m", "remember the tea")
     assert chat.returncode == 0, chat.stderr
     assert "echo: REMEMBER THE TEA" in chat.stdout

@@ -71,7 +71,7 @@ def test_the_refreshed_matrix_always_equals_the_index(reverie_home):
 
     import numpy as np
 
-    from reverie.search.vectors import nearest
+    from reverie.search.vectors import _build_view, nearest
 
     reader = Memory(overrides=FAKE)
     reader.init()
@@ -79,6 +79,7 @@ def test_the_refreshed_matrix_always_equals_the_index(reverie_home):
     reader.sync()
     reader.search("heron")
     rng = random.Random(4)
+    checked = 0
     notes_dir = reader.workspace / "memory" / "notes"
     for step in range(25):
         names = sorted(p.name for p in notes_dir.iterdir())
@@ -99,8 +100,21 @@ def test_the_refreshed_matrix_always_equals_the_index(reverie_home):
         sims = mat @ q
         want = sorted(((int(rows[i][0]), float(sims[i])) for i in range(len(rows))), key=lambda t: (-t[1], t[0]))
         for current in (snap, reader.searcher.vectors.serve(conn, gen, 64)):
+            derived = "view" in current.__dict__  # derived from the previous view by the refresh
+            checked += derived
             got = nearest(current, q, len(rows) + 5)
+            if derived:  # the derived view equals one built afresh from the same windows
+                full = _build_view([b.take() for b in current.blocks], 64)
+                view = current.view
+                assert sorted(view.seqs.tolist()) == sorted(full.seqs.tolist())
+                by_seq = {int(s): i for i, s in enumerate(view.seqs)}
+                for i, s in enumerate(full.seqs.tolist()):
+                    j = by_seq[s]
+                    assert np.allclose(view.mat[j], full.mat[i])
+                    assert np.allclose(view.files[view.file_of[j]], full.files[full.file_of[i]], atol=1e-5)
+                assert (np.diff(view.first) >= 0).all()
             assert sorted(s for s, _ in got) == sorted(s for s, _ in want)
             assert [round(c, 5) for _, c in got] == [round(c, 5) for _, c in want]
     assert reader.searcher.vectors.loads == 1
+    assert checked > 10  # most refreshes derived their view
     reader.close()

@@ -131,9 +131,12 @@ def _base(url: str) -> str:
     return f"{u.scheme}://{u.netloc}"
 
 
-def _shot(pg, name: str) -> None:
+def _shot(pg, name: str, *, at=None) -> None:
+    """A screenshot of the viewport (scrolled to ``at``, a locator, when given)."""
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        if at is not None:
+            at.evaluate("e => e.scrollIntoView({block: 'start'})")
         pg.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
 
 
@@ -220,6 +223,134 @@ def test_sessions_transcript_and_search_in_chinese(page, server):
     hit.locator("a").click()
     page.wait_for_url(re.compile(r"/sessions/"))
     assert "杭州的酒店订好了吗" in page.inner_text("#transcript")
+
+
+# -- Dreaming and forgetting ------------------------------------------------------------------------
+def _bytes(folder: Path, names) -> dict[str, bytes]:
+    return {n: (folder / n).read_bytes() for n in names}
+
+
+def test_dreaming_shows_the_night_the_candidates_bars_and_a_dry_run_preview(page, server, tour_home):
+    from playwright.sync_api import expect
+
+    ws = _workspace(tour_home)
+    before = _bytes(ws, ("MEMORY.md", "DREAMS.md"))
+    page.click("[data-nav=dreaming]")
+    # the tour's night: its diary entry, and its rewrite of MEMORY.md with the diff
+    assert "factual summary by the offline model" in page.inner_text("#diary")
+    night = page.locator("#history article.rewrite").first
+    assert "+1" in night.locator("header").inner_text() and "consolidated" in night.inner_text()
+    added = " ".join(night.locator("pre.diff .add").all_inner_texts())
+    assert "+- 决定住西湖边的湖滨酒店" in added and "reverie-entry: st-" in added
+    assert night.locator("pre.diff .del").count() == 0
+    assert night.locator("a.restore").count() == 1  # its preimage is kept
+    _shot(page, "dreaming-history", at=page.locator("#diary"))
+    # the candidates still waiting, every component a bar against its threshold
+    first = page.locator("article.candidate").first
+    labels = first.locator("tr.bar-row th").all_inner_texts()
+    assert labels == ["relevance", "frequency", "diversity", "recency", "consolidation", "conceptual", "phase boost",
+                      "total", "signals", "queries / days", "age"]
+    total = first.locator('tr[data-bar="total"]')
+    assert total.locator("line.tick").count() == 1 and "minScore 0.75" in total.inner_text()
+    assert total.locator("rect.seg").count() == 7  # six weighted components and the phase boost, stacked
+    met = []
+    for gate, threshold, ok in (("signals", 3, lambda v: v >= 3), ("queries / days", 3, lambda v: v >= 3),
+                                ("age", 30, lambda v: v <= 30)):
+        row = first.locator(f'tr[data-bar="{gate}"]')
+        assert row.locator("line.tick").count() == 1, gate
+        value = float(row.locator("td.val").inner_text().split()[0])
+        css = row.locator("rect.seg").get_attribute("class").split()
+        assert ("pass" if ok(value) else "fail") in css, (gate, value, css)  # green exactly when met
+        met.append(ok(value))
+    score = float(first.locator(".score").inner_text())
+    promotable = all(met) and score >= 0.75 and "trust: allowed" in first.inner_text()
+    assert ("would be promoted" if promotable else "held back") in first.locator("header").inner_text()
+    snippet = first.locator(".snippet").inner_text()
+    _shot(page, "dreaming-candidates", at=page.locator("#candidates h2"))
+    # the preview: a dry run in the background, its progress, then its report
+    page.click("#dream-preview")
+    expect(page.locator("#dream-text")).to_contain_text(re.compile(r"preview (done|failed)"), timeout=120_000)
+    assert "preview done" in page.inner_text("#dream-text") and "nothing was changed" in page.inner_text("#dream-text")
+    report = page.locator("#dream-report")
+    report.wait_for()
+    text = report.inner_text()
+    assert "dry run: nothing was changed" in text and "Light:" in text and "candidate(s) staged" in text
+    assert "Deep:" in text and "REM:" in text
+    if promotable:  # what the candidates say would be promoted is what the dry run would write
+        assert snippet in page.inner_text("#would-promote")
+    assert "?job=job-" in page.url  # a reload shows this preview's report again
+    _shot(page, "dreaming")
+    assert _bytes(ws, ("MEMORY.md", "DREAMS.md")) == before
+
+
+def test_restore_memory_md_from_the_history_then_undo_it(page, server, tour_home):
+    path = _workspace(tour_home) / "MEMORY.md"
+    after_night = path.read_bytes()
+    page.click("[data-nav=dreaming]")
+    night = page.locator("#history article.rewrite").first
+    added = [t[1:] for t in night.locator("pre.diff .add").all_inner_texts()]
+    entry = next(t for t in added if "reverie-entry: st-" in t)
+    night.locator("a.restore").click()
+    # the confirmation: what the restore takes away, and nothing changed yet
+    page.wait_for_url(re.compile(r"/a/main/dreaming/restore\?id="))
+    removed = [t[1:] for t in page.locator("#restore-diff .del").all_inner_texts()]
+    assert entry in removed and "决定住西湖边的湖滨酒店" in " ".join(removed)
+    assert path.read_bytes() == after_night
+    _shot(page, "restore")
+    page.click("#restore-confirm")
+    # back on MEMORY.md, restored, with the way back offered
+    page.wait_for_url(re.compile(r"/a/main/file\?path=MEMORY.md&saved=restored"))
+    assert "Restored preimage" in page.inner_text("#saved")
+    restored = path.read_text(encoding="utf-8")
+    assert entry not in restored and path.read_bytes() != after_night
+    page.click("#saved a:has-text('undo')")
+    page.wait_for_url(re.compile(r"/a/main/dreaming/restore\?id="))
+    assert entry in " ".join(page.locator("#restore-diff .add").all_inner_texts())
+    page.click("#restore-confirm")
+    page.wait_for_url(re.compile(r"saved=restored"))
+    assert path.read_bytes() == after_night  # undone byte for byte
+
+
+def test_forget_a_session_shows_the_plan_then_applies_it(page, server, tour_home, tmp_path):
+    import json
+
+    secret = "The hotel safe code is 4417-LAKE."
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": {"turn": [
+        {"toolCalls": [{"name": "memory_append", "arguments": {"text": secret}}]}, {"reply": "Noted."}]}}))
+    _cli(tour_home, "chat", "--model", f"scripted:{script}", "--session", "trip-safe", "-m", "Remember: " + secret)
+    ws = _workspace(tour_home)
+    holding = [p for p in (ws / "memory").glob("*.md") if "4417-LAKE" in p.read_text(encoding="utf-8")]
+    assert len(holding) == 1
+    # from the session's page to the forget form, the session filled in
+    page.click("[data-nav=sessions]")
+    page.click("#sessions a:has-text('trip-safe')")
+    page.click("#forget-session")
+    page.wait_for_url(re.compile(r"/a/main/forget\?session="))
+    page.click("#forget-preview")
+    page.locator("#forget-report").wait_for()
+    assert "dry run: nothing has changed yet" in page.inner_text("#forget-title")
+    assert "agent:main:trip-safe" in page.inner_text("#forget-sessions")
+
+    def counts() -> dict[str, int]:
+        return {r.get_attribute("data-artifact"): int(r.locator("td.val").inner_text())
+                for r in page.locator("#forget-artifacts tr").all()}
+
+    plan = counts()
+    assert plan["memoryLines"] == 1 and plan["memoryFiles"] == 1 and plan["transcriptEvents"] >= 2
+    assert holding[0].name in page.inner_text("#forget-files")
+    assert "4417-LAKE" in holding[0].read_text(encoding="utf-8")  # nothing changed by the plan
+    _shot(page, "forget")
+    page.check("#forget-confirm")
+    page.click("#forget-apply")
+    expect_title = page.locator("#forget-title")
+    expect_title.wait_for()
+    assert "Forgotten" in expect_title.inner_text() and "done" in expect_title.inner_text()
+    assert counts() == plan  # it removed what the plan said
+    assert "4417-LAKE" not in page.inner_text("#forget-json")  # the report never repeats the text
+    assert not [p for p in ws.rglob("*.md") if "4417-LAKE" in p.read_text(encoding="utf-8")]
+    page.goto(_base(server) + "/a/main/sessions?q=4417-LAKE")  # transcript search: no trace of it
+    assert "4417" not in page.inner_text("#session-hits") and "trip-safe" not in page.inner_text("#session-hits")
 
 
 # -- writing --------------------------------------------------------------------------------------

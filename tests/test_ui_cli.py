@@ -137,3 +137,36 @@ def test_file_changes_reach_an_open_page_as_events(workspace_home):
         assert any(p.startswith("memory/") for p in event["paths"])
     finally:
         _stop(proc)
+
+
+def test_a_dreaming_preview_reports_its_progress_on_the_event_stream(workspace_home):
+    import re
+
+    proc, url, err = _start(env_home=workspace_home)
+    try:
+        u = urlsplit(url)
+        _, headers, _ = _get(url, f"/?{u.query}")
+        cookie = headers["set-cookie"].split(";", 1)[0]
+        _, _, page = _get(url, "/a/main/dreaming", {"Cookie": cookie})
+        csrf = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+        stream = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
+        stream.request("GET", "/a/main/events", headers={"Cookie": cookie})
+        resp = stream.getresponse()
+        assert resp.readline().startswith(b"retry:")
+        post = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
+        post.request("POST", "/a/main/dreaming/preview", body=f"csrf={csrf}",
+                     headers={"Cookie": cookie, "Origin": f"http://{u.netloc}", "Accept": "application/json",
+                              "Content-Type": "application/x-www-form-urlencoded"})
+        started = post.getresponse()
+        assert started.status == 202
+        job_id = json.loads(started.read())["job"]["id"]
+        seen = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (seen and seen[-1]["state"] != "running"):
+            line = resp.readline().decode()
+            if line.startswith("event: job"):
+                seen.append(json.loads(resp.readline().decode()[len("data: "):]))
+        assert seen and all(j["id"] == job_id and j["kind"] == "dream" for j in seen)
+        assert seen[-1]["state"] == "done" and seen[-1]["done"] == seen[-1]["total"] == 5, seen
+    finally:
+        _stop(proc)

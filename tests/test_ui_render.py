@@ -83,3 +83,19 @@ def test_explain_keyword_only_and_missing_legs():
     assert rows["vector leg"].empty and rows["vector leg"].value == "–"
     assert [s.css for s in rows["merge"].segments] == ["merge"]
     assert "MMR similarity" not in rows and "evergreen" in rows["decay"].note
+
+
+def test_explain_shows_a_rerank_and_a_keyword_leg_reached_through_its_context():
+    hit = {"score": 0.6, "explain": {
+        "vector": None,
+        "keyword": {"score": 0.3, "unit": 0.0, "window": 0.5, "file": 0.4, "coverage": None, "bm25": None,
+                    "allTerms": False, "rank": None},
+        "merge": {"content": 0.6, "formula": "keyword only"},
+        "rerank": {"score": 0.9, "judged": True, "weight": 0.5, "before": 0.3, "after": 0.6,
+                   "formula": "0.5 x content + 0.5 x rerank"},
+        "importance": {"value": None, "multiplier": 1.0}, "project": {"key": None, "active": [], "multiplier": 1.0},
+        "preDecay": 0.6, "eligible": True, "decay": {"multiplier": 1.0, "ageDays": None}, "score": 0.6}}
+    rows = {r.label: r for r in explain.rows(hit, 0.35)}
+    assert list(rows)[:4] == ["vector leg", "keyword leg", "merge", "rerank"]
+    assert "0.300 → 0.600" in rows["rerank"].note and rows["rerank"].value == "0.900"
+    assert "through its context" in rows["keyword leg"].note

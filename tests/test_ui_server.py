@@ -35,10 +35,18 @@ def app(mem):
 def test_without_the_token_nothing_is_served(app, mem):
     c = client(app, login=False)
     for path in ("/", "/a/main/", "/a/main/file?path=MEMORY.md", "/a/main/search?q=x", "/static/ui.css",
-                 "/a/main/events", "/a/main/state.json"):
+                 "/a/main/events", "/a/main/state.json", "/a/main/dreaming", "/a/main/dreaming/restore?id=latest",
+                 "/a/main/forget"):
         r = c.get(path)
         assert r.status_code == 401, path
         assert "token" in r.text and "湖景房" not in r.text and "靠窗" not in r.text
+    before = {p: p.read_bytes() for p in mem.workspace.rglob("*.md")}
+    for path in ("/a/main/dreaming/preview", "/a/main/dreaming/restore", "/a/main/forget/preview",
+                 "/a/main/forget/apply"):
+        r = c.post(path, data={"session": "x", "text": "湖景房", "confirm": "1", "id": "latest"},
+                   headers=same_origin())
+        assert r.status_code == 401, path
+    assert {p: p.read_bytes() for p in mem.workspace.rglob("*.md")} == before
 
 
 def test_wrong_token_is_refused(app):

@@ -12,12 +12,12 @@ TOKEN = "test-token-" + "x" * 16
 ORIGIN = "http://127.0.0.1:8765"
 
 
-def make_app(agents=None, *, all_agents=False, loopback_only=True, watch=False):
+def make_app(agents=None, *, all_agents=False, loopback_only=True, watch=False, overrides=None):
     from reverie.ui import build_app
     from reverie.ui.home import UIHome
     from reverie.ui.security import Guard
 
-    home = UIHome(None, agents, all_agents=all_agents, overrides=FAKE)
+    home = UIHome(None, agents, all_agents=all_agents, overrides=overrides or FAKE)
     guard = Guard(TOKEN, cookie_name="reverie_ui_test", loopback_only=loopback_only)
     return build_app(home, guard, watch=watch)
 
@@ -38,6 +38,17 @@ def csrf_of(html: str) -> str:
 
 def same_origin() -> dict[str, str]:
     return {"Origin": ORIGIN, "Sec-Fetch-Site": "same-origin"}
+
+
+def wait_job(c, agent: str, job: dict, timeout: float = 60) -> dict:
+    """Poll state.json until the background job ends."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while job["state"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job = c.get(f"/a/{agent}/state.json?job={job['id']}").json()["job"]
+    return job
 
 
 def read(path: Path) -> str:

@@ -34,6 +34,7 @@ from .workspace import append_daily, init_workspace
 # How long a write through reverie waits for the index to take its note (it never waits longer:
 # a busy index gets the note from the next sync, and searches say so meanwhile).
 OWN_WRITE_WAIT_SECONDS = 0.75
+MAX_QUERY_CHARS = 4096  # as the memory_search tool's schema says
 
 CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with its default.
 # Environment variables (REVERIE_EMBEDDING_PROVIDER, ...) override this file; --set KEY=VALUE overrides both.
@@ -57,6 +58,13 @@ CONFIG_TEMPLATE = """# reverie settings. Every key is optional; shown here with 
 [memory.search.remote]
 # baseUrl = "http://localhost:11434/v1"   # any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio)
 # apiKey = ""
+
+[memory.search.rerank]
+# provider = "none"                 # none | cohere | jina | voyage | http (any /rerank server) | a plugin
+# baseUrl = ""                      # required for http, e.g. "http://localhost:8080"
+# poolSize = 40                     # the best candidates it judges, before MMR
+# timeoutMs = 1000                  # past this deadline the search answers without rerank
+# weight = 0.5                      # its share of relevance; decay and other penalties still apply
 
 [memory.intents]
 # deadlineSeconds = 15              # standing-intent matching gives up (injecting nothing) after this long
@@ -252,6 +260,9 @@ class Memory:
             return {"results": [], "provider": self.settings.search.provider, "model": self.settings.search.model,
                     "fallback": self.settings.search.fallback, "citations": "auto", "mode": "empty-query",
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
+        if len(query) > MAX_QUERY_CHARS:  # the memory_search tool's limit; SQLite refuses far longer patterns
+            raise UserError(f"the query is longer than {MAX_QUERY_CHARS} characters ({len(query)}); "
+                            "search for a shorter phrase")
         require_workspace(self.places)
         if self.agent_store.engine != "sqlite":  # a shared database that cannot be reached: say so, once
             self.agent_store.connect().close()
@@ -341,16 +352,18 @@ class Memory:
         return Scheduler(self.places.home, self.settings, handlers=handlers)
 
     # -- dreaming -----------------------------------------------------------------------------
-    def dream(self, phase: str | None = None, *, dry_run: bool = False, now: datetime | None = None, model=None):
+    def dream(self, phase: str | None = None, *, dry_run: bool = False, now: datetime | None = None, model=None,
+              progress=None):
         """Run one Dreaming sweep (light -> REM -> deep, or one ``phase``); returns a
         :class:`reverie.dreaming.Sweep` (``.as_dict()`` is what ``reverie dream run --json`` prints).
         ``now`` places the sweep on another clock (backfills, benchmarks); ``model`` overrides
-        ``memory.dreaming.model`` (a spec or a ChatModel)."""
+        ``memory.dreaming.model`` (a spec or a ChatModel); ``progress(stage, done, total)`` is told
+        as each step starts."""
         from .dreaming import run_sweep
 
         if self._signals is not None:
             self._signals.flush()  # recalls of this process count tonight
-        return run_sweep(self, phase=phase, dry_run=dry_run, now=now, model=model)
+        return run_sweep(self, phase=phase, dry_run=dry_run, now=now, model=model, progress=progress)
 
     # -- conversations ------------------------------------------------------------------------
     def runtime(self, model=None, *, session: str | None = None, **kw):
@@ -447,6 +460,12 @@ class Memory:
             "indexing": indexing,
             "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
+        from .rerank import status as rerank_status
+
+        out["rerank"] = rerank_status(self.settings.search.rerank, deep=deep)  # "none" unless configured
+        rerank_error = out["rerank"]["error"] or out["rerank"].get("probe", {}).get("error")
+        if rerank_error:
+            warnings.append(f"rerank provider: {rerank_error} (searches run without rerank meanwhile)")
         if deep:
             out["probe"] = self._probe()
         return out

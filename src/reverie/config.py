@@ -74,6 +74,51 @@ PROVIDER_KEY_ENV: dict[str, tuple[str, ...]] = {
 }
 
 
+def _provider_name(v: str) -> str:
+    v = v.strip().lower()
+    if not v:
+        raise ValueError("must not be empty")
+    return v
+
+
+# Rerank APIs and the environment variables their own SDKs read, first one wins.
+RERANK_KEY_ENV: dict[str, tuple[str, ...]] = {
+    "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
+    "jina": ("JINA_API_KEY",),
+    "voyage": ("VOYAGE_API_KEY",),
+}
+
+
+class RerankSettings(_Model):
+    provider: str = Field("none", description="none | cohere | jina | voyage | http (any server speaking the "
+                          "/rerank shape) | a plugin's name (reverie plugins)")
+    model: str | None = Field(None, description="rerank model; provider default when unset")
+    base_url: str | None = Field(None, alias="baseUrl", description="endpoint; the provider's own when unset "
+                                 "(required for http)")
+    api_key: str | None = Field(None, alias="apiKey", description="API key (else the provider's usual variable, "
+                                "sent only to its own host)")
+    pool_size: int = Field(40, ge=2, le=200, alias="poolSize",
+                           description="the best candidates after fusion and rescoring that the reranker judges")
+    timeout_ms: int = Field(1000, ge=50, le=60_000, alias="timeoutMs",
+                            description="deadline: past it the search answers without rerank (fail open)")
+    weight: float = Field(0.5, ge=0.0, le=1.0, description="share of the rerank score in a result's relevance; "
+                          "decay, importance, status and project multipliers still apply")
+    _env_keys: dict[str, str] = PrivateAttr(default_factory=dict)  # never shown or dumped
+
+    @field_validator("provider")
+    @classmethod
+    def _lower(cls, v: str) -> str:
+        return _provider_name(v)
+
+    def key_for(self, provider: str, own_host: str) -> str:
+        """The configured key, else the provider's usual environment variable, that one only when
+        the endpoint is the provider's own host."""
+        if self.api_key:
+            return self.api_key
+        host = urlparse(self.base_url).hostname if self.base_url else own_host
+        return self._env_keys.get(provider, "") if host == own_host else ""
+
+
 class ChunkingSettings(_Model):
     tokens: int = Field(400, ge=32, le=8192)
     overlap: int = Field(80, ge=0, le=4096, validate_default=True)  # so tokens=64 alone is caught too
@@ -119,14 +164,12 @@ class SearchSettings(_Model):
     remote: RemoteSettings = RemoteSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     temporal_decay: DecaySettings = Field(DecaySettings(), alias="temporalDecay")
+    rerank: RerankSettings = RerankSettings()
 
     @field_validator("provider", "fallback")
     @classmethod
     def _lower(cls, v: str) -> str:
-        v = v.strip().lower()
-        if not v:
-            raise ValueError("must not be empty")
-        return v
+        return _provider_name(v)
 
 
 class IntentSettings(_Model):
@@ -489,6 +532,9 @@ class Settings(_Model):
             from .store.postgres.pool import redact
 
             store["dsn"] = redact(store["dsn"])
+        rerank = data["memory"]["search"]["rerank"]
+        if rerank.get("apiKey"):
+            rerank["apiKey"] = "***"
         chat = data["chat"]
         if chat.get("apiKey"):
             chat["apiKey"] = "***"
@@ -504,6 +550,10 @@ ENV_KEYS: dict[str, str] = {
     "REVERIE_EMBEDDING_BASE_URL": "memory.search.remote.baseUrl",
     "REVERIE_EMBEDDING_API_KEY": "memory.search.remote.apiKey",
     "REVERIE_FTS_TOKENIZER": "memory.search.store.fts.tokenizer",
+    "REVERIE_RERANK_PROVIDER": "memory.search.rerank.provider",
+    "REVERIE_RERANK_MODEL": "memory.search.rerank.model",
+    "REVERIE_RERANK_BASE_URL": "memory.search.rerank.baseUrl",
+    "REVERIE_RERANK_API_KEY": "memory.search.rerank.apiKey",
     "REVERIE_MAX_RESULTS": "memory.search.query.maxResults",
     "REVERIE_MIN_SCORE": "memory.search.query.minScore",
     "REVERIE_TIMEZONE": "timezone",
@@ -730,6 +780,12 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
     if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
         remote.api_key = env["OPENAI_API_KEY"]
         remote._api_key_is_openai_env = True
-    remote._env_keys = {provider: next(env[n] for n in names if env.get(n))
-                        for provider, names in PROVIDER_KEY_ENV.items() if any(env.get(n) for n in names)}
+    remote._env_keys = _keys_from_env(env, PROVIDER_KEY_ENV)
+    search.rerank._env_keys = _keys_from_env(env, RERANK_KEY_ENV)
     return settings
+
+
+def _keys_from_env(env: dict[str, str], table: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """provider -> the first of its usual variables that is set."""
+    return {provider: next(env[n] for n in names if env.get(n))
+            for provider, names in table.items() if any(env.get(n) for n in names)}

@@ -142,6 +142,13 @@ class Places:
 
 def _exists_not_dir(path: Path, what: str) -> bool:
     try:
+        if path.is_symlink() and not path.exists():
+            # a symlink loop or a symlink to nothing: exists() says False, and creating the
+            # folder then fails with "File exists" (an internal error)
+            try:
+                os.stat(path)
+            except OSError as exc:
+                raise UserError(f"{what} {path} is a symlink that leads to no folder ({exc.strerror or exc})") from None
         return path.exists() and not path.is_dir()
     except OSError as exc:  # a path part too long, a symlink loop: not a folder anyone can use
         raise UserError(f"{what} {path}: {exc.strerror or exc}") from None

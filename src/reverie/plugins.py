@@ -6,6 +6,7 @@ tool finds its plugins. A package adds one by installing; nothing in reverie is 
 | ``reverie.providers`` | an embedding provider (``memory.search.provider``) | ``factory(SearchSettings) -> Embedder`` |
 | ``reverie.models`` | a chat model provider (``chat.model = "<name>:<model>"``) | ``factory(model_name, ChatSettings) -> ChatModel`` |
 | ``reverie.stores`` | a storage engine (``memory.store.backend``) | ``factory(Places, AgentStoreSettings) -> AgentDatabase`` |
+| ``reverie.rerankers`` | a rerank provider (``memory.search.rerank.provider``) | ``factory(RerankSettings) -> Reranker`` |
 
 Built-ins are entry points too, declared here instead of in package metadata so that a source
 checkout works without reinstalling; they are loaded by the same code as third-party ones. A
@@ -25,7 +26,8 @@ from .errors import ConfigError
 PROVIDERS = "reverie.providers"
 MODELS = "reverie.models"
 STORES = "reverie.stores"
-GROUPS = (PROVIDERS, MODELS, STORES)
+RERANKERS = "reverie.rerankers"
+GROUPS = (PROVIDERS, MODELS, STORES, RERANKERS)
 
 BUILTIN: dict[str, dict[str, str]] = {
     PROVIDERS: {
@@ -48,9 +50,17 @@ BUILTIN: dict[str, dict[str, str]] = {
         "sqlite": "reverie.store.builtin:sqlite",
         "postgres": "reverie.store.builtin:postgres",
     },
+    RERANKERS: {
+        "cohere": "reverie.rerank.builtin:cohere",
+        "jina": "reverie.rerank.builtin:jina",
+        "voyage": "reverie.rerank.builtin:voyage",
+        "http": "reverie.rerank.builtin:http",
+        "fake": "reverie.rerank.builtin:fake",
+    },
 }
 # Test doubles: usable by name (tests, demos), never listed to users.
-HIDDEN: dict[str, frozenset[str]] = {PROVIDERS: frozenset({"fake"}), MODELS: frozenset({"scripted"})}
+HIDDEN: dict[str, frozenset[str]] = {PROVIDERS: frozenset({"fake"}), MODELS: frozenset({"scripted"}),
+                                     RERANKERS: frozenset({"fake"})}
 
 
 @dataclass

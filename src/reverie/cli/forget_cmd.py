@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Optional
 
 import typer
@@ -10,18 +9,6 @@ import typer
 from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
 
 Many = Optional[list[str]]
-
-
-def _since(raw: str | None, tz):
-    from ..errors import UserError
-
-    if not raw:
-        return None
-    try:
-        when = datetime.fromisoformat(raw.strip())
-    except ValueError:
-        raise UserError(f"--since {raw!r}: expected a date such as 2026-07-01 or 2026-07-01T09:00") from None
-    return when if when.tzinfo else when.replace(tzinfo=tz)
 
 
 def _human(d: dict) -> None:
@@ -70,12 +57,13 @@ def register(app: typer.Typer) -> None:
                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         from ..forget import Selectors, forget as run
+        from ..forget.select import parse_since
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
         try:
             sel = Selectors(list(session or []), list(participant or []), list(hook_source or []),
-                            _since(since, mem.settings.tz()), list(text or []))
+                            parse_since(since, mem.settings.tz()), list(text or []))
             emit(o, run(mem, sel, dry_run=dry_run), _human)
         finally:
             mem.close()

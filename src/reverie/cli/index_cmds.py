@@ -44,6 +44,12 @@ def _print_status(s: dict) -> None:
     st = s.get("store") or {}
     say(f"database   {st.get('engine')} {'ok' if st.get('ok') else 'UNREACHABLE: ' + str(st.get('error'))}  "
         f"({st.get('where')})" + (f", PostgreSQL {st['server']}, pgvector {st.get('pgvector')}" if st.get("server") else ""))
+    rr = s.get("rerank") or {}
+    if rr.get("requested", "none") != "none":
+        where = f" at {rr['endpoint']}" if rr.get("endpoint") else ""
+        say(f"rerank     {rr['provider']}" + (f" / {rr['model']}" if rr.get("model") else "") + where
+            + f"  (pool {rr['poolSize']}, deadline {rr['timeoutMs']} ms, weight {rr['weight']})"
+            + (f"  probe {'ok' if rr['probe']['ok'] else 'FAILED'} {rr['probe']['ms']} ms" if "probe" in rr else ""))
     if "probe" in s:
         say(f"probe      embedding {s['probe']['embedding']}")
         if s["probe"].get("engine"):

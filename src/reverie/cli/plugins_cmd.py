@@ -1,4 +1,4 @@
-"""plugins: the embedding providers, chat models and storage engines installed, and where from."""
+"""plugins: the embedding providers, chat models, storage engines and rerank providers installed, and where from."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, opts
 
 LABELS = {"reverie.providers": "embedding providers (memory.search.provider)",
           "reverie.models": "chat models (chat.model = NAME:MODEL)",
-          "reverie.stores": "storage engines (memory.store.backend)"}
+          "reverie.stores": "storage engines (memory.store.backend)",
+          "reverie.rerankers": "rerank providers (memory.search.rerank.provider)"}
 
 
 def register(app: typer.Typer) -> None:
-    @app.command(help="List installed plugins: embedding providers, chat models and storage engines, built-in and "
-                      "third-party, with the distribution each comes from (Python entry points).")
+    @app.command(help="List installed plugins: embedding providers, chat models, storage engines and rerank "
+                      "providers, built-in and third-party, with the distribution each comes from (Python entry "
+                      "points).")
     def plugins(ctx: typer.Context,
                 check: Annotated[bool, typer.Option("--check", help="import each plugin and report the ones that fail")] = False,
                 home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,

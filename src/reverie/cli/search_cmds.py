@@ -26,6 +26,10 @@ def _print_explain(hit: dict) -> None:
     print("      legs: " + "; ".join(legs))
     m = ex.get("merge", {})
     print(f"      merge: {m.get('formula')} = {m.get('content')}")
+    rr = ex.get("rerank")
+    if rr:
+        print(f"      rerank {rr['score']:.3f} ({'judged' if rr['judged'] else 'not judged'}, weight {rr['weight']}): "
+              f"content {rr['before']} -> {rr['after']}")
     imp, proj, dec = ex.get("importance", {}), ex.get("project", {}), ex.get("decay", {})
     print(f"      x importance {imp.get('multiplier')} (value {imp.get('value')}) x project {proj.get('multiplier')}"
           f" = {ex.get('preDecay')} before decay ({'eligible' if ex.get('eligible') else 'below minScore'})")
@@ -68,6 +72,10 @@ def _print_results(data: dict, explain: bool) -> None:
                   "lexical-fallback": "keyword matches (none reached the minimum score)"}.get(
             str(d.get("selection")), str(d.get("selection")))
         say(f"search: {mode}; {chosen}; {d.get('searchMs')} ms")
+        rr = d.get("rerank")
+        if rr:
+            say(f"rerank: {rr['provider']}, pool {rr.get('pool', 0)}, {rr.get('ms', 0)} ms" if rr.get("applied")
+                else f"rerank not used: {rr.get('reason')}")
     if data.get("stale"):
         say(f"warning: {data['warning']} {data['action']}")
     if d.get("vectorSkipped"):

@@ -166,6 +166,54 @@ def limit_words(prose: str, most: int = 180) -> str:
     return cut[:end_at + 1] if end_at > len(cut) // 2 else cut + "…"
 
 
+# -- reading it back (the web view's Dreaming page) -------------------------------------------------
+_DIARY_HEAD = re.compile(r"^\*(\d{4}-\d{2}-\d{2})\*(.*)$")
+_COUNT = re.compile(r"^- (Added|Merged|Superseded): (\d+)$")
+_NOTE = re.compile(r"^- ([^:`]+): (.+)$")
+
+
+def _inside(text: str, name: str) -> str:
+    a, b = text.find(start(name)), text.find(end(name))
+    return text[a + len(start(name)):b] if 0 <= a < b else ""
+
+
+def diary_entries(text: str) -> list[dict]:
+    """The Dream Diary's entries in file order (oldest first): ``{day, text, backfill}``."""
+    out: list[dict] = []
+    for line in _inside(text, "diary").split("\n"):
+        m = _DIARY_HEAD.match(line.strip())
+        if m:
+            out.append({"day": m.group(1), "text": "", "backfill": BACKFILL_MARK in m.group(2)})
+        elif out and line.strip():
+            out[-1]["text"] = (out[-1]["text"] + " " + line.strip()).strip()
+    return out
+
+
+def history_entries(text: str) -> list[dict]:
+    """The consolidation history in file order: ``{stamp, counts, skipped, highlights, notes}``
+    (``counts`` None for a skipped promotion; ``notes`` the other ``- Key: value`` lines)."""
+    out: list[dict] = []
+    for raw in _inside(text, "history").split("\n"):
+        line = raw.strip()
+        if line.startswith("### "):
+            out.append({"stamp": line[4:].strip(), "counts": None, "skipped": None, "highlights": [], "notes": []})
+            continue
+        if not out or not line:
+            continue
+        e = out[-1]
+        count = _COUNT.match(line)
+        note = _NOTE.match(line)
+        if raw.startswith("  - ") and line.startswith("- `") and line.endswith("`"):
+            e["highlights"].append(line[3:-1])
+        elif count:
+            e["counts"] = {**(e["counts"] or {}), count.group(1).lower(): int(count.group(2))}
+        elif note and note.group(1) == "Rewrite skipped":
+            e["skipped"] = note.group(2).rstrip(".")
+        elif line != "- Highlights:":
+            e["notes"].append(line[2:] if line.startswith("- ") else line)
+    return out
+
+
 def update(workspace: Path, change) -> Path:
     """Apply ``change(text) -> text`` to DREAMS.md through the compare-and-set writer; a person
     saving the file at that moment makes it read again and redo (3 tries)."""

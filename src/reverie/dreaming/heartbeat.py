@@ -157,6 +157,9 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
                 record_lineage(conn, outcome)
                 apply(conn, Deltas(promoted=[k for k in outcome.marked if k in view.entries]), now_s)
                 from . import dreamsfile as df
+                from .history import record
+
+                record(conn, outcome, now.isoformat(timespec="seconds"), "heartbeat", now_s)
 
                 try:
                     df.update(mem.workspace, lambda t: df.history_of(

@@ -81,41 +81,71 @@ def explain(mem, target: str, now: datetime | None = None) -> dict:
     if e is None:
         raise UserError(f"nothing in the short-term store for {target!r}: give a key (memory:<path>:<a>:<b>), "
                         "an entry key from MEMORY.md (st-...) or PATH:LINE of a dated note that search surfaced")
+    return _Explainer(mem, view, now).explain(e)
+
+
+def candidates(mem, now: datetime | None = None, limit: int = 12) -> dict:
+    """The entries waiting in the short-term store (not promoted yet), best first, each explained
+    as :func:`explain` does (every component, threshold and the trust decision): what the next
+    deep sweep would consider. ``{"entries", "waiting", "promoted", "thresholds", "weights"}``."""
+    view = _view(mem)
     deep = mem.settings.memory.dreaming.phases.deep
     th = Thresholds.from_settings(deep)
-    r = score_entry(e, view.phases.get(e.key), _now_s(mem, now), th, deep.weights.model_dump())
-    out = r.as_dict()
-    out["thresholds"] = th.as_dict()
-    out["phaseSignals"] = vars(view.phase(e.key))
-    out["conceptTags"] = e.concept_tags
-    out["queryHashes"] = e.query_hashes
-    out["recallDays"] = e.recall_days
-    key = entry_key_for(e.key)
-    path = memory_path(mem.workspace)
-    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    out["entryKey"] = key
-    out["inMemory"] = key in marker_keys(text)
-    out["promotedAt"] = e.promoted_at
-    why: list[str] = []
-    if e.promoted_at or out["inMemory"]:
-        why.append("already promoted" + (" (its entry is in MEMORY.md)" if out["inMemory"] else
-                                         " (its entry is no longer in MEMORY.md: it was merged, superseded, "
-                                         "restored away or removed by hand)"))
-    why += r.reasons
-    from ..trust import Trust
+    ex = _Explainer(mem, view, now)
+    ranked = rank(list(view.entries.values()), view.phases, ex.now_s, th, deep.weights.model_dump())
+    waiting = [r for r in ranked if r.entry.promoted_at is None]
+    return {"entries": [ex.explain(r.entry) for r in waiting[:max(0, limit)]], "waiting": len(waiting),
+            "promoted": len(ranked) - len(waiting), "thresholds": th.as_dict(), "limit": deep.limit}
 
-    got = rehydrate(mem.workspace, r)
-    if got is None:
-        why.append("its words are no longer in the file")
-        out["trust"] = None
-    else:
-        live, snippet, _ = got
-        decision = Trust(mem.agent_store, mem.workspace, readonly=True).may_promote(
-            trust_candidate(e, e.path, live.start, live.end, snippet))
-        out["trust"] = decision.as_dict()
-        if not decision.allowed:
-            why.append(f"trust: {decision.reason}")
-    out["promotable"] = not why
-    out["why"] = why or ["passes every threshold and the trust gate: the next deep sweep promotes it "
-                         f"(if it is among the best {deep.limit})"]
-    return out
+
+class _Explainer:
+    """Explains entries of one loaded store against one clock, MEMORY.md and trust store."""
+
+    def __init__(self, mem, view, now: datetime | None):
+        self.mem, self.view, self.now_s = mem, view, _now_s(mem, now)
+        self.deep = mem.settings.memory.dreaming.phases.deep
+        self.th = Thresholds.from_settings(self.deep)
+        path = memory_path(mem.workspace)
+        self.present = marker_keys(path.read_text(encoding="utf-8", errors="replace") if path.is_file() else "")
+        self._trust = None
+
+    def trust(self):
+        if self._trust is None:
+            from ..trust import Trust
+
+            self._trust = Trust(self.mem.agent_store, self.mem.workspace, readonly=True)
+        return self._trust
+
+    def explain(self, e) -> dict:
+        view, deep = self.view, self.deep
+        r = score_entry(e, view.phases.get(e.key), self.now_s, self.th, deep.weights.model_dump())
+        out = r.as_dict()
+        out["thresholds"] = self.th.as_dict()
+        out["phaseSignals"] = vars(view.phase(e.key))
+        out["conceptTags"] = e.concept_tags
+        out["queryHashes"] = e.query_hashes
+        out["recallDays"] = e.recall_days
+        key = entry_key_for(e.key)
+        out["entryKey"] = key
+        out["inMemory"] = key in self.present
+        out["promotedAt"] = e.promoted_at
+        why: list[str] = []
+        if e.promoted_at or out["inMemory"]:
+            why.append("already promoted" + (" (its entry is in MEMORY.md)" if out["inMemory"] else
+                                             " (its entry is no longer in MEMORY.md: it was merged, superseded, "
+                                             "restored away or removed by hand)"))
+        why += r.reasons
+        got = rehydrate(self.mem.workspace, r)
+        if got is None:
+            why.append("its words are no longer in the file")
+            out["trust"] = None
+        else:
+            live, snippet, _ = got
+            decision = self.trust().may_promote(trust_candidate(e, e.path, live.start, live.end, snippet))
+            out["trust"] = decision.as_dict()
+            if not decision.allowed:
+                why.append(f"trust: {decision.reason}")
+        out["promotable"] = not why
+        out["why"] = why or ["passes every threshold and the trust gate: the next deep sweep promotes it "
+                             f"(if it is among the best {deep.limit})"]
+        return out

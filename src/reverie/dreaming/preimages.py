@@ -13,7 +13,7 @@ import hashlib
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import UserError, WriteConflict
 from ..workspace.writes import apply_replace, plan_replace
 from .memoryfile import entry_lines, marker_keys
 from .promote import memory_path
@@ -47,8 +47,10 @@ def listing(places, workspace: Path) -> list[dict]:
     return out
 
 
-def restore(places, workspace: Path, ident: str, *, dry_run: bool = False) -> dict:
-    """Put preimage ``ident`` (an id from :func:`listing`, or ``latest``) back into ``MEMORY.md``."""
+def restore(places, workspace: Path, ident: str, *, dry_run: bool = False, expected_sha256: str | None = None) -> dict:
+    """Put preimage ``ident`` (an id from :func:`listing`, or ``latest``) back into ``MEMORY.md``.
+    With ``expected_sha256`` (the file's hash when the owner reviewed the restore) a file that
+    changed since raises :class:`~reverie.errors.WriteConflict` and nothing is written."""
     items = listing(places, workspace)
     if not items:
         raise UserError("no preimages of MEMORY.md kept yet (one is kept before every Dreaming rewrite)")
@@ -71,6 +73,8 @@ def restore(places, workspace: Path, ident: str, *, dry_run: bool = False) -> di
 
     with promotion_lock(places):  # never in the middle of a sweep's write
         plan = plan_replace(path)
+        if expected_sha256 is not None and plan.expected_hash != expected_sha256:
+            raise WriteConflict(f"{path.name} changed since the restore was reviewed; nothing written")
         kept = apply_replace(plan, text, preimage_dir=folder(places))
     result["previousKeptAs"] = kept.name[len(plan.target.name) + 1:] if kept else None
     return result

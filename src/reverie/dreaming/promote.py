@@ -30,7 +30,7 @@ from ..errors import UserError, WriteConflict
 from ..models import ChatModelError
 from ..text.facts import same_fact
 from ..trust import lineage as lin
-from ..workspace.writes import ReplaceBlocked, apply_replace, plan_replace
+from ..workspace.writes import ReplaceBlocked, apply_replace, plan_replace, sha256_bytes
 from .budget import compact
 from .candidates import Chosen
 from .consolidate import Group, PlanRejected, consolidate
@@ -55,6 +55,8 @@ class DeepOutcome:
     highlights: list[str] = field(default_factory=list)
     compacted_dates: list[str] = field(default_factory=list)
     preimage: str | None = None
+    before_sha: str | None = None  # MEMORY.md's hash before and after the write (.history links them)
+    after_sha: str | None = None
     marked: list[str] = field(default_factory=list)  # short-term keys to mark promoted
     lineage: dict[str, list[str]] = field(default_factory=dict)  # entry key -> sessions
     retired: list[str] = field(default_factory=list)  # entry keys no longer in MEMORY.md
@@ -158,6 +160,7 @@ def promote(chosen: list[Chosen], *, workspace: Path, settings, models: list, da
         faults.point("dream:model-answered")
         if not dry_run:
             out.preimage = _str(apply_replace(plan, cplan.text, preimage_dir=preimage_dir))
+            out.before_sha, out.after_sha = plan.expected_hash, _sha(cplan.text)
         out.mode = "consolidated"
         out.counts = cplan.counts()
         for op in cplan.operations:
@@ -189,6 +192,10 @@ def promote(chosen: list[Chosen], *, workspace: Path, settings, models: list, da
 
 def _str(p) -> str | None:
     return str(p) if p else None
+
+
+def _sha(text: str) -> str:
+    return sha256_bytes(text.encode("utf-8"))
 
 
 def _ask(models: list, current: str, groups: list[Group], day: str, deep, settings, budget: int):
@@ -240,6 +247,7 @@ def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: Deep
     if not dry_run:
         try:
             out.preimage = _str(apply_replace(plan, new_text, preimage_dir=preimage_dir, in_place_fallback=True))
+            out.before_sha, out.after_sha = plan.expected_hash, _sha(new_text)
         except WriteConflict:
             out.mode = "skipped"
             out.reason = "MEMORY.md changed immediately before the dreaming write could commit; nothing promoted"

@@ -21,12 +21,14 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 from .. import faults
 from ..errors import UserError, WriteConflict
 from ..workspace.writes import append_text, apply_replace, plan_replace
 from . import diary as diary_mod
 from . import dreamsfile as df
+from . import history
 from .candidates import select
 from .ingest import Ingested, ingest_daily, ingest_sessions
 from .phases import PhaseOutcome, light, rem
@@ -121,7 +123,9 @@ def _bump(view: StoreView, keys: list[str], which: str, at: int) -> None:
 
 
 def run_sweep(mem, *, phase: str | None = None, dry_run: bool = False, now: datetime | None = None,
-              model=None) -> Sweep:
+              model=None, progress: Callable[[str, int, int], None] | None = None) -> Sweep:
+    """One sweep; ``progress(stage, done, total)`` is told as each step starts (ingest, light, rem,
+    deep, consolidate, DREAMS.md) and once more when it ends (``done``)."""
     if phase is not None and phase not in PHASES:
         raise UserError(f"unknown phase {phase!r}: light, rem or deep")
     if not mem.workspace.is_dir():
@@ -129,11 +133,31 @@ def run_sweep(mem, *, phase: str | None = None, dry_run: bool = False, now: date
     if not dry_run:
         mem.places.check_writable_layout()
         with promotion_lock(mem.places):
-            return _sweep(mem, phase, False, now, model)
-    return _sweep(mem, phase, True, now, model)
+            return _sweep(mem, phase, False, now, model, progress)
+    return _sweep(mem, phase, True, now, model, progress)
 
 
-def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -> Sweep:
+class _Steps:
+    """Progress of a sweep as steps started out of the steps it will take."""
+
+    def __init__(self, wanted: list[str], dry_run: bool, report):
+        ingest = ["ingest"] if "light" in wanted or "rem" in wanted else []
+        deep = ["deep", "consolidate"] if "deep" in wanted else []
+        self.names = ingest + [p for p in wanted if p != "deep"] + deep + ([] if dry_run else ["DREAMS.md"])
+        self.report = report
+        self.done = 0
+
+    def __call__(self, stage: str) -> None:
+        if self.report is not None:
+            self.report(stage, self.done, len(self.names))
+        self.done = min(self.done + 1, len(self.names))
+
+    def finish(self) -> None:
+        if self.report is not None:
+            self.report("done", len(self.names), len(self.names))
+
+
+def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model, progress=None) -> Sweep:
     t0 = time.perf_counter()
     settings = mem.settings
     cfg = settings.memory.dreaming
@@ -144,12 +168,14 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
     ws = mem.workspace
     wanted = [phase] if phase else [p for p in PHASES if getattr(cfg.phases, p).enabled]
     out = Sweep(str(ws), day.isoformat(), dry_run)
+    step = _Steps(wanted, dry_run, progress)
     conn = open_readonly(mem.agent_store) if dry_run else open_db(mem.agent_store)
     try:
         view = load(conn)
         deltas = Deltas()
         outcomes: dict[str, PhaseOutcome] = {}
         if "light" in wanted or "rem" in wanted:
+            step("ingest")
             got = Ingested()
             sources = cfg.phases.light.sources
             if "daily" in sources:
@@ -162,9 +188,11 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
                 for rel, line in got.corpus_lines:  # Dreaming's own corpus, never a daily note
                     append_text(ws / rel, line)
             if "light" in wanted:
+                step("light")
                 outcomes["light"] = light(view, deltas, now_s, cfg.phases.light)
                 _bump(view, deltas.light, "light", now_s)
             if "rem" in wanted:
+                step("rem")
                 outcomes["rem"] = rem(view, deltas, now_s, cfg.phases.rem)
                 _bump(view, deltas.rem, "rem", now_s)
             if not dry_run and deltas:
@@ -175,6 +203,7 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
         if "deep" in wanted:
             from ..trust import Trust
 
+            step("deep")
             trust = Trust(mem.agent_store, ws, readonly=dry_run)
             sel = select(ws, trust, view, now_s, cfg.phases.deep)
             if cfg.verbose_logging:
@@ -185,17 +214,21 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
                 for r in sel.ranked:
                     if not r.passed and r.entry.promoted_at is None:
                         log.info("dreaming: below thresholds %s: %s", r.key, "; ".join(r.reasons))
+            step("consolidate")
             deep_out = promote(sel.chosen, workspace=ws, settings=settings, models=models_for(mem, model),
                                day=day.isoformat(), preimage_dir=mem.places.agent_dir / "preimages", dry_run=dry_run)
             faults.point("dream:memory-written")
             if not dry_run and deep_out.marked:
                 record_lineage(conn, deep_out)
                 apply(conn, Deltas(promoted=deep_out.marked), now_s)
+            if not dry_run:
+                history.record(conn, deep_out, now.isoformat(timespec="seconds"), "sweep", now_s)
             faults.point("dream:store-marked")
             out.phases["deep"] = {**deep_out.as_dict(), "candidates": [_cand(c) for c in sel.chosen],
                                   "heldBack": sel.skipped}
             outcomes["deep"] = PhaseOutcome("deep", deep_body(deep_out, sel.skipped))
         if not dry_run:
+            step("DREAMS.md")
             _write_dreams(mem, cfg, outcomes, deep_out, view, now, out, model)
             faults.point("dream:dreams-written")
             if cfg.storage.separate_reports:
@@ -208,6 +241,7 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model) -
         if conn is not None:
             conn.close()
     out.seconds = time.perf_counter() - t0
+    step.finish()
     return out
 
 

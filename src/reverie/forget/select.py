@@ -41,6 +41,17 @@ class Selectors:
                                 f"{MIN_TEXT_WEIGHT} letters or digits (2 Chinese/Japanese/Korean characters)")
 
 
+def parse_since(raw: str | None, tz) -> datetime | None:
+    """``--since``: a date or a time (ISO 8601), in ``tz`` unless it names its own offset."""
+    if not raw or not raw.strip():
+        return None
+    try:
+        when = datetime.fromisoformat(raw.strip())
+    except ValueError:
+        raise UserError(f"--since {raw!r}: expected a date such as 2026-07-01 or 2026-07-01T09:00") from None
+    return when if when.tzinfo else when.replace(tzinfo=tz)
+
+
 @dataclass
 class Resolution:
     session_id: str
@@ -124,4 +135,4 @@ def resolve(conn: apsw.Connection | None, sel: Selectors, agent: str) -> tuple[l
     return out, matches
 
 
-__all__ = ["Selectors", "Resolution", "resolve", "MIN_WEIGHT"]
+__all__ = ["Selectors", "Resolution", "resolve", "parse_since", "MIN_WEIGHT"]

@@ -39,6 +39,9 @@ class Candidate:
     path_score: float | None = None
     specificity: int = 0
     content: float = 0.0
+    fused: float | None = None  # content before a rerank blended into it (None: no rerank)
+    rerank: float | None = None  # the rerank relevance used, in [0, 1]
+    rerank_judged: bool = False  # ... given by the reranker (else assumed: see search.rerank)
     decay: float = 1.0
     age_days: float | None = None
     pre_decay: float = 0.0

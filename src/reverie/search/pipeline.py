@@ -1,4 +1,5 @@
-"""The search pipeline (reference §7, on units): legs -> context -> merge -> multipliers -> MMR -> selection.
+"""The search pipeline (reference §7, on units): legs -> context -> merge -> multipliers -> rerank -> MMR ->
+selection (the rerank only when one is configured).
 
 Search scores *units* (entries: a list item, a line of a conversation, a curated entry; see
 :mod:`reverie.index.chunking`) and judges each with its context: the window of the file around it
@@ -10,7 +11,8 @@ and the file as a whole. Each leg gives a unit its own score and its context's::
 
 A result is one unit: its snippet is the unit's text, with the lines it shows, and its citation is
 the window around it. Everything here is a pure function of the index connection, the query
-vector and the clock, so tests and benchmarks pass ``now`` explicitly.
+vector and the clock (and of a reranker's answer, when one is configured: :mod:`.rerank`), so
+tests and benchmarks pass ``now`` explicitly.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from datetime import datetime
 import apsw
 import numpy as np
 
-from . import context
+from . import context, rerank
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, is_conversational, keyword_leg, memory_doc_count, memory_index_version, path_leg, \
     recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, project_multiplier,
                       status_multiplier)
+from .rerank import Reranking
 from .results import Passage, passages, result_row
 
 __all__ = ["Candidate", "Passage", "SearchParams", "VectorQuery", "candidate_window", "query_vector", "result_row",
@@ -56,6 +59,7 @@ class SearchParams:
     decay_floor: float = DECAY_FLOOR
     explain: bool = False
     legs: str = "hybrid"  # "hybrid", or "vector" to rank by the vector leg alone (benchmarks)
+    rerank: Reranking | None = None  # a reranker for the wide pool before MMR (search.rerank)
 
 
 def query_vector(embedder, query: str) -> np.ndarray:
@@ -153,20 +157,12 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             c.content = c.vector or 0.0
         else:
             c.content = kw
-    top = max((c.content for c in pool if not c.specificity), default=0.0)
-    for c in pool:
-        base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
-        imp = importance_multiplier(c.importance)
-        proj = project_multiplier(c.project_key, params.projects)
-        status = status_multiplier(c.status)
-        gate = 1.0 if c.specificity else boost_gate(c.content, top)
-        c.pre_decay = base * gated(imp * proj * status, gate)
-        c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
-                                                  params.decay_floor)
-        c.score = c.pre_decay * c.decay
-        c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
-        if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw)
+    _rescore(pool, params, use_vectors, use_kw, judge=True)
+    reranked = None
+    if params.rerank is not None:  # the one place a reranker is asked: on the wide pool, before MMR
+        reranked = rerank.apply(pool, params.query, params.rerank)
+        if reranked["applied"]:
+            _rescore(pool, params, use_vectors, use_kw, judge=False)
     # order: exact path tiers first (3, 2, 1), then everything else; MMR within each group
     ordered: list[Candidate] = []
     groups = [[c for c in pool if c.specificity == t] for t in (3, 2, 1)]
@@ -200,13 +196,34 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         "legs": {"vector": None if not use_vectors else int(len(wcos)), "keyword": len(kw_hits),
                  "path": len(p_hits)},
         "ms": {"legs": round((t_legs - t0) * 1000, 2), "total": round((t_end - t0) * 1000, 2)},
+        "rerank": reranked,
     }
+
+
+def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use_kw: bool, *, judge: bool) -> None:
+    """Each candidate's score from its relevance (``content``) and the multipliers. ``judge``
+    decides eligibility (minScore), which is judged once, on reverie's own relevance."""
+    top = max((c.content for c in pool if not c.specificity), default=0.0)
+    for c in pool:
+        base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
+        imp = importance_multiplier(c.importance)
+        proj = project_multiplier(c.project_key, params.projects)
+        status = status_multiplier(c.status)
+        gate = 1.0 if c.specificity else boost_gate(c.content, top)
+        c.pre_decay = base * gated(imp * proj * status, gate)
+        c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
+                                                  params.decay_floor)
+        c.score = c.pre_decay * c.decay
+        if judge:
+            c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
+        if params.explain:
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
-    return {
+    out = {
         "vector": None if c.vector_raw is None else {
             "cosine": r4(c.vector_raw), "calibrated": r4(c.vector), "floor": params.score_floor,
             "unit": r4(c.vector_parts[0]), "window": r4(c.vector_parts[1]), "file": r4(c.vector_parts[2]),
@@ -217,7 +234,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
             "bm25": r4(c.kw.bm25) if c.kw else None, "allTerms": bool(c.kw and c.kw.strict),
             "rank": c.kw.rank if c.kw else None},
         "path": None if c.path_score is None else {"score": r4(c.path_score), "exactTier": c.specificity},
-        "merge": {"content": r4(c.content), "formula": (
+        "merge": {"content": r4(c.content if c.fused is None else c.fused), "formula": (
             f"{VECTOR_WEIGHT} x vector + {TEXT_WEIGHT} x keyword" if use_vectors and use_kw
             else "vector only" if use_vectors else "keyword only"),
             "context": f"each leg: {context.OWN_WEIGHT} x unit + {1 - context.OWN_WEIGHT} x "
@@ -231,5 +248,6 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         "decay": {"multiplier": r4(c.decay), "ageDays": None if c.age_days is None else round(c.age_days, 2)},
         "score": r4(c.score),
     }
-
-
+    if params.rerank is not None:  # only when one is configured
+        out["rerank"] = rerank.trace(c, params.rerank.weight)
+    return out

@@ -12,10 +12,14 @@
 * A damaged index is replaced and rebuilt from the files in the background; the answer says so.
 * An explicitly configured remote provider that fails answers ``unavailable`` with the reason and
   an action, never keyword results dressed up as semantic ones.
+* A configured reranker (``memory.search.rerank``) that fails or misses its deadline leaves the
+  answer as it would be without one (fail open): ``debug.rerank`` says why, and the first failure
+  is logged as a warning.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from datetime import datetime, timezone
@@ -39,6 +43,7 @@ FIRST_CHECK_WAIT = 0.1    # ... and this long for a dirty check of unknown cost
 VECTOR_GAP = 16
 VECTOR_RETRY_SECONDS = 60.0
 SYNC_ACTION = "Run: reverie index"
+log = logging.getLogger("reverie.search")
 
 
 def unavailable(error: str, quota: bool, provider: str, model: str | None) -> dict:
@@ -67,6 +72,8 @@ class SearchService:
         self._vectors_requested = 0.0
         self._generation: str | None = None  # the generation the current search reads
         self.last_generation: str | None = None  # ... and the one the last search read
+        self._reranking: tuple | None = None  # (Reranking | None, RerankState), made at the first search
+        self._rerank_failing = False  # a failure was warned about; warn again only after a success
 
     # -- background sync ----------------------------------------------------------------------
     def start(self) -> None:
@@ -148,6 +155,35 @@ class SearchService:
                 not failed or now - self._vectors_requested > VECTOR_RETRY_SECONDS):
             self._vectors_requested = now
             self.index.sync_in_background(vectors=True)
+
+    # -- rerank -------------------------------------------------------------------------------
+    def reranking(self):
+        """(the :class:`pipeline.Reranking` to use or None, its :class:`RerankState`); resolved
+        once. An unknown provider name is a ConfigError, as for the embedder."""
+        if self._reranking is None:
+            from .. import rerank
+
+            cfg = self.settings.rerank
+            rr, state = rerank.resolve(cfg)
+            self._reranking = (None if rr is None else pipeline.Reranking(
+                rr, pool_size=cfg.pool_size, weight=cfg.weight, seconds=cfg.timeout_ms / 1000), state)
+        return self._reranking
+
+    def _rerank_debug(self, info: dict | None, state) -> dict | None:
+        """``debug.rerank``; a failure is also logged once (one warning until the reranker works
+        again), since every search answers as if it were not configured meanwhile."""
+        if info is None:
+            if state.requested == "none":
+                return None
+            info = {"provider": state.requested, "applied": False, "pool": 0,
+                    "reason": f"{state.reason}: {state.error}"}  # the provider failed to start
+        if info.get("applied"):
+            self._rerank_failing = False
+        elif info.get("reason") and (info.get("pool") or state.error):
+            if not self._rerank_failing:
+                log.warning("memory search ran without rerank: %s", info["reason"])
+            self._rerank_failing = True
+        return info
 
     # -- the search ---------------------------------------------------------------------------
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
@@ -238,6 +274,7 @@ class SearchService:
             # Keyword-only (provider "none", or one that failed to start) over an index holding
             # another provider's vectors: say why they go unused instead of dropping them silently.
             debug["vectorSkipped"] = f"{self.state.reason}; the index holds {stored['provider']} vectors"
+        reranking, rerank_state = self.reranking()
         tokenizer = fts_tokenizer_of(conn) or stored.get("ftsTokenizer", "cjk")
         params = pipeline.SearchParams(
             query=q, max_results=n, min_score=threshold, window=window, tokenizer=tokenizer,
@@ -245,7 +282,7 @@ class SearchService:
             score_floor=emb.score_floor if emb is not None else 0.0, explain=explain,
             half_life_days=(self.settings.temporal_decay.half_life_days
                             if self.settings.temporal_decay.enabled else 0.0),
-            decay_floor=self.settings.temporal_decay.floor)
+            decay_floor=self.settings.temporal_decay.floor, rerank=reranking)
         out = pipeline.run(conn, params, vector_hits)
         results = [pipeline.result_row(c, explain) for c in out["chosen"]]
         debug.update({
@@ -254,6 +291,9 @@ class SearchService:
             "legs": out["legs"], "hits": len(results), "embedMs": round(embed_ms, 2),
             "rankMs": out["ms"]["total"], "searchMs": round((time.perf_counter() - t0) * 1000, 2),
         })
+        rerank_debug = self._rerank_debug(out["rerank"], rerank_state)
+        if rerank_debug is not None:
+            debug["rerank"] = rerank_debug
         self.last_generation = self._generation  # (kept off the answer: every token of it costs)
         answer = {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug}
         answer.update(self._freshness(conn, check, dirty, index_vectors))

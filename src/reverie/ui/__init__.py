@@ -4,8 +4,10 @@
 * :mod:`.home` which agents of the home are served (the access rule) and their open memories
 * :mod:`.mdview` memory files as Markdown with line numbers, annotations as badges, nothing raw
 * :mod:`.explain` a search's ``--explain`` trace as bar rows for the templates
-* :mod:`.live` the file watcher and re-index jobs behind the live pages
-* :mod:`.pages` / :mod:`.writes` the read pages and the three writes (edit, append, re-index)
+* :mod:`.live` the file watcher and background jobs (re-index, Dreaming preview) behind the live pages
+* :mod:`.pages` / :mod:`.writes` the read pages and the writes about files (edit, append, re-index)
+* :mod:`.dreaming_page` (with :mod:`.dreambars`) Dreaming: diary, history with diffs, candidates,
+  preview, restore; :mod:`.forget_page` forget planned, confirmed and applied
 * :mod:`.app` assembles them (:func:`build_app`)
 
 See docs/ui.md for the security model and the pages.

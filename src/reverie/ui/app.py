@@ -11,7 +11,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import UserError
-from . import activity, events, pages, search_page, writes
+from . import activity, dreaming_page, events, forget_page, pages, search_page, writes
 from .home import AgentRefused, UIHome
 from .live import Changes, Jobs
 from .security import Guard, GuardMiddleware
@@ -66,6 +66,13 @@ def build_app(home: UIHome, guard: Guard, *, watch: bool = True) -> Starlette:
         Route(f"{agent}/append", writes.append_note, methods=["POST"]),
         Route(f"{agent}/reindex", writes.reindex, methods=["POST"]),
         Route(f"{agent}/search", search_page.search_page),
+        Route(f"{agent}/dreaming", dreaming_page.dreaming_page),
+        Route(f"{agent}/dreaming/preview", dreaming_page.dream_preview, methods=["POST"]),
+        Route(f"{agent}/dreaming/restore", dreaming_page.restore_page, methods=["GET"]),
+        Route(f"{agent}/dreaming/restore", dreaming_page.restore_apply, methods=["POST"]),
+        Route(f"{agent}/forget", forget_page.forget_page, methods=["GET"]),
+        Route(f"{agent}/forget/preview", forget_page.forget_preview, methods=["POST"]),
+        Route(f"{agent}/forget/apply", forget_page.forget_apply, methods=["POST"]),
         Route(f"{agent}/acting", activity.acting_page),
         Route(f"{agent}/sessions", activity.sessions_page),
         Route(f"{agent}/sessions/{{sid}}", activity.session_page),

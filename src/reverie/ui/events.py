@@ -1,9 +1,10 @@
 """Server-sent events for the live pages, and the same state as one cheap JSON answer.
 
 A stream is an async generator (no thread per open page): every quarter second it compares the
-watcher's counter and the latest re-index job with what it last sent. It ends when the client
-goes away (the next write fails), when the server stops, or after ``MAX_STREAM_SECONDS`` (the
-browser's EventSource reconnects by itself), so a forgotten tab holds nothing for long.
+watcher's counter and the agent's background jobs (re-index, Dreaming preview) with what it last
+sent. It ends when the client goes away (the next write fails), when the server stops, or after
+``MAX_STREAM_SECONDS`` (the browser's EventSource reconnects by itself), so a forgotten tab holds
+nothing for long.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ def events(request: Request):
 
     async def stream():
         version, _paths = ui.changes.version(agent)
-        job = ui.jobs.latest(agent)
-        sent_job = None
-        if job is not None and job.state == "running":
-            sent_job = (job.id, job.version)
-            yield _event("job", job.snapshot())
+        sent: dict[str, int] = {}  # job id -> the version last sent (jobs of every kind: a page picks its own)
+        for job in ui.jobs.of(agent):
+            sent[job.id] = job.version
+            if job.state == "running":
+                yield _event("job", job.snapshot())
         yield "retry: 2000\n\n"
         started = last_beat = time.monotonic()
         while not ui.stopping.is_set() and time.monotonic() - started < MAX_STREAM_SECONDS:
@@ -45,10 +46,10 @@ def events(request: Request):
             if v != version:
                 version = v
                 yield _event("change", {"version": v, "paths": paths})
-            job = ui.jobs.latest(agent)
-            if job is not None and (job.id, job.version) != sent_job:
-                sent_job = (job.id, job.version)
-                yield _event("job", job.snapshot())
+            for job in ui.jobs.of(agent):
+                if sent.get(job.id) != job.version:
+                    sent[job.id] = job.version
+                    yield _event("job", job.snapshot())
             if time.monotonic() - last_beat > KEEPALIVE_SECONDS:
                 last_beat = time.monotonic()
                 yield ": keep-alive\n\n"
@@ -61,5 +62,5 @@ def state(request: Request):
     """``{"version", "paths", "job"}``: what a page polls when it cannot hold a stream open."""
     ui, agent, _ = served_memory(request)
     version, paths = ui.changes.version(agent)
-    job = ui.jobs.get(request.query_params.get("job", "")) or ui.jobs.latest(agent)
+    job = ui.jobs.get(request.query_params.get("job", ""), agent) or ui.jobs.latest(agent)
     return JSONResponse({"version": version, "paths": paths, "job": job.snapshot() if job else None})

@@ -32,24 +32,24 @@ class BarRow:
     empty: bool = False
 
 
-def _px(fraction: float, scale: float = 1.0) -> int:
+def px(fraction: float, scale: float = 1.0) -> int:
     return max(0, min(WIDTH, round(WIDTH * (fraction / scale))))
 
 
-def _bar(label: str, value: float | None, css: str, note: str = "", *, scale: float = 1.0,
+def bar(label: str, value: float | None, css: str, note: str = "", *, scale: float = 1.0,
          tick: float | None = None, tick_label: str = "", digits: int = 3) -> BarRow:
     if value is None:
         return BarRow(label, "–", note or "not found by this leg", empty=True)
-    row = BarRow(label, f"{value:.{digits}f}", note, [Segment(0, _px(value, scale), css)])
+    row = BarRow(label, f"{value:.{digits}f}", note, [Segment(0, px(value, scale), css)])
     if tick is not None:
-        row.tick, row.tick_label = _px(tick, scale), tick_label
+        row.tick, row.tick_label = px(tick, scale), tick_label
     return row
 
 
 def _multiplier(label: str, value: float | None, note: str) -> BarRow:
     v = 1.0 if value is None else float(value)
     css = "up" if v > 1.0 else ("down" if v < 1.0 else "neutral")
-    row = _bar(label, v, css, note, scale=MULTIPLIER_SCALE, tick=1.0, tick_label="×1", digits=2)
+    row = bar(label, v, css, note, scale=MULTIPLIER_SCALE, tick=1.0, tick_label="×1", digits=2)
     row.value = f"×{v:.2f}"
     return row
 
@@ -67,11 +67,11 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     ex = hit.get("explain") or {}
     out: list[BarRow] = []
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
-    out.append(_bar("vector leg", v and v["calibrated"], "vector",
+    out.append(bar("vector leg", v and v["calibrated"], "vector",
                     f"cosine {v['cosine']:.3f}, rank #{v['rank']}" if v else ""))
-    out.append(_bar("keyword leg", k and k["score"], "keyword", _keyword_note(k) if k else ""))
+    out.append(bar("keyword leg", k and k["score"], "keyword", _keyword_note(k) if k else ""))
     if p:
-        out.append(_bar("path leg", p["score"], "path", f"exact tier {p['exactTier']}"))
+        out.append(bar("path leg", p["score"], "path", f"exact tier {p['exactTier']}"))
     merge = ex.get("merge") or {}
     content = float(merge.get("content") or 0.0)
     formula = merge.get("formula") or ""
@@ -80,11 +80,16 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     if vw or kw:
         vpart = vw * float(v["calibrated"]) if v else 0.0
         kpart = kw * float(k["score"]) if k else 0.0
-        m.segments = [Segment(0, _px(vpart), "vector"), Segment(_px(vpart), _px(kpart), "keyword")]
+        m.segments = [Segment(0, px(vpart), "vector"), Segment(px(vpart), px(kpart), "keyword")]
         m.note = f"{formula}: {vpart:.3f} + {kpart:.3f}"
     else:
-        m.segments = [Segment(0, _px(content), "merge")]
+        m.segments = [Segment(0, px(content), "merge")]
     out.append(m)
+    rr = ex.get("rerank")
+    if rr:  # an optional reranker judged the pool: its blend replaces the merged relevance
+        out.append(bar("rerank", rr.get("score"), "merge",
+                       f"{rr['formula']}: {rr['before']:.3f} → {rr['after']:.3f}"
+                       if rr.get("before") is not None and rr.get("after") is not None else rr.get("formula", "")))
     imp, proj, dec = ex.get("importance") or {}, ex.get("project") or {}, ex.get("decay") or {}
     out.append(_multiplier("importance", imp.get("multiplier"),
                            f"importance {imp['value']}" if imp.get("value") is not None else "no importance: neutral"))
@@ -92,20 +97,20 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     out.append(_multiplier("project", proj.get("multiplier"),
                            f"entry {proj['key']} (active: {active})" if proj.get("key") else "no project: neutral"))
     pre = ex.get("preDecay")
-    out.append(_bar("before decay", pre, "merge",
+    out.append(bar("before decay", pre, "merge",
                     ("eligible" if ex.get("eligible") else "below minScore") + f" (minScore {min_score:.2f})",
                     tick=min_score, tick_label="min"))
     age = dec.get("ageDays")
     out.append(_multiplier("decay", dec.get("multiplier"),
                            "evergreen file: no decay" if age is None else f"{age:.1f} days old"))
-    out.append(_bar("score", ex.get("score", hit.get("score")), "score", "after every multiplier"))
+    out.append(bar("score", ex.get("score", hit.get("score")), "score", "after every multiplier"))
     mm = ex.get("mmr")
     if mm:
         moved = mm["after"] - mm["before"]
         note = (f"position {mm['before']} → {mm['after']}"
                 + (" (moved down: too similar to an earlier pick)" if moved > 0 else "")
                 + (" (moved up)" if moved < 0 else ""))
-        out.append(_bar("MMR similarity", mm["penalty"], "mmr", note))
+        out.append(bar("MMR similarity", mm["penalty"], "mmr", note))
     return out
 
 

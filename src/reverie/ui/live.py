@@ -4,8 +4,9 @@
   watchfiles) in one thread for the whole server, whatever the number of open pages, and bumps a
   per-agent counter on each burst of Markdown changes. Event streams only read that counter, so a
   page that goes away costs nothing and leaves nothing behind; the thread stops with the server.
-* :class:`Jobs` runs a sync or a forced rebuild in a background thread, one per agent at a time,
-  recording its progress (stage, done, total) for the event stream to send.
+* :class:`Jobs` runs long work in a background thread -- a sync or a forced rebuild, a Dreaming
+  preview -- one of each group per agent at a time, recording its progress (stage, done, total)
+  for the event stream to send, and its result for the page that shows it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Callable
 DEBOUNCE_MS = 300
 RETRY_SECONDS = 2.0
 JOBS_KEPT = 20
+GROUPS = {"sync": "index", "rebuild": "index"}  # kinds that must not run side by side for one agent
 
 
 class Changes:
@@ -87,7 +89,7 @@ class Changes:
 class Job:
     id: str
     agent: str
-    kind: str  # sync | rebuild
+    kind: str  # sync | rebuild | dream
     state: str = "running"  # running | done | failed
     stage: str = "starting"
     done: int = 0
@@ -97,11 +99,16 @@ class Job:
     summary: str = ""
     error: str = ""
     version: int = 0
+    result: dict | None = None  # what the work returned beside its summary (a report), kept off the stream
+
+    @property
+    def group(self) -> str:
+        return GROUPS.get(self.kind, self.kind)
 
     def snapshot(self) -> dict:
         return {"id": self.id, "agent": self.agent, "kind": self.kind, "state": self.state, "stage": self.stage,
                 "done": self.done, "total": self.total, "summary": self.summary, "error": self.error,
-                "seconds": round((self.finished or time.time()) - self.started, 1)}
+                "seconds": round((self.finished or time.time()) - self.started, 1), "version": self.version}
 
 
 class Jobs:
@@ -109,11 +116,12 @@ class Jobs:
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
 
-    def start(self, agent: str, kind: str, work: Callable[[Callable[[str, int, int], None]], str]) -> Job:
-        """Start ``work(progress)`` (returning a one-line summary) unless this agent already runs one;
-        returns the job that runs."""
+    def start(self, agent: str, kind: str, work: Callable[[Callable[[str, int, int], None]], object]) -> Job:
+        """Start ``work(progress)`` unless this agent already runs a job of its group (then that job
+        is returned: a second click joins the first). ``work`` returns a one-line summary, or a
+        ``(summary, result dict)`` pair."""
         with self._lock:
-            running = self._running(agent)
+            running = self._running(agent, GROUPS.get(kind, kind))
             if running is not None:
                 return running
             job = Job("job-" + secrets.token_hex(6), agent, kind)
@@ -127,7 +135,8 @@ class Jobs:
 
         def run() -> None:
             try:
-                job.summary = work(progress)
+                got = work(progress)
+                job.summary, job.result = got if isinstance(got, tuple) else (got, None)
                 job.state = "done"
             except Exception as exc:  # shown on the page; the index stays consistent (see index docs)
                 job.error = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc).splitlines()[0]
@@ -139,14 +148,20 @@ class Jobs:
         threading.Thread(target=run, name=f"reverie-ui-{kind}", daemon=True).start()
         return job
 
-    def _running(self, agent: str) -> Job | None:
-        return next((j for j in self._jobs.values() if j.agent == agent and j.state == "running"), None)
+    def _running(self, agent: str, group: str) -> Job | None:
+        return next((j for j in self._jobs.values()
+                     if j.agent == agent and j.group == group and j.state == "running"), None)
 
-    def get(self, job_id: str) -> Job | None:
+    def get(self, job_id: str, agent: str | None = None) -> Job | None:
+        """The job with this id (of this agent, when given: a page never shows another agent's job)."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        return job if job is not None and (agent is None or job.agent == agent) else None
 
-    def latest(self, agent: str) -> Job | None:
+    def of(self, agent: str) -> list[Job]:
         with self._lock:
-            mine = [j for j in self._jobs.values() if j.agent == agent]
-        return max(mine, key=lambda j: j.started) if mine else None
+            return sorted((j for j in self._jobs.values() if j.agent == agent), key=lambda j: j.started)
+
+    def latest(self, agent: str, kinds: tuple[str, ...] | None = None) -> Job | None:
+        mine = [j for j in self.of(agent) if kinds is None or j.kind in kinds]
+        return mine[-1] if mine else None

@@ -85,7 +85,7 @@ def overview(request: Request):
         sessions = len(store.sessions())
     finally:
         store.close()
-    job = ui.jobs.latest(agent)
+    job = ui.jobs.latest(agent, ("sync", "rebuild"))
     return render(request, "overview.html", agent=agent, active="overview", status=status, files=files[:12],
                   more_files=max(0, len(files) - 12), counts=counts, intents=dict(intents),
                   automations=jobs, sessions=sessions, problems=problems,
@@ -118,7 +118,9 @@ def file_page(request: Request):
     return render(request, "file.html", agent=agent, active="files", path=display, lines=lines, window=window,
                   hl=hl, start=start, editable=display in EDITABLE, daily=bool(daily),
                   today=today_note(mem), is_today=display == today_note(mem), origins=origins,
-                  saved=request.query_params.get("saved"), code=404 if window.get("status") == "not_found" else 200)
+                  saved=request.query_params.get("saved"),
+                  restored={k: request.query_params.get(k, "") for k in ("preimage", "kept")},
+                  code=404 if window.get("status") == "not_found" else 200)
 
 
 def _mark_origins(mem, display: str, lines) -> dict[str, int] | None:

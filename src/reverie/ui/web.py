@@ -19,14 +19,16 @@ from .security import Guard
 HERE = Path(__file__).parent
 MAX_FORM_BYTES = 4 * 1024 * 1024  # a MEMORY.md edit is text; anything bigger is refused unread
 
-# The navigation, in order: (key, label, path under /a/<agent>). A page added later (Dreaming)
-# is one more entry here plus its template, which extends base.html like the others.
+# The navigation, in order: (key, label, path under /a/<agent>). A page is one more entry here
+# plus its routes (app.py) and its template, which extends base.html like the others.
 NAV: list[tuple[str, str, str]] = [
     ("overview", "Overview", "/"),
     ("files", "Memory files", "/files"),
     ("search", "Search", "/search"),
+    ("dreaming", "Dreaming", "/dreaming"),
     ("acting", "Intents & automations", "/acting"),
     ("sessions", "Sessions", "/sessions"),
+    ("forget", "Forget", "/forget"),
 ]
 
 

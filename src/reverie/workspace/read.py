@@ -31,13 +31,19 @@ class PathRefused(UserError):
     pass
 
 
+def shown(path: str) -> str:
+    """A path as a refusal names it: as it is, or quoted with escapes when it holds a newline or
+    another character that does not print (a refusal is one line, and hides nothing)."""
+    return path if path.isprintable() else repr(path)
+
+
 def _no_symlinks(root: Path, target: Path) -> None:
     rel = target.relative_to(root)
     cur = root
     for part in rel.parts:
         cur = cur / part
         if cur.is_symlink():
-            raise PathRefused(f"path refused: {rel.as_posix()} goes through a symlink ({cur.name})")
+            raise PathRefused(f"path refused: {shown(rel.as_posix())} goes through a symlink ({shown(cur.name)})")
 
 
 def _refuse_unusable(raw: str) -> None:
@@ -76,7 +82,7 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
         is_memory = (len(parts) == 1 and parts[0] in _ROOT_FILES) or (len(parts) > 1 and parts[0] == "memory")
         if is_memory:
             if not absolute.name.lower().endswith(".md"):
-                raise PathRefused(f"path refused: {rel.as_posix()} is not a Markdown (.md) file")
+                raise PathRefused(f"path refused: {shown(rel.as_posix())} is not a Markdown (.md) file")
             _no_symlinks(ws, absolute)
             return absolute, rel.as_posix()
     # configured extra paths
@@ -95,9 +101,9 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
             if not glob_match(sub.as_posix(), pattern):
                 continue
         elif not absolute.name.lower().endswith(".md"):
-            raise PathRefused(f"path refused: {raw} is not a Markdown (.md) file")
+            raise PathRefused(f"path refused: {shown(raw)} is not a Markdown (.md) file")
         if base.is_symlink():
-            raise PathRefused(f"path refused: extra path {ep} is a symlink")
+            raise PathRefused(f"path refused: extra path {shown(str(ep))} is a symlink")
         _no_symlinks(base, absolute)
         return absolute, raw
     raise PathRefused(f"path refused: {raw!r} is not a memory file (MEMORY.md, USER.md, memory/**/*.md "
@@ -116,14 +122,14 @@ def read_window(path: Path, display: str, from_line: int = 1, lines: int = DEFAU
         return {"status": "not_found", "text": "", "path": display}
     except NotRegularFile as exc:
         what = "a folder" if exc.kind == "folder" else f"not a regular file ({exc.kind})"
-        raise PathRefused(f"path refused: {display} is {what}") from None
+        raise PathRefused(f"path refused: {shown(display)} is {what}") from None
     except IsADirectoryError:
-        raise PathRefused(f"path refused: {display} is a folder") from None
+        raise PathRefused(f"path refused: {shown(display)} is a folder") from None
     except OSError as exc:
         return {"path": display, "text": "", "disabled": True, "error": f"cannot read: {exc.strerror or exc}"}
     why = None if allow_hard_links else hard_link_problem(st)
     if why:
-        raise PathRefused(f"path refused: {display} {why}")
+        raise PathRefused(f"path refused: {shown(display)} {why}")
     content, problem = decode_note(raw or b"")
     if content is None:
         return {"path": display, "text": "", "disabled": True, "error": problem}

@@ -1,4 +1,4 @@
-// reverie ui: highlight cited lines, live updates over server-sent events, re-index progress.
+// reverie ui: highlight cited lines, live updates over server-sent events, background job progress.
 // Plain JavaScript, no framework; the server renders every page, this only refreshes them.
 (function () {
   "use strict";
@@ -37,19 +37,33 @@
       });
   }
 
+  // A background job (re-index, Dreaming preview) in the box of this page that shows its kind.
+  function jobBox(job) {
+    var boxes = document.querySelectorAll(".job[data-kinds]");
+    for (var i = 0; i < boxes.length; i++) {
+      if (boxes[i].dataset.kinds.split(" ").indexOf(job.kind) >= 0) return boxes[i];
+    }
+    return null;
+  }
+
   function showJob(job) {
-    var box = document.getElementById("job");
-    if (!box || !job) return;
+    var box = job && jobBox(job);
+    if (!box) return null;
+    // an answer that arrives late (the POST's) never undoes a newer state already shown
+    if (box.dataset.jobId === job.id && parseInt(box.dataset.version || "-1", 10) > job.version) return null;
+    box.dataset.jobId = job.id;
+    box.dataset.version = String(job.version);
     box.classList.remove("hidden");
-    var bar = document.getElementById("job-progress"), text = document.getElementById("job-text");
+    var bar = box.querySelector(".job-bar"), text = box.querySelector(".job-text");
     bar.max = job.total || 1;
     bar.value = job.state === "running" ? job.done : (job.total || 1);
-    var line = job.kind + " " + job.state;
+    var line = (box.dataset.label || job.kind) + " " + job.state;
     if (job.state === "running") line += ": " + job.stage + " " + job.done + "/" + job.total;
     if (job.summary) line += ": " + job.summary;
     if (job.error) line += ": " + job.error;
     text.textContent = line;
     box.dataset.state = job.state;
+    return box;
   }
 
   function listen() {
@@ -63,32 +77,36 @@
     });
     es.addEventListener("job", function (ev) {
       var job = JSON.parse(ev.data);
-      showJob(job);
-      if (job.state !== "running" && kind === "overview") {
-        // keep the finished job's line: the refreshed region carries it from the server too
+      if (showJob(job) && job.state !== "running") {
+        // the refreshed region carries the finished job (and a preview's report) from the server
         refresh();
       }
     });
     window.addEventListener("pagehide", function () { es.close(); });
   }
 
-  // The re-index button works without leaving the page (a plain POST works too, without script).
-  // (delegated: the form lives in the #live region, which a refresh replaces)
-  function reindexInPlace() {
+  // Buttons that start a background job (re-index, Dreaming preview) work without leaving the
+  // page (a plain POST works too, without script). The answer may name the page's address for
+  // that job, so a refresh when it ends shows its result. (Delegated: these forms live in the
+  // #live region, which a refresh replaces.)
+  function jobsInPlace() {
     document.addEventListener("submit", function (ev) {
       var form = ev.target;
-      if (form.id !== "reindex-form") return;
+      if (!form.hasAttribute("data-job")) return;
       ev.preventDefault();
       var data = new URLSearchParams(new FormData(form));
       fetch(form.action, { method: "POST", body: data, credentials: "same-origin",
                            headers: { Accept: "application/json", "X-CSRF-Token": csrf } })
         .then(function (r) { return r.json(); })
-        .then(function (d) { showJob(d.job); });
+        .then(function (d) {
+          if (d.url) history.replaceState(null, "", d.url);
+          showJob(d.job);
+        });
     });
   }
 
   highlightFromHash();
   window.addEventListener("hashchange", highlightFromHash);
   listen();
-  reindexInPlace();
+  jobsInPlace();
 })();

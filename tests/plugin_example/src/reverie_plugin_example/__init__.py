@@ -1,6 +1,6 @@
-"""An example reverie plugin: one embedding provider and one chat model.
+"""An example reverie plugin: an embedding provider, a chat model and a rerank provider.
 
-reverie finds both through the entry points in pyproject.toml and imports this module only when
+reverie finds each through the entry points in pyproject.toml and imports this module only when
 one of them is chosen by name.
 """
 
@@ -12,6 +12,7 @@ import numpy as np
 
 from reverie.embeddings.base import Embedder
 from reverie.models.base import ChatMessage, ChatModel, ChatResponse, Usage
+from reverie.rerank.base import Reranker
 
 
 class TrigramEmbedder(Embedder):
@@ -60,3 +61,21 @@ class EchoModel(ChatModel):
 def echo_model(name: str, settings) -> ChatModel:
     """The ``reverie.models`` entry point: called with the model name after the colon and the ChatSettings."""
     return EchoModel(name, settings)
+
+
+class ShortestReranker(Reranker):
+    """Finds shorter texts more relevant (a toy judgement that is easy to see in a test)."""
+
+    provider = "shortest"
+
+    def __init__(self, model: str | None = None):
+        self.model = model or "by-length"
+
+    def _score(self, query: str, documents: list[str], *, timeout: float) -> list[tuple[int, float]]:
+        # (index, relevance) pairs, in any order; relevance in [0, 1] or raw logits
+        return [(i, 1.0 / (1.0 + len(text) / 100)) for i, text in enumerate(documents)]
+
+
+def shortest_reranker(settings) -> Reranker:
+    """The ``reverie.rerankers`` entry point: called with the RerankSettings (memory.search.rerank)."""
+    return ShortestReranker(settings.model)
