@@ -288,3 +288,22 @@ def test_query_modes():
     cfg.query_mode = "full"
     query, convo = build_query(cfg, "and the price?", history)
     assert len(query) <= 480 and query.endswith("and the price?") and convo.count("\n") == 3
+
+
+def test_the_offline_pass_never_answers_with_an_earlier_question():
+    """An earlier turn that asked the same thing matches the question best, but it is no fact."""
+    import json as _json
+
+    from reverie.models.base import ChatMessage, ToolCall
+    from reverie.models.offline import ACTIVE_MEMORY_SYSTEM_PREFIX, RECALL_LATEST_LABEL, OfflineModel
+
+    results = {"results": [
+        {"snippet": "What is my bike lock code?", "score": 0.9, "path": "session:a#2"},
+        {"snippet": "My bike lock code is 2525.", "score": 0.7, "path": "session:a#1"}]}
+    messages = [ChatMessage("system", ACTIVE_MEMORY_SYSTEM_PREFIX + " Prompt style: balanced"),
+                ChatMessage("user", f"{RECALL_LATEST_LABEL} What is my bike lock code?"),
+                ChatMessage("assistant", "", tool_calls=[ToolCall("c1", "memory_search",
+                                                                  {"query": "What is my bike lock code?"})]),
+                ChatMessage("tool", _json.dumps(results), tool_call_id="c1")]
+    out = OfflineModel().complete(messages)
+    assert out.message.content == "My bike lock code is 2525."

@@ -273,6 +273,8 @@ class OfflineModel(ChatModel):
             best, best_overlap = "", 0
             for s in split_sentences(text):
                 s = re.sub(r"^(?:#+\s.*|[-*+]\s+|\d+[.)]\s+|\[?\d{1,2}:\d{2}\]?\s*)+", "", s).strip()
+                if s.endswith(("?", "？")):
+                    continue  # an earlier question (often the same one) answers nothing
                 overlap = len(want & _content_tokens(s))
                 if s and overlap > best_overlap:
                     best, best_overlap = s, overlap
