@@ -22,6 +22,17 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from .errors import ConfigError
 
 
+
+def _time_zone(v: str | None) -> str | None:
+    """A ``timezone`` setting: an IANA zone name, or None when unset."""
+    if v in (None, ""):
+        return None
+    try:
+        ZoneInfo(v)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {v!r}") from exc
+    return v
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
 
@@ -319,13 +330,7 @@ class DreamingSettings(_Model):
     @field_validator("timezone")
     @classmethod
     def _zone(cls, v: str | None) -> str | None:
-        if v in (None, ""):
-            return None
-        try:
-            ZoneInfo(v)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {v!r}") from exc
-        return v
+        return _time_zone(v)
 
     @field_validator("frequency")
     @classmethod
@@ -498,13 +503,7 @@ class Settings(_Model):
     @field_validator("timezone")
     @classmethod
     def _zone(cls, v: str | None) -> str | None:
-        if v in (None, ""):
-            return None
-        try:
-            ZoneInfo(v)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {v!r}") from exc
-        return v
+        return _time_zone(v)
 
     # -- conveniences -------------------------------------------------------------------------
     @property
