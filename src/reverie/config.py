@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from .errors import ConfigError
 
 
-
 def _time_zone(v: str | None) -> str | None:
     """A ``timezone`` setting: an IANA zone name, or None when unset."""
     if v in (None, ""):
@@ -32,6 +31,7 @@ def _time_zone(v: str | None) -> str | None:
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ValueError(f"unknown time zone {v!r}") from exc
     return v
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
