@@ -35,11 +35,8 @@ KEEP = "bike lock combination is 5512"
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def today() -> str:

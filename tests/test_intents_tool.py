@@ -19,11 +19,8 @@ GUEST = TurnContext(channel="telegram", sender="99", conversation="chat-1", owne
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def intent(mem: Memory, context=None):

@@ -18,11 +18,8 @@ from reverie.models.scripted import ScriptedModel
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def test_offline_model_is_registered_and_needs_nothing():

@@ -7,7 +7,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reverie import Memory
 from reverie.trust import Candidate, Provenance, frame_untrusted, injection_decision, neutralise_tags
 from reverie.trust.classes import least_trusted, session_kind_of, weakest_kind
 from reverie.trust.policy import promotion_decision
@@ -17,11 +16,8 @@ pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def found(origin: str, kind: str = "interactive") -> RangeOrigin:

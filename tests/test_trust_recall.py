@@ -19,11 +19,8 @@ HOTEL = "Decided: we stay at the Lakeside Hotel in Hangzhou, two nights, room 12
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def today() -> str:

@@ -12,7 +12,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reverie import Memory
 from reverie.store import connect
 from reverie.trust import Provenance, daily_guard, file_origins, open_trust_db
 from reverie.trust import segments as seg
@@ -25,11 +24,8 @@ OUT = seg.Writer("untrusted", "unknown", None, "outside", 9)
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def today() -> str:

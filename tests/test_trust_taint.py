@@ -16,7 +16,6 @@ import pytest
 from mcp import Client
 
 from http_helpers import JsonHandler, serving
-from reverie import Memory
 from reverie.mcp.server import build_server
 from reverie.models.scripted import ScriptedModel
 from reverie.store import connect
@@ -43,11 +42,8 @@ class Page(JsonHandler):
 
 
 @pytest.fixture
-def mem(reverie_home):
-    m = Memory(overrides=['memory.search.provider="fake"'])
-    m.init()
-    yield m
-    m.close()
+def mem(fake_memory):
+    return fake_memory
 
 
 def today() -> str:
