@@ -484,6 +484,11 @@ def main(argv: list[str] | None = None) -> dict:
                          "settings, about 4 min), oneshot (cold CLI commands against warm processes, about 2 min)")
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--pg-sizes", default="10000,100000", help="postgres: units per size")
+    ap.add_argument("--pg-hnsw", default=None,
+                    help="postgres: HNSW m:ef_construction pairs to build and compare, e.g. 16:64,16:128 "
+                         "(the last one serves the latency figures; default 16:64)")
+    ap.add_argument("--pg-cached-vectors", action="store_true",
+                    help="postgres: embed nothing; real vectors only as far as benchmarks/out holds them, the rest derived")
     ap.add_argument("--pg-dsn", default=None, help="postgres: a server of your own (default: a temporary local one)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
@@ -530,8 +535,10 @@ def main(argv: list[str] | None = None) -> dict:
     if "postgres" in parts:
         import perf_postgres
 
+        hnsw = [tuple(int(v) for v in pair.split(":")) for pair in args.pg_hnsw.split(",")] if args.pg_hnsw else None
         out["postgres"] = perf_postgres.main([int(x) for x in args.pg_sizes.split(",") if x.strip()], args.pg_dsn,
-                                             None if args.no_report else args.out)
+                                             None if args.no_report else args.out, hnsw,
+                                             not args.pg_cached_vectors)
     return out
 
 
