@@ -494,6 +494,9 @@ def main(argv: list[str] | None = None) -> dict:
                          "(the last one serves the latency figures; default 16:128, the schema's)")
     ap.add_argument("--pg-cached-vectors", action="store_true",
                     help="postgres, postgres-hnsw: embed nothing; real vectors only as far as benchmarks/out holds them, the rest derived")
+    ap.add_argument("--pg-real", default=None,
+                    help="postgres-hnsw: run each size once per limit on the real vectors used, e.g. 40000,10000 "
+                         "(the rest derived): do derived vectors behave as real ones?")
     ap.add_argument("--pg-dsn", default=None, help="postgres: a server of your own (default: a temporary local one)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
@@ -548,7 +551,8 @@ def main(argv: list[str] | None = None) -> dict:
         hnsw = [tuple(int(v) for v in pair.split(":")) for pair in args.pg_hnsw.split(",")] if args.pg_hnsw else None
         out["postgres_hnsw"] = perf_postgres.main([int(x) for x in args.pg_hnsw_sizes.split(",") if x.strip()],
                                                   args.pg_dsn, None if args.no_report else args.out, hnsw,
-                                                  not args.pg_cached_vectors)
+                                                  not args.pg_cached_vectors,
+                                                  [int(x) for x in args.pg_real.split(",")] if args.pg_real else None)
     return out
 
 

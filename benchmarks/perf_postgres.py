@@ -239,12 +239,12 @@ def incremental(dsn: str, vecs: np.ndarray) -> dict:
 
 
 def bench_size(admin_dsn: str, n: int, hnsw: list[tuple[int, int]], qvecs: np.ndarray, progress=print,
-               embed: bool = True) -> dict:
+               embed: bool = True, real_limit: int | None = None) -> dict:
     import pg_vectors
 
     from reverie.store.postgres.pool import close_pools, raw_connect
 
-    vecs, real = pg_vectors.vectors(n, embed=embed)
+    vecs, real = pg_vectors.vectors(n, embed=embed, real_limit=real_limit)
     name = f"bench_{n}_{uuid.uuid4().hex[:6]}"
     db = _database(admin_dsn, name)
     row: dict = {"n": n, "real_vectors": real, "load_at_start": os.getloadavg()}
@@ -273,7 +273,7 @@ def bench_size(admin_dsn: str, n: int, hnsw: list[tuple[int, int]], qvecs: np.nd
 
 
 def run(sizes_: list[int], dsn: str | None = None, hnsw: list[tuple[int, int]] | None = None,
-        progress=print, embed: bool = True) -> dict:
+        progress=print, embed: bool = True, real_limits: list[int | None] | None = None) -> dict:
     import pg_vectors
 
     from reverie.store.postgres.pool import close_pools, raw_connect
@@ -294,7 +294,8 @@ def run(sizes_: list[int], dsn: str | None = None, hnsw: list[tuple[int, int]] |
             pgvector = conn.execute("SELECT default_version FROM pg_available_extensions "
                                     "WHERE name = 'vector'").fetchone()[0]
             buffers = conn.execute("SHOW shared_buffers").fetchone()[0]
-        rows = [bench_size(dsn, n, hnsw, qvecs, progress, embed) for n in sizes_]
+        rows = [bench_size(dsn, n, hnsw, qvecs, progress, embed, limit)
+                for n in sizes_ for limit in (real_limits or [None])]
         return {"server": version, "pgvector": pgvector, "shared_buffers": buffers, "rows": rows,
                 "embedding": pg_vectors.timing(), "load": os.getloadavg(), "elapsed_s": time.perf_counter() - t}
     finally:
@@ -326,13 +327,13 @@ def render(res: dict, cmd: str) -> str:
                      f"{r['incremental_rows_per_s']:,.0f} | {r['load_at_start'][0]:.1f} / {r['load_at_end'][0]:.1f} |")
     lines += ["", "Recall@10 of the HNSW vector leg against exact search, and the latency of the leg's query (24 "
               f"nearest windows, p50 / p95 ms), by ef_search ({QUERIES} queries; min = the worst query's recall):", "",
-              "| windows | m / ef_construction (build) | " + " | ".join(f"ef_search {ef}" for ef in EF_SWEEP) + " |",
+              "| windows (real vectors) | m / ef_construction (build) | " + " | ".join(f"ef_search {ef}" for ef in EF_SWEEP) + " |",
               "|---|---|" + "---|" * len(EF_SWEEP)]
     for r in res["rows"]:
         for b in r["builds"]:
             cells = [f"{s['recall_at_10']:.3f} (min {s['min_recall']:.1f}), {s['leg_ms'][0]} / {s['leg_ms'][1]}"
                      for s in b["sweep"]]
-            lines.append(f"| {r['n']:,} | {b['m']} / {b['ef_construction']} ({b['build_s']:.0f} s) | "
+            lines.append(f"| {r['n']:,} ({r['real_vectors']:,} real) | {b['m']} / {b['ef_construction']} ({b['build_s']:.0f} s) | "
                          + " | ".join(cells) + " |")
     lines += ["", f"The product's query (search/postgres.py `nearest_windows`: ef_search {EF_SEARCH}, iterative scan, "
               "the planner's choice) against an exact scan, p50 / p95 ms: " + "; ".join(
@@ -342,10 +343,11 @@ def render(res: dict, cmd: str) -> str:
 
 
 def main(sizes_: list[int], dsn: str | None, out: Path | None, hnsw: list[tuple[int, int]] | None = None,
-         embed: bool = True) -> dict:
-    res = run(sizes_, dsn, hnsw, embed=embed)
+         embed: bool = True, real_limits: list[int | None] | None = None) -> dict:
+    res = run(sizes_, dsn, hnsw, embed=embed, real_limits=real_limits)
     cmd = "python benchmarks/perf.py --only postgres-hnsw" + f" --pg-hnsw-sizes {','.join(map(str, sizes_))}" + (
-        f" --pg-hnsw {','.join(f'{m}:{e}' for m, e in hnsw)}" if hnsw else "") + ("" if embed else " --pg-cached-vectors")
+        f" --pg-hnsw {','.join(f'{m}:{e}' for m, e in hnsw)}" if hnsw else "") + ("" if embed else " --pg-cached-vectors") + (
+        f" --pg-real {','.join(str(x) for x in real_limits)}" if real_limits else "")
     json_out = ROOT / "benchmarks" / "out" / f"perf-postgres-hnsw-{int(time.time())}.json"
     json_out.parent.mkdir(parents=True, exist_ok=True)
     json_out.write_text(json.dumps({**res, "cmd": cmd}, default=str, indent=1))

@@ -109,12 +109,13 @@ def cached() -> int:
     return n
 
 
-def vectors(n: int, seed: int = 5, embed: bool = True) -> tuple[np.ndarray, int]:
+def vectors(n: int, seed: int = 5, embed: bool = True, real_limit: int | None = None) -> tuple[np.ndarray, int]:
     """``n`` unit vectors and how many of them are real embeddings (the rest derived). Without
-    ``embed``, only what the cache holds is real."""
+    ``embed``, only what the cache holds is real; ``real_limit`` uses at most that many real ones
+    (to compare derived vectors with real ones at one size)."""
     if embed:
-        fill(min(n, REAL))
-    real_n = min(n, REAL, cached())
+        fill(min(n, REAL, real_limit or REAL))
+    real_n = min(n, REAL, cached(), real_limit or REAL)
     if real_n == 0:
         raise SystemExit("no cached note vectors: run `python benchmarks/pg_vectors.py 100000` first")
     d = _dir()
