@@ -180,7 +180,7 @@ def concurrent(home: Path, env: dict[str, str], qfile: str, procs: int, per: int
 
 
 def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, qs: list[str], qv: np.ndarray,
-          qfile: str, dsn: str | None, progress=print) -> dict:
+          qfile: str, dsn: str | None, progress=print, procs=(4, 16)) -> dict:
     home = work / f"{engine}-{n}"
     shutil.rmtree(home, ignore_errors=True)
     files = write_workspace(home / "workspace", texts)
@@ -212,14 +212,16 @@ def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, q
     from reverie.store.postgres.pool import close_pools
 
     close_pools()
-    row["concurrent"] = [concurrent(home, env, qfile, c) for c in (4, 16)]
+    row["concurrent"] = [concurrent(home, env, qfile, c) for c in procs]
     row["load_at_end"] = os.getloadavg()
     progress(f"  {engine} {n:,}: {json.dumps(row)}")
     return row
 
 
 def run(sizes: list[int], dsn: str | None = None, engines=("sqlite", "postgres"), embed: bool = True,
-        progress=print) -> dict:
+        progress=print, procs=(4, 16), vectors=None, queries=None) -> dict:
+    """``vectors(n) -> (vectors, real count)`` and ``queries() -> (texts, vectors)`` default to the
+    cached real embeddings and the real model (a smoke test passes quick stand-ins)."""
     import note_text
     import pg_vectors
     import perf_postgres
@@ -228,9 +230,10 @@ def run(sizes: list[int], dsn: str | None = None, engines=("sqlite", "postgres")
     from reverie.store.postgres.server import temporary_server
 
     t0 = time.perf_counter()
-    if embed:
+    if embed and vectors is None:
         pg_vectors.fill(max(sizes), progress)
-    qs, qv = perf_postgres.queries()
+    vectors = vectors or (lambda n: pg_vectors.vectors(n, embed=embed))
+    qs, qv = (queries or perf_postgres.queries)()
     work = Path(tempfile.mkdtemp(prefix="reverie-bench-engines-"))
     qfile = str(work / "queries")
     np.save(qfile + ".npy", qv)
@@ -242,10 +245,11 @@ def run(sizes: list[int], dsn: str | None = None, engines=("sqlite", "postgres")
     try:
         rows = []
         for n in sizes:
-            vecs, real = pg_vectors.vectors(n, embed=embed)
+            vecs, real = vectors(n)
             texts = [note_text.note(i) for i in range(n)]
             for engine in engines:
-                rows.append({**bench(engine, n, work, texts, vecs, qs, qv, qfile, dsn, progress), "real_vectors": real})
+                rows.append({**bench(engine, n, work, texts, vecs, qs, qv, qfile, dsn, progress, procs),
+                             "real_vectors": real})
                 shutil.rmtree(work / f"{engine}-{n}", ignore_errors=True)
         return {"rows": rows, "load": os.getloadavg(), "elapsed_s": time.perf_counter() - t0,
                 "embedding": pg_vectors.timing()}
@@ -268,7 +272,7 @@ def render(res: dict, cmd: str) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     by = {(r["engine"], r["n"]): r for r in res["rows"]}
     for r in res["rows"]:
-        c4, c16 = r["concurrent"]
+        c4, c16 = (r["concurrent"] * 2)[:2] if r["concurrent"] else ({"median_ms": "-", "p95_ms": "-", "qps": "-"},) * 2
         lines.append(f"| {r['units']:,} ({r['real_vectors']:,}) | {r['engine']} | {r['index_s']:.0f} s | "
                      f"{r['units_per_s']:,.0f} | {r['index_mb']:,.0f} MB | {r['hybrid_ms'][0]} / {r['hybrid_ms'][1]} | "
                      f"{c4['median_ms']} / {c4['p95_ms']}, {c4['qps']} | {c16['median_ms']} / {c16['p95_ms']}, "

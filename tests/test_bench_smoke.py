@@ -135,3 +135,32 @@ def test_oneshot_benchmark_smoke(tmp_path: Path) -> None:
     text = oneshot.render([("this code", result)], 1.0, "cmd")
     assert "| `reverie search QUERY` |" in text and "MCP `memory_search`" in text
 
+
+
+def test_engines_benchmark_smoke(pg_dsn) -> None:
+    """The whole search on both engines, side by side: same workspace, every note's vector found
+    in the cache (no misses), hybrid answers, figures in order (random stand-in vectors, no model)."""
+    import numpy as np
+
+    engines = _load("perf_engines")
+    note_text = _load("note_text")
+    rng = np.random.default_rng(1)
+
+    def unit(n: int):
+        v = rng.standard_normal((n, 384)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    qtexts = note_text.queries(8)
+    res = engines.run([300], pg_dsn, procs=(2,), vectors=lambda n: (unit(n), 0),
+                      queries=lambda: (qtexts, unit(len(qtexts))), progress=lambda *_: None)
+    sqlite, pg = res["rows"]
+    assert (sqlite["engine"], pg["engine"]) == ("sqlite", "postgres")
+    assert sqlite["units"] == pg["units"] == 300 and sqlite["misses"] == pg["misses"] == 0
+    for row in res["rows"]:
+        p50, p95 = row["hybrid_ms"]
+        assert 0 < p50 <= p95
+        assert row["modes"] == ["hybrid"]
+        assert row["concurrent"][0]["procs"] == 2 and row["concurrent"][0]["qps"] > 0
+        assert len(row["answers"]) == len(qtexts) and any(row["answers"])
+    body = engines.render(res, "smoke")
+    assert "| sqlite |" in body and "| postgres |" in body and "the same on both engines: 300 notes" in body
