@@ -12,6 +12,8 @@ import pytest
 
 from reverie import Memory
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 NONE = 'memory.search.provider="none"'
 FAKE = 'memory.search.provider="fake"'
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

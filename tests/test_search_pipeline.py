@@ -21,6 +21,10 @@ from reverie.index.chunking import chunk_markdown
 from reverie.index.identity import read_meta
 from reverie.store import connect
 
+from engines import only_sqlite
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 FAKE = 'memory.search.provider="fake"'
 NONE = 'memory.search.provider="none"'
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -499,13 +503,13 @@ def test_search_never_waits_for_a_slow_reindex(reverie_home):
 
 # -- recall signals -----------------------------------------------------------------------------------
 def _signals(mem: Memory) -> list[dict]:
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     try:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "memory_recall_signals" not in names:
             return []
         cols = [r[1] for r in conn.execute("PRAGMA table_info(memory_recall_signals)")]
-        return [dict(zip(cols, row)) for row in conn.execute("SELECT * FROM memory_recall_signals")]
+        return [dict(zip(cols, row)) for row in conn.execute(f"SELECT {', '.join(cols)} FROM memory_recall_signals")]
     finally:
         conn.close()
 
@@ -578,9 +582,10 @@ def test_a_search_of_an_empty_index_embeds_no_query(reverie_home):
     mem.close()
 
 
-def test_a_search_says_when_a_damaged_agent_database_stops_indexing(reverie_home):
+def test_a_search_says_when_a_damaged_agent_database_stops_indexing(reverie_home, store_backend):
     """The index cannot follow the files while the agent database is damaged: the answer says so
     and names the repair, instead of returning stale results in silence."""
+    only_sqlite(store_backend, "it damages the agent's SQLite file")
     mem = Memory(overrides=['memory.search.provider="fake"'])
     mem.init()
     mem.remember("the heron nests by the mill")  # (this opens the agent database)
