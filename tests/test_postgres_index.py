@@ -223,3 +223,29 @@ def test_a_migration_to_postgres_and_back_gives_identical_search_results(reverie
     assert report.embedded == 0 and report.cache_hits > 0
     assert _answers(back) == before
     back.close()
+
+
+def test_doctor_on_postgres_leaves_the_agents_rows_alone(reverie_home, pg_dsn):
+    """The doctor proves write -> index -> search in a temporary home; with the agent database and
+    index on a shared PostgreSQL, that home must not write under the configured agent's key."""
+    from reverie.doctor import run_doctor
+
+    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "REVERIE_STORE_BACKEND": "postgres",
+           "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    mem = Memory(overrides=['memory.search.provider="fake"'], env=env)
+    mem.init()
+    mem.remember("The lake-view room was over budget.")
+    mem.index.sync()
+    conn = mem.agent_store.connect_index()
+
+    def picture():
+        return (conn.execute("SELECT path, text FROM memory_index_chunks ORDER BY seq").fetchall(),
+                conn.execute("SELECT count(*) FROM memory_daily_segments").fetchone()[0])
+
+    before = picture()
+    report = run_doctor(mem)
+    assert report["ok"], report
+    assert any(leg["name"] == "database" and leg["ok"] for leg in report["legs"])
+    assert picture() == before
+    conn.close()
+    mem.close()
