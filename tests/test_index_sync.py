@@ -18,17 +18,11 @@ from reverie.embeddings.fake import FakeEmbedder
 from reverie.text.fts import build_query, query_terms, term_tokens
 
 from engines import only_sqlite
+from workspace_helpers import write
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 FAKE = ['memory.search.provider="fake"']
-
-
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
 
 
 def keyword_paths(mem: Memory, query: str) -> set[str]:

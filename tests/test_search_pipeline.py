@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -22,25 +21,13 @@ from reverie.index.identity import read_meta
 from reverie.store import connect
 
 from engines import only_sqlite
+from workspace_helpers import open_mem, write
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 FAKE = 'memory.search.provider="fake"'
 NONE = 'memory.search.provider="none"'
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-
-
-def open_mem(*overrides: str) -> Memory:
-    mem = Memory(overrides=list(overrides))
-    mem.init()
-    return mem
-
-
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
 
 
 def paths(out: dict) -> list[str]:
