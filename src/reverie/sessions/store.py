@@ -21,10 +21,12 @@ from ..models.base import ChatMessage, ToolCall
 from ..store import as_database, transaction
 from ..text.cjk import estimate_tokens
 from ..trust.classes import ORIGINS, SESSION_KINDS
-from . import search_rows
+from ..trust.recall import RecallPool
+from . import search_rows, search_text
 from .schema import COMPRESS_OVER, KINDS, open_transcripts_db
 
 MESSAGE_KINDS = ("user", "assistant", "tool_call", "tool_result")
+POOLS_KEPT = 8  # sessions whose recall pool a store keeps between writes
 INTERACTION_KINDS = ("user", "assistant", "tool_call", "tool_result", "command")  # system events never extend freshness
 
 
@@ -150,33 +152,35 @@ _EVENT_COLS = ("seq, session_id, session_key, position, event_id, kind, created_
 _UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
 
 
-def _search_row(kind: str, payload: dict, index_text: str | None = None) -> tuple[str, str] | None:
-    """(indexed text, role) of an event's session-search row, or None when it has none.
-    ``index_text`` replaces the message's text (the runtime strips recalled spans from it)."""
-    msg = payload.get("message")
-    text = msg.get("content") if isinstance(msg, dict) else None
-    if index_text is not None:
-        text = index_text
-    if kind in ("user", "assistant", "tool_call") and isinstance(text, str) and text.strip():
-        return text, "user" if kind == "user" else "assistant"
-    return None
-
-
 def rebuild_search_index(conn) -> int:
-    """Make ``transcript_fts`` again from the events (after a repair that saved events whose search
-    rows were damaged); returns the rows written. Call inside a transaction."""
+    """Make the transcript search rows again from the events (after a repair that saved events
+    whose search rows were damaged, or a move to another engine); returns the rows written. The
+    rows are exactly those the original writes made (:mod:`.search_text`). Call inside a
+    transaction."""
     search_rows.clear(conn)
+    sessions = [r[0] for r in conn.execute("SELECT DISTINCT session_id FROM transcript_events").fetchall()]
+    return sum(index_session(conn, sid) for sid in sessions)
+
+
+def index_session(conn, session_id: str) -> int:
+    """Write the search rows of one session's events (it has none now); returns how many."""
+    rows = conn.execute(
+        f"SELECT seq, kind, encoding, body FROM transcript_events WHERE session_id = ? "
+        f"AND kind IN ({','.join('?' * len(search_text.READ_KINDS))}) ORDER BY position",
+        (session_id, *search_text.READ_KINDS)).fetchall()
+
+    def documents():
+        for seq, kind, encoding, body in rows:
+            try:
+                doc = _decode(encoding, body)
+            except Exception:  # an event whose body was damaged: no search row, nothing recalled
+                doc = None
+            yield seq, kind, doc
+
     written = 0
-    rows = conn.execute("SELECT seq, session_id, kind, encoding, body FROM transcript_events "
-                        "WHERE kind IN ('user', 'assistant', 'tool_call') ORDER BY seq").fetchall()
-    for seq, session_id, kind, encoding, body in rows:
-        try:
-            search = _search_row(kind, _decode(encoding, body))
-        except Exception:  # an event whose body was damaged: it keeps no search row
-            continue
-        if search is not None:
-            search_rows.add(conn, seq, search[0], session_id, search[1])
-            written += 1
+    for seq, text, role in search_text.session_rows(documents()):
+        search_rows.add(conn, seq, text, session_id, role)
+        written += 1
     return written
 
 
@@ -199,6 +203,7 @@ class TranscriptStore:
         self.db_path = getattr(self.db, "path", None)
         self._conn = open_transcripts_db(self.db)
         self._lock = threading.RLock()
+        self._pools: dict[str, tuple[int, RecallPool]] = {}  # session -> (last position, recall pool)
 
     def close(self) -> None:
         with self._lock:
@@ -279,15 +284,19 @@ class TranscriptStore:
         self.update_session(session_id, ended_at=at or now_ms(), ended_reason=reason)
 
     # -- events ---------------------------------------------------------------------------------
-    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None, origin: str | None = None,
-               index_text: str | None = None) -> Event:
-        """Record one event now, in its own transaction (with its search row).
+    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None,
+               origin: str | None = None) -> Event:
+        """Record one event now, in its own transaction (with its search row: an agent message is
+        indexed without the memory recalled into the session before it, :mod:`.search_text`).
 
-        ``origin`` is the event's origin class (decided by the runtime); ``index_text``, when
-        given, is what the transcript search indexes instead of the message text (the runtime
-        passes the text with recalled memory stripped, so recall is never indexed again)."""
-        with self._lock, transaction(self._conn):
-            return self._insert_event(session_id, kind, payload, at, origin=origin, index_text=index_text)
+        ``origin`` is the event's origin class (decided by the runtime)."""
+        with self._lock:
+            try:
+                with transaction(self._conn):
+                    return self._insert_event(session_id, kind, payload, at, origin=origin)
+            except BaseException:
+                self._pools.pop(session_id, None)  # it may hold what was rolled back
+                raise
 
     def restore_session(self, row: dict, events: list[tuple[str, dict, int | None, str | None]]) -> bool:
         """Insert a whole session from an archive or another system, keeping its id: the session
@@ -332,8 +341,7 @@ class TranscriptStore:
         return bool(row and row[0])
 
     def _insert_event(self, session_id: str, kind: str, payload: dict, at: int | None, *,
-                      event_id: str | None = None, touch: bool = True, origin: str | None = None,
-                      index_text: str | None = None) -> Event:
+                      event_id: str | None = None, touch: bool = True, origin: str | None = None) -> Event:
         """The body of :meth:`append`; the caller holds the lock and a transaction."""
         if kind not in KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
@@ -359,7 +367,9 @@ class TranscriptStore:
             f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
             "RETURNING seq", (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens,
                               origin)).fetchone()[0]
-        search = _search_row(kind, payload, index_text)
+        recalled = self._pool_before(session_id, position) if kind in search_text.AGENT_KINDS else None
+        search = search_text.search_row(kind, doc, recalled)
+        self._observe(session_id, position, kind, doc)
         if search is not None:
             search_rows.add(self._conn, seq, search[0], session_id, search[1])
         # a restored session keeps its own last_interaction_at
@@ -371,9 +381,41 @@ class TranscriptStore:
         return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens, origin)
 
     def append_message(self, session_id: str, kind: str, msg: ChatMessage, *, at: int | None = None,
-                       origin: str | None = None, index_text: str | None = None, **extra: Any) -> Event:
-        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin,
-                           index_text=index_text)
+                       origin: str | None = None, **extra: Any) -> Event:
+        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin)
+
+    # -- the recall pool of the search rows -------------------------------------------------------
+    def _pool_before(self, session_id: str, position: int) -> RecallPool:
+        """The memory recalled into a session before ``position`` (the caller holds the lock). Kept
+        per session between writes, and read again from the events whenever another writer (or a
+        rollback) may have changed what came before."""
+        cached = self._pools.get(session_id)
+        if cached is not None and cached[0] == position - 1:
+            return cached[1]
+        pool = RecallPool()
+        for kind, encoding, body in self._conn.execute(
+                "SELECT kind, encoding, body FROM transcript_events WHERE session_id = ? AND position < ? "
+                "AND kind IN (?, ?) ORDER BY position", (session_id, position, *search_text.POOL_KINDS)).fetchall():
+            try:
+                doc = _decode(encoding, body)
+            except Exception:  # a damaged body recalls nothing, as in a rebuild
+                continue
+            search_text.observe(pool, kind, doc)
+        self._pools.pop(session_id, None)
+        while len(self._pools) >= POOLS_KEPT:
+            self._pools.pop(next(iter(self._pools)))
+        self._pools[session_id] = (position - 1, pool)
+        return pool
+
+    def _observe(self, session_id: str, position: int, kind: str, doc: dict) -> None:
+        cached = self._pools.get(session_id)
+        if cached is None:
+            return
+        if cached[0] != position - 1:
+            del self._pools[session_id]
+            return
+        search_text.observe(cached[1], kind, doc)
+        self._pools[session_id] = (position, cached[1])
 
     # -- trust ----------------------------------------------------------------------------------
     def add_participant(self, session_id: str, actor: str | None) -> None:
@@ -402,6 +444,8 @@ class TranscriptStore:
         ids = list(dict.fromkeys(session_ids))
         marks = ",".join("?" * len(ids))
         with self._lock:
+            for sid in ids:
+                self._pools.pop(sid, None)
             self._conn.execute("PRAGMA secure_delete=ON")
             with transaction(self._conn):
                 fts = search_rows.drop_sessions(self._conn, ids)
@@ -418,17 +462,19 @@ class TranscriptStore:
 
     def scrub_events(self, seqs: list[int], scrub) -> int:
         """Rewrite events through ``scrub`` (a function over the event document returning the new
-        one, or None to leave it); their search rows follow. Returns how many changed."""
+        one, or None to leave it); the search rows of their sessions are made again from the
+        rewritten events (what a later rebuild would make). Returns how many changed."""
         changed = 0
+        sessions: set[str] = set()
         with self._lock:
             self._conn.execute("PRAGMA secure_delete=ON")
             with transaction(self._conn):
                 for seq in seqs:
-                    row = self._conn.execute("SELECT kind, encoding, body FROM transcript_events WHERE seq = ?",
-                                             (seq,)).fetchone()
+                    row = self._conn.execute("SELECT session_id, encoding, body FROM transcript_events "
+                                             "WHERE seq = ?", (seq,)).fetchone()
                     if row is None:
                         continue
-                    kind, encoding, body = row
+                    session_id, encoding, body = row
                     doc = scrub(_decode(encoding, body))
                     if doc is None:
                         continue
@@ -436,13 +482,12 @@ class TranscriptStore:
                     enc, new_body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
                     self._conn.execute("UPDATE transcript_events SET encoding = ?, body = ?, bytes = ? WHERE seq = ?",
                                        (enc, new_body, len(raw), seq))
-                    search_rows.drop(self._conn, seq)
-                    msg = doc.get("message") if isinstance(doc.get("message"), dict) else {}
-                    text = msg.get("content") or ""
-                    if kind in ("user", "assistant", "tool_call") and text.strip():
-                        search_rows.add(self._conn, seq, text, doc.get("sessionId"),
-                                        "user" if kind == "user" else "assistant")
+                    sessions.add(session_id)
                     changed += 1
+                for session_id in sorted(sessions):  # a rewritten recall mark changes later rows too
+                    self._pools.pop(session_id, None)
+                    search_rows.drop_sessions(self._conn, [session_id])
+                    index_session(self._conn, session_id)
             if changed:
                 search_rows.optimize(self._conn)
         return changed
@@ -450,21 +495,10 @@ class TranscriptStore:
     def recall_pool(self, session_id: str):
         """Every text memory put into this session's context (recall marks, and the results of the
         recall tools for transcripts recorded without marks), ready for stripping."""
-        from ..trust import RECALL_TOOLS, items_from_result, pool_of
-
-        texts: list[str] = []
-        for ev in self.events(session_id, kinds=("system", "tool_result")):
-            if ev.is_recall:
-                texts += [str(i.get("text") or "") for i in ev.data.get("items") or [] if isinstance(i, dict)]
-            elif ev.kind == "tool_result":
-                msg = ev.message
-                if msg is not None and msg.name in RECALL_TOOLS:
-                    try:
-                        result = json.loads(msg.content)
-                    except ValueError:
-                        continue
-                    texts += [i.text for i in items_from_result(msg.name, result)]
-        return pool_of(texts)
+        pool = RecallPool()
+        for ev in self.events(session_id, kinds=search_text.POOL_KINDS):
+            search_text.observe(pool, ev.kind, ev.data)
+        return pool
 
     def events(self, session_id: str, *, kinds: Iterable[str] | None = None, from_position: int = 1,
                limit: int | None = None, newest: bool = False) -> list[Event]:
