@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -184,6 +185,27 @@ def index_session(conn, session_id: str) -> int:
     return written
 
 
+def delete_transcripts(conn, session_ids: list[str], *, drop_rows: Iterable[str] = ()) -> tuple[int, int]:
+    """Delete the events and search rows of these sessions (call inside a transaction). Their
+    rows stay, emptied (0 events, 0 bytes), except those in ``drop_rows``: these are deleted
+    with their participants. Returns (events, search rows) removed."""
+    if not session_ids:
+        return 0, 0
+    marks = ",".join("?" * len(session_ids))
+    fts = search_rows.drop_sessions(conn, session_ids)
+    n = conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
+                     tuple(session_ids)).fetchone()[0]
+    conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", tuple(session_ids))
+    conn.execute(f"UPDATE sessions SET event_count = 0, transcript_bytes = 0 WHERE session_id IN ({marks})",
+                 tuple(session_ids))
+    drop = [sid for sid in dict.fromkeys(drop_rows)]
+    if drop:
+        gone = ",".join("?" * len(drop))
+        conn.execute(f"DELETE FROM session_participants WHERE session_id IN ({gone})", tuple(drop))
+        conn.execute(f"DELETE FROM sessions WHERE session_id IN ({gone})", tuple(drop))
+    return n, fts
+
+
 def _decode(encoding: str, body: bytes) -> dict:
     raw = zlib.decompress(body) if encoding == "zlib" else body
     return json.loads(raw)
@@ -212,6 +234,19 @@ class TranscriptStore:
     @property
     def conn(self):
         return self._conn
+
+    @contextmanager
+    def writing(self):
+        """The connection inside one write transaction, this store's other calls held off (for
+        changes that read and write together, such as :mod:`.retention`'s)."""
+        with self._lock, transaction(self._conn) as conn:
+            yield conn
+
+    def drop_cached(self, session_ids: Iterable[str]) -> None:
+        """Forget what this store keeps in memory about these sessions (their events changed)."""
+        with self._lock:
+            for sid in session_ids:
+                self._pools.pop(sid, None)
 
     # -- sessions -------------------------------------------------------------------------------
     def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
@@ -444,17 +479,13 @@ class TranscriptStore:
         ids = list(dict.fromkeys(session_ids))
         marks = ",".join("?" * len(ids))
         with self._lock:
-            for sid in ids:
-                self._pools.pop(sid, None)
+            self.drop_cached(ids)
             self._conn.execute("PRAGMA secure_delete=ON")
             with transaction(self._conn):
-                fts = search_rows.drop_sessions(self._conn, ids)
-                n = self._conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
-                                       ids).fetchone()[0]
-                self._conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", ids)
+                n, fts = delete_transcripts(self._conn, ids)
                 now = now_ms()
                 self._conn.execute(
-                    f"UPDATE sessions SET forgotten_at = ?, event_count = 0, transcript_bytes = 0, "
+                    f"UPDATE sessions SET forgotten_at = ?, "
                     f"ended_at = coalesce(ended_at, ?), ended_reason = coalesce(ended_reason, 'forgotten') "
                     f"WHERE session_id IN ({marks})", (now, now, *ids))
             search_rows.optimize(self._conn)
