@@ -377,6 +377,9 @@ class Memory:
     # -- inspecting ---------------------------------------------------------------------------
     def status(self, deep: bool = False) -> dict[str, Any]:
         idx = self.index
+        store_health = self.agent_store.health()  # an unreachable shared database is reported, not raised
+        if idx.pg and not store_health["ok"]:
+            return self._status_unreachable(store_health)
         conn = idx.conn()
         state = self.provider_state
         check = idx.identity_check()
@@ -388,19 +391,22 @@ class Memory:
         by_origin = {o: n for o, n in conn.execute(
             "SELECT origin_class, count(*) FROM memory_index_chunk_provenance GROUP BY origin_class")}
         vectors, missing = conn.execute(
-            "SELECT count(embedding), sum(embedding IS NULL) FROM memory_index_chunks").fetchone()
-        tokenizer = fts_tokenizer_of(conn)
+            "SELECT count(embedding), count(*) - count(embedding) FROM memory_index_chunks").fetchone()
+        tokenizer = fts_tokenizer_of(conn) or stored.get("ftsTokenizer")
         fts_ok, fts_error = True, None
-        try:
-            conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE memory_index_chunks_fts MATCH ?",
-                         ('"reverie"',)).fetchone()
-        except Exception as exc:  # report, never raise, from status
-            fts_ok, fts_error = False, str(exc)
+        if idx.pg:  # tokens in GIN-indexed arrays: usable by the index only with LEAKPROOF operators
+            if store_health.get("keyword_index") is False:
+                fts_error = "keyword queries scan the agent's rows (see docs/team.md, Keyword indexes)"
+        else:
+            try:
+                conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE memory_index_chunks_fts MATCH ?",
+                             ('"reverie"',)).fetchone()
+            except Exception as exc:  # report, never raise, from status
+                fts_ok, fts_error = False, str(exc)
         last_sync = read_meta(conn, "last_sync") or {}
         dirty = idx.dirty_state()
         problems = [{"path": p, "problem": why} for p, why in conn.execute(
             "SELECT path, problem FROM memory_index_problems ORDER BY path")]
-        store_health = self.agent_store.health()  # an unreachable shared database is reported, not raised
         cache_entries = None
         if store_health["ok"]:
             agent_conn = open_agent_db(self.places, self.agent_store)
@@ -437,7 +443,8 @@ class Memory:
             "workspace_exists": self.workspace.exists(),
             "database": self.agent_store.label,
             "store": store_health,
-            "index": {"dir": str(self.places.index_dir), "generation": idx.generation,
+            "index": {"dir": "(the agent's rows in PostgreSQL)" if idx.pg else str(self.places.index_dir),
+                      "engine": "postgres" if idx.pg else "sqlite", "generation": idx.generation,
                       "revision": idx.revision()},
             "provider": state.provider,
             "model": state.model or stored.get("model"),
@@ -449,7 +456,7 @@ class Memory:
             "dirty": dirty.dirty,
             "pending": dirty.as_dict(),
             "fts": {"tokenizer": tokenizer, "ok": fts_ok, "error": fts_error},
-            "vector": {"ok": vector_usable, "backend": "numpy", "enabled": self.settings.search.store.vector.enabled,
+            "vector": {"ok": vector_usable, "backend": "pgvector" if idx.pg else "numpy", "enabled": self.settings.search.store.vector.enabled,
                        "vectors": vectors or 0, "missing": missing or 0, "dims": stored.get("vectorDims") or 0},
             "cache_entries": cache_entries,
             "extra_paths": [e if isinstance(e, str) else e.model_dump() for e in self.settings.search.extra_paths],
@@ -469,6 +476,26 @@ class Memory:
         if deep:
             out["probe"] = self._probe()
         return out
+
+    def _status_unreachable(self, store_health: dict) -> dict[str, Any]:
+        """Status while the shared database (which holds the index too) cannot be reached: what is
+        known without it, the database line saying why, and one warning."""
+        state = self.provider_state
+        why = f"agent database unreachable: {store_health.get('error')}"
+        return {
+            "agent": self.places.agent, "home": str(self.places.home), "workspace": str(self.workspace),
+            "workspace_exists": self.workspace.exists(), "database": self.agent_store.label, "store": store_health,
+            "index": {"dir": "(the agent's rows in PostgreSQL)", "engine": "postgres", "generation": None,
+                      "revision": None},
+            "provider": state.provider, "model": state.model, "provider_state": state.as_dict(),
+            "identity": {"status": "unknown", "reason": "the database cannot be reached"},
+            "files": 0, "chunks": {"total": 0}, "provenance": {}, "dirty": False, "pending": {},
+            "fts": {"tokenizer": self.settings.search.store.fts.tokenizer, "ok": False, "error": why},
+            "vector": {"ok": False, "backend": "pgvector", "enabled": self.settings.search.store.vector.enabled,
+                       "vectors": 0, "missing": 0, "dims": 0},
+            "cache_entries": None, "extra_paths": [], "last_sync": {}, "problems": [], "warnings": [why],
+            "indexing": None, "action": None,
+        }
 
     def _probe(self) -> dict[str, Any]:
         """Prove the embedding provider answers right now (status --deep)."""

@@ -36,6 +36,9 @@ from .sync import Control, Progress, Syncer, SyncReport
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)
 REPAIR_ACTION = "reverie index --force"
 FIRST_GENERATION_WAIT = 2.0  # seconds a search waits for the first generation another holder is creating
+# On PostgreSQL the index is the agent's rows in the shared database, not generation files: one
+# live "generation", rebuilt in one transaction (readers keep the old rows until it commits).
+PG_GENERATION = "postgres"
 
 
 class IndexUnavailable(UserError):
@@ -59,19 +62,36 @@ def _prepare_generation(path: Path, identity: dict) -> apsw.Connection:
     return conn
 
 
+def _holds_usable_vectors(conn, identity: dict) -> bool:
+    if not compare(read_identity(conn), identity).vectors_ok or identity.get("provider") == "none":
+        return False
+    return conn.execute("SELECT 1 FROM memory_index_chunks WHERE embedding IS NOT NULL LIMIT 1").fetchone() is not None
+
+
 def _vectors_usable(path: Path, identity: dict) -> bool:
     """Whether the generation at ``path`` holds vectors comparable with ``identity``'s provider."""
     try:
         conn = connect(path)
         try:
-            if not compare(read_identity(conn), identity).vectors_ok or identity.get("provider") == "none":
-                return False
-            return conn.execute(
-                "SELECT 1 FROM memory_index_chunks WHERE embedding IS NOT NULL LIMIT 1").fetchone() is not None
+            return _holds_usable_vectors(conn, identity)
         finally:
             conn.close()
     except (*DAMAGED, apsw.SQLError):  # a damaged live generation is worth replacing
         return False
+
+
+# every table of one agent's index on PostgreSQL, children first (a forced rebuild empties them)
+_PG_INDEX_TABLES = ("memory_index_windows", "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance",
+                    "memory_index_chunks", "memory_index_sources", "memory_index_problems", "memory_index_tokens",
+                    "memory_index_meta", "memory_index_state")
+
+
+def _pg_prepare(conn, identity: dict) -> None:
+    """The agent's index rows exist (its counters row and identity) on PostgreSQL."""
+    with transaction(conn):
+        conn.execute("INSERT OR IGNORE INTO memory_index_state(id) VALUES (1)")
+        if read_identity(conn) is None:
+            write_identity(conn, identity)
 
 
 @dataclass
@@ -105,6 +125,8 @@ class MemoryIndex:
         self.repaired: str | None = None  # why this process replaced a damaged generation
         self.clean_since = 0.0  # monotonic start of the last full or dirty-file sync that completed
         self._discovery: tuple[dict[str, float | None], list] | None = None
+        self.pg = agent_store is not None and getattr(agent_store, "engine", "sqlite") == "postgres"
+        self._pg_ready = False
 
     @property
     def embedder(self) -> Embedder | None:
@@ -126,6 +148,15 @@ class MemoryIndex:
 
     # -- connections ------------------------------------------------------------------------
     def _ensure_generation(self, *, blocking: bool = True, wait: float = 0.0) -> Path:
+        if self.pg:
+            if not self._pg_ready:
+                conn = self.agent_store.connect_index()
+                try:
+                    _pg_prepare(conn, self.wanted_identity())
+                finally:
+                    conn.close()
+                self._pg_ready = True
+            return PG_GENERATION  # (a name, not a file: _open knows)
         path = generations.current_path(self.index_dir)
         if path is not None:
             return path
@@ -144,6 +175,8 @@ class MemoryIndex:
         return path
 
     def _open(self, path: Path) -> apsw.Connection:
+        if self.pg:
+            return self.agent_store.connect_index()
         conn = connect(path)
         try:
             INDEX_MIGRATIONS.apply(conn)
@@ -156,7 +189,7 @@ class MemoryIndex:
     def conn(self) -> apsw.Connection:
         """A connection to the live generation, reopened if a rebuild published a new one."""
         with self._lock:
-            name = generations.current_name(self.index_dir)
+            name = PG_GENERATION if self.pg else generations.current_name(self.index_dir)
             if self._conn is None or name != self._gen:
                 # a first generation being made (by a sync starting here or elsewhere) takes a moment
                 path = self._ensure_generation(blocking=False, wait=FIRST_GENERATION_WAIT)
@@ -168,7 +201,7 @@ class MemoryIndex:
                 # the old connection is dropped, not closed: a search may still be reading it (it
                 # closes when the last reference goes; the unlinked file stays readable till then)
                 self._conn = conn
-                self._gen = path.name
+                self._gen = getattr(path, "name", path)
             return self._conn
 
     def repair(self, reason: str) -> Path:
@@ -243,7 +276,8 @@ class MemoryIndex:
             self.urgent.enter()
         try:
             stored = read_identity(conn)
-            ensure_fts(conn, (stored or wanted_identity(self.settings, None))["ftsTokenizer"])
+            if not self.pg:
+                ensure_fts(conn, (stored or wanted_identity(self.settings, None))["ftsTokenizer"])
             # a targeted run without the embedder keeps the stored identity as it is
             emb = self.embedder if use_embedder else None
             wanted = self.wanted_identity() if use_embedder else (stored or wanted_identity(self.settings, None))
@@ -317,7 +351,9 @@ class MemoryIndex:
         if not generations.is_held(self.index_dir, "sync"):
             return None
         if generations.is_held(self.index_dir, "rebuild"):
-            return "rebuild"
+            # on PostgreSQL the rebuild is one transaction holding the index's lock: a note's rows
+            # would wait for all of it, so the note stays pending (the next search syncs it)
+            return None if self.pg else "rebuild"
         meta = read_meta(self.conn(), run_progress.KEY) or {}
         return "vectors" if meta.get("state") == "running" and meta.get("phase") == "vectors" else None
 
@@ -351,6 +387,8 @@ class MemoryIndex:
         Searches keep using the old generation until the new one is complete; a failure or a
         kill leaves the old generation live.
         """
+        if self.pg:
+            return self._pg_rebuild(progress)
         with generations.lock(self.index_dir, "sync"), generations.lock(self.index_dir, "rebuild"):
             keep = generations.current_name(self.index_dir)
             generations.discard_others(self.index_dir, keep)  # leftovers of a killed rebuild
@@ -375,6 +413,34 @@ class MemoryIndex:
             conn.close()
             agent.close()
             generations.publish(self.index_dir, path)
+            return report
+
+    def _pg_rebuild(self, progress: Progress | None) -> SyncReport:
+        """PostgreSQL: the agent's index rows made again from the files in one transaction; other
+        processes' searches read the old rows until it commits, and a failure or a kill (the
+        server rolls back a transaction whose connection is gone) leaves them as they were."""
+        with generations.lock(self.index_dir, "sync"), generations.lock(self.index_dir, "rebuild"):
+            identity = self.wanted_identity()
+            conn = self.agent_store.connect_index()
+            agent = open_agent_db(self.places, self.agent_store)
+            try:
+                had_vectors = _holds_usable_vectors(conn, identity)
+                with transaction(conn):
+                    conn.execute("SELECT set_config('reverie.index_bulk', 'on', true)")
+                    for table in _PG_INDEX_TABLES:
+                        conn.execute(f"DELETE FROM {table}")
+                    conn.execute("SELECT set_config('reverie.index_bulk', 'off', true)")
+                    conn.execute("INSERT INTO memory_index_state(id) VALUES (1)")
+                    write_identity(conn, identity)
+                    report = Syncer(conn, agent, self.places.workspace, self.settings, self.embedder,
+                                    identity, progress).run()
+                    if report.embedding_error and had_vectors:
+                        raise EmbeddingError(f"rebuild not committed, the previous index stays live: "
+                                             f"{report.embedding_error}")
+            finally:
+                conn.close()
+                agent.close()
+            self._pg_ready = True
             return report
 
     # -- reading ----------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def ensure_fts(conn: apsw.Connection, tokenizer: str) -> None:
 def fts_tokenizer_of(conn: apsw.Connection) -> str | None:
     row = conn.execute(
         "SELECT sql FROM sqlite_master WHERE name = 'memory_index_chunks_fts'").fetchone()
-    if not row:
+    if not row or not row[0]:  # (PostgreSQL: no FTS tables; the identity names the tokenizer)
         return None
     for name, spec in TOKENIZERS.items():
         if f"tokenize='{spec}'" in row[0]:

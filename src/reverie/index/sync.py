@@ -27,12 +27,11 @@ import apsw
 
 from ..embeddings import Embedder
 from ..store import transaction
-from ..text.fts import segment_for_index
 from ..trust.store import chunk_origin
 from ..workspace.annotations import parse_annotations
 from ..workspace.files import NotRegularFile, read_regular
 from ..workspace.textclean import decode_note
-from . import cache, progress as run_progress
+from . import cache, progress as run_progress, rows
 from .chunking import Chunk, Window, chunk_markdown, is_curated
 from .discover import SourceFile, discover
 from .discover import _refusal as refusal_of  # one rule for what a memory file is
@@ -191,6 +190,8 @@ class Syncer(VectorFill):
         return report
 
     def _prune_log(self) -> None:
+        if rows.on_postgres(self.conn):
+            return  # no vector log there: no process keeps an in-memory matrix of that index
         # a reader further behind than this reloads its matrix in the background instead
         self.conn.execute("DELETE FROM memory_index_vector_log WHERE id <= "
                           "(SELECT max(id) FROM memory_index_vector_log) - ?", (VECTOR_LOG_KEEP,))
@@ -349,22 +350,15 @@ class Syncer(VectorFill):
                 for path, source in keys[i:i + WRITE_BATCH_CHUNKS]:
                     row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
                                             (path, source)).fetchone()
-                    self._delete_chunks(path, source)
+                    rows.delete_chunks(self.conn, path, source)
                     if row:
-                        self.conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (row[0],))
+                        rows.delete_path_keywords(self.conn, row[0])
                         self.conn.execute("DELETE FROM memory_index_sources WHERE id=?", (row[0],))
                     report.removed += 1
 
-    def _delete_chunks(self, path: str, source: str) -> None:
-        self.conn.execute("DELETE FROM memory_index_windows WHERE path=? AND source=?", (path, source))
-        self.conn.execute(
-            "DELETE FROM memory_index_chunks_fts WHERE rowid IN "
-            "(SELECT seq FROM memory_index_chunks WHERE path=? AND source=?)", (path, source))
-        self.conn.execute("DELETE FROM memory_index_chunks WHERE path=? AND source=?", (path, source))
-
     def _replace_source(self, p: _Pending, vectors: dict[str, np.ndarray], now: int) -> None:
         src = p.src
-        self._delete_chunks(src.path, src.source)
+        rows.delete_chunks(self.conn, src.path, src.source)
         seen_ids: set[str] = set()
         seqs: list[int | None] = []
         for c in p.chunks:
@@ -374,15 +368,10 @@ class Syncer(VectorFill):
                 continue  # an identical unit at the same lines cannot occur twice; be safe
             seen_ids.add(cid)
             vec = vectors.get(c.hash)
-            self.conn.execute(
-                "INSERT INTO memory_index_chunks(id, path, source, start_line, end_line, hash, model, text, "
-                "context, embedding, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text, c.context,
-                 _vec_blob(vec) if vec is not None else None, now))
-            seq = self.conn.last_insert_rowid()
+            seq = rows.insert_chunk(self.conn, (
+                cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text, c.context,
+                _vec_blob(vec) if vec is not None else None, now), c.index_text, self.tokenizer)
             seqs.append(seq)
-            self.conn.execute("INSERT INTO memory_index_chunks_fts(rowid, text) VALUES (?, ?)",
-                              (seq, segment_for_index(c.index_text, self.tokenizer)))
             # the unit's own entry's annotations, never a neighbour's (reference addendum row 2)
             ann = parse_annotations(c.annotations)
             if not ann.empty:
@@ -400,25 +389,19 @@ class Syncer(VectorFill):
             members = [(seqs[i], vectors.get(p.chunks[i].hash)) for i in range(w.first, w.last + 1)
                        if seqs[i] is not None]
             if members:
-                self.conn.execute(
-                    "INSERT INTO memory_index_windows(path, source, start_line, end_line, first_seq, last_seq, "
-                    "embedding) VALUES (?,?,?,?,?,?,?)",
-                    (src.path, src.source, w.start_line, w.end_line, members[0][0], members[-1][0],
-                     _mean_blob([v for _, v in members])))
+                rows.insert_window(self.conn, src.path, src.source, w.start_line, w.end_line, members[0][0],
+                                   members[-1][0], _mean_blob([v for _, v in members]))
         row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
                                 (src.path, src.source)).fetchone()
         if row:
             sid = row[0]
             self.conn.execute("UPDATE memory_index_sources SET hash=?, mtime=?, size=?, indexed_at=? WHERE id=?",
                               (p.hash, p.mtime, p.size, now, sid))
-            self.conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (sid,))
         else:
-            self.conn.execute(
-                "INSERT INTO memory_index_sources(path, source, hash, mtime, size, indexed_at) VALUES (?,?,?,?,?,?)",
-                (src.path, src.source, p.hash, p.mtime, p.size, now))
-            sid = self.conn.last_insert_rowid()
-        self.conn.execute("INSERT INTO memory_index_paths_fts(rowid, path) VALUES (?, ?)",
-                          (sid, path_search_text(src.path, self.tokenizer)))
+            sid = self.conn.execute(
+                "INSERT INTO memory_index_sources(path, source, hash, mtime, size, indexed_at) VALUES (?,?,?,?,?,?) "
+                "RETURNING id", (src.path, src.source, p.hash, p.mtime, p.size, now)).fetchone()[0]
+        rows.set_path_keywords(self.conn, sid, path_words(src.path), self.tokenizer)
 
     def _finish_vectors_count(self, report: SyncReport) -> None:
         if self.use_vectors:
@@ -451,16 +434,16 @@ class Syncer(VectorFill):
             else:
                 self.conn.executemany("DELETE FROM memory_index_problems WHERE path=?", [(p,) for p in only])
             self.conn.executemany(
-                "INSERT OR REPLACE INTO memory_index_problems(path, source, problem, seen_at, mtime, size) "
-                "VALUES (?, 'memory', ?, ?, ?, ?)",
+                "INSERT INTO memory_index_problems(path, source, problem, seen_at, mtime, size) "
+                "VALUES (?, 'memory', ?, ?, ?, ?) ON CONFLICT (path, source) DO UPDATE SET problem = excluded.problem, "
+                "seen_at = excluded.seen_at, mtime = excluded.mtime, size = excluded.size",
                 [(p, why, now, *self._stat_of(p)) for p, why in sorted(problems.items())])
 
 
-def path_search_text(path: str, tokenizer: str) -> str:
+def path_words(path: str) -> str:
     """A path as keyword text: its folders and stem split on separators. The extension and the
     leading ``memory/`` are left out: every note has them, so matching them says nothing."""
     body = os.path.splitext(path)[0]
     if body.startswith("memory/"):
         body = body[len("memory/"):]
-    parts = " ".join(body.replace("/", " ").replace("-", " ").replace("_", " ").replace(".", " ").split())
-    return segment_for_index(parts, tokenizer)
+    return " ".join(body.replace("/", " ").replace("-", " ").replace("_", " ").replace(".", " ").split())

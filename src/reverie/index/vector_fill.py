@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import EmbeddingError
 from ..store import transaction
-from . import cache, embed_turns, progress as run_progress
+from . import cache, embed_turns, progress as run_progress, rows
 from .chunking import Chunk
 
 if TYPE_CHECKING:  # pragma: no cover  (numpy loads when vectors do: `remember` never needs it)
@@ -197,4 +197,4 @@ class VectorFill:
             vecs = [np.frombuffer(r[0], dtype=np.float32) for r in self.conn.execute(
                 "SELECT embedding FROM memory_index_chunks WHERE seq BETWEEN ? AND ? AND embedding IS NOT NULL",
                 (first, last))]
-            self.conn.execute("UPDATE memory_index_windows SET embedding=? WHERE seq=?", (_mean_blob(vecs), wseq))
+            rows.set_window_vector(self.conn, wseq, _mean_blob(vecs))

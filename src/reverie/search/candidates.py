@@ -64,7 +64,8 @@ class Candidate:
 
 @dataclass
 class VectorQuery:
-    """The query vector and the window matrix it is compared with."""
+    """The query vector and the window matrix it is compared with (None on PostgreSQL until the
+    pipeline reads the windows this query needs: search/postgres.py)."""
 
-    matrix: WindowMatrix
+    matrix: WindowMatrix | None
     query: np.ndarray

@@ -308,9 +308,10 @@ class PathHit:
     specificity: int  # 3 full path, 2 file name, 1 stem, 0 partial
 
 
-def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> list[PathHit]:
+def exact_path_hits(conn, query: str) -> list[PathHit]:
+    """Files the query names: its whole path (3), file name (2) or stem (1)."""
     raw = query.strip().lower()
-    out: dict[int, PathHit] = {}
+    out: list[PathHit] = []
     if raw and not any(ch.isspace() for ch in raw):  # a file is named by one word, never a sentence
         name_like = "%/" + escape_like(raw)
         rows = conn.execute(
@@ -323,7 +324,12 @@ def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> 
             stem = name.rsplit(".", 1)[0]
             spec = 3 if raw == p else 2 if raw == name else 1 if raw == stem else 0
             if spec:
-                out[sid] = PathHit(sid, path, 1.0, spec)
+                out.append(PathHit(sid, path, 1.0, spec))
+    return out
+
+
+def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> list[PathHit]:
+    out: dict[int, PathHit] = {h.source_id: h for h in exact_path_hits(conn, query)}
     q = build_query(query, tokenizer)
     if q.strict and not q.like:
         try:

@@ -25,6 +25,7 @@ import apsw
 import numpy as np
 
 from . import context, rerank
+from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, is_conversational, keyword_leg, memory_doc_count, memory_index_version, path_leg, \
     recent_turn
@@ -119,17 +120,22 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     """Rank the index for ``params``; ``vectors`` is None when the vector leg is off."""
     t0 = time.perf_counter()
     cands: dict[int, Candidate] = {}
-    use_vectors = vectors is not None and not vectors.matrix.empty
+    pg = engine_of(conn) == "postgres"
+    use_vectors = vectors is not None and (pg or not vectors.matrix.empty)
     use_kw = params.legs != "vector"
-    version = memory_index_version(conn)
-    qt = analyse_query(conn, params.query, params.tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
-    kw_hits = keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
+    if pg:  # the same legs from that engine's queries (search/postgres.py)
+        from . import postgres as engine
+
+        qt = engine.analyse(conn, params.query, params.tokenizer)
+        kw_hits = engine.keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
+        p_hits = engine.path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
+    else:
+        version = memory_index_version(conn)
+        qt = analyse_query(conn, params.query, params.tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
+        kw_hits = keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
+        p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     for hit in kw_hits:
         cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
-    wcos = fcos = None
-    if use_vectors:
-        wcos, fcos = context.coarse(vectors, cands)
-    p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
         seq = firsts.get(h.path)
@@ -137,6 +143,12 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             continue
         c = cands.setdefault(seq, Candidate(seq))
         c.path_score, c.specificity = h.score, h.specificity
+    wcos = fcos = None
+    if use_vectors and pg:  # the windows this query needs, with their files' (see postgres.window_matrix)
+        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands)), vectors.query)
+        use_vectors = not vectors.matrix.empty
+    if use_vectors:
+        wcos, fcos = context.coarse(vectors, cands)
     t_legs = time.perf_counter()
     _load(conn, cands, use_vectors)
     for c in list(cands.values()):

@@ -230,7 +230,7 @@ class SearchService:
         self._generation = generation
         check = self.index.identity_check(conn)
         stored = self.index.stored_identity(conn) or {}
-        debug: dict = {"backend": "sqlite", "configuredMode": "hybrid" if self.embedder else "keyword-only"}
+        debug: dict = {"backend": "postgres" if self.index.pg else "sqlite", "configuredMode": "hybrid" if self.embedder else "keyword-only"}
         if self.embedder is None and self.state.error:  # say why search is keyword-only (§7.8)
             debug["embeddingBootstrap"] = f"{self.state.reason}: {self.state.error}"
         emb = self.embedder
@@ -266,7 +266,9 @@ class SearchService:
                         return unavailable(str(exc), exc.quota, self.state.provider, self.state.model)
                     debug["embeddingBootstrap"] = f"query embedding failed, keyword-only: {exc}"
                 embed_ms = (time.perf_counter() - te) * 1000
-                if qv is not None and np_any(qv):
+                if qv is not None and np_any(qv) and self.index.pg:
+                    vector_hits = pipeline.VectorQuery(None, qv)  # the pipeline asks the engine (search/postgres.py)
+                elif qv is not None and np_any(qv):
                     snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
                     conn, self._generation = snap.conn, snap.generation  # the previous one while the new loads
                     vector_hits = pipeline.VectorQuery(snap.view, qv)

@@ -76,6 +76,15 @@ class PostgresAgentDatabase(AgentDatabase):
 
         return PgConnection(pool_for(self.dsn), self.agent, self.label)
 
+    def connect_index(self):
+        """A connection for the agent's search index (docs/team.md): its writers take the index's
+        own advisory lock, and a forced rebuild nests the sync's batches in one transaction."""
+        from .postgres.connection import PgConnection
+        from .postgres.pool import pool_for
+
+        return PgConnection(pool_for(self.dsn), self.agent, self.label + "#index",
+                            lock_key=f"reverie.index:{self.agent}", nested=True)
+
     def exists(self) -> bool:
         return True  # rows appear as they are written; an agent with none reads as empty
 

@@ -77,9 +77,15 @@ class PgConnection:
 
     engine = "postgres"
 
-    def __init__(self, pool, agent: str, label: str):
+    def __init__(self, pool, agent: str, label: str, *, lock_key: str | None = None, nested: bool = False):
+        """``lock_key``: the advisory lock a write transaction takes (the agent's by default; the
+        search index has its own, so a long index batch never holds up a transcript write).
+        ``nested``: a transaction begun inside another is a savepoint of it (the index's forced
+        rebuild runs the whole sync, batches and all, in one transaction)."""
         self._pool = pool
         self.agent = agent
+        self.lock_key = lock_key or agent_lock_key(agent)
+        self._nested = nested
         self.filename = label  # what apsw calls the database's name; used as a cache key
         self._local = threading.local()
         self._changes = 0
@@ -170,9 +176,17 @@ class PgConnection:
         """apsw's hook to interrupt a long statement; the statement timeout does that here."""
 
     # -- transactions -------------------------------------------------------------------------
+    def _depth(self) -> int:
+        return getattr(self._local, "depth", 0)
+
     def begin(self, immediate: bool = True) -> None:
-        if self._held() is not None:
-            raise RuntimeError("a transaction is already open on this connection")
+        held = self._held()
+        if held is not None:
+            if not self._nested:
+                raise RuntimeError("a transaction is already open on this connection")
+            self._local.depth = self._depth() + 1
+            held.execute(f"SAVEPOINT reverie_{self._local.depth}")
+            return
         try:
             conn = self._pool.getconn()
         except _LOST as exc:
@@ -184,7 +198,7 @@ class PgConnection:
             conn.execute("BEGIN")
             conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{self._busy_ms}ms",))
             if immediate:
-                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (agent_lock_key(self.agent),))
+                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (self.lock_key,))
         except BaseException as exc:
             self._pool.putconn(conn)
             if isinstance(exc, _LOST) and _is_lost(exc):
@@ -194,6 +208,13 @@ class PgConnection:
 
     def _end(self, word: str) -> None:
         conn = self._held()
+        depth = self._depth()
+        if conn is not None and depth:
+            if word == "ROLLBACK":
+                conn.execute(f"ROLLBACK TO SAVEPOINT reverie_{depth}")
+            conn.execute(f"RELEASE SAVEPOINT reverie_{depth}")
+            self._local.depth = depth - 1
+            return
         if conn is None:
             if word == "ROLLBACK":
                 return
@@ -221,7 +242,7 @@ class PgConnection:
         return self._held() is not None
 
     def close(self) -> None:
-        if self._held() is not None:
+        while self._held() is not None:
             self.rollback()
         self._closed = True
 

@@ -392,6 +392,197 @@ KEYWORD_INDEX_CHECK = ("SELECT bool_and(proleakproof) FROM pg_proc WHERE oid IN 
                        "'pg_catalog.arrayoverlap(anyarray, anyarray)'::regprocedure)")
 
 
+# The search index itself (index/schema.py's tables, the same names and columns, agent first), which
+# the index's sync writes and the search pipeline reads on this engine:
+# * FTS5's tables become ``tokens text[]`` columns under a GIN index of the tokens alone (one led by
+#   the agent, through btree_gin, was costed above a scan of all the agent's rows by the planner and
+#   never used; the agent's filter applies to the few rows a rare token finds), and without GIN's
+#   pending list (``fastupdate = off``: the sync's inserts merge at once, so a query never scans
+#   a list of not yet merged entries, which the planner also costed above a full scan): a unit's tokens (reverie's own, as for
+#   transcripts) and a source's path tokens; per-token document counts (BM25's df) and the agent's
+#   totals are kept by triggers in the writer's transaction.
+# * seqs and source ids are numbered per agent as SQLite numbers rowids (the largest + 1): a file's
+#   units get consecutive seqs (its windows name runs of them), and an agent's index reads the same
+#   on both engines.
+# * windows keep their float32 ``embedding`` (what the pipeline scores with, as on SQLite) and
+#   ``vec``, the same vector as pgvector's type, under an HNSW index per dimension in use
+#   (``vector_cosine_ops``; index/pg_writes.py ensures one for a new dimension).
+# * the vector change log and the SQLite triggers that keep it have no use here: no process keeps
+#   an in-memory matrix of a PostgreSQL index.
+_INDEX_TABLES = f"""
+DROP TABLE IF EXISTS {SCHEMA}.memory_index_units, {SCHEMA}.memory_index_stats, {SCHEMA}.memory_index_tokens;
+CREATE TABLE {SCHEMA}.memory_index_meta (
+  {AGENT_COLUMN},
+  key text NOT NULL,
+  value text NOT NULL,
+  PRIMARY KEY (agent_id, key)
+);
+CREATE TABLE {SCHEMA}.memory_index_sources (
+  {AGENT_COLUMN},
+  id bigint NOT NULL,
+  path text NOT NULL,
+  source text NOT NULL DEFAULT 'memory',
+  hash text NOT NULL,
+  mtime double precision NOT NULL,
+  size bigint NOT NULL,
+  indexed_at bigint NOT NULL,
+  tokens text[] NOT NULL DEFAULT '{{}}',
+  PRIMARY KEY (agent_id, id),
+  UNIQUE (agent_id, path, source)
+);
+CREATE INDEX memory_index_sources_tokens ON {SCHEMA}.memory_index_sources USING gin (tokens) WITH (fastupdate = off);
+CREATE TABLE {SCHEMA}.memory_index_chunks (
+  {AGENT_COLUMN},
+  seq bigint NOT NULL,
+  id text NOT NULL,
+  path text NOT NULL,
+  source text NOT NULL DEFAULT 'memory',
+  start_line bigint NOT NULL,
+  end_line bigint NOT NULL,
+  hash text NOT NULL,
+  model text NOT NULL,
+  text text NOT NULL,
+  embedding bytea,
+  updated_at bigint NOT NULL,
+  context text NOT NULL DEFAULT '',
+  tokens text[] NOT NULL DEFAULT '{{}}',
+  PRIMARY KEY (agent_id, seq),
+  UNIQUE (agent_id, id)
+);
+CREATE INDEX memory_index_chunks_path_source ON {SCHEMA}.memory_index_chunks(agent_id, path, source);
+CREATE INDEX memory_index_chunks_tokens ON {SCHEMA}.memory_index_chunks USING gin (tokens) WITH (fastupdate = off);
+CREATE TABLE {SCHEMA}.memory_index_chunk_recall_metadata (
+  {AGENT_COLUMN},
+  chunk_id text NOT NULL,
+  importance integer CHECK (importance IS NULL OR importance BETWEEN 1 AND 10),
+  triggers text,
+  project_key text,
+  status text CHECK (status IS NULL OR status IN ('active', 'superseded')),
+  PRIMARY KEY (agent_id, chunk_id),
+  FOREIGN KEY (agent_id, chunk_id) REFERENCES {SCHEMA}.memory_index_chunks(agent_id, id) ON DELETE CASCADE
+);
+CREATE TABLE {SCHEMA}.memory_index_chunk_provenance (
+  {AGENT_COLUMN},
+  chunk_id text NOT NULL,
+  origin_class text NOT NULL CHECK (origin_class IN ('owner', 'agent', 'untrusted', 'system')),
+  session_kind text NOT NULL CHECK (session_kind IN ('interactive', 'cron', 'heartbeat', 'subagent', 'unknown')),
+  observed_at bigint,
+  supersedes_key text,
+  PRIMARY KEY (agent_id, chunk_id),
+  FOREIGN KEY (agent_id, chunk_id) REFERENCES {SCHEMA}.memory_index_chunks(agent_id, id) ON DELETE CASCADE
+);
+CREATE TABLE {SCHEMA}.memory_index_state (
+  {AGENT_COLUMN},
+  id integer NOT NULL CHECK (id = 1),
+  revision bigint NOT NULL DEFAULT 0,
+  chunks bigint NOT NULL DEFAULT 0,
+  vectors bigint NOT NULL DEFAULT 0,
+  tokens bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (agent_id, id)
+);
+CREATE TABLE {SCHEMA}.memory_index_problems (
+  {AGENT_COLUMN},
+  path text NOT NULL,
+  source text NOT NULL DEFAULT 'memory',
+  problem text NOT NULL,
+  seen_at bigint NOT NULL,
+  mtime double precision,
+  size bigint,
+  PRIMARY KEY (agent_id, path, source)
+);
+CREATE TABLE {SCHEMA}.memory_index_windows (
+  {AGENT_COLUMN},
+  seq bigint NOT NULL,
+  path text NOT NULL,
+  source text NOT NULL DEFAULT 'memory',
+  start_line bigint NOT NULL,
+  end_line bigint NOT NULL,
+  first_seq bigint NOT NULL,
+  last_seq bigint NOT NULL,
+  embedding bytea,
+  dims integer,
+  vec vector,
+  PRIMARY KEY (agent_id, seq)
+);
+CREATE INDEX memory_index_windows_path_source ON {SCHEMA}.memory_index_windows(agent_id, path, source);
+CREATE INDEX memory_index_windows_first ON {SCHEMA}.memory_index_windows(agent_id, first_seq);
+CREATE INDEX memory_index_windows_hnsw_384 ON {SCHEMA}.memory_index_windows USING hnsw
+  ((vec::vector(384)) vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE dims = 384;
+-- how many of the agent's units hold each token (BM25's document frequency; FTS5 keeps its own)
+CREATE TABLE {SCHEMA}.memory_index_tokens (
+  {AGENT_COLUMN},
+  token text NOT NULL,
+  df bigint NOT NULL,
+  PRIMARY KEY (agent_id, token)
+);
+
+-- numbering as SQLite's rowids: the agent's largest + 1 (writers hold the agent's index lock)
+CREATE FUNCTION {SCHEMA}.index_next_seq() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'memory_index_sources' THEN
+    IF NEW.id IS NULL THEN
+      SELECT coalesce(max(id), 0) + 1 INTO NEW.id FROM {SCHEMA}.memory_index_sources WHERE agent_id = NEW.agent_id;
+    END IF;
+  ELSIF TG_TABLE_NAME = 'memory_index_chunks' THEN
+    IF NEW.seq IS NULL THEN
+      SELECT coalesce(max(seq), 0) + 1 INTO NEW.seq FROM {SCHEMA}.memory_index_chunks WHERE agent_id = NEW.agent_id;
+    END IF;
+  ELSIF NEW.seq IS NULL THEN
+    SELECT coalesce(max(seq), 0) + 1 INTO NEW.seq FROM {SCHEMA}.memory_index_windows WHERE agent_id = NEW.agent_id;
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER memory_index_sources_id BEFORE INSERT ON {SCHEMA}.memory_index_sources
+  FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.index_next_seq();
+CREATE TRIGGER memory_index_chunks_seq BEFORE INSERT ON {SCHEMA}.memory_index_chunks
+  FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.index_next_seq();
+CREATE TRIGGER memory_index_windows_seq BEFORE INSERT ON {SCHEMA}.memory_index_windows
+  FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.index_next_seq();
+
+-- the revision (any change of sources or units), the counts and the token frequencies
+CREATE FUNCTION {SCHEMA}.index_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE {SCHEMA}.memory_index_state SET revision = revision + 1 WHERE id = 1;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memory_index_sources_rev AFTER INSERT OR UPDATE OR DELETE ON {SCHEMA}.memory_index_sources
+  FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_revision();
+CREATE TRIGGER memory_index_chunks_rev AFTER INSERT OR UPDATE OR DELETE ON {SCHEMA}.memory_index_chunks
+  FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_revision();
+-- (a forced rebuild empties the agent's index first with reverie.index_bulk on, and resets the
+-- counts and frequencies itself: counting down row by row would cost as much as the rebuild)
+CREATE FUNCTION {SCHEMA}.index_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('reverie.index_bulk', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    UPDATE {SCHEMA}.memory_index_state SET chunks = chunks + 1,
+      vectors = vectors + (NEW.embedding IS NOT NULL)::int, tokens = tokens + cardinality(NEW.tokens)
+      WHERE agent_id = NEW.agent_id AND id = 1;
+    INSERT INTO {SCHEMA}.memory_index_tokens(agent_id, token, df)
+      SELECT NEW.agent_id, t, 1 FROM unnest(NEW.tokens) AS t GROUP BY t
+      ON CONFLICT (agent_id, token) DO UPDATE SET df = {SCHEMA}.memory_index_tokens.df + 1;
+  ELSIF TG_OP = 'DELETE' THEN
+    UPDATE {SCHEMA}.memory_index_state SET chunks = chunks - 1,
+      vectors = vectors - (OLD.embedding IS NOT NULL)::int, tokens = tokens - cardinality(OLD.tokens)
+      WHERE agent_id = OLD.agent_id AND id = 1;
+    UPDATE {SCHEMA}.memory_index_tokens SET df = df - 1 WHERE agent_id = OLD.agent_id AND token = ANY(OLD.tokens);
+  ELSIF (NEW.embedding IS NULL) <> (OLD.embedding IS NULL) THEN
+    UPDATE {SCHEMA}.memory_index_state
+      SET vectors = vectors + (NEW.embedding IS NOT NULL)::int - (OLD.embedding IS NOT NULL)::int
+      WHERE agent_id = NEW.agent_id AND id = 1;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memory_index_chunks_counts AFTER INSERT OR DELETE OR UPDATE OF embedding
+  ON {SCHEMA}.memory_index_chunks FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.index_counts();
+"""
+SEARCH_INDEX_TABLES = ("memory_index_meta", "memory_index_sources", "memory_index_chunks",
+                       "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance", "memory_index_state",
+                       "memory_index_problems", "memory_index_windows", "memory_index_tokens")
+
+
 @dataclass(frozen=True)
 class PgMigration:
     version: int
@@ -403,6 +594,7 @@ MIGRATIONS: list[PgMigration] = [
     PgMigration(1, "agent_database", _BASE + _policies(AGENT_TABLES)),
     PgMigration(2, "search_index_units", _SEARCH_INDEX + _policies(INDEX_TABLES)),
     PgMigration(3, "leakproof_array_operators", _LEAKPROOF_ARRAYS),
+    PgMigration(4, "search_index", _INDEX_TABLES + _policies(SEARCH_INDEX_TABLES)),
 ]
 
 # run after every batch of migrations (new tables get the app role's rights); harmless to repeat

@@ -1,0 +1,88 @@
+"""The index rows that differ between the engines, written in one place for the sync.
+
+Most of the index's SQL is one copy for both engines (the PostgreSQL connection rewrites the few
+idioms that differ: :mod:`reverie.store.postgres.dialect`). What has no common form is here:
+
+* **keyword rows**: SQLite keeps FTS5 tables beside the units and the sources (rowid = seq, id);
+  PostgreSQL keeps the same tokens in a ``tokens text[]`` column of the row itself (GIN), made by
+  :func:`reverie.text.fts.array_tokens` from the same text;
+* **window vectors**: both keep the float32 mean (``embedding``, what the pipeline scores with);
+  PostgreSQL also keeps it as pgvector's ``vector`` (``vec``) for its HNSW index.
+"""
+
+from __future__ import annotations
+
+from ..store.engine import engine_of
+from ..text.fts import array_tokens, segment_for_index
+
+_CHUNK_COLUMNS = "id, path, source, start_line, end_line, hash, model, text, context, embedding, updated_at"
+
+
+def on_postgres(conn) -> bool:
+    return engine_of(conn) == "postgres"
+
+
+def insert_chunk(conn, row: tuple, index_text: str, tokenizer: str) -> int:
+    """Add one unit (``row`` in the order of ``_CHUNK_COLUMNS``) with its keyword row; its seq."""
+    marks = ",".join("?" * len(row))
+    if on_postgres(conn):
+        return conn.execute(f"INSERT INTO memory_index_chunks({_CHUNK_COLUMNS}, tokens) VALUES ({marks}, ?) "
+                            f"RETURNING seq", (*row, array_tokens(index_text, tokenizer))).fetchone()[0]
+    seq = conn.execute(f"INSERT INTO memory_index_chunks({_CHUNK_COLUMNS}) VALUES ({marks}) RETURNING seq",
+                       row).fetchone()[0]
+    conn.execute("INSERT INTO memory_index_chunks_fts(rowid, text) VALUES (?, ?)",
+                 (seq, segment_for_index(index_text, tokenizer)))
+    return seq
+
+
+def delete_chunks(conn, path: str, source: str) -> None:
+    """A source's units, windows and keyword rows (its recall metadata and provenance cascade)."""
+    conn.execute("DELETE FROM memory_index_windows WHERE path=? AND source=?", (path, source))
+    if not on_postgres(conn):
+        conn.execute("DELETE FROM memory_index_chunks_fts WHERE rowid IN "
+                     "(SELECT seq FROM memory_index_chunks WHERE path=? AND source=?)", (path, source))
+    conn.execute("DELETE FROM memory_index_chunks WHERE path=? AND source=?", (path, source))
+
+
+def set_path_keywords(conn, source_id: int, words: str, tokenizer: str) -> None:
+    """The path's keyword row (``words``: :func:`reverie.index.sync.path_words`)."""
+    if on_postgres(conn):
+        conn.execute("UPDATE memory_index_sources SET tokens = ? WHERE id = ?",
+                     (array_tokens(words, tokenizer), source_id))
+        return
+    conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (source_id,))
+    conn.execute("INSERT INTO memory_index_paths_fts(rowid, path) VALUES (?, ?)",
+                 (source_id, segment_for_index(words, tokenizer)))
+
+
+def delete_path_keywords(conn, source_id: int) -> None:
+    if not on_postgres(conn):  # on PostgreSQL they go with the source's row
+        conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid=?", (source_id,))
+
+
+def _pg_vector(blob: bytes | None) -> tuple[int | None, str | None]:
+    if blob is None:
+        return None, None
+    import numpy as np
+
+    v = np.frombuffer(blob, dtype=np.float32)
+    return int(v.shape[0]), "[" + ",".join(f"{float(x):.9g}" for x in v) + "]"
+
+
+def insert_window(conn, path: str, source: str, start_line: int, end_line: int, first_seq: int, last_seq: int,
+                  blob: bytes | None) -> None:
+    cols = "path, source, start_line, end_line, first_seq, last_seq, embedding"
+    row = (path, source, start_line, end_line, first_seq, last_seq, blob)
+    if on_postgres(conn):
+        conn.execute(f"INSERT INTO memory_index_windows({cols}, dims, vec) VALUES (?,?,?,?,?,?,?,?,?::vector)",
+                     (*row, *_pg_vector(blob)))
+    else:
+        conn.execute(f"INSERT INTO memory_index_windows({cols}) VALUES (?,?,?,?,?,?,?)", row)
+
+
+def set_window_vector(conn, window_seq: int, blob: bytes | None) -> None:
+    if on_postgres(conn):
+        conn.execute("UPDATE memory_index_windows SET embedding=?, dims=?, vec=?::vector WHERE seq=?",
+                     (blob, *_pg_vector(blob), window_seq))
+    else:
+        conn.execute("UPDATE memory_index_windows SET embedding=? WHERE seq=?", (blob, window_seq))

@@ -1,0 +1,186 @@
+"""The search pipeline's candidate queries when the index is on PostgreSQL (docs/team.md).
+
+The ranking (:mod:`.pipeline`: context, merge, multipliers, rerank, MMR, selection) is the same
+code on both engines; what differs is how the candidates are found, each leg one or two round
+trips:
+
+* **Keywords.** No PostgreSQL text-search configuration finds two-character Chinese words, so each
+  unit keeps the tokens reverie's own keyword index makes (:func:`reverie.text.fts.array_tokens`:
+  CJK bigrams and characters, porter stems) in a ``text[]`` column with a GIN index. The query is
+  analysed as on SQLite (:func:`.keyword.analyse_query`: tokens weighed by their rarity, every
+  token first, then the ones worth fetching), with document frequencies from per-token counts kept
+  by triggers beside the units; the fetch order is BM25 over the tokens, and the score the pipeline
+  uses is the SQLite engine's (the share of the query's information a unit holds). Under row-level
+  security the GIN index is used only when the array operators are LEAKPROOF (store/postgres/schema.py).
+* **Paths.** A file named by the query (exact tiers) as on SQLite; path words by their tokens.
+* **Vectors.** The pipeline compares the query with windows and files. SQLite keeps every window
+  in memory; here an HNSW index (``vector_cosine_ops``, one per dimension in use) returns the
+  nearest windows, and the windows of the files that hold them or any other candidate are read
+  with their float32 vectors: the context scores are then computed exactly as on SQLite, over the
+  files that matter to this query (:func:`window_matrix`). Row-level security adds the agent's
+  filter after the index scan; pgvector's iterative scan keeps reading the graph until ``k`` rows
+  of this agent are found.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..text.fts import bm25_to_score, query_terms, term_tokens
+from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, exact_path_hits, idf
+from .vectors import WindowMatrix, _block, _build_view, _COLUMNS
+
+K1, B = 1.2, 0.75
+# BM25 over distinct tokens (tf = 1): a unit's rank is minus the sum of its matched tokens'
+# weights (the query analysis's: idf, doubled for a dialogue's last turn) times one length factor.
+# At most ``cap`` matching units are ranked per pass (a word in half the notes would otherwise cost
+# a scan of half the table for hits that rank low); the text is not read here.
+SCAN_CAP = 2000
+COMMON_CAP_PER_K = 4  # a pass on common tokens alone ranks a few units per wanted hit
+RARE_SHARE = 0.05  # a token in more of the agent's units than this is "common"
+NEAREST_WINDOWS = 24  # windows the HNSW leg returns (the pipeline scores the units of its best 12)
+FETCH_BATCH = 500
+
+_KEYWORD_SQL = """
+WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, weight))
+SELECT u.seq, -(SELECT sum(w.weight) FROM w WHERE u.tokens @> ARRAY[w.tok]) * ? / (1 + ? * cardinality(u.tokens)) AS rank
+FROM (SELECT seq, tokens FROM memory_index_chunks WHERE {where} LIMIT {cap}) u ORDER BY rank, u.seq LIMIT ?
+"""
+
+
+def vector_literal(vec) -> str:
+    return "[" + ",".join(f"{float(x):.9g}" for x in vec) + "]"
+
+
+def doc_stats(conn) -> tuple[int, float]:
+    """The agent's units and their mean length in tokens (kept by triggers)."""
+    row = conn.execute("SELECT chunks, tokens FROM memory_index_state WHERE id = 1").fetchone() or (0, 0)
+    return int(row[0]), max(int(row[1]) / max(int(row[0]), 1), 1.0)
+
+
+def token_frequencies(conn, tokens: list[str]) -> dict[str, int]:
+    """How many of the agent's units hold each token."""
+    out = dict.fromkeys(tokens, 0)
+    if tokens:
+        out.update(dict(conn.execute("SELECT token, df FROM memory_index_tokens WHERE token = ANY(?::text[])",
+                                     (list(tokens),)).fetchall()))
+    return out
+
+
+def analyse(conn, query: str, tokenizer: str) -> QueryTerms:
+    """The query analysis of the SQLite engine, its document frequencies read from this engine's counts."""
+    n, _ = doc_stats(conn)
+    return analyse_query(conn, query, tokenizer, "memory_index_chunks", n,
+                         frequencies=lambda toks: token_frequencies(conn, toks))
+
+
+def _tokens_of(expr: str | None) -> list[str]:
+    return list(dict.fromkeys(re.findall(r'"([^"]*)"', expr or "")))
+
+
+def keyword_leg(conn, qt: QueryTerms, limit: int) -> list[KeywordHit]:
+    """Units matching the analysed query, best BM25 first: every token first (short queries),
+    then any of the tokens worth fetching, as :func:`.keyword.keyword_leg` does on FTS5."""
+    if not qt.tokens:
+        return []
+    _, avgl = doc_stats(conn)
+    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = a / (1 + c * len) with these two numbers
+    a, c = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / avgl / (1 + K1 * (1 - B))
+    weights = [float(x) for x in qt.weights]
+    df = token_frequencies(conn, qt.tokens)
+    rare = any(0 < df[t] <= RARE_SHARE * max(qt.n_docs, 1) for t in qt.tokens)
+    passes = []
+    if qt.strict:
+        passes.append((True, "tokens @> ?::text[]", _tokens_of(qt.strict),
+                       SCAN_CAP if rare else COMMON_CAP_PER_K * limit))
+    fetch = _tokens_of(qt.match)
+    if fetch:
+        fetch_rare = any(df.get(t, 0) <= RARE_SHARE * max(qt.n_docs, 1) for t in fetch)
+        passes.append((not qt.strict and len(qt.tokens) <= 1, "tokens && ?::text[]", fetch,
+                       SCAN_CAP if fetch_rare else COMMON_CAP_PER_K * limit))
+    hits: dict[int, KeywordHit] = {}
+    for strict, where, toks, cap in passes:
+        if len(hits) >= limit:
+            break
+        for seq, rank in conn.execute(_KEYWORD_SQL.format(where=where, cap=cap),
+                                      (qt.tokens, weights, a, c, toks, limit)):
+            if seq not in hits:
+                hits[seq] = KeywordHit(seq, rank, len(hits) + 1, strict)
+    return list(hits.values())
+
+
+def path_leg(conn, query: str, tokenizer: str, window: int) -> list[PathHit]:
+    """Files the query names (as on SQLite), then files whose path words hold every query word,
+    best BM25 first."""
+    out = {h.source_id: h for h in exact_path_hits(conn, query)}
+    words = query_terms(query)
+    need = list(dict.fromkeys(t for w in words for t in term_tokens(w, tokenizer)))
+    if need and len(need) <= 32:
+        rows = conn.execute("SELECT id, path, cardinality(tokens) FROM memory_index_sources "
+                            "WHERE tokens @> ?::text[] ORDER BY id LIMIT ?", (need, window)).fetchall()
+        if rows:
+            n, total = conn.execute("SELECT count(*), coalesce(sum(cardinality(tokens)), 0) "
+                                    "FROM memory_index_sources").fetchone()
+            avgl = max(float(total) / max(int(n), 1), 1.0)
+            df = dict(conn.execute("SELECT t, count(*) FROM unnest(?::text[]) AS t, memory_index_sources s "
+                                   "WHERE s.tokens @> ARRAY[t] GROUP BY t", (need,)).fetchall())
+            for sid, path, length in rows:
+                if sid in out:
+                    continue
+                norm = K1 * (1 - B + B * (length or 1) / avgl)
+                rank = -sum(idf(int(n), int(df.get(t, 0))) * (K1 + 1) / (1 + norm) for t in need)
+                out[sid] = PathHit(sid, path, 0.5 * bm25_to_score(rank) + 0.5, 0)
+    return sorted(out.values(), key=lambda h: (-h.specificity, -h.score, h.path))
+
+
+def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS) -> list[int]:
+    """The ``k`` windows nearest the query by cosine (HNSW for a large index; the planner scans a
+    small one exactly)."""
+    dims = int(query.shape[0])
+    lit = vector_literal(query)
+    rows = conn.execute(f"SELECT seq FROM memory_index_windows WHERE dims = {dims} "
+                        f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?", (lit, k)).fetchall()
+    return [r[0] for r in rows]
+
+
+def window_matrix(conn, query: np.ndarray, unit_seqs: list[int]) -> WindowMatrix:
+    """The windows the pipeline needs for this query, as the in-memory matrix holds them on SQLite:
+    every window of each file that holds one of the nearest windows or one of ``unit_seqs`` (the
+    keyword and path candidates), so that each file's vector is its whole mean."""
+    dims = int(query.shape[0])
+    nearest = nearest_windows(conn, query)
+    files: set[tuple[str, str]] = set()
+    for i in range(0, len(nearest), FETCH_BATCH):
+        files.update(conn.execute("SELECT path, source FROM memory_index_windows WHERE seq = ANY(?::bigint[])",
+                                  (nearest[i:i + FETCH_BATCH],)).fetchall())
+    for i in range(0, len(unit_seqs), FETCH_BATCH):
+        files.update(conn.execute("SELECT DISTINCT path, source FROM memory_index_chunks WHERE seq = ANY(?::bigint[])",
+                                  (list(unit_seqs[i:i + FETCH_BATCH]),)).fetchall())
+    rows: list = []
+    paths = sorted({p for p, _ in files})
+    for i in range(0, len(paths), FETCH_BATCH):
+        for r in conn.execute(f"SELECT {_COLUMNS} FROM memory_index_windows WHERE path = ANY(?::text[]) "
+                              f"AND embedding IS NOT NULL AND length(embedding) = ?", (paths[i:i + FETCH_BATCH], dims * 4)):
+            if (r[6], r[5]) in files:
+                rows.append(r)
+    block = _block(rows, dims)
+    return _build_view([block.take()] if block is not None else [], dims)
+
+
+def ensure_vector_index(conn, dims: int) -> None:
+    """The HNSW index for windows of ``dims`` dimensions (384, the bundled model's, comes with the
+    schema). Needs the tables' owner: a plain connection (``pool.raw_connect``) of the owner."""
+    dims = int(dims)
+    conn.execute(f"CREATE INDEX IF NOT EXISTS memory_index_windows_hnsw_{dims} ON memory_index_windows USING hnsw "
+                 f"((vec::vector({dims})) vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE dims = {dims}")
+
+
+def vector_plan(conn, dims: int) -> str:
+    """Which path the planner takes for the nearest-window query (``EXPLAIN``)."""
+    lit = vector_literal([0.0] * (dims - 1) + [1.0])
+    return "\n".join(r[0] for r in conn.execute(
+        f"EXPLAIN SELECT seq FROM memory_index_windows WHERE dims = {dims} "
+        f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT 10", (lit,)))
+

@@ -1,0 +1,90 @@
+"""The search index on both engines (docs/team.md): the same files give the same search, whether
+the index lives in SQLite generation files or in the shared PostgreSQL database.
+
+Each test runs once per engine (``store_backend``). Keyword search finds Chinese words of any
+length, Japanese, Korean and stems, and never raises on query syntax; vectors, edits, removals,
+a forced rebuild, provenance and recall metadata reach the ranking the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from reverie import Memory
+
+from test_keyword_fts import NOTES
+
+
+@pytest.fixture
+def mem(store_backend, reverie_home):
+    m = Memory(overrides=['memory.search.provider="fake"'])
+    m.init()
+    for rel, text in NOTES.items():
+        p = m.workspace / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    m.index.sync()
+    yield m
+    m.close()
+
+
+def paths(answer: dict) -> set[str]:
+    return {r["path"] for r in answer["results"]}
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("酒店", {"memory/2026-03-01.md", "memory/2026-03-02.md", "memory/trip-en.md"}),
+    ("湖景房", {"memory/2026-03-02.md"}),
+    ("返程车票", {"memory/2026-03-03.md"}),
+    ("Hangzhou 酒店", {"memory/trip-en.md"}),
+    ("予約", {"memory/japanese.md"}),
+    ("호텔", {"memory/korean.md"}),
+    ("hotels", {"memory/english.md"}),
+])
+def test_keyword_search_finds_the_same_notes_on_both_engines(mem, query, expected):
+    got = mem.search(query, max_results=10, min_score=0.0)
+    kw = {r["path"] for r in got["results"] if r.get("path") in expected}
+    assert kw == expected, got["results"]
+    assert got["debug"]["backend"] == mem.agent_store.engine
+
+
+@pytest.mark.parametrize("query", ['"', "AND OR NOT", "a*b", "NEAR(x y)", "col:val", "(((", "^"])
+def test_query_syntax_never_raises(mem, query):
+    got = mem.search(query, max_results=5)
+    assert isinstance(got["results"], list)
+
+
+def test_hybrid_search_uses_vectors_and_follows_edits_and_removals(mem):
+    got = mem.search("湖景房 预算", max_results=3)
+    assert got["mode"] == "hybrid", got.get("debug")
+    assert got["results"][0]["path"] == "memory/2026-03-02.md"
+    note = mem.workspace / "memory" / "2026-03-04.md"
+    note.write_text("# 2026-03-04\n\n- 12:00 订好了灵隐寺的门票，周六上午九点。\n", encoding="utf-8")
+    mem.index.sync()
+    assert "memory/2026-03-04.md" in paths(mem.search("灵隐寺门票", max_results=3))
+    note.unlink()
+    mem.index.sync()
+    assert "memory/2026-03-04.md" not in paths(mem.search("灵隐寺门票", max_results=3))
+
+
+def test_a_forced_rebuild_gives_the_same_results(mem):
+    queries = ["酒店", "Hangzhou hotel", "返程车票", "conclusion-first plans"]
+    before = [[(r["path"], r["startLine"]) for r in mem.search(q, max_results=5)["results"]] for q in queries]
+    report = mem.index.rebuild()
+    assert report.chunks_written > 0
+    after = [[(r["path"], r["startLine"]) for r in mem.search(q, max_results=5)["results"]] for q in queries]
+    assert after == before
+
+
+def test_index_counts_and_status_agree(mem):
+    conn = mem.index.conn()
+    chunks, vectors = conn.execute("SELECT chunks, vectors FROM memory_index_state WHERE id = 1").fetchone()
+    assert chunks == conn.execute("SELECT count(*) FROM memory_index_chunks").fetchone()[0] > 0
+    assert vectors == chunks
+    assert mem.index.dirty_state().dirty is False
+
+
+def test_one_unknown_word_falls_back_to_the_others(mem):
+    got = mem.search("Hangzhou zeppelin", max_results=5, min_score=0.0, explain=True)
+    kw = [r for r in got["results"] if (r.get("explain") or {}).get("keyword")]
+    assert kw and kw[0]["path"] == "memory/trip-en.md", got["results"]
+    assert not kw[0]["explain"]["keyword"]["allTerms"]  # it holds part of the query's information
