@@ -15,7 +15,7 @@ itself is never stored: it is made again from the events whenever it is needed.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..trust.recall import RECALL_TOOLS, RecallPool, items_from_result, strip_recalled
 
@@ -73,3 +73,43 @@ def session_rows(events: Iterable[tuple[int, str, dict]]) -> Iterator[tuple[int,
         if row is not None:
             yield seq, row[0], row[1]
         observe(pool, kind, doc)
+
+
+class PoolCache:
+    """The recall pools of the sessions a store writes to, kept between its writes: a pool is good
+    for the next position only, so a write by another store (or a rollback) makes it load again."""
+
+    def __init__(self, keep: int = 8):
+        self.keep = keep
+        self._pools: dict[str, tuple[int, RecallPool]] = {}  # session -> (last position seen, pool)
+
+    def before(self, session_id: str, position: int,
+               load: Callable[[], Iterable[tuple[str, dict]]]) -> RecallPool:
+        """The pool of what came before ``position``; ``load()`` gives those events' (kind,
+        document) in position order when it is not at hand."""
+        cached = self._pools.get(session_id)
+        if cached is not None and cached[0] == position - 1:
+            return cached[1]
+        pool = RecallPool()
+        for kind, doc in load():
+            observe(pool, kind, doc)
+        self._pools.pop(session_id, None)
+        while len(self._pools) >= self.keep:
+            self._pools.pop(next(iter(self._pools)))
+        self._pools[session_id] = (position - 1, pool)
+        return pool
+
+    def written(self, session_id: str, position: int, kind: str, doc: dict) -> None:
+        """An event was written at ``position``."""
+        cached = self._pools.get(session_id)
+        if cached is None:
+            return
+        if cached[0] != position - 1:
+            del self._pools[session_id]
+            return
+        observe(cached[1], kind, doc)
+        self._pools[session_id] = (position, cached[1])
+
+    def drop(self, session_ids: Iterable[str]) -> None:
+        for sid in session_ids:
+            self._pools.pop(sid, None)

@@ -27,7 +27,6 @@ from . import search_rows, search_text
 from .schema import COMPRESS_OVER, KINDS, open_transcripts_db
 
 MESSAGE_KINDS = ("user", "assistant", "tool_call", "tool_result")
-POOLS_KEPT = 8  # sessions whose recall pool a store keeps between writes
 INTERACTION_KINDS = ("user", "assistant", "tool_call", "tool_result", "command")  # system events never extend freshness
 
 
@@ -225,7 +224,7 @@ class TranscriptStore:
         self.db_path = getattr(self.db, "path", None)
         self._conn = open_transcripts_db(self.db)
         self._lock = threading.RLock()
-        self._pools: dict[str, tuple[int, RecallPool]] = {}  # session -> (last position, recall pool)
+        self._pools = search_text.PoolCache()  # the recall pools of the search rows it writes
 
     def close(self) -> None:
         with self._lock:
@@ -245,8 +244,7 @@ class TranscriptStore:
     def drop_cached(self, session_ids: Iterable[str]) -> None:
         """Forget what this store keeps in memory about these sessions (their events changed)."""
         with self._lock:
-            for sid in session_ids:
-                self._pools.pop(sid, None)
+            self._pools.drop(session_ids)
 
     # -- sessions -------------------------------------------------------------------------------
     def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
@@ -330,7 +328,7 @@ class TranscriptStore:
                 with transaction(self._conn):
                     return self._insert_event(session_id, kind, payload, at, origin=origin)
             except BaseException:
-                self._pools.pop(session_id, None)  # it may hold what was rolled back
+                self._pools.drop([session_id])  # it may hold what was rolled back
                 raise
 
     def restore_session(self, row: dict, events: list[tuple[str, dict, int | None, str | None]]) -> bool:
@@ -402,9 +400,11 @@ class TranscriptStore:
             f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
             "RETURNING seq", (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens,
                               origin)).fetchone()[0]
-        recalled = self._pool_before(session_id, position) if kind in search_text.AGENT_KINDS else None
+        recalled = None
+        if kind in search_text.AGENT_KINDS:
+            recalled = self._pools.before(session_id, position, lambda: self._recall_events(session_id, position))
         search = search_text.search_row(kind, doc, recalled)
-        self._observe(session_id, position, kind, doc)
+        self._pools.written(session_id, position, kind, doc)
         if search is not None:
             search_rows.add(self._conn, seq, search[0], session_id, search[1])
         # a restored session keeps its own last_interaction_at
@@ -419,38 +419,15 @@ class TranscriptStore:
                        origin: str | None = None, **extra: Any) -> Event:
         return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin)
 
-    # -- the recall pool of the search rows -------------------------------------------------------
-    def _pool_before(self, session_id: str, position: int) -> RecallPool:
-        """The memory recalled into a session before ``position`` (the caller holds the lock). Kept
-        per session between writes, and read again from the events whenever another writer (or a
-        rollback) may have changed what came before."""
-        cached = self._pools.get(session_id)
-        if cached is not None and cached[0] == position - 1:
-            return cached[1]
-        pool = RecallPool()
+    def _recall_events(self, session_id: str, position: int):
+        """(kind, document) of the events before ``position`` that can recall memory."""
         for kind, encoding, body in self._conn.execute(
                 "SELECT kind, encoding, body FROM transcript_events WHERE session_id = ? AND position < ? "
                 "AND kind IN (?, ?) ORDER BY position", (session_id, position, *search_text.POOL_KINDS)).fetchall():
             try:
-                doc = _decode(encoding, body)
+                yield kind, _decode(encoding, body)
             except Exception:  # a damaged body recalls nothing, as in a rebuild
                 continue
-            search_text.observe(pool, kind, doc)
-        self._pools.pop(session_id, None)
-        while len(self._pools) >= POOLS_KEPT:
-            self._pools.pop(next(iter(self._pools)))
-        self._pools[session_id] = (position - 1, pool)
-        return pool
-
-    def _observe(self, session_id: str, position: int, kind: str, doc: dict) -> None:
-        cached = self._pools.get(session_id)
-        if cached is None:
-            return
-        if cached[0] != position - 1:
-            del self._pools[session_id]
-            return
-        search_text.observe(cached[1], kind, doc)
-        self._pools[session_id] = (position, cached[1])
 
     # -- trust ----------------------------------------------------------------------------------
     def add_participant(self, session_id: str, actor: str | None) -> None:
@@ -516,7 +493,7 @@ class TranscriptStore:
                     sessions.add(session_id)
                     changed += 1
                 for session_id in sorted(sessions):  # a rewritten recall mark changes later rows too
-                    self._pools.pop(session_id, None)
+                    self._pools.drop([session_id])
                     search_rows.drop_sessions(self._conn, [session_id])
                     index_session(self._conn, session_id)
             if changed:
