@@ -46,3 +46,12 @@ def rows_holding(store, needle: str) -> list[str]:
                 if conn.execute(f"SELECT count(*) FROM {t} x WHERE x::text LIKE ?", (f"%{needle}%",)).fetchone()[0]]
     finally:
         conn.close()
+
+
+def index_conn(mem):
+    """A connection of its own to the agent's live search index, on either engine (close it after)."""
+    if mem.agent_store.engine == "postgres":
+        return mem.agent_store.connect_index()
+    from reverie.store import connect
+
+    return connect(mem.generation_path())

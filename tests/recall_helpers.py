@@ -7,6 +7,8 @@ from pathlib import Path
 from reverie.models.scripted import ScriptedModel
 from reverie.trust import Provenance, record_whole_file
 
+from workspace_helpers import write  # noqa: F401  (the recall tests import it from here)
+
 
 def write_trusted(mem, rel: str, text: str) -> Path:
     """A dated note created by reverie in one piece (as the session-memory hook does), so its lines
@@ -17,13 +19,6 @@ def write_trusted(mem, rel: str, text: str) -> Path:
     with record_whole_file(mem.places.agent_db, mem.workspace, path, data,
                            Provenance("agent", "interactive", None, "test")):
         path.write_bytes(data)
-    return path
-
-
-def write(mem, rel: str, text: str) -> Path:
-    path = mem.workspace / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
     return path
 
 

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "fts_tokenizers.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("reverie_bench_fts_tokenizers", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
+from bench_helpers import load_benchmark
 
 
 def test_benchmark_small_run(tmp_path):
-    bench = _load()
+    bench = load_benchmark("fts_tokenizers")
     out = tmp_path / "keyword-index.md"
     result = bench.main(["--chunks", "500", "--queries", "40", "--rounds", "1", "--out", str(out)])
 

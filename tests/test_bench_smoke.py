@@ -6,23 +6,17 @@ on a tiny conversation written here in LoCoMo's format.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_helpers import load_benchmark
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark(name, name)
 
 
 def _tiny_locomo(path: Path) -> None:

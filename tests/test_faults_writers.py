@@ -24,13 +24,9 @@ def test_the_check_sees_an_interleaved_or_missing_entry(tmp_path):
 
 
 def test_four_writers_land_every_entry_once_and_whole_and_the_figures_land_in_their_section(tmp_path):
-    import importlib.util
-    import sys
+    from bench_helpers import load_benchmark
 
-    spec = importlib.util.spec_from_file_location("reverie_bench_fuzz_faults", fault_helpers.BENCHMARKS / "fuzz_faults.py")
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("fuzz_faults")
     doc = tmp_path / "guarantees.md"
     doc.write_text("# Guarantees\n\nintro\n\n## Measured\n\n<!-- fuzz_faults:start -->\nold figures\n"
                    "<!-- fuzz_faults:end -->\n\nafter\n", encoding="utf-8")

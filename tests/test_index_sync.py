@@ -15,21 +15,25 @@ from reverie.index import cache
 from reverie.index.chunking import chunk_markdown
 from reverie.index.manager import open_agent_db
 from reverie.embeddings.fake import FakeEmbedder
-from reverie.text.fts import build_query
+from reverie.text.fts import build_query, query_terms, term_tokens
+
+from engines import only_sqlite
+from workspace_helpers import write
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 FAKE = ['memory.search.provider="fake"']
 
 
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
-
-
 def keyword_paths(mem: Memory, query: str) -> set[str]:
+    """Paths whose keyword rows hold every word of ``query``, read from either engine's rows."""
+    conn = mem.index.conn()
+    if mem.index.pg:
+        tokenizer = mem.index.stored_identity()["ftsTokenizer"]
+        need = [t for w in query_terms(query) for t in term_tokens(w, tokenizer)]
+        return {r[0] for r in conn.execute("SELECT path FROM memory_index_chunks WHERE tokens @> ?::text[]", (need,))}
     q = build_query(query)
-    return {r[0] for r in mem.index.conn().execute(
+    return {r[0] for r in conn.execute(
         "SELECT c.path FROM memory_index_chunks_fts f JOIN memory_index_chunks c ON c.seq = f.rowid "
         "WHERE memory_index_chunks_fts MATCH ?", (q.strict,))}
 
@@ -133,8 +137,8 @@ def test_deleted_file_drops_its_chunks(fake_memory: Memory):
     conn = fake_memory.index.conn()
     assert conn.execute("SELECT count(*) FROM memory_index_chunks WHERE path='memory/gone.md'").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM memory_index_sources WHERE path='memory/gone.md'").fetchone()[0] == 0
-    # no orphan FTS rows: every FTS row points at a live chunk
-    assert conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE rowid NOT IN "
+    # no orphan FTS rows: every FTS row points at a live chunk (PostgreSQL: the tokens are in the row)
+    assert fake_memory.index.pg or conn.execute("SELECT count(*) FROM memory_index_chunks_fts WHERE rowid NOT IN "
                         "(SELECT seq FROM memory_index_chunks)").fetchone()[0] == 0
     assert fake_memory.index.revision() > rev
     assert keep.exists() and keyword_paths(fake_memory, "hotel") == {"memory/keep.md"}
@@ -240,7 +244,8 @@ def test_forced_rebuild_reuses_cached_vectors(fake_memory: Memory):
     report = fake_memory.rebuild()
     assert FakeEmbedder.calls == calls
     assert report.embedded == 0 and report.cache_hits == chunks
-    assert fake_memory.index.generation != gen
+    if not fake_memory.index.pg:  # (PostgreSQL: one live copy, rebuilt in one transaction)
+        assert fake_memory.index.generation != gen
     assert fake_memory.index.chunk_count() == chunks
     s = fake_memory.status()
     assert s["identity"] == {"status": "valid"}
@@ -271,10 +276,10 @@ def test_cache_prune_drops_least_recently_used(fake_memory: Memory):
     for i in range(12):
         write(fake_memory, f"memory/n{i:02d}.md", f"- distinct note number {i} about topic {i * 31}\n")
     fake_memory.sync()
-    conn = open_agent_db(fake_memory.places)
+    conn = open_agent_db(fake_memory.places, fake_memory.agent_store)
     try:
         assert cache.count(conn) == 12
-        hashes = [r[0] for r in conn.execute("SELECT hash FROM memory_embedding_cache ORDER BY rowid")]
+        hashes = [r[0] for r in conn.execute("SELECT hash FROM memory_embedding_cache ORDER BY hash")]
         recent = set(hashes[:4])
         # age everything, then make four entries recently used
         conn.execute("UPDATE memory_embedding_cache SET updated_at = 1000")
@@ -302,7 +307,8 @@ def test_sync_keeps_the_cache_under_its_cap(fake_memory: Memory, monkeypatch: py
     assert fake_memory.status()["cache_entries"] == 5
 
 
-def test_keyword_tables_store_no_second_copy_of_the_text(fake_memory):
+def test_keyword_tables_store_no_second_copy_of_the_text(fake_memory, store_backend):
+    only_sqlite(store_backend, "FTS5's contentless tables (PostgreSQL keeps the tokens in the unit's row)")
     (fake_memory.workspace / "memory" / "2026-11-20.md").write_text("- 湖景房 over budget\n", encoding="utf-8")
     fake_memory.sync()
     conn = fake_memory.index.conn()

@@ -11,9 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reverie import Memory
 from reverie.index.progress import counts
 from reverie.store import connect
+
+from engines import engine_env
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 CLI = [sys.executable, "-c", "from reverie.cli.main import run; run()"]
 SLOW = ['memory.search.provider="fake"', 'memory.search.model="slow"']
@@ -22,7 +28,7 @@ FAKE = ['memory.search.provider="fake"']
 
 def cli(*args: str, home: Path, sets=FAKE, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC", **engine_env())
     flags = sum((["--set", s] for s in sets), [])
     return subprocess.run([*CLI, *args, *flags], env=env, capture_output=True, text=True, timeout=timeout)
 
@@ -35,7 +41,7 @@ def notes(ws: Path, n: int, folder: str = "memory/notes") -> None:
 
 
 def _cache_rows(mem: Memory) -> int:
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     try:
         return conn.execute("SELECT count(*) FROM memory_embedding_cache").fetchone()[0]
     finally:
@@ -47,7 +53,7 @@ def test_a_killed_index_keeps_its_batches_and_the_next_run_resumes(reverie_home)
     mem.init()
     notes(mem.workspace, 400)  # 400 chunks: 7 vector batches of 64, 0.2 s each with the slow model
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env.update(REVERIE_HOME=str(reverie_home), REVERIE_TIMEZONE="UTC")
+    env.update(REVERIE_HOME=str(reverie_home), REVERIE_TIMEZONE="UTC", **engine_env())
     proc = subprocess.Popen([*CLI, "index", *sum((["--set", s] for s in SLOW), [])], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -131,10 +137,11 @@ def test_search_on_a_half_indexed_workspace_resumes_the_run(reverie_home):
     mem.sync()
     conn = mem.index.conn()  # as a kill in the vectors phase leaves it
     conn.execute("UPDATE memory_index_chunks SET embedding = NULL WHERE seq % 2 = 0")
-    conn.execute("UPDATE memory_index_meta SET value = json_set(value, '$.state', 'running', '$.phase', 'vectors') "
-                 "WHERE key = 'index_progress'")
+    from reverie.index.identity import read_meta, write_meta
+
+    write_meta(conn, "index_progress", {**read_meta(conn, "index_progress"), "state": "running", "phase": "vectors"})
     mem.close()
-    agent = connect(mem.places.agent_db)
+    agent = connect(mem.agent_store)
     agent.execute("DELETE FROM memory_embedding_cache")  # the killed run had not cached them either
     agent.close()
     mem = Memory(overrides=SLOW)

@@ -15,15 +15,9 @@ from reverie import Memory
 from reverie.errors import UserError
 from reverie.tools import ToolError
 from reverie.workspace.read import CUT_NOTICE
+from workspace_helpers import write
 
 MORE = "[More content available. Use from={n} to continue.]"
-
-
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
 
 
 def numbered(n: int, width: int = 0) -> list[str]:

@@ -8,6 +8,7 @@ import uuid
 
 import numpy as np
 
+from reverie import Memory
 from reverie.index import rows
 from reverie.index.sync import _vec_blob
 from reverie.search.postgres import nearest_windows, vector_plan
@@ -84,3 +85,167 @@ def test_keyword_queries_use_the_gin_index_under_row_level_security(pg_dsn):
     assert "memory_index_chunks_tokens" in plan
     assert PostgresAgentDatabase(pg_dsn, "anyone").health()["keyword_index"] is True
     conn.close()
+
+
+# -- many processes ----------------------------------------------------------------------------------
+_INDEXER = """
+from reverie import Memory
+mem = Memory(overrides=['memory.search.provider="fake"'])
+for _ in range(2):
+    mem.index.sync()
+mem.close()
+"""
+
+_SEARCHER = """
+import sys, time
+from reverie import Memory
+mem = Memory(overrides=['memory.search.provider="fake"'])
+seen = 0
+for _ in range(80):
+    res = mem.search("湖景房 room", max_results=10, min_score=0.0)["results"]
+    assert all(r["path"].startswith("memory/b-") for r in res), res
+    assert not any("alpha" in r["snippet"] for r in res), res
+    seen = max(seen, len(res))
+    time.sleep(0.03)
+print(seen)
+mem.close()
+"""
+
+
+def _workspace(home, tag: str, n: int) -> None:
+    mem = Memory(overrides=['memory.search.provider="fake"'], home=home)
+    mem.init()
+    for i in range(n):
+        (mem.workspace / "memory" / f"{tag}-{i:03d}.md").write_text(
+            f"# {tag} {i}\n\n- {'alpha' if tag == 'a' else 'beta'} note {i}: 湖景房 room {i}\n"
+            f"- the second entry of {tag} {i}\n", encoding="utf-8")
+    mem.close()
+
+
+def test_processes_index_agents_at_once_and_see_only_their_rows(pg_dsn, tmp_path):
+    """Agent A indexed by two hosts sharing its files and agent B by a third, at once, while a
+    fourth process searches B: nothing lost or doubled, and B's searches never see A's rows."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    ns = f"t{uuid.uuid4().hex[:8]}"
+    for home, tag in (("a", "a"), ("b", "b")):
+        _workspace(tmp_path / home, tag, 60)
+    shutil.copytree(tmp_path / "a", tmp_path / "a2")  # the second host of agent A: the same files
+
+    def run(code: str, home: str, agent_ns: str):
+        env = {**os.environ, "REVERIE_HOME": str(tmp_path / home), "REVERIE_STORE_BACKEND": "postgres",
+               "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": agent_ns, "REVERIE_TIMEZONE": "UTC"}
+        return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    procs = [run(_INDEXER, "a", f"{ns}-a"), run(_INDEXER, "a2", f"{ns}-a"), run(_INDEXER, "b", f"{ns}-b"),
+             run(_SEARCHER, "b", f"{ns}-b")]
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    assert int(outs[3][0]) > 0  # the searcher found B's notes as they were indexed
+    # what one SQLite index of the same files holds, unit for unit
+    lite = Memory(overrides=['memory.search.provider="fake"'], home=tmp_path / "a")
+    lite.index.sync()
+    want = dict(lite.index.conn().execute("SELECT path, count(*) FROM memory_index_chunks GROUP BY path").fetchall())
+    want_sources = lite.index.conn().execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+    lite.close()
+    assert len(want) == 60
+    for tag in "ab":
+        conn = PostgresAgentDatabase(pg_dsn, f"{ns}-{tag}/main").connect_index()
+        got = dict(conn.execute("SELECT path, count(*) FROM memory_index_chunks GROUP BY path").fetchall())
+        seqs = [r[0] for r in conn.execute("SELECT seq FROM memory_index_chunks")]
+        chunks, vectors = conn.execute("SELECT chunks, vectors FROM memory_index_state WHERE id = 1").fetchone()
+        sources = conn.execute("SELECT count(*) FROM memory_index_sources").fetchone()[0]
+        conn.close()
+        assert got == {p.replace("memory/a-", f"memory/{tag}-"): n for p, n in want.items()}
+        assert len(seqs) == len(set(seqs)) == chunks == vectors and sources == want_sources
+
+
+# -- moving between engines ----------------------------------------------------------------------------
+QUERIES = ["湖景房", "酒店 预算", "返程车票", "Hangzhou hotel", "lake-view room Hangzhou", "conclusion-first plans",
+           "予約", "호텔", "what did we decide about the return ticket?"]
+
+
+def _answers(mem) -> list:
+    return [[(r["path"], r["startLine"], r["endLine"], round(r["score"], 4)) for r in
+             mem.search(q, max_results=6, min_score=0.0)["results"]] for q in QUERIES]
+
+
+def test_a_migration_to_postgres_and_back_gives_identical_search_results(reverie_home, pg_dsn):
+    """The Hangzhou workspace searched on SQLite, moved to PostgreSQL (`reverie db migrate`), its
+    index made there from the files and the moved embedding cache, searched; moved back, searched:
+    the same results, scores and all, and not one text embedded again after the first."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from test_keyword_fts import NOTES
+
+    base_env = {**os.environ, "REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC",
+                "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    base_env.pop("REVERIE_STORE_BACKEND", None)
+    pg_env = {**base_env, "REVERIE_STORE_BACKEND": "postgres"}
+    fake = ['memory.search.provider="fake"']
+
+    def cli(env, *args):
+        done = subprocess.run([sys.executable, "-m", "reverie.cli.main", "--set", fake[0], *args], env=env,
+                              capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    lite = Memory(overrides=fake, env=base_env)
+    lite.init()
+    for rel, text in NOTES.items():
+        (lite.workspace / rel).write_text(text, encoding="utf-8")
+    lite.remember("Booked the lake-view room (湖景房) at the Lakeside Hotel in Hangzhou.")
+    assert lite.index.sync().embedded > 0
+    before = _answers(lite)
+    assert all(before[:5]) and "memory/2026-03-02.md" in {r[0] for r in before[0]}
+    lite.close()
+
+    cli(base_env, "db", "migrate", "--to", "postgres")
+    pg = Memory(overrides=fake, env=pg_env)
+    report = pg.index.sync()
+    assert report.embedded == 0 and report.cache_hits > 0  # the vectors came with the moved cache
+    assert pg.search("湖景房")["debug"]["backend"] == "postgres"
+    assert _answers(pg) == before
+    pg.close()
+
+    cli(pg_env, "db", "migrate", "--to", "sqlite", "--replace")
+    shutil.rmtree(Memory(env=base_env).places.index_dir)  # derived: made again from the files
+    back = Memory(overrides=fake, env=base_env)
+    report = back.index.sync()
+    assert report.embedded == 0 and report.cache_hits > 0
+    assert _answers(back) == before
+    back.close()
+
+
+def test_doctor_on_postgres_leaves_the_agents_rows_alone(reverie_home, pg_dsn):
+    """The doctor proves write -> index -> search in a temporary home; with the agent database and
+    index on a shared PostgreSQL, that home must not write under the configured agent's key."""
+    from reverie.doctor import run_doctor
+
+    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "REVERIE_STORE_BACKEND": "postgres",
+           "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    mem = Memory(overrides=['memory.search.provider="fake"'], env=env)
+    mem.init()
+    mem.remember("The lake-view room was over budget.")
+    mem.index.sync()
+    conn = mem.agent_store.connect_index()
+
+    def picture():
+        return (conn.execute("SELECT path, text FROM memory_index_chunks ORDER BY seq").fetchall(),
+                conn.execute("SELECT count(*) FROM memory_daily_segments").fetchone()[0])
+
+    before = picture()
+    report = run_doctor(mem)
+    assert report["ok"], report
+    assert any(leg["name"] == "database" and leg["ok"] for leg in report["legs"])
+    assert picture() == before
+    conn.close()
+    mem.close()

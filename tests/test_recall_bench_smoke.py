@@ -3,24 +3,11 @@ phrase, and writes (then replaces, never duplicates) its section of the doc."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "trigger_recall.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("reverie_bench_trigger_recall", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from bench_helpers import load_benchmark
 
 
 def test_benchmark_small_run(tmp_path):
-    bench = _load()
+    bench = load_benchmark("trigger_recall")
     doc = tmp_path / "recall.md"
     doc.write_text("# Recall\n\nintro\n", encoding="utf-8")
     res = bench.main(["--phrases", "300", "--turns", "80", "--out", str(doc)])

@@ -6,28 +6,17 @@ full match 1.0 on a tiny one, and long, chatty queries."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
 from reverie import Memory
+from workspace_helpers import open_mem, write
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 NONE = 'memory.search.provider="none"'
 FAKE = 'memory.search.provider="fake"'
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-
-
-def open_mem(*overrides: str) -> Memory:
-    mem = Memory(overrides=list(overrides))
-    mem.init()
-    return mem
-
-
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
 
 
 def search(mem: Memory, query: str, n: int = 10, **kw) -> dict:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -21,22 +20,14 @@ from reverie.index.chunking import chunk_markdown
 from reverie.index.identity import read_meta
 from reverie.store import connect
 
+from engines import only_sqlite
+from workspace_helpers import open_mem, write
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 FAKE = 'memory.search.provider="fake"'
 NONE = 'memory.search.provider="none"'
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-
-
-def open_mem(*overrides: str) -> Memory:
-    mem = Memory(overrides=list(overrides))
-    mem.init()
-    return mem
-
-
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
 
 
 def paths(out: dict) -> list[str]:
@@ -499,13 +490,13 @@ def test_search_never_waits_for_a_slow_reindex(reverie_home):
 
 # -- recall signals -----------------------------------------------------------------------------------
 def _signals(mem: Memory) -> list[dict]:
-    conn = connect(mem.places.agent_db)
+    conn = connect(mem.agent_store)
     try:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "memory_recall_signals" not in names:
             return []
         cols = [r[1] for r in conn.execute("PRAGMA table_info(memory_recall_signals)")]
-        return [dict(zip(cols, row)) for row in conn.execute("SELECT * FROM memory_recall_signals")]
+        return [dict(zip(cols, row)) for row in conn.execute(f"SELECT {', '.join(cols)} FROM memory_recall_signals")]
     finally:
         conn.close()
 
@@ -578,9 +569,10 @@ def test_a_search_of_an_empty_index_embeds_no_query(reverie_home):
     mem.close()
 
 
-def test_a_search_says_when_a_damaged_agent_database_stops_indexing(reverie_home):
+def test_a_search_says_when_a_damaged_agent_database_stops_indexing(reverie_home, store_backend):
     """The index cannot follow the files while the agent database is damaged: the answer says so
     and names the repair, instead of returning stale results in silence."""
+    only_sqlite(store_backend, "it damages the agent's SQLite file")
     mem = Memory(overrides=['memory.search.provider="fake"'])
     mem.init()
     mem.remember("the heron nests by the mill")  # (this opens the agent database)

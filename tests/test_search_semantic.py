@@ -16,7 +16,7 @@ from reverie.embeddings.local import LocalE5
 
 from reverie import Memory
 
-pytestmark = pytest.mark.semantic
+pytestmark = [pytest.mark.semantic, pytest.mark.usefixtures("store_backend")]  # on both engines
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 LAKE_ROOM_ZH = "memory/2026-11-20.md"

@@ -23,6 +23,10 @@ from http_helpers import JsonHandler
 import reverie.retry as retry
 from reverie import Memory
 
+from engines import engine_env
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
+
 KEY = "sk-test-SECRET-unavailable-42"
 QUOTA_WARNING = "Memory search is unavailable because the embedding provider quota is exhausted."
 QUOTA_ACTION = "Top up or switch embedding provider, then retry memory_search."
@@ -119,7 +123,7 @@ def assert_unavailable(out: dict, quota: bool) -> None:
 
 def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_") and k != "OPENAI_API_KEY"}
-    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
+    env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC", **engine_env())
     return subprocess.run([sys.executable, "-c", "from reverie.cli.main import run; run()", *args],
                           env=env, capture_output=True, text=True, timeout=60)
 

@@ -19,16 +19,10 @@ from mcp.client.stdio import StdioServerParameters
 from reverie import Memory
 from reverie.mcp.server import build_server
 from reverie.tools import ToolError
+from workspace_helpers import write
 
 NAMES = ["memory_search", "memory_get", "memory_append", "intent_list",  # the memory tools first, unchanged
          "table_list", "table_query", "table_write"]
-
-
-def write(mem: Memory, rel: str, text: str) -> Path:
-    p = mem.workspace / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
 
 
 def rows(out: dict) -> list[tuple]:

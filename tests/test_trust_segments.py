@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reverie.store import connect
+from engines import index_conn
 from reverie.trust import Provenance, daily_guard, file_origins, open_trust_db
 from reverie.trust import segments as seg
 from reverie.trust.store import load, save
@@ -103,7 +103,7 @@ def test_an_outside_edit_downgrades_exactly_the_changed_lines(mem):
     assert bad == [4, 6]
     # the index agrees, chunk by chunk (the chunk holding line 4 is untrusted)
     mem.sync()
-    conn = connect(mem.generation_path())
+    conn = index_conn(mem)
     rows = conn.execute("SELECT c.start_line, c.end_line, p.origin_class FROM memory_index_chunks c JOIN "
                         "memory_index_chunk_provenance p ON p.chunk_id = c.id WHERE c.path = ?", (today(),)).fetchall()
     conn.close()

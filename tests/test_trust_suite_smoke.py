@@ -4,24 +4,11 @@ their marked section of the doc (replaced, never duplicated)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "trust_suite.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("reverie_bench_trust_suite", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from bench_helpers import load_benchmark
 
 
 def test_trust_suite_small_run(tmp_path):
-    bench = _load()
+    bench = load_benchmark("trust_suite")
     every = bench.attacks()
     assert len(every) >= 50 and {a.surface for a in every} == {"runtime", "mcp"}
     assert len({a.id for a in every}) == len(every)

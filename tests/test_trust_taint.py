@@ -18,11 +18,10 @@ from mcp import Client
 from http_helpers import JsonHandler, serving
 from reverie.mcp.server import build_server
 from reverie.models.scripted import ScriptedModel
-from reverie.store import connect
 from reverie.tools.web import web_fetch_tool
 from reverie.trust import Candidate, RecallItem
 
-from engines import engine_env
+from engines import engine_env, index_conn
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
@@ -56,7 +55,7 @@ def line_of(mem, path: str, needle: str) -> int:
 
 
 def chunk_provenance(mem, needle: str) -> list[tuple[str, str]]:
-    conn = connect(mem.generation_path())
+    conn = index_conn(mem)
     try:
         return conn.execute(
             "SELECT p.origin_class, p.session_kind FROM memory_index_chunks c JOIN memory_index_chunk_provenance p "

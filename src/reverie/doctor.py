@@ -24,8 +24,12 @@ def run_doctor(configured: Memory) -> dict:
     def leg(name: str, ok: bool, detail: str, **extra) -> None:
         legs.append({"name": name, "ok": ok, "detail": detail, **extra})
 
+    # The temporary home keeps its database in a SQLite file whatever the engine: on a shared
+    # PostgreSQL it would carry the configured agent's key and write into that agent's rows.
+    settings = configured.settings.model_copy(deep=True)
+    settings.memory.store.backend = "sqlite"
     try:
-        mem = Memory(home=tmp, settings=configured.settings, env={})
+        mem = Memory(home=tmp, settings=settings, env={})
         try:
             mem.init()
             path = mem.remember(PROBE_ZH)
@@ -62,6 +66,14 @@ def run_doctor(configured: Memory) -> dict:
         leg("doctor", False, f"{type(exc).__name__}: {exc}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if configured.agent_store.engine != "sqlite":  # the shared database: reachable, with what it needs
+        h = configured.agent_store.health()
+        leg("database", bool(h["ok"] and h.get("pgvector") and not h.get("pending_migrations")),
+            f"{h['engine']} {h['where']}: " + (f"PostgreSQL {h['server']}, pgvector {h.get('pgvector') or 'MISSING'}"
+                                               + (f", pending migrations {h['pending_migrations']}"
+                                                  if h.get("pending_migrations") else "")
+                                               if h["ok"] else f"unreachable: {h.get('error')}"),
+            action=None if h["ok"] else "run reverie db status")
     if configured.workspace.is_dir():  # what a session of yours starts with, and what is cut there
         from .recall.report import doctor_leg
 

@@ -105,25 +105,36 @@ def follow_files(mem, plan: Plan) -> None:
 
 
 def purge_index(mem, plan: Plan) -> None:
-    index_dir = mem.places.index_dir
-    live = generations.current_name(index_dir)
-    generations.discard_others(index_dir, live)  # leftovers of a killed rebuild hold old text too
-    if live is None or live not in plan.index:
+    """The forgotten files' rows leave the live index (units, windows, keyword rows, sources)."""
+    from ..index import rows
+
+    if mem.index.pg:
+        live, conn = "postgres", mem.agent_store.connect_index()
+    else:
+        index_dir = mem.places.index_dir
+        live = generations.current_name(index_dir)
+        generations.discard_others(index_dir, live)  # leftovers of a killed rebuild hold old text too
+        conn = connect(index_dir / live) if live is not None and live in plan.index else None
+        if conn is not None:
+            conn.execute("PRAGMA secure_delete=ON")
+    if conn is None or live not in plan.index:
+        if conn is not None:
+            conn.close()
         return
-    conn = connect(index_dir / live)
     try:
-        conn.execute("PRAGMA secure_delete=ON")
         with transaction(conn):
             for path in plan.index[live]["paths"]:
-                conn.execute("DELETE FROM memory_index_chunks_fts WHERE rowid IN "
-                             "(SELECT seq FROM memory_index_chunks WHERE path = ?)", (path,))
-                conn.execute("DELETE FROM memory_index_chunks WHERE path = ?", (path,))
+                sources = conn.execute("SELECT source FROM memory_index_chunks WHERE path = ? UNION "
+                                       "SELECT source FROM memory_index_sources WHERE path = ?", (path, path)).fetchall()
+                for (source,) in sources:
+                    rows.delete_chunks(conn, path, source)
                 for (sid,) in conn.execute("SELECT id FROM memory_index_sources WHERE path = ?", (path,)).fetchall():
-                    conn.execute("DELETE FROM memory_index_paths_fts WHERE rowid = ?", (sid,))
+                    rows.delete_path_keywords(conn, sid)
                 conn.execute("DELETE FROM memory_index_sources WHERE path = ?", (path,))
-        for table in ("memory_index_chunks_fts", "memory_index_paths_fts"):
-            conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if not mem.index.pg:
+            for table in ("memory_index_chunks_fts", "memory_index_paths_fts"):
+                conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
 

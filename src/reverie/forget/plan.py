@@ -373,15 +373,12 @@ class Planner:
                     plan.text_events.append(seq)
 
     def _index(self, plan: Plan) -> None:
-        from ..store import connect
+        from ..index.generations import index_connections
 
-        index_dir = self.places.index_dir
-        if not index_dir.exists():
-            return
         changed = {p for p, fc in plan.files.items() if fc.remove}
         needles = plan.snippets
-        for gen in sorted(index_dir.glob("index-*.sqlite")):
-            conn = connect(gen, readonly=True)
+        for name, opener in index_connections(self.places.index_dir, self.mem.agent_store):
+            conn = opener()
             try:
                 if not _table(conn, "memory_index_chunks"):
                     continue
@@ -406,7 +403,7 @@ class Planner:
                                 any(r in norm for r in plan.removed_norm if weight(r) >= MIN_WEIGHT):
                             key = unit_embedding_input(text, context)
                             plan.cache_keys.add(hashlib.sha256(key.encode("utf-8")).hexdigest())
-                plan.index[gen.name] = info
+                plan.index[name] = info
             finally:
                 conn.close()
 

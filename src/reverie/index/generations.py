@@ -115,3 +115,15 @@ def is_held(index_dir: Path, name: str) -> bool:
         return False
     with lock(index_dir, name, blocking=False) as got:
         return not got
+
+
+def index_connections(index_dir: Path, agent_store=None) -> list[tuple[str, object]]:
+    """(name, opener) of every copy of an agent's index that may hold its text: each generation
+    file (the live one, and leftovers of a killed rebuild), or, when the agent database is on
+    PostgreSQL, the agent's index rows there (one copy, named ``postgres``)."""
+    if agent_store is not None and getattr(agent_store, "engine", "sqlite") == "postgres":
+        return [("postgres", agent_store.connect_index)]
+    from ..store import connect
+
+    return [(p.name, (lambda p=p: connect(p, readonly=True))) for _, name in _generations(index_dir)
+            for p in [index_dir / name]]

@@ -107,7 +107,9 @@ class PgConnection:
             if many:
                 cur.executemany(sql, params)
                 return Rows([], cur.rowcount)
-            cur.execute(sql, params if params else None)
+            if not params:  # no interpolation: the dialect's doubled % must be single again
+                sql, params = sql.replace("%%", "%"), None
+            cur.execute(sql, params)
             rows = cur.fetchall() if cur.description else []
             return Rows(rows, cur.rowcount, cur.description)
 

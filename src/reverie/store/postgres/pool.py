@@ -18,9 +18,9 @@ import threading
 from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import UserError
-EF_SEARCH = 200  # HNSW candidates per scan (pgvector's default 40 gave recall@10 0.90 on the benchmark)
 from .schema import APP_ROLE, GRANTS, MIGRATION_LOCK, MIGRATIONS, SCHEMA
 
+EF_SEARCH = 200  # HNSW candidates per scan of the search index's vector leg (search/postgres.py)
 POOL_MAX = 16
 POOL_TIMEOUT = 10.0  # waiting longer for a connection only delays the error
 CONNECT_TIMEOUT = 10

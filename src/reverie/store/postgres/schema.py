@@ -595,6 +595,12 @@ MIGRATIONS: list[PgMigration] = [
     PgMigration(2, "search_index_units", _SEARCH_INDEX + _policies(INDEX_TABLES)),
     PgMigration(3, "leakproof_array_operators", _LEAKPROOF_ARRAYS),
     PgMigration(4, "search_index", _INDEX_TABLES + _policies(SEARCH_INDEX_TABLES)),
+    # the transcript keyword index as the search index's (see _INDEX_TABLES): the agent-led one was
+    # never chosen over a scan of all the agent's events
+    PgMigration(5, "transcript_tokens_index", f"""
+DROP INDEX {SCHEMA}.transcript_search_tokens;
+CREATE INDEX transcript_search_tokens ON {SCHEMA}.transcript_search USING gin (tokens) WITH (fastupdate = off);
+"""),
 ]
 
 # run after every batch of migrations (new tables get the app role's rights); harmless to repeat
