@@ -21,8 +21,8 @@ def index_conn(dsn: str):
 
 def _add_windows(conn, path: str, vecs) -> list[int]:
     with transaction(conn):
-        for i, v in enumerate(vecs):
-            rows.insert_window(conn, path, "memory", i + 1, i + 1, i + 1, i + 1, _vec_blob(np.asarray(v, np.float32)))
+        rows.insert_windows(conn, [(path, "memory", i + 1, i + 1, i + 1, i + 1, _vec_blob(np.asarray(v, np.float32)))
+                                   for i, v in enumerate(vecs)])
         return [r[0] for r in conn.execute("SELECT seq FROM memory_index_windows WHERE path = ? ORDER BY seq", (path,))]
 
 
@@ -33,7 +33,7 @@ def _nearest(conn, q, mode: str) -> list[int]:
         else:
             for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
                 conn.execute(f"SET LOCAL {setting} = off")
-        return nearest_windows(conn, np.asarray(q, np.float32), 10)
+        return [w[0] for w in nearest_windows(conn, np.asarray(q, np.float32), 10)]
 
 
 def test_the_hnsw_leg_agrees_with_exact_search_and_keeps_to_its_agent(pg_dsn):
@@ -50,7 +50,7 @@ def test_the_hnsw_leg_agrees_with_exact_search_and_keeps_to_its_agent(pg_dsn):
     recall = []
     for q in queries:
         approx, exact = _nearest(mine, q, "index"), _nearest(mine, q, "exact")
-        assert set(nearest_windows(mine, q.astype(np.float32), 10)) <= seqs  # the planner's own choice
+        assert {w[0] for w in nearest_windows(mine, q.astype(np.float32), 10)} <= seqs  # the planner's own choice
         assert len(approx) == 10 and set(approx) <= seqs and set(exact) <= seqs
         recall.append(len(set(approx) & set(exact)) / 10)
         best = int(np.argmax(vecs @ q)) + 1  # seqs are numbered per agent from 1, as on SQLite

@@ -57,6 +57,17 @@ def memory_for(o: Opts, *, create: bool = True, home_only: bool = False, **kw):
     return mem
 
 
+@contextlib.contextmanager
+def opened_memory(o: Opts, **kw):
+    """:func:`memory_for`, closed when the command is done (its background work stopped, its
+    recall signals flushed)."""
+    mem = memory_for(o, **kw)
+    try:
+        yield mem
+    finally:
+        mem.close()
+
+
 def say(message: str) -> None:
     """A message for people: stderr, so stdout stays clean for --json."""
     print(message, file=sys.stderr, flush=True)

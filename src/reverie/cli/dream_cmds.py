@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
+from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opened_memory, opts, say
 
 PHASES = ("light", "rem", "deep")
 
@@ -94,12 +94,9 @@ def register(app: typer.Typer) -> None:
         if phase is not None and phase not in PHASES:
             raise UserError(f"--phase {phase!r}: use light, rem or deep")
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             when = _when(now, mem.settings.dreaming_tz())
             emit(o, mem.dream(phase, dry_run=dry_run, model=model, now=when).as_dict(), _run_human)
-        finally:
-            mem.close()
 
     @dream_app.command("status", help="What Dreaming holds and would do: the short-term store, what is ready to "
                                       "promote, the last sweep, MEMORY.md against its budget, the automations.")
@@ -108,11 +105,8 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.inspect import status as dream_status
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             emit(o, dream_status(mem), _status_human)
-        finally:
-            mem.close()
 
     @dream_app.command("schedule", help="Create or repair the managed automations (the nightly sweep and the "
                                         "heartbeat review) now; `reverie scheduler run` does this when it starts.")
@@ -142,11 +136,8 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.heartbeat import review
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             emit(o, review(mem, model=model, force=force), lambda d: say(d["summary"]))
-        finally:
-            mem.close()
 
     @app.command("promote-explain", help="Why a short-term entry is or is not promoted: every score component, "
                                          "weight and threshold, its phase signals and the trust decision. "
@@ -159,8 +150,7 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.inspect import explain
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             def human(d: dict) -> None:
                 say(f"{d['key']}  {d['snippet'][:100]}")
                 say(f"score {d['score']:.4f} (minScore {d['thresholds']['minScore']})")
@@ -175,8 +165,6 @@ def register(app: typer.Typer) -> None:
                 say(("promotable: " if d["promotable"] else "not promoted: ") + "; ".join(d["why"]))
 
             emit(o, explain(mem, target), human)
-        finally:
-            mem.close()
 
     @app.command("rem-harness", help="Preview grounded backfill over existing daily notes: the entries that read "
                                      "as lasting facts and the REM reflection over them. Writes nothing.")
@@ -188,8 +176,7 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.backfill import harness
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             def human(d: dict) -> None:
                 for day in d["days"]:
                     say(f"{day['day']}: {len(day['grounded'])} grounded")
@@ -198,8 +185,6 @@ def register(app: typer.Typer) -> None:
                 say(f"{d['grounded']} grounded entr(y/ies); preview only, nothing written")
 
             emit(o, harness(mem, path), human)
-        finally:
-            mem.close()
 
     @app.command("rem-backfill", help="Write grounded backfill: one diary entry per day into DREAMS.md (marked, "
                                       "removable) and, with --stage-short-term, grounded signals in the short-term "
@@ -217,8 +202,7 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.backfill import backfill, rollback as undo
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             if rollback or rollback_st:
                 emit(o, undo(mem, diary=rollback, short_term=rollback_st, dry_run=dry_run), lambda d: say(
                     f"{'would remove' if d['dryRun'] else 'removed'} {d['diaryEntries']} backfill diary entr(y/ies), "
@@ -227,8 +211,6 @@ def register(app: typer.Typer) -> None:
                 emit(o, backfill(mem, path, stage=stage, dry_run=dry_run), lambda d: say(
                     f"{'would write' if d['dryRun'] else 'wrote'} {d['diaryEntries']} diary entr(y/ies) for "
                     f"{d['grounded']} grounded entr(y/ies); staged {d['staged']}"))
-        finally:
-            mem.close()
 
     memory_app = typer.Typer(help="MEMORY.md's preimages: undo a Dreaming rewrite.", no_args_is_help=True)
     app.add_typer(memory_app, name="memory")
@@ -240,8 +222,7 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.preimages import listing
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             def human(items: list) -> None:
                 if not items:
                     say("no preimages kept yet")
@@ -250,8 +231,6 @@ def register(app: typer.Typer) -> None:
                         f"({i['promoted']} promoted)  sha256 {i['sha256'][:12]}")
 
             emit(o, listing(mem.places, mem.workspace), human)
-        finally:
-            mem.close()
 
     @memory_app.command("restore", help="Put a preimage back into MEMORY.md, byte for byte (what it replaces is "
                                         "kept as a preimage in turn, so a restore can be undone).")
@@ -263,10 +242,7 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.preimages import restore as put_back
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
-        mem = memory_for(o, create=False)
-        try:
+        with opened_memory(o, create=False) as mem:
             emit(o, put_back(mem.places, mem.workspace, ident, dry_run=dry_run), lambda d: say(
                 f"MEMORY.md {'already holds' if d['unchanged'] else ('would be' if d['dryRun'] else 'restored to')} "
                 f"preimage {d['restored']} ({d['bytes']} bytes)"))
-        finally:
-            mem.close()
