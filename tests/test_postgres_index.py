@@ -249,3 +249,46 @@ def test_doctor_on_postgres_leaves_the_agents_rows_alone(reverie_home, pg_dsn):
     assert picture() == before
     conn.close()
     mem.close()
+
+
+def test_a_forced_rebuild_is_one_transaction_and_others_read_the_old_rows(reverie_home, pg_dsn):
+    """`reverie index --force` on PostgreSQL: while it runs (embedding everything again for another
+    model), other connections read the complete old index; when it commits, the new one."""
+    import threading
+    import time
+
+    from reverie.index.identity import read_identity
+
+    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "REVERIE_STORE_BACKEND": "postgres",
+           "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    mem = Memory(overrides=['memory.search.provider="fake"'], env=env)
+    mem.init()
+    for i in range(40):
+        (mem.workspace / "memory" / f"n{i:02d}.md").write_text(f"- note {i} about the heron by the lake\n", "utf-8")
+    mem.index.sync()
+    old_model = read_identity(mem.index.conn())["model"]
+
+    def picture():
+        conn = mem.agent_store.connect_index()
+        try:
+            return (conn.execute("SELECT count(*), count(embedding) FROM memory_index_chunks").fetchone(),
+                    read_identity(conn)["model"])
+        finally:
+            conn.close()
+
+    before = picture()
+    assert before == ((40, 40), old_model)
+    slow = Memory(overrides=['memory.search.provider="fake"', 'memory.search.model="slow"'], env=env)
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(slow.rebuild()))
+    worker.start()
+    seen = []
+    while worker.is_alive():
+        seen.append(picture())
+        time.sleep(0.05)
+    worker.join()
+    assert done and done[0].embedded == 40
+    assert len(seen) >= 3 and all(s == before for s in seen)  # never half empty, never half new
+    assert picture() == ((40, 40), "slow")
+    slow.close()
+    mem.close()
