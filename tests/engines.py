@@ -40,10 +40,14 @@ def rows_holding(store, needle: str) -> list[str]:
     from reverie.store import connect
     from reverie.store.postgres.schema import AGENT_TABLES
 
+    import re
+
+    # the needle as a word of its own: "7781" inside a hash or an epoch timestamp is not the text
+    pattern = f"(^|[^0-9A-Za-z]){re.escape(needle)}([^0-9A-Za-z]|$)"
     conn = connect(store)
     try:
         return [t for t in AGENT_TABLES
-                if conn.execute(f"SELECT count(*) FROM {t} x WHERE x::text LIKE ?", (f"%{needle}%",)).fetchone()[0]]
+                if conn.execute(f"SELECT count(*) FROM {t} x WHERE x::text ~ ?", (pattern,)).fetchone()[0]]
     finally:
         conn.close()
 

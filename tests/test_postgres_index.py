@@ -21,8 +21,8 @@ def index_conn(dsn: str):
 
 def _add_windows(conn, path: str, vecs) -> list[int]:
     with transaction(conn):
-        for i, v in enumerate(vecs):
-            rows.insert_window(conn, path, "memory", i + 1, i + 1, i + 1, i + 1, _vec_blob(np.asarray(v, np.float32)))
+        rows.insert_windows(conn, [(path, "memory", i + 1, i + 1, i + 1, i + 1, _vec_blob(np.asarray(v, np.float32)))
+                                   for i, v in enumerate(vecs)])
         return [r[0] for r in conn.execute("SELECT seq FROM memory_index_windows WHERE path = ? ORDER BY seq", (path,))]
 
 
@@ -33,7 +33,7 @@ def _nearest(conn, q, mode: str) -> list[int]:
         else:
             for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
                 conn.execute(f"SET LOCAL {setting} = off")
-        return nearest_windows(conn, np.asarray(q, np.float32), 10)
+        return [w[0] for w in nearest_windows(conn, np.asarray(q, np.float32), 10)]
 
 
 def test_the_hnsw_leg_agrees_with_exact_search_and_keeps_to_its_agent(pg_dsn):
@@ -50,7 +50,7 @@ def test_the_hnsw_leg_agrees_with_exact_search_and_keeps_to_its_agent(pg_dsn):
     recall = []
     for q in queries:
         approx, exact = _nearest(mine, q, "index"), _nearest(mine, q, "exact")
-        assert set(nearest_windows(mine, q.astype(np.float32), 10)) <= seqs  # the planner's own choice
+        assert {w[0] for w in nearest_windows(mine, q.astype(np.float32), 10)} <= seqs  # the planner's own choice
         assert len(approx) == 10 and set(approx) <= seqs and set(exact) <= seqs
         recall.append(len(set(approx) & set(exact)) / 10)
         best = int(np.argmax(vecs @ q)) + 1  # seqs are numbered per agent from 1, as on SQLite
@@ -248,4 +248,47 @@ def test_doctor_on_postgres_leaves_the_agents_rows_alone(reverie_home, pg_dsn):
     assert any(leg["name"] == "database" and leg["ok"] for leg in report["legs"])
     assert picture() == before
     conn.close()
+    mem.close()
+
+
+def test_a_forced_rebuild_is_one_transaction_and_others_read_the_old_rows(reverie_home, pg_dsn):
+    """`reverie index --force` on PostgreSQL: while it runs (embedding everything again for another
+    model), other connections read the complete old index; when it commits, the new one."""
+    import threading
+    import time
+
+    from reverie.index.identity import read_identity
+
+    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "REVERIE_STORE_BACKEND": "postgres",
+           "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    mem = Memory(overrides=['memory.search.provider="fake"'], env=env)
+    mem.init()
+    for i in range(40):
+        (mem.workspace / "memory" / f"n{i:02d}.md").write_text(f"- note {i} about the heron by the lake\n", "utf-8")
+    mem.index.sync()
+    old_model = read_identity(mem.index.conn())["model"]
+
+    def picture():
+        conn = mem.agent_store.connect_index()
+        try:
+            return (conn.execute("SELECT count(*), count(embedding) FROM memory_index_chunks").fetchone(),
+                    read_identity(conn)["model"])
+        finally:
+            conn.close()
+
+    before = picture()
+    assert before == ((40, 40), old_model)
+    slow = Memory(overrides=['memory.search.provider="fake"', 'memory.search.model="slow"'], env=env)
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(slow.rebuild()))
+    worker.start()
+    seen = []
+    while worker.is_alive():
+        seen.append(picture())
+        time.sleep(0.05)
+    worker.join()
+    assert done and done[0].embedded == 40
+    assert len(seen) >= 3 and all(s == before for s in seen)  # never half empty, never half new
+    assert picture() == ((40, 40), "slow")
+    slow.close()
     mem.close()

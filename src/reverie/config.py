@@ -483,6 +483,36 @@ class SessionSettings(_Model):
     startup_context: StartupContextSettings = Field(StartupContextSettings(), alias="startupContext")
 
 
+class CronSettings(_Model):
+    session_retention: str | bool = Field(
+        "24h", alias="sessionRetention", description="how long after its run an automation's run session (an "
+        "agent turn, a heartbeat review) keeps its transcript: a duration ('24h', '7d', at least 1m); false or "
+        "'off' keeps them all (see docs/intents-and-automations.md)")
+
+    @field_validator("session_retention", mode="before")
+    @classmethod
+    def _retention(cls, v: Any) -> Any:
+        from .durations import DurationError, duration_ms
+
+        if v is False or (isinstance(v, str) and v.strip().lower() in ("off", "false")):
+            return False
+        if not isinstance(v, str) or v.strip().lower() == "true":
+            raise ValueError(f"must be a duration such as '24h' or '7d', or false to keep run sessions (got {v!r})")
+        try:
+            if duration_ms(v) < 60_000:
+                raise ValueError(f"must be at least 1m (got {v!r}), or false to keep run sessions")
+        except DurationError as exc:
+            raise ValueError(f"{exc}; or false to keep run sessions") from None
+        return v.strip()
+
+    @property
+    def session_retention_ms(self) -> int | None:
+        """The retention in milliseconds; None when run sessions are kept."""
+        from .durations import duration_ms
+
+        return None if self.session_retention is False else int(duration_ms(self.session_retention))
+
+
 class AgentSettings(_Model):
     workspace: str | None = None
     memory_enabled: bool | None = Field(None, alias="memoryEnabled", description="this agent only; wins over "
@@ -499,6 +529,7 @@ class Settings(_Model):
     sessions: SessionSettings = SessionSettings()
     compaction: CompactionSettings = CompactionSettings()
     agents: dict[str, AgentSettings] = Field(default_factory=dict)
+    cron: CronSettings = CronSettings()
 
     @field_validator("timezone")
     @classmethod

@@ -9,6 +9,12 @@ key and answers from memory). The whole turn is recorded in the transcript as an
 run history gets the reply (shortened) and where the transcript is. A model that cannot be reached
 is a failed run: the scheduler's backoff and retries apply.
 
+A run session left open by a run that was killed is ended (reason ``run-lost``) when the job next
+runs, so the new run starts fresh instead of resuming it. After each run, the agent's run sessions
+older than ``cron.sessionRetention`` lose their transcripts (:mod:`reverie.sessions.retention`);
+the run record says how many (``details.prunedSessions``). ``reverie scheduler run`` also prunes
+its agent's as it starts.
+
 The scheduler itself (:mod:`reverie.automation`) sits below the runtime, so this handler is
 registered by :meth:`reverie.Memory.scheduler`, as the automation package's documentation
 describes for chat runtimes.
@@ -16,7 +22,12 @@ describes for chat runtimes.
 
 from __future__ import annotations
 
+import logging
+
 from .automation.handlers import RunContext, RunOutcome
+from .automation.scheduler import STALE_CLAIM_MS
+
+log = logging.getLogger("reverie.automation")
 
 SUMMARY_CHARS = 200
 REPLY_CHARS = 4000
@@ -45,8 +56,12 @@ def agent_turn_handler(memory):
             except ReverieError as exc:  # a model spec or key that cannot work: retrying will not help
                 return RunOutcome("error", error=str(exc), permanent=True)
             try:
+                # the scheduler claims a job once at a time: an open session of its key is a lost run's
+                while (left := rt.store.current_session(rt.key)) is not None:
+                    rt.store.end_session(left.session_id, "run-lost")
                 result = rt.send(message)
                 rt.store.end_session(result.session_id, "cron-run")
+                pruned = prune_expired_runs(rt.store, mem.settings)
             finally:
                 rt.close()
         finally:
@@ -54,6 +69,8 @@ def agent_turn_handler(memory):
                 mem.close()
         details = {"agentId": places.agent, "sessionKey": rt.key, "sessionId": result.session_id,
                    "model": f"{rt.model.provider}:{rt.model.model}", "toolCalls": result.tool_calls}
+        if pruned:
+            details["prunedSessions"] = pruned
         if result.error:
             return RunOutcome("error", error=f"agent turn failed: {result.error}", details=details)
         reply = result.reply or ""
@@ -63,3 +80,26 @@ def agent_turn_handler(memory):
         return RunOutcome("ok", summary=summary or "(no reply)", details=details)
 
     return run
+
+
+def prune_expired_runs(store, settings) -> int:
+    """After a run: delete the transcripts of the agent's run sessions older than
+    ``cron.sessionRetention``; how many. Never fails the run that called it."""
+    from .sessions.retention import prune_run_sessions
+
+    try:
+        return prune_run_sessions(store, settings.cron.session_retention_ms, quiet_ms=STALE_CLAIM_MS).sessions
+    except Exception as exc:  # housekeeping: the run's own result stands
+        log.warning("pruning run sessions failed: %s", exc)
+        return 0
+
+
+def prune_agent(memory) -> int:
+    """The same for ``memory``'s agent outside a run (``reverie scheduler run`` does it as it starts)."""
+    from .sessions import TranscriptStore
+
+    store = TranscriptStore(memory.agent_store)
+    try:
+        return prune_expired_runs(store, memory.settings)
+    finally:
+        store.close()

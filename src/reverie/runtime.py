@@ -389,13 +389,13 @@ class Runtime:
                                                                         "output": usage.output_tokens}}
             said = self._agent_origin()
             if not msg.tool_calls:
-                self.store.append_message(sid, "assistant", msg, origin=said, index_text=self.recall.indexable(sid, msg.content), **meta)
+                self.store.append_message(sid, "assistant", msg, origin=said, **meta)
                 if is_no_reply(msg.content):
                     result.suppressed = True
                 else:
                     result.reply = msg.content
                 return
-            self.store.append_message(sid, "tool_call", msg, origin=said, index_text=self.recall.indexable(sid, msg.content), **meta)
+            self.store.append_message(sid, "tool_call", msg, origin=said, **meta)
             for call in msg.tool_calls:
                 result.tool_calls.append(call.name)
                 out, refused, origin = self._run_tool(by_name if offer else {}, call)

@@ -212,6 +212,11 @@ def register(app: typer.Typer) -> None:
         from ..dreaming.schedule import reconcile
 
         reconcile(mem, sched)  # Dreaming's managed jobs (nightly sweep, heartbeat review), one per workspace
+        from ..cron_turns import prune_agent
+
+        pruned = prune_agent(mem)  # cron.sessionRetention: also after every agent-turn run
+        if pruned:
+            say(f"deleted the transcripts of {pruned} run sessions older than cron.sessionRetention")
         stop = threading.Event()
         why: list[str] = []
 

@@ -64,7 +64,8 @@ def _print_status(s: dict) -> None:
 
 def register(app: typer.Typer) -> None:
     @app.command(help="Index the workspace incrementally (only changed files); --force rebuilds into a new "
-                      "index generation and publishes it atomically, reusing cached vectors.")
+                      "index generation and publishes it atomically (on PostgreSQL: in one transaction), "
+                      "reusing cached vectors.")
     def index(ctx: typer.Context,
               force: Annotated[bool, typer.Option("--force", help="full rebuild, published atomically")] = False,
               home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,

@@ -123,6 +123,9 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
             try:
                 rt.send(message)
                 rt.store.end_session(rt.session.session_id, "heartbeat-review")
+                from ..cron_turns import prune_expired_runs
+
+                prune_expired_runs(rt.store, mem.settings)  # cron.sessionRetention, as after an agent turn
             finally:
                 rt.close()
         trust = Trust(mem.agent_store, mem.workspace)

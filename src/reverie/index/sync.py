@@ -360,37 +360,42 @@ class Syncer(VectorFill):
         src = p.src
         rows.delete_chunks(self.conn, src.path, src.source)
         seen_ids: set[str] = set()
-        seqs: list[int | None] = []
-        for c in p.chunks:
+        kept: list[int] = []  # positions in p.chunks of the units written
+        unit_rows, texts, metadata, provenance = [], [], [], []
+        for i, c in enumerate(p.chunks):
             cid = chunk_id(src.source, src.path, c)
             if cid in seen_ids:
-                seqs.append(None)
                 continue  # an identical unit at the same lines cannot occur twice; be safe
             seen_ids.add(cid)
+            kept.append(i)
             vec = vectors.get(c.hash)
-            seq = rows.insert_chunk(self.conn, (
-                cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text, c.context,
-                _vec_blob(vec) if vec is not None else None, now), c.index_text, self.tokenizer)
-            seqs.append(seq)
+            unit_rows.append((cid, src.path, src.source, c.start_line, c.end_line, c.hash, self.model_tag, c.text,
+                              c.context, _vec_blob(vec) if vec is not None else None, now))
+            texts.append(c.index_text)
             # the unit's own entry's annotations, never a neighbour's (reference addendum row 2)
             ann = parse_annotations(c.annotations)
             if not ann.empty:
-                self.conn.execute(
-                    "INSERT INTO memory_index_chunk_recall_metadata(chunk_id, importance, triggers, project_key, status) "
-                    "VALUES (?,?,?,?,?)",
-                    (cid, ann.importance, "; ".join(ann.triggers) or None, "; ".join(ann.projects) or None, ann.status))
+                metadata.append((cid, ann.importance, "; ".join(ann.triggers) or None,
+                                 "; ".join(ann.projects) or None, ann.status))
             # Trust decides: daily notes by their recorded segments, other files "agent" (never "owner").
             prov = chunk_origin(self.agent_conn, self.workspace, src.path, c.start_line, c.end_line, p.hash)
-            self.conn.execute(
-                "INSERT INTO memory_index_chunk_provenance(chunk_id, origin_class, session_kind, observed_at) "
-                "VALUES (?, ?, ?, ?)", (cid, prov.origin, prov.kind,
-                                        prov.observed_at // 1000 if prov.observed_at else int(p.mtime)))
+            provenance.append((cid, prov.origin, prov.kind,
+                               prov.observed_at // 1000 if prov.observed_at else int(p.mtime)))
+        seqs: list[int | None] = [None] * len(p.chunks)
+        for i, seq in zip(kept, rows.insert_chunks(self.conn, unit_rows, texts, self.tokenizer)):
+            seqs[i] = seq
+        rows.insert_values(self.conn, "memory_index_chunk_recall_metadata",
+                           ("chunk_id", "importance", "triggers", "project_key", "status"), metadata)
+        rows.insert_values(self.conn, "memory_index_chunk_provenance",
+                           ("chunk_id", "origin_class", "session_kind", "observed_at"), provenance)
+        windows = []
         for w in p.windows:
             members = [(seqs[i], vectors.get(p.chunks[i].hash)) for i in range(w.first, w.last + 1)
                        if seqs[i] is not None]
             if members:
-                rows.insert_window(self.conn, src.path, src.source, w.start_line, w.end_line, members[0][0],
-                                   members[-1][0], _mean_blob([v for _, v in members]))
+                windows.append((src.path, src.source, w.start_line, w.end_line, members[0][0], members[-1][0],
+                                _mean_blob([v for _, v in members])))
+        rows.insert_windows(self.conn, windows)
         row = self.conn.execute("SELECT id FROM memory_index_sources WHERE path=? AND source=?",
                                 (src.path, src.source)).fetchone()
         if row:

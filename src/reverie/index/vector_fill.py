@@ -162,11 +162,10 @@ class VectorFill:
                 break
             last = rows[-1][0]
             vectors = self._vectors_for([Chunk(0, 0, t, h, ctx) for _, h, t, ctx in rows], report)
-            with transaction(self.conn):
-                for seq, h, _, _ in rows:
-                    if h in vectors:
-                        self.conn.execute("UPDATE memory_index_chunks SET embedding=?, model=? WHERE seq=?",
-                                          (_vec_blob(vectors[h]), self.model_tag, seq))
+            with transaction(self.conn):  # (one pipelined batch on PostgreSQL, not a round trip a row)
+                self.conn.executemany("UPDATE memory_index_chunks SET embedding=?, model=? WHERE seq=?",
+                                      [(_vec_blob(vectors[h]), self.model_tag, seq) for seq, h, _, _ in rows
+                                       if h in vectors])
                 self._refresh_window_vectors([r[0] for r in rows if r[1] in vectors])
                 if run.state is not None:
                     run_progress.update(self.conn, run.state, phase="vectors")
@@ -181,7 +180,8 @@ class VectorFill:
                 break
 
     def _refresh_window_vectors(self, seqs: list[int]) -> None:
-        """Recompute the mean vector of every window holding one of ``seqs`` (their vectors came late)."""
+        """Recompute the mean vector of every window holding one of ``seqs`` (their vectors came late):
+        the windows and their units' vectors read in two statements, the means written in one batch."""
         if not seqs:
             return
         lo, hi = min(seqs), max(seqs)
@@ -191,10 +191,13 @@ class VectorFill:
         import numpy as np
 
         wanted = set(seqs)
-        for wseq, first, last in windows:
-            if not any(first <= s <= last for s in wanted):
-                continue
-            vecs = [np.frombuffer(r[0], dtype=np.float32) for r in self.conn.execute(
-                "SELECT embedding FROM memory_index_chunks WHERE seq BETWEEN ? AND ? AND embedding IS NOT NULL",
-                (first, last))]
-            rows.set_window_vector(self.conn, wseq, _mean_blob(vecs))
+        windows = [w for w in windows if any(w[1] <= s <= w[2] for s in wanted)]
+        if not windows:
+            return
+        first, last = min(w[1] for w in windows), max(w[2] for w in windows)
+        unit = {seq: np.frombuffer(blob, dtype=np.float32) for seq, blob in self.conn.execute(
+            "SELECT seq, embedding FROM memory_index_chunks WHERE seq BETWEEN ? AND ? AND embedding IS NOT NULL",
+            (first, last))}
+        rows.set_window_vectors(self.conn, [
+            (wseq, _mean_blob([unit[s] for s in range(wfirst, wlast + 1) if s in unit]))
+            for wseq, wfirst, wlast in windows])

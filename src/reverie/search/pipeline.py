@@ -128,8 +128,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if pg:  # the same legs from that engine's queries (search/postgres.py)
         from . import postgres as engine
 
-        qt = engine.analyse(conn, params.query, params.tokenizer)
-        kw_hits = engine.keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
+        analysis = engine.analyse(conn, params.query, params.tokenizer)
+        qt = analysis.terms
+        kw_hits = engine.keyword_leg(conn, analysis, params.window * KEYWORD_FETCH) if use_kw else []
         p_hits = engine.path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     else:
         version = memory_index_version(conn)

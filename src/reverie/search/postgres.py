@@ -25,6 +25,7 @@ trips:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -69,27 +70,42 @@ def token_frequencies(conn, tokens: list[str]) -> dict[str, int]:
     return out
 
 
-def analyse(conn, query: str, tokenizer: str) -> QueryTerms:
+@dataclass
+class Analysis:
+    """The analysed query with what it read of the index (passed on: each is a round trip)."""
+
+    terms: QueryTerms
+    df: dict[str, int]
+    avg_len: float
+
+
+def analyse(conn, query: str, tokenizer: str) -> Analysis:
     """The query analysis of the SQLite engine, its document frequencies read from this engine's counts."""
-    n, _ = doc_stats(conn)
-    return analyse_query(conn, query, tokenizer, "memory_index_chunks", n,
-                         frequencies=lambda toks: token_frequencies(conn, toks))
+    n, avgl = doc_stats(conn)
+    seen: dict[str, int] = {}
+
+    def frequencies(tokens):
+        seen.update(token_frequencies(conn, tokens))
+        return seen
+
+    qt = analyse_query(conn, query, tokenizer, "memory_index_chunks", n, frequencies=frequencies)
+    return Analysis(qt, seen, avgl)
 
 
 def _tokens_of(expr: str | None) -> list[str]:
     return list(dict.fromkeys(re.findall(r'"([^"]*)"', expr or "")))
 
 
-def keyword_leg(conn, qt: QueryTerms, limit: int) -> list[KeywordHit]:
+def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
     """Units matching the analysed query, best BM25 first: every token first (short queries),
     then any of the tokens worth fetching, as :func:`.keyword.keyword_leg` does on FTS5."""
+    qt = a.terms
     if not qt.tokens:
         return []
-    _, avgl = doc_stats(conn)
-    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = a / (1 + c * len) with these two numbers
-    a, c = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / avgl / (1 + K1 * (1 - B))
+    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = ka / (1 + kc * len) with these two numbers
+    ka, kc = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / a.avg_len / (1 + K1 * (1 - B))
     weights = [float(x) for x in qt.weights]
-    df = token_frequencies(conn, qt.tokens)
+    df = {t: a.df.get(t, 0) for t in qt.tokens}
     rare = any(0 < df[t] <= RARE_SHARE * max(qt.n_docs, 1) for t in qt.tokens)
     passes = []
     if qt.strict:
@@ -105,7 +121,7 @@ def keyword_leg(conn, qt: QueryTerms, limit: int) -> list[KeywordHit]:
         if len(hits) >= limit:
             break
         for seq, rank in conn.execute(_KEYWORD_SQL.format(where=where, cap=cap),
-                                      (qt.tokens, weights, a, c, toks, limit)):
+                                      (qt.tokens, weights, ka, kc, toks, limit)):
             if seq not in hits:
                 hits[seq] = KeywordHit(seq, rank, len(hits) + 1, strict)
     return list(hits.values())
@@ -135,26 +151,22 @@ def path_leg(conn, query: str, tokenizer: str, window: int) -> list[PathHit]:
     return sorted(out.values(), key=lambda h: (-h.specificity, -h.score, h.path))
 
 
-def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS) -> list[int]:
-    """The ``k`` windows nearest the query by cosine (HNSW for a large index; the planner scans a
-    small one exactly)."""
+def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS) -> list[tuple[int, str, str]]:
+    """The ``k`` windows nearest the query by cosine, as (seq, path, source): HNSW for a large
+    index (the planner scans a small one exactly)."""
     dims = int(query.shape[0])
     lit = vector_literal(query)
-    rows = conn.execute(f"SELECT seq FROM memory_index_windows WHERE dims = {dims} "
-                        f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?", (lit, k)).fetchall()
-    return [r[0] for r in rows]
+    return [tuple(r) for r in conn.execute(
+        f"SELECT seq, path, source FROM memory_index_windows WHERE dims = {dims} "
+        f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?", (lit, k)).fetchall()]
 
 
 def window_matrix(conn, query: np.ndarray, unit_seqs: list[int]) -> WindowMatrix:
     """The windows the pipeline needs for this query, as the in-memory matrix holds them on SQLite:
     every window of each file that holds one of the nearest windows or one of ``unit_seqs`` (the
-    keyword and path candidates), so that each file's vector is its whole mean."""
+    keyword and path candidates), so that each file's vector is its whole mean. Three statements."""
     dims = int(query.shape[0])
-    nearest = nearest_windows(conn, query)
-    files: set[tuple[str, str]] = set()
-    for i in range(0, len(nearest), FETCH_BATCH):
-        files.update(conn.execute("SELECT path, source FROM memory_index_windows WHERE seq = ANY(?::bigint[])",
-                                  (nearest[i:i + FETCH_BATCH],)).fetchall())
+    files = {(path, source) for _, path, source in nearest_windows(conn, query)}
     for i in range(0, len(unit_seqs), FETCH_BATCH):
         files.update(conn.execute("SELECT DISTINCT path, source FROM memory_index_chunks WHERE seq = ANY(?::bigint[])",
                                   (list(unit_seqs[i:i + FETCH_BATCH]),)).fetchall())

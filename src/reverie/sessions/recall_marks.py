@@ -5,7 +5,8 @@ lines, originClass}], "refused": [...]}``. Automatic lanes (startup files, stand
 trigger recall, Active Memory) admit only ``owner``/``agent`` items; explicit lanes (the recall
 tools) record everything they returned. The marks are what the flush, the session-memory hook and
 the transcript search index strip before they see the conversation (see
-:mod:`reverie.trust.recall`); :meth:`reverie.runtime.Runtime.inject` is the public way in.
+:mod:`reverie.trust.recall`; the search index strips through :mod:`.search_text`, from the stored
+events); :meth:`reverie.runtime.Runtime.inject` is the public way in.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ..trust import AUTO_LANES, RECALL_TOOLS, RecallItem, RecallPool, Trust, injection_decision, least_trusted, strip_recalled
+from ..trust import AUTO_LANES, RECALL_TOOLS, RecallItem, RecallPool, Trust, injection_decision, least_trusted
 from .compaction import active_context
 from .store import Event, TranscriptStore
 
@@ -94,12 +95,6 @@ class RecallLedger:
             items.append(RecallItem(f.text, f.name, 1, f.text.count("\n") + 1, "agent", "unknown"))
         if items:
             self.mark(session_id, "startup", items)
-
-    def indexable(self, session_id: str, text: str) -> str | None:
-        """What the transcript search indexes for an agent message: recalled memory stripped
-        (None: the text as it is)."""
-        pool = self.pool(session_id)
-        return strip_recalled(text, pool) if pool and text else None
 
     def no_resave(self, tool, session_id: Callable[[], str]):
         """``memory_append`` that does not save again what memory recalled into the session."""

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,7 +22,8 @@ from ..models.base import ChatMessage, ToolCall
 from ..store import as_database, transaction
 from ..text.cjk import estimate_tokens
 from ..trust.classes import ORIGINS, SESSION_KINDS
-from . import search_rows
+from ..trust.recall import RecallPool
+from . import search_rows, search_text
 from .schema import COMPRESS_OVER, KINDS, open_transcripts_db
 
 MESSAGE_KINDS = ("user", "assistant", "tool_call", "tool_result")
@@ -150,34 +152,57 @@ _EVENT_COLS = ("seq, session_id, session_key, position, event_id, kind, created_
 _UPDATABLE = {f.name for f in fields(SessionRow)} - {"session_id", "session_key"}
 
 
-def _search_row(kind: str, payload: dict, index_text: str | None = None) -> tuple[str, str] | None:
-    """(indexed text, role) of an event's session-search row, or None when it has none.
-    ``index_text`` replaces the message's text (the runtime strips recalled spans from it)."""
-    msg = payload.get("message")
-    text = msg.get("content") if isinstance(msg, dict) else None
-    if index_text is not None:
-        text = index_text
-    if kind in ("user", "assistant", "tool_call") and isinstance(text, str) and text.strip():
-        return text, "user" if kind == "user" else "assistant"
-    return None
-
-
 def rebuild_search_index(conn) -> int:
-    """Make ``transcript_fts`` again from the events (after a repair that saved events whose search
-    rows were damaged); returns the rows written. Call inside a transaction."""
+    """Make the transcript search rows again from the events (after a repair that saved events
+    whose search rows were damaged, or a move to another engine); returns the rows written. The
+    rows are exactly those the original writes made (:mod:`.search_text`). Call inside a
+    transaction."""
     search_rows.clear(conn)
+    sessions = [r[0] for r in conn.execute("SELECT DISTINCT session_id FROM transcript_events").fetchall()]
+    return sum(index_session(conn, sid) for sid in sessions)
+
+
+def index_session(conn, session_id: str) -> int:
+    """Write the search rows of one session's events (it has none now); returns how many."""
+    rows = conn.execute(
+        f"SELECT seq, kind, encoding, body FROM transcript_events WHERE session_id = ? "
+        f"AND kind IN ({','.join('?' * len(search_text.READ_KINDS))}) ORDER BY position",
+        (session_id, *search_text.READ_KINDS)).fetchall()
+
+    def documents():
+        for seq, kind, encoding, body in rows:
+            try:
+                doc = _decode(encoding, body)
+            except Exception:  # an event whose body was damaged: no search row, nothing recalled
+                doc = None
+            yield seq, kind, doc
+
     written = 0
-    rows = conn.execute("SELECT seq, session_id, kind, encoding, body FROM transcript_events "
-                        "WHERE kind IN ('user', 'assistant', 'tool_call') ORDER BY seq").fetchall()
-    for seq, session_id, kind, encoding, body in rows:
-        try:
-            search = _search_row(kind, _decode(encoding, body))
-        except Exception:  # an event whose body was damaged: it keeps no search row
-            continue
-        if search is not None:
-            search_rows.add(conn, seq, search[0], session_id, search[1])
-            written += 1
+    for seq, text, role in search_text.session_rows(documents()):
+        search_rows.add(conn, seq, text, session_id, role)
+        written += 1
     return written
+
+
+def delete_transcripts(conn, session_ids: list[str], *, drop_rows: Iterable[str] = ()) -> tuple[int, int]:
+    """Delete the events and search rows of these sessions (call inside a transaction). Their
+    rows stay, emptied (0 events, 0 bytes), except those in ``drop_rows``: these are deleted
+    with their participants. Returns (events, search rows) removed."""
+    if not session_ids:
+        return 0, 0
+    marks = ",".join("?" * len(session_ids))
+    fts = search_rows.drop_sessions(conn, session_ids)
+    n = conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
+                     tuple(session_ids)).fetchone()[0]
+    conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", tuple(session_ids))
+    conn.execute(f"UPDATE sessions SET event_count = 0, transcript_bytes = 0 WHERE session_id IN ({marks})",
+                 tuple(session_ids))
+    drop = [sid for sid in dict.fromkeys(drop_rows)]
+    if drop:
+        gone = ",".join("?" * len(drop))
+        conn.execute(f"DELETE FROM session_participants WHERE session_id IN ({gone})", tuple(drop))
+        conn.execute(f"DELETE FROM sessions WHERE session_id IN ({gone})", tuple(drop))
+    return n, fts
 
 
 def _decode(encoding: str, body: bytes) -> dict:
@@ -199,6 +224,7 @@ class TranscriptStore:
         self.db_path = getattr(self.db, "path", None)
         self._conn = open_transcripts_db(self.db)
         self._lock = threading.RLock()
+        self._pools = search_text.PoolCache()  # the recall pools of the search rows it writes
 
     def close(self) -> None:
         with self._lock:
@@ -207,6 +233,18 @@ class TranscriptStore:
     @property
     def conn(self):
         return self._conn
+
+    @contextmanager
+    def writing(self):
+        """The connection inside one write transaction, this store's other calls held off (for
+        changes that read and write together, such as :mod:`.retention`'s)."""
+        with self._lock, transaction(self._conn) as conn:
+            yield conn
+
+    def drop_cached(self, session_ids: Iterable[str]) -> None:
+        """Forget what this store keeps in memory about these sessions (their events changed)."""
+        with self._lock:
+            self._pools.drop(session_ids)
 
     # -- sessions -------------------------------------------------------------------------------
     def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
@@ -279,15 +317,19 @@ class TranscriptStore:
         self.update_session(session_id, ended_at=at or now_ms(), ended_reason=reason)
 
     # -- events ---------------------------------------------------------------------------------
-    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None, origin: str | None = None,
-               index_text: str | None = None) -> Event:
-        """Record one event now, in its own transaction (with its search row).
+    def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None,
+               origin: str | None = None) -> Event:
+        """Record one event now, in its own transaction (with its search row: an agent message is
+        indexed without the memory recalled into the session before it, :mod:`.search_text`).
 
-        ``origin`` is the event's origin class (decided by the runtime); ``index_text``, when
-        given, is what the transcript search indexes instead of the message text (the runtime
-        passes the text with recalled memory stripped, so recall is never indexed again)."""
-        with self._lock, transaction(self._conn):
-            return self._insert_event(session_id, kind, payload, at, origin=origin, index_text=index_text)
+        ``origin`` is the event's origin class (decided by the runtime)."""
+        with self._lock:
+            try:
+                with transaction(self._conn):
+                    return self._insert_event(session_id, kind, payload, at, origin=origin)
+            except BaseException:
+                self._pools.drop([session_id])  # it may hold what was rolled back
+                raise
 
     def restore_session(self, row: dict, events: list[tuple[str, dict, int | None, str | None]]) -> bool:
         """Insert a whole session from an archive or another system, keeping its id: the session
@@ -332,8 +374,7 @@ class TranscriptStore:
         return bool(row and row[0])
 
     def _insert_event(self, session_id: str, kind: str, payload: dict, at: int | None, *,
-                      event_id: str | None = None, touch: bool = True, origin: str | None = None,
-                      index_text: str | None = None) -> Event:
+                      event_id: str | None = None, touch: bool = True, origin: str | None = None) -> Event:
         """The body of :meth:`append`; the caller holds the lock and a transaction."""
         if kind not in KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
@@ -359,7 +400,11 @@ class TranscriptStore:
             f"INSERT INTO transcript_events({_EVENT_COLS.replace('seq, ', '')}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
             "RETURNING seq", (session_id, key, position, event_id, kind, at, encoding, body, len(raw), tokens,
                               origin)).fetchone()[0]
-        search = _search_row(kind, payload, index_text)
+        recalled = None
+        if kind in search_text.AGENT_KINDS:
+            recalled = self._pools.before(session_id, position, lambda: self._recall_events(session_id, position))
+        search = search_text.search_row(kind, doc, recalled)
+        self._pools.written(session_id, position, kind, doc)
         if search is not None:
             search_rows.add(self._conn, seq, search[0], session_id, search[1])
         # a restored session keeps its own last_interaction_at
@@ -371,9 +416,18 @@ class TranscriptStore:
         return Event(seq, session_id, key, position, event_id, kind, at, doc, len(raw), tokens, origin)
 
     def append_message(self, session_id: str, kind: str, msg: ChatMessage, *, at: int | None = None,
-                       origin: str | None = None, index_text: str | None = None, **extra: Any) -> Event:
-        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin,
-                           index_text=index_text)
+                       origin: str | None = None, **extra: Any) -> Event:
+        return self.append(session_id, kind, {"message": message_to_dict(msg), **extra}, at=at, origin=origin)
+
+    def _recall_events(self, session_id: str, position: int):
+        """(kind, document) of the events before ``position`` that can recall memory."""
+        for kind, encoding, body in self._conn.execute(
+                "SELECT kind, encoding, body FROM transcript_events WHERE session_id = ? AND position < ? "
+                "AND kind IN (?, ?) ORDER BY position", (session_id, position, *search_text.POOL_KINDS)).fetchall():
+            try:
+                yield kind, _decode(encoding, body)
+            except Exception:  # a damaged body recalls nothing, as in a rebuild
+                continue
 
     # -- trust ----------------------------------------------------------------------------------
     def add_participant(self, session_id: str, actor: str | None) -> None:
@@ -402,15 +456,13 @@ class TranscriptStore:
         ids = list(dict.fromkeys(session_ids))
         marks = ",".join("?" * len(ids))
         with self._lock:
+            self.drop_cached(ids)
             self._conn.execute("PRAGMA secure_delete=ON")
             with transaction(self._conn):
-                fts = search_rows.drop_sessions(self._conn, ids)
-                n = self._conn.execute(f"SELECT count(*) FROM transcript_events WHERE session_id IN ({marks})",
-                                       ids).fetchone()[0]
-                self._conn.execute(f"DELETE FROM transcript_events WHERE session_id IN ({marks})", ids)
+                n, fts = delete_transcripts(self._conn, ids)
                 now = now_ms()
                 self._conn.execute(
-                    f"UPDATE sessions SET forgotten_at = ?, event_count = 0, transcript_bytes = 0, "
+                    f"UPDATE sessions SET forgotten_at = ?, "
                     f"ended_at = coalesce(ended_at, ?), ended_reason = coalesce(ended_reason, 'forgotten') "
                     f"WHERE session_id IN ({marks})", (now, now, *ids))
             search_rows.optimize(self._conn)
@@ -418,17 +470,19 @@ class TranscriptStore:
 
     def scrub_events(self, seqs: list[int], scrub) -> int:
         """Rewrite events through ``scrub`` (a function over the event document returning the new
-        one, or None to leave it); their search rows follow. Returns how many changed."""
+        one, or None to leave it); the search rows of their sessions are made again from the
+        rewritten events (what a later rebuild would make). Returns how many changed."""
         changed = 0
+        sessions: set[str] = set()
         with self._lock:
             self._conn.execute("PRAGMA secure_delete=ON")
             with transaction(self._conn):
                 for seq in seqs:
-                    row = self._conn.execute("SELECT kind, encoding, body FROM transcript_events WHERE seq = ?",
-                                             (seq,)).fetchone()
+                    row = self._conn.execute("SELECT session_id, encoding, body FROM transcript_events "
+                                             "WHERE seq = ?", (seq,)).fetchone()
                     if row is None:
                         continue
-                    kind, encoding, body = row
+                    session_id, encoding, body = row
                     doc = scrub(_decode(encoding, body))
                     if doc is None:
                         continue
@@ -436,13 +490,12 @@ class TranscriptStore:
                     enc, new_body = ("zlib", zlib.compress(raw, 6)) if len(raw) > COMPRESS_OVER else ("json", raw)
                     self._conn.execute("UPDATE transcript_events SET encoding = ?, body = ?, bytes = ? WHERE seq = ?",
                                        (enc, new_body, len(raw), seq))
-                    search_rows.drop(self._conn, seq)
-                    msg = doc.get("message") if isinstance(doc.get("message"), dict) else {}
-                    text = msg.get("content") or ""
-                    if kind in ("user", "assistant", "tool_call") and text.strip():
-                        search_rows.add(self._conn, seq, text, doc.get("sessionId"),
-                                        "user" if kind == "user" else "assistant")
+                    sessions.add(session_id)
                     changed += 1
+                for session_id in sorted(sessions):  # a rewritten recall mark changes later rows too
+                    self._pools.drop([session_id])
+                    search_rows.drop_sessions(self._conn, [session_id])
+                    index_session(self._conn, session_id)
             if changed:
                 search_rows.optimize(self._conn)
         return changed
@@ -450,21 +503,10 @@ class TranscriptStore:
     def recall_pool(self, session_id: str):
         """Every text memory put into this session's context (recall marks, and the results of the
         recall tools for transcripts recorded without marks), ready for stripping."""
-        from ..trust import RECALL_TOOLS, items_from_result, pool_of
-
-        texts: list[str] = []
-        for ev in self.events(session_id, kinds=("system", "tool_result")):
-            if ev.is_recall:
-                texts += [str(i.get("text") or "") for i in ev.data.get("items") or [] if isinstance(i, dict)]
-            elif ev.kind == "tool_result":
-                msg = ev.message
-                if msg is not None and msg.name in RECALL_TOOLS:
-                    try:
-                        result = json.loads(msg.content)
-                    except ValueError:
-                        continue
-                    texts += [i.text for i in items_from_result(msg.name, result)]
-        return pool_of(texts)
+        pool = RecallPool()
+        for ev in self.events(session_id, kinds=search_text.POOL_KINDS):
+            search_text.observe(pool, ev.kind, ev.data)
+        return pool
 
     def events(self, session_id: str, *, kinds: Iterable[str] | None = None, from_position: int = 1,
                limit: int | None = None, newest: bool = False) -> list[Event]:

@@ -549,34 +549,45 @@ CREATE TRIGGER memory_index_sources_rev AFTER INSERT OR UPDATE OR DELETE ON {SCH
   FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_revision();
 CREATE TRIGGER memory_index_chunks_rev AFTER INSERT OR UPDATE OR DELETE ON {SCHEMA}.memory_index_chunks
   FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_revision();
--- (a forced rebuild empties the agent's index first with reverie.index_bulk on, and resets the
--- counts and frequencies itself: counting down row by row would cost as much as the rebuild)
+-- Counted per statement over its transition table: the sync writes a file's units in one
+-- statement, so its counts and token frequencies are one aggregated update, not one a unit.
+-- (A forced rebuild empties the agent's index first with reverie.index_bulk on, and resets the
+-- counts and frequencies itself: counting them down would cost as much as the rebuild.)
 CREATE FUNCTION {SCHEMA}.index_counts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF current_setting('reverie.index_bulk', true) = 'on' THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN
-    UPDATE {SCHEMA}.memory_index_state SET chunks = chunks + 1,
-      vectors = vectors + (NEW.embedding IS NOT NULL)::int, tokens = tokens + cardinality(NEW.tokens)
-      WHERE agent_id = NEW.agent_id AND id = 1;
+    UPDATE {SCHEMA}.memory_index_state s SET chunks = s.chunks + n.c, vectors = s.vectors + n.v, tokens = s.tokens + n.t
+      FROM (SELECT agent_id, count(*) AS c, count(embedding) AS v, coalesce(sum(cardinality(tokens)), 0) AS t
+            FROM new_rows GROUP BY agent_id) n
+      WHERE s.agent_id = n.agent_id AND s.id = 1;
     INSERT INTO {SCHEMA}.memory_index_tokens(agent_id, token, df)
-      SELECT NEW.agent_id, t, 1 FROM unnest(NEW.tokens) AS t GROUP BY t
-      ON CONFLICT (agent_id, token) DO UPDATE SET df = {SCHEMA}.memory_index_tokens.df + 1;
+      SELECT agent_id, t, count(*) FROM new_rows, unnest(tokens) AS t GROUP BY agent_id, t
+      ON CONFLICT (agent_id, token) DO UPDATE SET df = {SCHEMA}.memory_index_tokens.df + excluded.df;
   ELSIF TG_OP = 'DELETE' THEN
-    UPDATE {SCHEMA}.memory_index_state SET chunks = chunks - 1,
-      vectors = vectors - (OLD.embedding IS NOT NULL)::int, tokens = tokens - cardinality(OLD.tokens)
-      WHERE agent_id = OLD.agent_id AND id = 1;
-    UPDATE {SCHEMA}.memory_index_tokens SET df = df - 1 WHERE agent_id = OLD.agent_id AND token = ANY(OLD.tokens);
-  ELSIF (NEW.embedding IS NULL) <> (OLD.embedding IS NULL) THEN
-    UPDATE {SCHEMA}.memory_index_state
-      SET vectors = vectors + (NEW.embedding IS NOT NULL)::int - (OLD.embedding IS NOT NULL)::int
-      WHERE agent_id = NEW.agent_id AND id = 1;
+    UPDATE {SCHEMA}.memory_index_state s SET chunks = s.chunks - o.c, vectors = s.vectors - o.v, tokens = s.tokens - o.t
+      FROM (SELECT agent_id, count(*) AS c, count(embedding) AS v, coalesce(sum(cardinality(tokens)), 0) AS t
+            FROM old_rows GROUP BY agent_id) o
+      WHERE s.agent_id = o.agent_id AND s.id = 1;
+    UPDATE {SCHEMA}.memory_index_tokens k SET df = k.df - o.c
+      FROM (SELECT agent_id, t, count(*) AS c FROM old_rows, unnest(tokens) AS t GROUP BY agent_id, t) o
+      WHERE k.agent_id = o.agent_id AND k.token = o.t;
+  ELSE
+    UPDATE {SCHEMA}.memory_index_state s SET vectors = s.vectors + d.v
+      FROM (SELECT n.agent_id, count(n.embedding) - count(o.embedding) AS v
+            FROM new_rows n JOIN old_rows o ON o.agent_id = n.agent_id AND o.seq = n.seq GROUP BY n.agent_id) d
+      WHERE s.agent_id = d.agent_id AND s.id = 1 AND d.v <> 0;
   END IF;
   RETURN NULL;
 END $$;
-CREATE TRIGGER memory_index_chunks_counts AFTER INSERT OR DELETE OR UPDATE OF embedding
-  ON {SCHEMA}.memory_index_chunks FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.index_counts();
+CREATE TRIGGER memory_index_chunks_counts_insert AFTER INSERT ON {SCHEMA}.memory_index_chunks
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_counts();
+CREATE TRIGGER memory_index_chunks_counts_delete AFTER DELETE ON {SCHEMA}.memory_index_chunks
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_counts();
+CREATE TRIGGER memory_index_chunks_counts_update AFTER UPDATE ON {SCHEMA}.memory_index_chunks
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.index_counts();
 """
 SEARCH_INDEX_TABLES = ("memory_index_meta", "memory_index_sources", "memory_index_chunks",
                        "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance", "memory_index_state",
