@@ -88,3 +88,16 @@ def test_one_unknown_word_falls_back_to_the_others(mem):
     kw = [r for r in got["results"] if (r.get("explain") or {}).get("keyword")]
     assert kw and kw[0]["path"] == "memory/trip-en.md", got["results"]
     assert not kw[0]["explain"]["keyword"]["allTerms"]  # it holds part of the query's information
+
+
+@pytest.mark.parametrize("word", ["Japanese", "generously", "organization"])
+def test_a_word_whose_stem_stems_again_is_found(mem, word):
+    """FTS5 stems a query term again, and a porter stem is not always a fixpoint ("japanese" ->
+    "japanes" -> "japan"): the keyword leg once found nothing for "Japanese course" on SQLite."""
+    (mem.workspace / "memory" / "2026-03-05.md").write_text(
+        f"# 2026-03-05\n\n- Signed up for the {word} course on Tuesdays.\n", encoding="utf-8")
+    mem.index.sync()
+    got = mem.search(f"{word} course", max_results=5, min_score=0.0, explain=True)
+    top = got["results"][0]
+    assert top["path"] == "memory/2026-03-05.md", got["results"]
+    assert top["explain"]["keyword"]["allTerms"] is True

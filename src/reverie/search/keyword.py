@@ -127,6 +127,7 @@ class QueryTerms:
     strict: str | None = None  # all tokens, tried first for short queries
     like: list[str] = field(default_factory=list)  # trigram: short CJK words required as substrings
     n_docs: int = 0
+    fetch: list[str] = field(default_factory=list)  # the tokens ``match`` asks for (engines matching tokens)
 
     @property
     def empty(self) -> bool:
@@ -154,6 +155,25 @@ def _prefix(token: str) -> bool:
 
 def _quote(token: str) -> str:
     return '"' + token.replace('"', "") + '"' + ("*" if _prefix(token) else "")
+
+
+def _fts_term(token: str, tokenizer: str, surface: dict[str, str]) -> str:
+    """The FTS5 expression that matches ``token`` as stored. FTS5 stems a query term again, and
+    the porter stem is not always a fixpoint ("japanese" -> "japanes" -> "japan": a search for
+    "Japanese" found nothing): such a token is asked for by the query's own word, which stems to it."""
+    if _tokenize(tokenizer, token, True) == [token]:
+        return _quote(token)
+    return _quote(surface.get(token, token))
+
+
+def _surface_words(query: str, tokenizer: str) -> dict[str, str]:
+    """token -> the query word it was stemmed from."""
+    out: dict[str, str] = {}
+    for word in re.findall(r"\w+", query):
+        toks = _tokenize(tokenizer, word, True)
+        if len(toks) == 1:
+            out.setdefault(toks[0], word)
+    return out
 
 
 def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: str, n_docs: int,
@@ -190,14 +210,15 @@ def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: 
     tokens = sorted(scored, key=lambda t: (df.get(t, 0) == 0, -scored[t]))[:MAX_QUERY_TOKENS]
     common = n_docs >= COMMON_MIN_DOCS
     fetch = [t for t in tokens if not (common and df.get(t, 0) > COMMON_SHARE * n_docs)] or tokens[:1]
-    match = " OR ".join(_quote(t) for t in fetch) if fetch else None
+    surface = _surface_words(query, tokenizer)
+    match = " OR ".join(_fts_term(t, tokenizer, surface) for t in fetch) if fetch else None
     strict = None
     if not conversational and len(tokens) > 1:
-        strict = " AND ".join(_quote(t) for t in tokens)
+        strict = " AND ".join(_fts_term(t, tokenizer, surface) for t in tokens)
     w = np.array([scored[t] for t in tokens], dtype=np.float64)
     if len(w) and w.sum() <= 0:
         w = np.ones(len(w))
-    return QueryTerms(tokens, w, match, strict, like, n_docs)
+    return QueryTerms(tokens, w, match, strict, like, n_docs, fetch)
 
 
 def _vocab_table(conn: apsw.Connection, fts_table: str) -> str:

@@ -24,7 +24,6 @@ trips:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,10 +91,6 @@ def analyse(conn, query: str, tokenizer: str) -> Analysis:
     return Analysis(qt, seen, avgl)
 
 
-def _tokens_of(expr: str | None) -> list[str]:
-    return list(dict.fromkeys(re.findall(r'"([^"]*)"', expr or "")))
-
-
 def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
     """Units matching the analysed query, best BM25 first: every token first (short queries),
     then any of the tokens worth fetching, as :func:`.keyword.keyword_leg` does on FTS5."""
@@ -109,9 +104,9 @@ def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
     rare = any(0 < df[t] <= RARE_SHARE * max(qt.n_docs, 1) for t in qt.tokens)
     passes = []
     if qt.strict:
-        passes.append((True, "tokens @> ?::text[]", _tokens_of(qt.strict),
+        passes.append((True, "tokens @> ?::text[]", list(qt.tokens),
                        SCAN_CAP if rare else COMMON_CAP_PER_K * limit))
-    fetch = _tokens_of(qt.match)
+    fetch = list(qt.fetch)
     if fetch:
         fetch_rare = any(df.get(t, 0) <= RARE_SHARE * max(qt.n_docs, 1) for t in fetch)
         passes.append((not qt.strict and len(qt.tokens) <= 1, "tokens && ?::text[]", fetch,

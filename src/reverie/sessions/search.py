@@ -119,12 +119,12 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
     window = limit * 4
     hits: dict[int, int] = {}  # seq -> created
     ids = list(by_id)
-    for match in (q.strict, q.match):
+    for match, tokens in ((q.strict, q.tokens), (q.match, q.fetch)):
         if not match or len(hits) >= window:
             continue
         for i in range(0, len(ids), KEY_CHUNK):
             chunk = ids[i:i + KEY_CHUNK]
-            rows = search_rows.matches(store.conn, match, match is q.strict, chunk, window)
+            rows = search_rows.matches(store.conn, match, match is q.strict, chunk, window, tokens)
             for seq, _rank, created in rows:
                 hits.setdefault(seq, created)
     results = []

@@ -75,11 +75,13 @@ def frequencies(conn, tokens: list[str]) -> dict[str, int]:
                              "FROM unnest(?::text[]) AS t", (tokens,)).fetchall())
 
 
-def matches(conn, fts_match: str, every: bool, session_ids: list[str], limit: int) -> list[tuple[int, float, int]]:
+def matches(conn, fts_match: str, every: bool, session_ids: list[str], limit: int,
+            tokens: list[str] | None = None) -> list[tuple[int, float, int]]:
     """(seq, rank, created) of the events in ``session_ids`` matching ``fts_match`` (an FTS5
-    expression of quoted tokens, ``every`` when they are joined by AND), best first; rank as
-    FTS5's (lower is better). PostgreSQL reads the same tokens out of the expression and ranks by
-    how many of them an event holds; the score shown is computed from the text afterwards."""
+    expression, ``every`` when its terms are joined by AND), best first; rank as FTS5's (lower is
+    better). PostgreSQL matches ``tokens``, the index tokens the expression asks for (read out of
+    it when not given), and ranks by how many of them an event holds; the score shown is computed
+    from the text afterwards."""
     if engine_of(conn) != "postgres":
         import apsw
 
@@ -92,7 +94,7 @@ def matches(conn, fts_match: str, every: bool, session_ids: list[str], limit: in
             return []
     import re
 
-    tokens = list(dict.fromkeys(re.findall(r'"([^"]*)"', fts_match)))
+    tokens = list(dict.fromkeys(tokens if tokens is not None else re.findall(r'"([^"]*)"', fts_match)))
     if not tokens:
         return []
     return conn.execute(
