@@ -148,7 +148,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         c.path_score, c.specificity = h.score, h.specificity
     wcos = fcos = None
     if use_vectors and pg:  # the windows this query needs, with their files' (see postgres.window_matrix)
-        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands)), vectors.query)
+        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), qt.n_docs), vectors.query)
         use_vectors = not vectors.matrix.empty
     if use_vectors:
         wcos, fcos = context.coarse(vectors, cands)

@@ -146,22 +146,43 @@ def path_leg(conn, query: str, tokenizer: str, window: int) -> list[PathHit]:
     return sorted(out.values(), key=lambda h: (-h.specificity, -h.score, h.path))
 
 
-def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS) -> list[tuple[int, str, str]]:
+# HNSW candidates per scan (``hnsw.ef_search``): 200 is the pooled connections' setting (recall@10
+# 0.996 at 100,000 windows); at a million it fell to 0.972 and 400 gave 0.990 (docs/benchmarks.md),
+# so an index past LARGE_INDEX_WINDOWS windows (estimated from its units) scans with 400.
+EF_SEARCH_LARGE = 400
+LARGE_INDEX_WINDOWS = 300_000
+UNITS_PER_WINDOW = 5  # (measured 5.5 on the scale workspace: the estimate errs towards the larger scan)
+
+
+def ef_search_for(units: int) -> int | None:
+    """The ``hnsw.ef_search`` for an index of ``units`` units; None: the connection's own (200)."""
+    return EF_SEARCH_LARGE if units / UNITS_PER_WINDOW > LARGE_INDEX_WINDOWS else None
+
+
+def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS, *,
+                    ef_search: int | None = None) -> list[tuple[int, str, str]]:
     """The ``k`` windows nearest the query by cosine, as (seq, path, source): HNSW for a large
-    index (the planner scans a small one exactly)."""
+    index (the planner scans a small one exactly); ``ef_search`` widens the scan for this query."""
     dims = int(query.shape[0])
     lit = vector_literal(query)
-    return [tuple(r) for r in conn.execute(
-        f"SELECT seq, path, source FROM memory_index_windows WHERE dims = {dims} "
-        f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?", (lit, k)).fetchall()]
+    sql = (f"SELECT seq, path, source FROM memory_index_windows WHERE dims = {dims} "
+           f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?")
+    if ef_search is None:
+        return [tuple(r) for r in conn.execute(sql, (lit, k)).fetchall()]
+    from ..store import transaction
+
+    with transaction(conn, immediate=False):  # SET LOCAL lasts for this one query
+        conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+        return [tuple(r) for r in conn.execute(sql, (lit, k)).fetchall()]
 
 
-def window_matrix(conn, query: np.ndarray, unit_seqs: list[int]) -> WindowMatrix:
+def window_matrix(conn, query: np.ndarray, unit_seqs: list[int], units: int = 0) -> WindowMatrix:
     """The windows the pipeline needs for this query, as the in-memory matrix holds them on SQLite:
     every window of each file that holds one of the nearest windows or one of ``unit_seqs`` (the
-    keyword and path candidates), so that each file's vector is its whole mean. Three statements."""
+    keyword and path candidates), so that each file's vector is its whole mean. Three statements
+    (``units``: the index's size, for the width of the HNSW scan)."""
     dims = int(query.shape[0])
-    files = {(path, source) for _, path, source in nearest_windows(conn, query)}
+    files = {(path, source) for _, path, source in nearest_windows(conn, query, ef_search=ef_search_for(units))}
     for i in range(0, len(unit_seqs), FETCH_BATCH):
         files.update(conn.execute("SELECT DISTINCT path, source FROM memory_index_chunks WHERE seq = ANY(?::bigint[])",
                                   (list(unit_seqs[i:i + FETCH_BATCH]),)).fetchall())
