@@ -91,10 +91,10 @@ def test_keyword_queries_use_the_gin_index_under_row_level_security(pg_dsn):
     conn = index_conn(pg_dsn)
     with transaction(conn):
         conn.execute("INSERT INTO memory_index_state(id) VALUES (1)")
-        for i in range(3000):
-            text = "决定住西湖边的湖滨酒店，没有订湖景房" if i == 7 else f"note {i} about topic {i % 13}"
-            rows.insert_chunk(conn, (f"c{i}", f"memory/n{i % 20}.md", "memory", i, i, f"h{i}", "m", text, "", None, 0),
-                              text, "cjk")
+        texts = ["决定住西湖边的湖滨酒店，没有订湖景房" if i == 7 else f"note {i} about topic {i % 13}"
+                 for i in range(3000)]
+        rows.insert_chunks(conn, [(f"c{i}", f"memory/n{i % 20}.md", "memory", i, i, f"h{i}", "m", t, "", None, 0)
+                                  for i, t in enumerate(texts)], texts, "cjk")
     from reverie.store.postgres.pool import raw_connect
 
     with raw_connect(pg_dsn) as owner:  # the statistics autovacuum would gather in time

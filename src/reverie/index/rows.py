@@ -47,7 +47,7 @@ def insert_chunks(conn, rows: list[tuple], index_texts: list[str], tokenizer: st
     On PostgreSQL the seqs are the agent's next ones, given explicitly (the writer holds the
     index's lock), so the units go in one statement."""
     if not on_postgres(conn):
-        return [insert_chunk(conn, r, t, tokenizer) for r, t in zip(rows, index_texts)]
+        return [_insert_chunk_sqlite(conn, r, t, tokenizer) for r, t in zip(rows, index_texts)]
     if not rows:
         return []
     first = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memory_index_chunks").fetchone()[0]
@@ -58,12 +58,9 @@ def insert_chunks(conn, rows: list[tuple], index_texts: list[str], tokenizer: st
     return seqs
 
 
-def insert_chunk(conn, row: tuple, index_text: str, tokenizer: str) -> int:
-    """Add one unit (``row`` in the order of ``_CHUNK_COLUMNS``) with its keyword row; its seq."""
+def _insert_chunk_sqlite(conn, row: tuple, index_text: str, tokenizer: str) -> int:
+    """One unit and its FTS5 row (rowid = the unit's seq, which SQLite assigns)."""
     marks = ",".join("?" * len(row))
-    if on_postgres(conn):
-        return conn.execute(f"INSERT INTO memory_index_chunks({_CHUNK_COLUMNS}, tokens) VALUES ({marks}, ?) "
-                            f"RETURNING seq", (*row, array_tokens(index_text, tokenizer))).fetchone()[0]
     seq = conn.execute(f"INSERT INTO memory_index_chunks({_CHUNK_COLUMNS}) VALUES ({marks}) RETURNING seq",
                        row).fetchone()[0]
     conn.execute("INSERT INTO memory_index_chunks_fts(rowid, text) VALUES (?, ?)",
