@@ -30,7 +30,10 @@ def test_offline_model_is_registered_and_needs_nothing():
 
 
 def test_offline_searches_memory_first_and_quotes_with_citations(mem):
-    mem.remember("Decided: we stay at the Lakeside Hotel in Hangzhou, two nights.")
+    # a fixed time of day: the note's "- HH:MM" prefix is part of what the fake embedder hashes, and
+    # at some minutes (00:12, 00:57) its vector came near enough the unrelated question below to match
+    at = datetime.now(timezone.utc).replace(hour=9, minute=30, second=0, microsecond=0)
+    mem.remember("Decided: we stay at the Lakeside Hotel in Hangzhou, two nights.", now=at)
     mem.sync()
     rt = mem.runtime("offline")
     r = rt.send("Which hotel did we decide on in Hangzhou?")
