@@ -98,8 +98,10 @@ def _pg_vector(blob: bytes | None) -> tuple[int | None, str | None]:
         return None, None
     import numpy as np
 
+    from ..store.postgres.dialect import vector_literal
+
     v = np.frombuffer(blob, dtype=np.float32)
-    return int(v.shape[0]), "[" + ",".join(f"{float(x):.9g}" for x in v) + "]"
+    return int(v.shape[0]), vector_literal(v)
 
 
 _WINDOW_COLUMNS = ("path", "source", "start_line", "end_line", "first_seq", "last_seq", "embedding")

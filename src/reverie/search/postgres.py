@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..store.postgres.dialect import vector_literal
 from ..text.fts import bm25_to_score, query_terms, term_tokens
 from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, exact_path_hits, idf
 from .vectors import WindowMatrix, _block, _build_view, _COLUMNS
@@ -48,10 +49,6 @@ WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, w
 SELECT u.seq, -(SELECT sum(w.weight) FROM w WHERE u.tokens @> ARRAY[w.tok]) * ? / (1 + ? * cardinality(u.tokens)) AS rank
 FROM (SELECT seq, tokens FROM memory_index_chunks WHERE {where} LIMIT {cap}) u ORDER BY rank, u.seq LIMIT ?
 """
-
-
-def vector_literal(vec) -> str:
-    return "[" + ",".join(f"{float(x):.9g}" for x in vec) + "]"
 
 
 def doc_stats(conn) -> tuple[int, float]:

@@ -112,3 +112,8 @@ def translate(sql: str) -> str:
     out = _UNIXEPOCH.sub("(extract(epoch from now()))::bigint", out)
     out = _two_arg(out)
     return _params(out)
+
+
+def vector_literal(vec) -> str:
+    """A vector as pgvector's text input (``[0.1,0.2,...]``), float32 precision kept."""
+    return "[" + ",".join(f"{float(x):.9g}" for x in vec) + "]"
