@@ -8,23 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-BATCH = """
-import contextlib, io, json, sys
-from reverie.cli.main import run
-out = []
-for argv in json.loads(sys.argv[1]):
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        try:
-            run(argv)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-    out.append([code, o.getvalue(), e.getvalue()])
-print(json.dumps(out))
-"""
-
-
 def _env(home: Path, extra: dict | None = None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC", REVERIE_EMBEDDING_PROVIDER="fake")
@@ -41,7 +24,7 @@ def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = Non
 
 def batch(home: Path, *commands: list[str], env: dict | None = None) -> list[subprocess.CompletedProcess]:
     """Several commands through the real entry point in one subprocess (start-up paid once)."""
-    r = subprocess.run([sys.executable, "-c", BATCH, json.dumps(list(commands))], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "reverie.cli.batch", json.dumps(list(commands))], capture_output=True, text=True,
                        env=_env(home, env), timeout=300)
     assert r.returncode == 0, r.stderr
     return [subprocess.CompletedProcess(c, code, out, err) for c, (code, out, err) in zip(commands, json.loads(r.stdout))]

@@ -101,3 +101,29 @@ def test_a_word_whose_stem_stems_again_is_found(mem, word):
     top = got["results"][0]
     assert top["path"] == "memory/2026-03-05.md", got["results"]
     assert top["explain"]["keyword"]["allTerms"] is True
+
+
+def test_a_search_reads_the_index_tables_once_and_sees_later_changes(mem):
+    """Inside one search the index's meta and counters come from one read (a round trip each on
+    PostgreSQL); the next search, or the same one after ``forget``, reads them again."""
+    from reverie.index import progress, reads
+    from reverie.index.identity import read_meta, write_meta
+
+    conn = mem.index.conn()
+    chunks, vectors = progress.counts(conn)
+    assert chunks > 0 and vectors == chunks
+    with reads.once(conn):
+        assert read_meta(conn, "probe") is None
+        write_meta(conn, "probe", {"n": 1})
+        assert read_meta(conn, "probe") is None  # the search's one read, taken before the write
+        assert reads.state(conn, "chunks", "vectors") == (chunks, vectors)
+        reads.forget()
+        assert read_meta(conn, "probe") == {"n": 1}
+    assert read_meta(conn, "probe") == {"n": 1}  # outside a search: the table itself
+    write_meta(conn, "probe", {"n": 2})
+    assert read_meta(conn, "probe") == {"n": 2}
+    # a search after a sync sees the new units (its counters and identity are read afresh)
+    (mem.workspace / "memory/2026-04-01.md").write_text("- 新的笔记：雷峰塔的门票已经订好。\n", encoding="utf-8")
+    mem.index.sync()
+    assert progress.counts(conn)[0] > chunks
+    assert "memory/2026-04-01.md" in paths(mem.search("雷峰塔"))

@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-from cli_helpers import BATCH
-
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
@@ -24,7 +22,7 @@ def batch(home: Path, *commands: list[str]) -> list[subprocess.CompletedProcess]
     """Several commands through the real entry point in ONE subprocess (start-up paid once)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env.update(REVERIE_HOME=str(home), REVERIE_TIMEZONE="UTC")
-    r = subprocess.run([sys.executable, "-c", BATCH, json.dumps(list(commands))], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "reverie.cli.batch", json.dumps(list(commands))], capture_output=True, text=True,
                        env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     return [subprocess.CompletedProcess(cmd, code, out, err) for cmd, (code, out, err) in zip(commands, json.loads(r.stdout))]

@@ -47,23 +47,6 @@ WINDOW_S = {"remember": 0.8, "remember_cli": 2.0, "memory_append": 0.8, "index":
 SETTINGS = '[memory.search]\nprovider = "fake"\n\n[memory.dreaming.phases.deep]\nminScore = 0.5\n'
 OWNER_LINE = "- A line I wrote myself."
 FACT = "I am allergic to peanuts."
-BATCH = """
-import contextlib, io, json, sys
-from reverie.cli.main import run
-out = []
-for argv in json.loads(sys.argv[1]):
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        try:
-            run(argv)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-    out.append([argv, code, o.getvalue(), e.getvalue()])
-print(json.dumps(out))
-"""
-
-
 # -- the prepared home --------------------------------------------------------------------------------
 def prepare(root: Path) -> Path:
     """A home every trial starts from: 40 notes indexed, a life Dreaming will promote from, facts
@@ -353,7 +336,7 @@ def _found(home: Path, results: dict, needle: str) -> bool:
 def check_next_commands(trial: Trial, home: Path) -> None:
     commands = _next_commands(trial)
     try:
-        r = subprocess.run([sys.executable, "-c", BATCH, json.dumps(commands)], capture_output=True, text=True,
+        r = subprocess.run([sys.executable, "-m", "reverie.cli.batch", json.dumps(commands)], capture_output=True, text=True,
                            env=clean_env(home), timeout=300)
     except subprocess.TimeoutExpired:
         trial.problems.append("the next commands hung")
@@ -361,7 +344,7 @@ def check_next_commands(trial: Trial, home: Path) -> None:
     if r.returncode != 0:
         trial.problems.append(f"the next commands crashed: {r.stderr[-400:]}")
         return
-    for args, code, out, err in json.loads(r.stdout):
+    for args, (code, out, err) in zip(commands, json.loads(r.stdout)):
         if code != 0:
             trial.problems.append(f"`reverie {' '.join(args)}` exit {code}: {err.strip()[:300]}")
         elif args[0] == "doctor":

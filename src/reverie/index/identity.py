@@ -15,6 +15,7 @@ import apsw
 from ..config import SearchSettings
 from ..embeddings import Embedder
 from .chunking import CHUNKER
+from . import reads
 
 META_KEY = "memory_index_meta_v1"
 IDENTITY_VERSION = 1
@@ -98,8 +99,7 @@ def compare(stored: dict | None, wanted: dict) -> IdentityCheck:
 
 
 def read_identity(conn: apsw.Connection) -> dict | None:
-    row = conn.execute("SELECT value FROM memory_index_meta WHERE key = ?", (META_KEY,)).fetchone()
-    return json.loads(row[0]) if row else None
+    return reads.meta(conn, META_KEY)
 
 
 def write_identity(conn: apsw.Connection, identity: dict) -> None:
@@ -111,8 +111,7 @@ def write_identity(conn: apsw.Connection, identity: dict) -> None:
 
 
 def read_meta(conn: apsw.Connection, key: str) -> dict | None:
-    row = conn.execute("SELECT value FROM memory_index_meta WHERE key = ?", (key,)).fetchone()
-    return json.loads(row[0]) if row else None
+    return reads.meta(conn, key)
 
 
 def write_meta(conn: apsw.Connection, key: str, value: dict) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import apsw
 
-from . import generations
+from . import generations, reads
 from .identity import read_meta, write_meta
 
 KEY = "index_progress"
@@ -42,8 +42,8 @@ def update(conn: apsw.Connection, row: dict, **changes) -> None:
 
 def counts(conn: apsw.Connection) -> tuple[int, int]:
     """(chunks, chunks with a vector) of the index, from the counters kept by triggers."""
-    row = conn.execute("SELECT chunks, vectors FROM memory_index_state WHERE id = 1").fetchone()
-    return (int(row[0]), int(row[1])) if row else (0, 0)
+    chunks, vectors = reads.state(conn, "chunks", "vectors")
+    return chunks, vectors
 
 
 def running(index_dir: Path) -> bool:

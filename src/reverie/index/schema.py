@@ -5,6 +5,7 @@ from __future__ import annotations
 import apsw
 
 from ..store import Migration, Migrations
+from ..store.engine import engine_of
 from ..text.fts import TOKENIZERS
 
 _INDEX_BASE = """
@@ -169,6 +170,8 @@ def ensure_fts(conn: apsw.Connection, tokenizer: str) -> None:
 
 
 def fts_tokenizer_of(conn: apsw.Connection) -> str | None:
+    if engine_of(conn) == "postgres":
+        return None  # no FTS tables there: the identity names the tokenizer
     row = conn.execute(
         "SELECT sql FROM sqlite_master WHERE name = 'memory_index_chunks_fts'").fetchone()
     if not row or not row[0]:  # (PostgreSQL: no FTS tables; the identity names the tokenizer)

@@ -27,6 +27,7 @@ from functools import lru_cache
 import apsw
 import numpy as np
 
+from ..index import reads
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.fts import TOKENIZERS, bm25_to_score, build_query, escape_like, segment_for_index
 
@@ -260,8 +261,7 @@ _N_DOCS: dict[tuple, int] = {}
 
 def memory_index_version(conn: apsw.Connection) -> tuple:
     """(file, revision): changes whenever a sync writes, so counts cached under it stay true."""
-    rev = conn.execute("SELECT revision FROM memory_index_state WHERE id=1").fetchone()
-    return (conn.filename, rev[0] if rev else None)
+    return (conn.filename, reads.state(conn, "revision")[0])
 
 
 def memory_doc_count(conn: apsw.Connection, version: tuple | None = None) -> int:

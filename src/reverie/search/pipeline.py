@@ -86,12 +86,19 @@ def candidate_window(configured_max: int, requested_max: int) -> int:
     return window
 
 
+def _one_of(conn, column: str, values: list, kind: str) -> tuple[str, list]:
+    """``column`` is one of ``values``: one array parameter on PostgreSQL (a list of hundreds of
+    parameters cost the planner there), a list of parameters on SQLite."""
+    if engine_of(conn) == "postgres":
+        return f"{column} = ANY(?::{kind}[])", [values]
+    return f"{column} IN ({','.join('?' * len(values))})", values
+
+
 def _load(conn: apsw.Connection, cands: dict[int, Candidate], with_vectors: bool) -> None:
     seqs = list(cands)
     emb = "c.embedding" if with_vectors else "NULL"
     for i in range(0, len(seqs), 500):
-        part = seqs[i:i + 500]
-        marks = ",".join("?" * len(part))
+        where, params = _one_of(conn, "c.seq", seqs[i:i + 500], "bigint")
         rows = conn.execute(
             f"SELECT c.seq, c.path, c.source, c.start_line, c.end_line, c.text, c.context, s.mtime, "
             f"m.importance, m.triggers, m.project_key, m.status, p.origin_class, p.session_kind, {emb} "
@@ -99,7 +106,7 @@ def _load(conn: apsw.Connection, cands: dict[int, Candidate], with_vectors: bool
             f"LEFT JOIN memory_index_sources s ON s.path = c.path AND s.source = c.source "
             f"LEFT JOIN memory_index_chunk_recall_metadata m ON m.chunk_id = c.id "
             f"LEFT JOIN memory_index_chunk_provenance p ON p.chunk_id = c.id "
-            f"WHERE c.seq IN ({marks})", part)
+            f"WHERE {where}", params)
         for row in rows:
             c = cands[row[0]]
             (c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.mtime, c.importance, c.triggers,
@@ -111,10 +118,10 @@ def _first_chunks(conn: apsw.Connection, paths: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     paths = list(dict.fromkeys(paths))
     for i in range(0, len(paths), 500):
-        part = paths[i:i + 500]
+        where, params = _one_of(conn, "path", paths[i:i + 500], "text")
         out.update(conn.execute(
             f"SELECT path, seq FROM (SELECT path, seq, row_number() OVER (PARTITION BY path ORDER BY start_line, seq) "
-            f"AS r FROM memory_index_chunks WHERE path IN ({','.join('?' * len(part))})) AS f WHERE r = 1", part))
+            f"AS r FROM memory_index_chunks WHERE {where}) AS f WHERE r = 1", params))
     return out
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..index import reads
 from ..store.postgres.dialect import vector_literal
 from ..text.fts import bm25_to_score, query_terms, term_tokens
 from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, exact_path_hits, idf
@@ -42,7 +43,6 @@ SCAN_CAP = 2000
 COMMON_CAP_PER_K = 4  # a pass on common tokens alone ranks a few units per wanted hit
 RARE_SHARE = 0.05  # a token in more of the agent's units than this is "common"
 NEAREST_WINDOWS = 24  # windows the HNSW leg returns (the pipeline scores the units of its best 12)
-FETCH_BATCH = 500
 
 _KEYWORD_SQL = """
 WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, weight))
@@ -53,8 +53,8 @@ FROM (SELECT seq, tokens FROM memory_index_chunks WHERE {where} LIMIT {cap}) u O
 
 def doc_stats(conn) -> tuple[int, float]:
     """The agent's units and their mean length in tokens (kept by triggers)."""
-    row = conn.execute("SELECT chunks, tokens FROM memory_index_state WHERE id = 1").fetchone() or (0, 0)
-    return int(row[0]), max(int(row[1]) / max(int(row[0]), 1), 1.0)
+    chunks, tokens = reads.state(conn, "chunks", "tokens")
+    return chunks, max(tokens / max(chunks, 1), 1.0)
 
 
 def token_frequencies(conn, tokens: list[str]) -> dict[str, int]:
@@ -156,40 +156,45 @@ def ef_search_for(units: int) -> int | None:
     return EF_SEARCH_LARGE if units / UNITS_PER_WINDOW > LARGE_INDEX_WINDOWS else None
 
 
+def _nearest_sql(dims: int) -> str:
+    return (f"SELECT seq, path, source FROM memory_index_windows WHERE dims = {dims} "
+            f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?")
+
+
+def _wide_scan(conn, ef_search: int | None, run):
+    """``run()`` with ``hnsw.ef_search`` widened for its one statement (SET LOCAL: a transaction)."""
+    if ef_search is None:
+        return run()
+    from ..store import transaction
+
+    with transaction(conn, immediate=False):
+        conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+        return run()
+
+
 def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS, *,
                     ef_search: int | None = None) -> list[tuple[int, str, str]]:
     """The ``k`` windows nearest the query by cosine, as (seq, path, source): HNSW for a large
     index (the planner scans a small one exactly); ``ef_search`` widens the scan for this query."""
     dims = int(query.shape[0])
-    lit = vector_literal(query)
-    sql = (f"SELECT seq, path, source FROM memory_index_windows WHERE dims = {dims} "
-           f"ORDER BY vec::vector({dims}) <=> ?::vector({dims}) LIMIT ?")
-    if ef_search is None:
-        return [tuple(r) for r in conn.execute(sql, (lit, k)).fetchall()]
-    from ..store import transaction
-
-    with transaction(conn, immediate=False):  # SET LOCAL lasts for this one query
-        conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
-        return [tuple(r) for r in conn.execute(sql, (lit, k)).fetchall()]
+    sql, params = _nearest_sql(dims), (vector_literal(query), k)
+    return _wide_scan(conn, ef_search, lambda: [tuple(r) for r in conn.execute(sql, params).fetchall()])
 
 
 def window_matrix(conn, query: np.ndarray, unit_seqs: list[int], units: int = 0) -> WindowMatrix:
     """The windows the pipeline needs for this query, as the in-memory matrix holds them on SQLite:
     every window of each file that holds one of the nearest windows or one of ``unit_seqs`` (the
-    keyword and path candidates), so that each file's vector is its whole mean. Three statements
+    keyword and path candidates), so that each file's vector is its whole mean. One statement
     (``units``: the index's size, for the width of the HNSW scan)."""
     dims = int(query.shape[0])
-    files = {(path, source) for _, path, source in nearest_windows(conn, query, ef_search=ef_search_for(units))}
-    for i in range(0, len(unit_seqs), FETCH_BATCH):
-        files.update(conn.execute("SELECT DISTINCT path, source FROM memory_index_chunks WHERE seq = ANY(?::bigint[])",
-                                  (list(unit_seqs[i:i + FETCH_BATCH]),)).fetchall())
-    rows: list = []
-    paths = sorted({p for p, _ in files})
-    for i in range(0, len(paths), FETCH_BATCH):
-        for r in conn.execute(f"SELECT {_COLUMNS} FROM memory_index_windows WHERE path = ANY(?::text[]) "
-                              f"AND embedding IS NOT NULL AND length(embedding) = ?", (paths[i:i + FETCH_BATCH], dims * 4)):
-            if (r[6], r[5]) in files:
-                rows.append(r)
+    cols = ", ".join(f"w.{c.strip()}" for c in _COLUMNS.split(","))
+    sql = (f"WITH near AS MATERIALIZED ({_nearest_sql(dims)}), "
+           f"files AS (SELECT path, source FROM near UNION "
+           f"SELECT path, source FROM memory_index_chunks WHERE seq = ANY(?::bigint[])) "
+           f"SELECT {cols} FROM files f JOIN memory_index_windows w ON w.path = f.path AND w.source = f.source "
+           f"WHERE w.embedding IS NOT NULL AND length(w.embedding) = ? ORDER BY w.seq")
+    params = (vector_literal(query), NEAREST_WINDOWS, list(unit_seqs), dims * 4)
+    rows = _wide_scan(conn, ef_search_for(units), lambda: conn.execute(sql, params).fetchall())
     block = _block(rows, dims)
     return _build_view([block.take()] if block is not None else [], dims)
 

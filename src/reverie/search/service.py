@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from ..config import SearchSettings
 from ..embeddings import Embedder, ProviderState
 from ..errors import EmbeddingError, UserError
-from ..index import embed_turns, generations, progress
+from ..index import embed_turns, generations, progress, reads
 from ..index.identity import read_meta
 from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
@@ -143,6 +143,8 @@ class SearchService:
         if sync_wait > 0 and idx.background.running():
             idx.background.wait(max(0.0, deadline - time.monotonic()))
             dirty = self._dirty_state(blocking=True)
+        if never or meta.get("state") == "running" or (dirty is not None and dirty.dirty) or idx.background.running():
+            reads.forget()  # the index may have changed (or be changing) since it was read: read it again
         return dirty
 
     def _want_vectors(self, missing: int) -> None:
@@ -201,7 +203,8 @@ class SearchService:
             return {"results": [], **base, "mode": "empty-query",
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
         try:
-            return self._search(q, max_results, min_score, now, projects, explain, sync_wait, base, t0)
+            with reads.once(self.index.conn()):  # the index's small tables: one read per search
+                return self._search(q, max_results, min_score, now, projects, explain, sync_wait, base, t0)
         except IndexUnavailable as exc:
             return self._no_index(str(exc), base)
         except DAMAGED as exc:
