@@ -56,6 +56,26 @@ def pg_dsn():
         server.remove()
 
 
+@pytest.fixture
+def fresh_db(pg_dsn):
+    """A new, empty database on the test server (for what happens before any schema exists)."""
+    import uuid
+
+    from reverie.store.postgres.pool import raw_connect
+
+    name = f"fresh_{uuid.uuid4().hex[:10]}"
+    with raw_connect(pg_dsn) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    from psycopg.conninfo import make_conninfo
+
+    yield make_conninfo(pg_dsn, dbname=name)
+    from reverie.store.postgres.pool import close_pools
+
+    close_pools()
+    with raw_connect(pg_dsn) as conn:
+        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
 def _unique_key(request) -> str:
     import uuid
 

@@ -127,3 +127,43 @@ def test_a_search_reads_the_index_tables_once_and_sees_later_changes(mem):
     mem.index.sync()
     assert progress.counts(conn)[0] > chunks
     assert "memory/2026-04-01.md" in paths(mem.search("雷峰塔"))
+
+
+def _keyword_fetch(mem, query: str, limit: int) -> list[str]:
+    """The keyword leg's candidates, best first, as the texts of their units (either engine)."""
+    conn = mem.index.conn()
+    if mem.index.pg:
+        from reverie.search import postgres as engine
+
+        hits = engine.keyword_leg(conn, engine.analyse(conn, query, "cjk"), limit)
+    else:
+        from reverie.search.keyword import analyse_query, keyword_leg, memory_doc_count
+
+        qt = analyse_query(conn, query, "cjk", "memory_index_chunks_fts", memory_doc_count(conn))
+        hits = keyword_leg(conn, qt, limit)
+    seqs = [h.seq for h in hits]
+    texts = dict(conn.execute(f"SELECT seq, text FROM memory_index_chunks WHERE seq IN ({','.join('?' * len(seqs))})",
+                              seqs).fetchall())
+    return [texts[s] for s in seqs]
+
+
+def test_the_keyword_fetch_ranks_every_match_on_both_engines(store_backend, reverie_home):
+    """The keyword leg ranks every unit holding a word by bm25, not a sample of them: the short
+    notes that say "budget" outrank hundreds of long ones written before them, on both engines (on
+    PostgreSQL a pass once ranked the first few hundred matching rows it read)."""
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    filler = "the team reviewed item {i} of the plan with several colleagues during a long afternoon session"
+    for f in range(48):
+        lines = [f"- {filler.format(i=f * 50 + j)}" + (" and the budget" if (f * 50 + j) % 6 == 0 else "")
+                 for j in range(50)]
+        (m.workspace / f"memory/2025-01-{f % 28 + 1:02d}-{f:02d}.md").write_text("\n".join(lines) + "\n")
+    short = [f"- Budget approved for project {w}." for w in ("alder", "birch", "cedar", "dogwood", "elm")]
+    (m.workspace / "memory/2026-06-30.md").write_text("\n".join(short) + "\n")
+    m.index.sync()
+    try:
+        got = _keyword_fetch(m, "budget", 20)
+        assert len(got) == 20
+        assert sorted(got[:5]) == sorted(short), got[:6]
+    finally:
+        m.close()

@@ -39,22 +39,6 @@ def conninfo(dsn: str, **kw) -> str:
     return make_conninfo(dsn, **kw)
 
 
-@pytest.fixture
-def fresh_db(pg_dsn):
-    """A new, empty database on the test server (for what happens before any schema exists)."""
-    from reverie.store.postgres.pool import raw_connect
-
-    name = f"fresh_{uuid.uuid4().hex[:10]}"
-    with raw_connect(pg_dsn) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    yield conninfo(pg_dsn, dbname=name)
-    from reverie.store.postgres.pool import close_pools
-
-    close_pools()
-    with raw_connect(pg_dsn) as conn:
-        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
-
-
 def run_py(code: str, env: dict | None = None, timeout: int = 120) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})

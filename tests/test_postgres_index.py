@@ -4,6 +4,7 @@ GIN index under row-level security. (What both engines share is tested by test_i
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from reverie import Memory
 from reverie.index import rows
 from reverie.index.sync import _vec_blob
-from reverie.search.postgres import nearest_windows, vector_plan
+from reverie.search.postgres import _ANY_SQL, nearest_windows, vector_plan
 from reverie.store import PostgresAgentDatabase, transaction
 
 
@@ -104,7 +105,77 @@ def test_keyword_queries_use_the_gin_index_under_row_level_security(pg_dsn):
             "EXPLAIN SELECT seq FROM memory_index_chunks WHERE tokens @> ?::text[]", (["湖景"],)))
     assert "memory_index_chunks_tokens" in plan
     assert PostgresAgentDatabase(pg_dsn, "anyone").health()["keyword_index"] is True
+    # the any-token pass reads the postings' index alone, within the agent's rows
+    with raw_connect(pg_dsn) as owner:
+        owner.execute("VACUUM ANALYZE reverie.memory_index_postings")
+    with transaction(conn, immediate=False):
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + _ANY_SQL, (1.7, 0.01, ["湖景", "topic"], [3.0, 1.0], 10)))
+    assert "Index Only Scan using memory_index_postings_pkey" in plan, plan
+    assert "agent_id = (InitPlan" in plan or "current_agent" in plan, plan
     conn.close()
+
+
+def _postings_match_units(conn) -> int:
+    """The postings are exactly the units' tokens (with their lengths); returns how many."""
+    want = sorted(conn.execute("SELECT t, seq, cardinality(tokens) FROM memory_index_chunks, unnest(tokens) AS t").fetchall())
+    got = sorted(conn.execute("SELECT token, seq, len FROM memory_index_postings").fetchall())
+    assert got == want
+    return len(got)
+
+
+def test_the_postings_follow_every_change_of_the_units(reverie_home, pg_dsn):
+    """Sync, an edit, a removed file, forget and a forced rebuild each leave the postings equal to
+    the units' tokens, so the keyword leg never ranks a unit that is gone or misses one that is new."""
+    env = {"REVERIE_HOME": str(reverie_home), "REVERIE_TIMEZONE": "UTC", "REVERIE_STORE_BACKEND": "postgres",
+           "REVERIE_POSTGRES_DSN": pg_dsn, "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    mem = Memory(overrides=['memory.search.provider="fake"'], env=env)
+    mem.init()
+    for i in range(12):
+        (mem.workspace / "memory" / f"2026-05-{i + 1:02d}.md").write_text(
+            f"- 第{i}天：在西湖边散步，湖景房很安静\n- walked the heron trail, note {i}\n", "utf-8")
+    mem.index.sync()
+    conn = mem.index.conn()
+    first = _postings_match_units(conn)
+    assert first > 12 * 10
+    (mem.workspace / "memory/2026-05-01.md").write_text("- an otter by the pier\n", "utf-8")
+    (mem.workspace / "memory/2026-05-02.md").unlink()
+    mem.index.sync()
+    assert _postings_match_units(conn) < first
+    assert [r["path"] for r in mem.search("otter")["results"]][:1] == ["memory/2026-05-01.md"]
+    from reverie.forget import Selectors, forget
+
+    forget(mem, Selectors(texts=["heron trail, note 3"]))
+    assert _postings_match_units(conn) < first
+    assert not conn.execute("SELECT count(*) FROM memory_index_chunks WHERE text LIKE '%note 3%'").fetchone()[0]
+    mem.rebuild()
+    _postings_match_units(mem.index.conn())
+    mem.close()
+
+
+def test_migration_6_fills_the_postings_of_an_index_made_before_it(fresh_db):
+    """A database at schema 5 (the units' tokens, no postings) gets every unit's postings when it
+    migrates, for every agent; searches need no rebuild."""
+    from reverie.store.postgres.pool import applied, migrate, raw_connect
+    from reverie.store.postgres.schema import MIGRATIONS
+
+    with raw_connect(fresh_db) as owner:  # what reverie before migration 6 made
+        applied(owner)
+        for m in MIGRATIONS:
+            if m.version <= 5:
+                owner.execute(m.sql)
+                owner.execute("INSERT INTO reverie.schema_migrations(version, name) VALUES (%s, %s)", (m.version, m.name))
+        for agent in ("team/a", "team/b"):
+            owner.execute("INSERT INTO reverie.memory_index_state(agent_id, id) VALUES (%s, 1)", (agent,))
+            for i, toks in enumerate([["湖景", "景房"], ["heron", "trail", "湖景"]]):
+                owner.execute("INSERT INTO reverie.memory_index_chunks(agent_id, seq, id, path, start_line, end_line, hash, "
+                              "model, text, updated_at, tokens) VALUES (%s, %s, %s, 'memory/a.md', 1, 1, 'h', 'm', 't', 0, %s)",
+                              (agent, i + 1, f"c{i}", toks))
+    assert migrate(fresh_db) == ["0006_keyword_postings"]
+    with raw_connect(fresh_db) as owner:
+        rows = owner.execute("SELECT agent_id, token, seq, len FROM reverie.memory_index_postings "
+                             "ORDER BY agent_id, seq, token").fetchall()
+    assert rows == [(a, t, s, n) for a in ("team/a", "team/b")
+                    for t, s, n in (("景房", 1, 2), ("湖景", 1, 2), ("heron", 2, 3), ("trail", 2, 3), ("湖景", 2, 3))]
 
 
 # -- many processes ----------------------------------------------------------------------------------
@@ -312,3 +383,24 @@ def test_a_forced_rebuild_is_one_transaction_and_others_read_the_old_rows(reveri
     assert picture() == ((40, 40), "slow")
     slow.close()
     mem.close()
+
+
+def test_a_large_write_leaves_the_postings_vacuumed(pg_dsn):
+    """The keyword leg reads the postings by index-only scans, fast only on pages VACUUM marked
+    all-visible: after a sync that wrote many units the index vacuums them at once."""
+    from reverie.store.postgres.pool import raw_connect
+
+    store = PostgresAgentDatabase(pg_dsn, f"t{uuid.uuid4().hex[:12]}")
+
+    def vacuums() -> int:
+        with raw_connect(pg_dsn) as owner:
+            return owner.execute("SELECT vacuum_count FROM pg_stat_user_tables "
+                                 "WHERE relname = 'memory_index_postings'").fetchone()[0]
+
+    before = vacuums()
+    assert rows.settle(store, rows.SETTLE_AFTER_UNITS - 1) is False
+    assert rows.settle(store, rows.SETTLE_AFTER_UNITS) is True
+    deadline = time.monotonic() + 5
+    while vacuums() == before and time.monotonic() < deadline:  # (statistics lag a moment)
+        time.sleep(0.1)
+    assert vacuums() == before + 1

@@ -24,7 +24,7 @@ from ..embeddings import Embedder
 from ..errors import EmbeddingError, UserError
 from ..paths import Places
 from ..store import connect, transaction
-from . import generations
+from . import generations, rows
 from .background import BackgroundSync, UrgentQueue, UrgentRequest
 from .discover import SourceFile, discover
 from . import progress as run_progress
@@ -83,6 +83,7 @@ def _vectors_usable(path: Path, identity: dict) -> bool:
 # every table of one agent's index on PostgreSQL, children first (a forced rebuild empties them)
 _PG_INDEX_TABLES = ("memory_index_windows", "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance",
                     "memory_index_chunks", "memory_index_sources", "memory_index_problems", "memory_index_tokens",
+                    "memory_index_postings",
                     "memory_index_meta", "memory_index_state")
 
 
@@ -282,7 +283,9 @@ class MemoryIndex:
             emb = self.embedder if use_embedder else None
             wanted = self.wanted_identity() if use_embedder else (stored or wanted_identity(self.settings, None))
             syncer = Syncer(conn, agent, self.places.workspace, self.settings, emb, wanted, progress, control)
-            return work(syncer)
+            report = work(syncer)
+            rows.settle(self.agent_store, report.chunks_written if report is not None else 0)
+            return report
         finally:
             try:
                 if register:
@@ -437,6 +440,7 @@ class MemoryIndex:
                     if report.embedding_error and had_vectors:
                         raise EmbeddingError(f"rebuild not committed, the previous index stays live: "
                                              f"{report.embedding_error}")
+                rows.settle(self.agent_store, report.chunks_written)
             finally:
                 conn.close()
                 agent.close()

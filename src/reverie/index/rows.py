@@ -127,3 +127,20 @@ def set_window_vectors(conn, vectors: list[tuple[int, bytes | None]]) -> None:
     else:
         conn.executemany("UPDATE memory_index_windows SET embedding=? WHERE seq=?",
                          [(blob, seq) for seq, blob in vectors])
+
+
+# After a sync that wrote this many units, PostgreSQL's postings are vacuumed at once: the keyword
+# leg reads them by index-only scans, which read the table too for every row not yet marked
+# all-visible (by VACUUM). Measured at 100,000 units just indexed: the keyword query's p50 / p95
+# 9.2 / 47.9 ms before, 3.4 / 10.2 ms after (autovacuum would get there within minutes; the
+# schema also asks it to come after every 1 % of new postings).
+SETTLE_AFTER_UNITS = 2_000
+
+
+def settle(store, units_written: int) -> bool:
+    """Vacuum and analyse the postings after a large write (PostgreSQL, ``store`` the agent's
+    database; a role that does not own the tables leaves it to autovacuum). True when asked."""
+    if getattr(store, "engine", "sqlite") != "postgres" or units_written < SETTLE_AFTER_UNITS:
+        return False
+    store.vacuum("memory_index_postings")
+    return True

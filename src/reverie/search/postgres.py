@@ -9,8 +9,8 @@ trips:
   CJK bigrams and characters, porter stems) in a ``text[]`` column with a GIN index. The query is
   analysed as on SQLite (:func:`.keyword.analyse_query`: tokens weighed by their rarity, every
   token first, then the ones worth fetching), with document frequencies from per-token counts kept
-  by triggers beside the units; the fetch order is BM25 over the tokens, and the score the pipeline
-  uses is the SQLite engine's (the share of the query's information a unit holds). Under row-level
+  by triggers beside the units; the fetch order is FTS5's bm25 over every matching unit, and the
+  score the pipeline uses is the SQLite engine's (the share of the query's information a unit holds). Under row-level
   security the GIN index is used only when the array operators are LEAKPROOF (store/postgres/schema.py).
 * **Paths.** A file named by the query (exact tiers) as on SQLite; path words by their tokens.
 * **Vectors.** The pipeline compares the query with windows and files. SQLite keeps every window
@@ -24,6 +24,7 @@ trips:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,20 +36,30 @@ from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, exact_path_
 from .vectors import WindowMatrix, _block, _build_view, _COLUMNS
 
 K1, B = 1.2, 0.75
-# BM25 over distinct tokens (tf = 1): a unit's rank is minus the sum of its matched tokens'
-# weights (the query analysis's: idf, doubled for a dialogue's last turn) times one length factor.
-# At most ``cap`` matching units are ranked per pass (a word in half the notes would otherwise cost
-# a scan of half the table for hits that rank low); the text is not read here.
-SCAN_CAP = 2000
-COMMON_CAP_PER_K = 4  # a pass on common tokens alone ranks a few units per wanted hit
-RARE_SHARE = 0.05  # a token in more of the agent's units than this is "common"
+# The fetch order is FTS5's bm25 (its idf, k1 1.2, b 0.75) over every unit that matches, as on
+# SQLite. A unit's tokens are distinct, so a token counts once (FTS5 counts repeats: units are
+# short entries, where a repeated word is rare), and its length is its count of distinct tokens.
+# * Any of the tokens: from the postings (one row per token of a unit, with the unit's length:
+#   store/postgres/schema.py), an index-only scan of the query's tokens and one aggregate.
+# * Every token: the GIN index intersects the tokens' units; all of them hold every token, so
+#   their order is by length alone.
 NEAREST_WINDOWS = 24  # windows the HNSW leg returns (the pipeline scores the units of its best 12)
 
-_KEYWORD_SQL = """
-WITH w AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(tok, weight))
-SELECT u.seq, -(SELECT sum(w.weight) FROM w WHERE u.tokens @> ARRAY[w.tok]) * ? / (1 + ? * cardinality(u.tokens)) AS rank
-FROM (SELECT seq, tokens FROM memory_index_chunks WHERE {where} LIMIT {cap}) u ORDER BY rank, u.seq LIMIT ?
+_ANY_SQL = """
+SELECT p.seq, -sum(w.weight) * ?::float8 / (1 + ?::float8 * max(p.len)) AS rank
+FROM unnest(?::text[], ?::float8[]) AS w(tok, weight) JOIN memory_index_postings p ON p.token = w.tok
+GROUP BY p.seq ORDER BY rank, p.seq LIMIT ?
 """
+_ALL_SQL = """
+SELECT seq, -?::float8 * ?::float8 / (1 + ?::float8 * cardinality(tokens)) AS rank
+FROM memory_index_chunks WHERE tokens @> ?::text[] ORDER BY rank, seq LIMIT ?
+"""
+
+
+def fts5_idf(n_docs: int, df: int) -> float:
+    """FTS5's bm25 idf (never below a millionth, as there)."""
+    v = math.log((n_docs - df + 0.5) / (df + 0.5)) if n_docs else 0.0
+    return v if v > 0 else 1e-6
 
 
 def doc_stats(conn) -> tuple[int, float]:
@@ -89,31 +100,25 @@ def analyse(conn, query: str, tokenizer: str) -> Analysis:
 
 
 def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
-    """Units matching the analysed query, best BM25 first: every token first (short queries),
+    """Units matching the analysed query, best bm25 first: every token first (short queries),
     then any of the tokens worth fetching, as :func:`.keyword.keyword_leg` does on FTS5."""
     qt = a.terms
     if not qt.tokens:
         return []
     # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = ka / (1 + kc * len) with these two numbers
     ka, kc = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / a.avg_len / (1 + K1 * (1 - B))
-    weights = [float(x) for x in qt.weights]
-    df = {t: a.df.get(t, 0) for t in qt.tokens}
-    rare = any(0 < df[t] <= RARE_SHARE * max(qt.n_docs, 1) for t in qt.tokens)
+    weight = {t: fts5_idf(qt.n_docs, a.df.get(t, 0)) for t in qt.tokens}  # FTS5: a sum over the phrases
     passes = []
     if qt.strict:
-        passes.append((True, "tokens @> ?::text[]", list(qt.tokens),
-                       SCAN_CAP if rare else COMMON_CAP_PER_K * limit))
-    fetch = list(qt.fetch)
-    if fetch:
-        fetch_rare = any(df.get(t, 0) <= RARE_SHARE * max(qt.n_docs, 1) for t in fetch)
-        passes.append((not qt.strict and len(qt.tokens) <= 1, "tokens && ?::text[]", fetch,
-                       SCAN_CAP if fetch_rare else COMMON_CAP_PER_K * limit))
+        passes.append((True, _ALL_SQL, (sum(weight.values()), ka, kc, list(qt.tokens))))
+    if qt.fetch:
+        passes.append((not qt.strict and len(qt.tokens) <= 1, _ANY_SQL,
+                       (ka, kc, list(qt.fetch), [weight[t] for t in qt.fetch])))
     hits: dict[int, KeywordHit] = {}
-    for strict, where, toks, cap in passes:
+    for strict, sql, params in passes:
         if len(hits) >= limit:
             break
-        for seq, rank in conn.execute(_KEYWORD_SQL.format(where=where, cap=cap),
-                                      (qt.tokens, weights, ka, kc, toks, limit)):
+        for seq, rank in conn.execute(sql, (*params, limit)):
             if seq not in hits:
                 hits[seq] = KeywordHit(seq, rank, len(hits) + 1, strict)
     return list(hits.values())

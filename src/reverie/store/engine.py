@@ -85,6 +85,16 @@ class PostgresAgentDatabase(AgentDatabase):
         return PgConnection(pool_for(self.dsn), self.agent, self.label + "#index",
                             lock_key=f"reverie.index:{self.agent}", nested=True)
 
+    def vacuum(self, table: str) -> None:
+        """``VACUUM (ANALYZE)`` one of reverie's tables as the login role (the agents' connections
+        act as the app role, which owns nothing). It needs the table's owner: for another role
+        the server skips it with a warning, and autovacuum does it in time."""
+        from .postgres.pool import raw_connect
+        from .postgres.schema import SCHEMA
+
+        with raw_connect(self.dsn) as conn:
+            conn.execute(f"VACUUM (ANALYZE) {SCHEMA}.{table}")
+
     def exists(self) -> bool:
         return True  # rows appear as they are written; an agent with none reads as empty
 
