@@ -129,8 +129,8 @@ def test_a_search_reads_the_index_tables_once_and_sees_later_changes(mem):
     assert "memory/2026-04-01.md" in paths(mem.search("雷峰塔"))
 
 
-def _keyword_fetch(mem, query: str, limit: int) -> list[str]:
-    """The keyword leg's candidates, best first, as the texts of their units (either engine)."""
+def _keyword_fetch_hits(mem, query: str, limit: int) -> list[tuple[str, float]]:
+    """The keyword leg's candidates, best first, as (the unit's text, its bm25) (either engine)."""
     conn = mem.index.conn()
     if mem.index.pg:
         from reverie.search import postgres as engine
@@ -144,7 +144,11 @@ def _keyword_fetch(mem, query: str, limit: int) -> list[str]:
     seqs = [h.seq for h in hits]
     texts = dict(conn.execute(f"SELECT seq, text FROM memory_index_chunks WHERE seq IN ({','.join('?' * len(seqs))})",
                               seqs).fetchall())
-    return [texts[s] for s in seqs]
+    return [(texts[h.seq], float(h.bm25)) for h in hits]
+
+
+def _keyword_fetch(mem, query: str, limit: int) -> list[str]:
+    return [t for t, _ in _keyword_fetch_hits(mem, query, limit)]
 
 
 def test_the_keyword_fetch_ranks_every_match_on_both_engines(store_backend, reverie_home):

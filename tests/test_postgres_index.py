@@ -109,16 +109,18 @@ def test_keyword_queries_use_the_gin_index_under_row_level_security(pg_dsn):
     with raw_connect(pg_dsn) as owner:
         owner.execute("VACUUM ANALYZE reverie.memory_index_postings")
     with transaction(conn, immediate=False):
-        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + _ANY_SQL, (1.7, 0.01, ["湖景", "topic"], [3.0, 1.0], 10)))
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + _ANY_SQL,
+                                                     (2.2, 0.3, 0.1, ["湖景", "topic"], [3.0, 1.0], 10)))
     assert "Index Only Scan using memory_index_postings_pkey" in plan, plan
     assert "agent_id = (InitPlan" in plan or "current_agent" in plan, plan
     conn.close()
 
 
 def _postings_match_units(conn) -> int:
-    """The postings are exactly the units' tokens (with their lengths); returns how many."""
-    want = sorted(conn.execute("SELECT t, seq, cardinality(tokens) FROM memory_index_chunks, unnest(tokens) AS t").fetchall())
-    got = sorted(conn.execute("SELECT token, seq, len FROM memory_index_postings").fetchall())
+    """The postings are exactly the units' tokens (with their counts and lengths); returns how many."""
+    want = sorted(conn.execute("SELECT t.token, seq, length, t.tf FROM memory_index_chunks, "
+                               "unnest(tokens, tfs) AS t(token, tf)").fetchall())
+    got = sorted(conn.execute("SELECT token, seq, len, tf FROM memory_index_postings").fetchall())
     assert got == want
     return len(got)
 
@@ -404,3 +406,46 @@ def test_a_large_write_leaves_the_postings_vacuumed(pg_dsn):
     while vacuums() == before and time.monotonic() < deadline:  # (statistics lag a moment)
         time.sleep(0.1)
     assert vacuums() == before + 1
+
+
+def test_the_keyword_fetch_is_fts5s_bm25_on_postgresql(reverie_home, tmp_path, pg_dsn):
+    """One workspace indexed by both engines: for words repeated within a unit, long and short
+    units, Chinese words and single characters, common and rare words, the keyword leg returns the
+    same units in the same order with the same bm25 as FTS5 (scores to 1e-9)."""
+    import os
+    import random
+
+    from test_index_engines import _keyword_fetch_hits
+
+    rng = random.Random(5)
+    words = ["budget", "hotel", "lake", "heron", "train", "ticket", "dinner", "plan", "review", "garden"]
+    zh = ["酒店", "预算", "湖景房", "火车票", "晚饭", "花园", "西湖"]
+    notes = []
+    for i in range(600):
+        n = rng.randint(3, 14)
+        parts = [rng.choice(words) if rng.random() < 0.7 else rng.choice(zh) for _ in range(n)]
+        notes.append(" ".join(parts) + f" item{i}")
+    base = {**os.environ, "REVERIE_TIMEZONE": "UTC", "REVERIE_POSTGRES_DSN": pg_dsn,
+            "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
+    base.pop("REVERIE_STORE_BACKEND", None)
+    mems = {}
+    for engine, home in (("sqlite", reverie_home), ("postgres", tmp_path / "pg-home")):
+        env = {**base, "REVERIE_HOME": str(home)}
+        if engine == "postgres":
+            env["REVERIE_STORE_BACKEND"] = "postgres"
+        m = Memory(overrides=['memory.search.provider="none"'], env=env)
+        m.init()
+        for f in range(12):
+            (m.workspace / f"memory/2026-02-{f + 1:02d}.md").write_text(
+                "\n".join(f"- {t}" for t in notes[f * 50:(f + 1) * 50]) + "\n", "utf-8")
+        m.index.sync()
+        mems[engine] = m
+    try:
+        for query in ("budget", "budget hotel", "湖景房", "酒店 预算", "花", "heron ticket dinner", "西湖 lake plan",
+                      "garden review train budget hotel"):
+            lite, pg = (_keyword_fetch_hits(mems[e], query, 40) for e in ("sqlite", "postgres"))
+            assert [h[0] for h in pg] == [h[0] for h in lite], query
+            assert all(abs(a[1] - b[1]) < 1e-9 for a, b in zip(pg, lite)), (query, pg[:3], lite[:3])
+    finally:
+        for m in mems.values():
+            m.close()

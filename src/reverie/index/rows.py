@@ -4,8 +4,9 @@ Most of the index's SQL is one copy for both engines (the PostgreSQL connection 
 idioms that differ: :mod:`reverie.store.postgres.dialect`). What has no common form is here:
 
 * **keyword rows**: SQLite keeps FTS5 tables beside the units and the sources (rowid = seq, id);
-  PostgreSQL keeps the same tokens in a ``tokens text[]`` column of the row itself (GIN), made by
-  :func:`reverie.text.fts.array_tokens` from the same text;
+  PostgreSQL keeps the same tokens in a ``tokens text[]`` column of the row itself (GIN), with
+  their counts and the unit's length in FTS5 tokens (what bm25 reads), made by
+  :func:`reverie.text.fts.counted_tokens` from the same text;
 * **window vectors**: both keep the float32 mean (``embedding``, what the pipeline scores with);
   PostgreSQL also keeps it as pgvector's ``vector`` (``vec``) for its HNSW index.
 """
@@ -13,7 +14,7 @@ idioms that differ: :mod:`reverie.store.postgres.dialect`). What has no common f
 from __future__ import annotations
 
 from ..store.engine import engine_of
-from ..text.fts import array_tokens, segment_for_index
+from ..text.fts import array_tokens, counted_tokens, segment_for_index
 
 _CHUNK_COLUMNS = "id, path, source, start_line, end_line, hash, model, text, context, embedding, updated_at"
 
@@ -52,9 +53,10 @@ def insert_chunks(conn, rows: list[tuple], index_texts: list[str], tokenizer: st
         return []
     first = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memory_index_chunks").fetchone()[0]
     seqs = list(range(first, first + len(rows)))
-    insert_values(conn, "memory_index_chunks", ("seq", *_CHUNK_COLUMNS.split(", "), "tokens"),
-                  [(s, *r, array_tokens(t, tokenizer)) for s, r, t in zip(seqs, rows, index_texts)],
-                  {"tokens": "text[]"})
+    counted = [counted_tokens(t, tokenizer) for t in index_texts]
+    insert_values(conn, "memory_index_chunks", ("seq", *_CHUNK_COLUMNS.split(", "), "tokens", "tfs", "length"),
+                  [(s, *r, c.tokens, c.counts, c.length) for s, r, c in zip(seqs, rows, counted)],
+                  {"tokens": "text[]", "tfs": "integer[]"})
     return seqs
 
 

@@ -36,23 +36,26 @@ from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, exact_path_
 from .vectors import WindowMatrix, _block, _build_view, _COLUMNS
 
 K1, B = 1.2, 0.75
-# The fetch order is FTS5's bm25 (its idf, k1 1.2, b 0.75) over every unit that matches, as on
-# SQLite. A unit's tokens are distinct, so a token counts once (FTS5 counts repeats: units are
-# short entries, where a repeated word is rare), and its length is its count of distinct tokens.
-# * Any of the tokens: from the postings (one row per token of a unit, with the unit's length:
-#   store/postgres/schema.py), an index-only scan of the query's tokens and one aggregate.
-# * Every token: the GIN index intersects the tokens' units; all of them hold every token, so
-#   their order is by length alone.
+# The fetch order is FTS5's bm25 (its idf, k1 1.2, b 0.75, each token's count in the unit and the
+# unit's length in FTS5 tokens) over every unit that matches, as on SQLite:
+# * Any of the tokens: from the postings (one row per token of a unit, with its count and the
+#   unit's length: store/postgres/schema.py), an index-only scan of the query's tokens and one
+#   aggregate.
+# * Every token: the GIN index intersects the tokens' units, whose postings are then summed alike.
 NEAREST_WINDOWS = 24  # windows the HNSW leg returns (the pipeline scores the units of its best 12)
 
-_ANY_SQL = """
-SELECT p.seq, -sum(w.weight) * ?::float8 / (1 + ?::float8 * max(p.len)) AS rank
+# idf * tf * (k1 + 1) / (tf + k1 * (1 - b) + k1 * b * len / avgl), summed over the unit's tokens
+_BM25 = "-sum(w.weight * p.tf * ?::float8 / (p.tf + ?::float8 + ?::float8 * p.len))"
+_ANY_SQL = f"""
+SELECT p.seq, {_BM25} AS rank
 FROM unnest(?::text[], ?::float8[]) AS w(tok, weight) JOIN memory_index_postings p ON p.token = w.tok
 GROUP BY p.seq ORDER BY rank, p.seq LIMIT ?
 """
-_ALL_SQL = """
-SELECT seq, -?::float8 * ?::float8 / (1 + ?::float8 * cardinality(tokens)) AS rank
-FROM memory_index_chunks WHERE tokens @> ?::text[] ORDER BY rank, seq LIMIT ?
+_ALL_SQL = f"""
+SELECT p.seq, {_BM25} AS rank
+FROM (SELECT seq FROM memory_index_chunks WHERE tokens @> ?::text[]) AS h
+JOIN memory_index_postings p ON p.seq = h.seq JOIN unnest(?::text[], ?::float8[]) AS w(tok, weight) ON p.token = w.tok
+GROUP BY p.seq ORDER BY rank, p.seq LIMIT ?
 """
 
 
@@ -105,15 +108,14 @@ def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
     qt = a.terms
     if not qt.tokens:
         return []
-    # (k1 + 1) / (1 + k1 * (1 - b + b * len / avgl)) = ka / (1 + kc * len) with these two numbers
-    ka, kc = (K1 + 1) / (1 + K1 * (1 - B)), K1 * B / a.avg_len / (1 + K1 * (1 - B))
+    bm25 = (K1 + 1, K1 * (1 - B), K1 * B / a.avg_len)
     weight = {t: fts5_idf(qt.n_docs, a.df.get(t, 0)) for t in qt.tokens}  # FTS5: a sum over the phrases
     passes = []
     if qt.strict:
-        passes.append((True, _ALL_SQL, (sum(weight.values()), ka, kc, list(qt.tokens))))
+        passes.append((True, _ALL_SQL, (*bm25, list(qt.tokens), list(qt.tokens), [weight[t] for t in qt.tokens])))
     if qt.fetch:
         passes.append((not qt.strict and len(qt.tokens) <= 1, _ANY_SQL,
-                       (ka, kc, list(qt.fetch), [weight[t] for t in qt.fetch])))
+                       (*bm25, list(qt.fetch), [weight[t] for t in qt.fetch])))
     hits: dict[int, KeywordHit] = {}
     for strict, sql, params in passes:
         if len(hits) >= limit:

@@ -133,9 +133,8 @@ def bm25_to_score(rank: float) -> float:
 _tokenizers = threading.local()
 
 
-def index_tokens(text: str, tokenizer: str = "cjk") -> list[str]:
-    """The distinct tokens FTS5 makes of ``text`` as written to the index (CJK bigrams, porter
-    stems), in order: the keyword column of engines without FTS5 (PostgreSQL) holds these."""
+def _fts5_tokens(text: str, tokenizer: str) -> list[str]:
+    """Every token FTS5 makes of ``text`` as written to the index, repeats included, in order."""
     import apsw
 
     toks = getattr(_tokenizers, "map", None)
@@ -144,20 +143,48 @@ def index_tokens(text: str, tokenizer: str = "cjk") -> list[str]:
     if tokenizer not in toks:
         name, *args = TOKENIZERS[tokenizer].split()
         toks[tokenizer] = toks["conn"].fts5_tokenizer(name, args)
-    seen = dict.fromkeys(t[2] for t in toks[tokenizer](segment_for_index(text, tokenizer).encode("utf-8"),
-                                                      apsw.FTS5_TOKENIZE_DOCUMENT, None))
-    return list(seen)
+    return [t[2] for t in toks[tokenizer](segment_for_index(text, tokenizer).encode("utf-8"),
+                                          apsw.FTS5_TOKENIZE_DOCUMENT, None)]
+
+
+def index_tokens(text: str, tokenizer: str = "cjk") -> list[str]:
+    """The distinct tokens FTS5 makes of ``text`` as written to the index (CJK bigrams, porter
+    stems), in order: the keyword column of engines without FTS5 (PostgreSQL) holds these."""
+    return list(dict.fromkeys(_fts5_tokens(text, tokenizer)))
+
+
+@dataclass(frozen=True)
+class CountedTokens:
+    """A unit's keyword column with what FTS5's bm25 knows of it: each token's count in the unit
+    and the unit's length in FTS5 tokens."""
+
+    tokens: list[str]  # as :func:`array_tokens`
+    counts: list[int]  # aligned with ``tokens``
+    length: int
+
+
+def counted_tokens(text: str, tokenizer: str = "cjk") -> CountedTokens:
+    """:func:`array_tokens` with counts and FTS5's length, so that an engine without FTS5 ranks
+    by the same bm25. A CJK character counts its occurrences: what FTS5's one-character prefix
+    query (the bigrams that start with it, and a run's last character) matches."""
+    every = _fts5_tokens(text, tokenizer)
+    counts: dict[str, int] = {}
+    for t in every:
+        counts[t] = counts.get(t, 0) + 1
+    if tokenizer == "cjk" and has_cjk(text):
+        chars: dict[str, int] = {}
+        for run in CJK_RUN_RE.findall(text):
+            for ch in run:
+                chars[ch] = chars.get(ch, 0) + 1
+        counts.update(chars)
+    return CountedTokens(list(counts), list(counts.values()), len(every))
 
 
 def array_tokens(text: str, tokenizer: str = "cjk") -> list[str]:
     """The keyword column of an engine without FTS5: :func:`index_tokens` plus every distinct CJK
     character, so that a one-character query (FTS5: a prefix query on the bigrams) is an exact
     token match there too."""
-    out = dict.fromkeys(index_tokens(text, tokenizer))
-    if tokenizer == "cjk" and has_cjk(text):
-        for run in CJK_RUN_RE.findall(text):
-            out.update(dict.fromkeys(run))
-    return list(out)
+    return counted_tokens(text, tokenizer).tokens
 
 
 def term_tokens(term: str, tokenizer: str = "cjk") -> list[str]:

@@ -413,9 +413,11 @@ def _index_counts(verb: str, *, postings: bool) -> str:
     """The statement-level trigger function that keeps the index's counts and token frequencies
     (and, from migration 6, its postings) over each statement's transition table."""
     post_insert = post_delete = ""
+    length = "cardinality(tokens)"
     if postings:
-        post_insert = f"""    INSERT INTO {SCHEMA}.memory_index_postings(agent_id, token, seq, len)
-      SELECT agent_id, t, seq, cardinality(tokens) FROM new_rows, unnest(tokens) AS t;
+        length = "coalesce(length, cardinality(tokens))"  # (units written before migration 6: none)
+        post_insert = f"""    INSERT INTO {SCHEMA}.memory_index_postings(agent_id, token, seq, len, tf)
+      SELECT agent_id, t.token, seq, {length}, coalesce(t.tf, 1) FROM new_rows, unnest(tokens, tfs) AS t(token, tf);
 """
         post_delete = f"""    DELETE FROM {SCHEMA}.memory_index_postings p
       USING (SELECT agent_id, t, seq FROM old_rows, unnest(tokens) AS t) o
@@ -428,7 +430,7 @@ BEGIN
   END IF;
   IF TG_OP = 'INSERT' THEN
     UPDATE {SCHEMA}.memory_index_state s SET chunks = s.chunks + n.c, vectors = s.vectors + n.v, tokens = s.tokens + n.t
-      FROM (SELECT agent_id, count(*) AS c, count(embedding) AS v, coalesce(sum(cardinality(tokens)), 0) AS t
+      FROM (SELECT agent_id, count(*) AS c, count(embedding) AS v, coalesce(sum({length}), 0) AS t
             FROM new_rows GROUP BY agent_id) n
       WHERE s.agent_id = n.agent_id AND s.id = 1;
     INSERT INTO {SCHEMA}.memory_index_tokens(agent_id, token, df)
@@ -436,7 +438,7 @@ BEGIN
       ON CONFLICT (agent_id, token) DO UPDATE SET df = {SCHEMA}.memory_index_tokens.df + excluded.df;
 {post_insert}  ELSIF TG_OP = 'DELETE' THEN
     UPDATE {SCHEMA}.memory_index_state s SET chunks = s.chunks - o.c, vectors = s.vectors - o.v, tokens = s.tokens - o.t
-      FROM (SELECT agent_id, count(*) AS c, count(embedding) AS v, coalesce(sum(cardinality(tokens)), 0) AS t
+      FROM (SELECT agent_id, count(*) AS c, count(embedding) AS v, coalesce(sum({length}), 0) AS t
             FROM old_rows GROUP BY agent_id) o
       WHERE s.agent_id = o.agent_id AND s.id = 1;
     UPDATE {SCHEMA}.memory_index_tokens k SET df = k.df - o.c
@@ -611,12 +613,15 @@ CREATE TRIGGER memory_index_chunks_counts_update AFTER UPDATE ON {SCHEMA}.memory
 # token arrays instead cost a heap page per matching unit and an array scan per query token
 # (110 ms for a query whose words are in 10,000 of 100,000 units, against 14 ms this way).
 _POSTINGS = f"""
+-- what FTS5's bm25 reads of a unit: each token's count and the unit's length in FTS5 tokens
+ALTER TABLE {SCHEMA}.memory_index_chunks ADD COLUMN tfs integer[], ADD COLUMN length integer;
 CREATE TABLE {SCHEMA}.memory_index_postings (
   {AGENT_COLUMN},
   token text NOT NULL,
   seq bigint NOT NULL,
   len integer NOT NULL,
-  PRIMARY KEY (agent_id, token, seq) INCLUDE (len)
+  tf integer NOT NULL DEFAULT 1,
+  PRIMARY KEY (agent_id, token, seq) INCLUDE (len, tf)
 ) WITH (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 20000);
 -- every agent's units (an owner that is not a superuser reads them with the policy lifted)
 ALTER TABLE {SCHEMA}.memory_index_chunks NO FORCE ROW LEVEL SECURITY;
