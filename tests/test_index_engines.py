@@ -171,3 +171,20 @@ def test_the_keyword_fetch_ranks_every_match_on_both_engines(store_backend, reve
         assert sorted(got[:5]) == sorted(short), got[:6]
     finally:
         m.close()
+
+
+def test_a_search_that_waited_for_a_sync_reads_the_index_after_it(mem):
+    """`reverie search` waits for the sync it starts (sync_wait): what the search then reads of the
+    index (counters, identity, progress) is the index after that sync, not before it."""
+    from reverie.index import progress, reads
+
+    conn = mem.index.conn()
+    before = progress.counts(conn)[0]
+    for i in range(3):
+        (mem.workspace / f"memory/2026-06-0{i + 1}.md").write_text(f"- a quokka at the zoo, visit {i}\n", "utf-8")
+    service = mem.searcher
+    with reads.once(conn):
+        service._preflight(sync_wait=10)
+        assert progress.counts(conn)[0] == before + 3
+    answer = mem.search("quokka")
+    assert len({r["path"] for r in answer["results"]}) == 3 and not answer.get("stale")

@@ -449,3 +449,47 @@ def test_the_keyword_fetch_is_fts5s_bm25_on_postgresql(reverie_home, tmp_path, p
     finally:
         for m in mems.values():
             m.close()
+
+
+def test_fts5_idf_holds_when_the_counts_are_read_apart():
+    """The unit count and a token's count are two reads; a writer between them may leave the
+    token's above the units' (it crashed the search with a math domain error)."""
+    import math
+
+    from reverie.search.postgres import fts5_idf
+
+    assert fts5_idf(100, 3) == math.log(97.5 / 3.5)
+    assert fts5_idf(1, 3) == fts5_idf(10, 9) == 1e-6  # FTS5's floor for a word in most units
+
+
+def test_a_rebuild_by_a_reverie_older_than_the_postings_empties_them_too(pg_dsn):
+    """A host still on the previous version rebuilds as it did: bulk mode on, units deleted
+    (nothing about postings), units written again from seq 1. The trigger empties the agent's
+    postings with its units, so the new units' postings go in without a duplicate key."""
+    conn = index_conn(pg_dsn)
+    texts = [f"note {i} about the heron" for i in range(20)]
+
+    def write():
+        rows.insert_chunks(conn, [(f"c{i}", "memory/n.md", "memory", i, i, f"h{i}", "m", t, "", None, 0)
+                                  for i, t in enumerate(texts)], texts, "cjk")
+
+    with transaction(conn):
+        conn.execute("INSERT INTO memory_index_state(id) VALUES (1)")
+        write()
+    with transaction(conn):  # what the previous version's forced rebuild did
+        conn.execute("SELECT set_config('reverie.index_bulk', 'on', true)")
+        conn.execute("DELETE FROM memory_index_chunks")
+        conn.execute("SELECT set_config('reverie.index_bulk', 'off', true)")
+        assert conn.execute("SELECT count(*) FROM memory_index_postings").fetchone()[0] == 0
+        write()
+    assert _postings_match_units(conn) >= 20 * 4
+    conn.close()
+
+
+def test_a_failed_vacuum_after_indexing_is_a_warning(caplog):
+    """The sync has committed when the postings are vacuumed: a server that cannot be reached then
+    leaves a warning, not an error for the indexing that succeeded."""
+    store = PostgresAgentDatabase("postgresql://nobody@/none?host=/nonexistent-reverie&connect_timeout=1", "a")
+    with caplog.at_level("WARNING"):
+        assert rows.settle(store, rows.SETTLE_AFTER_UNITS) is True
+    assert "could not vacuum the keyword postings" in caplog.text

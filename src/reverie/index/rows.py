@@ -13,8 +13,12 @@ idioms that differ: :mod:`reverie.store.postgres.dialect`). What has no common f
 
 from __future__ import annotations
 
+import logging
+
 from ..store.engine import engine_of
 from ..text.fts import array_tokens, counted_tokens, segment_for_index
+
+log = logging.getLogger(__name__)
 
 _CHUNK_COLUMNS = "id, path, source, start_line, end_line, hash, model, text, context, embedding, updated_at"
 
@@ -144,5 +148,8 @@ def settle(store, units_written: int) -> bool:
     database; a role that does not own the tables leaves it to autovacuum). True when asked."""
     if getattr(store, "engine", "sqlite") != "postgres" or units_written < SETTLE_AFTER_UNITS:
         return False
-    store.vacuum("memory_index_postings")
+    try:
+        store.vacuum("memory_index_postings")
+    except Exception as exc:  # the sync has committed; autovacuum will come
+        log.warning("could not vacuum the keyword postings after indexing %d units: %s", units_written, exc)
     return True

@@ -60,8 +60,10 @@ GROUP BY p.seq ORDER BY rank, p.seq LIMIT ?
 
 
 def fts5_idf(n_docs: int, df: int) -> float:
-    """FTS5's bm25 idf (never below a millionth, as there)."""
-    v = math.log((n_docs - df + 0.5) / (df + 0.5)) if n_docs else 0.0
+    """FTS5's bm25 idf (never below a millionth, as there). The unit count and a token's count are
+    two reads: a writer committing between them can leave ``df`` above ``n_docs``."""
+    ratio = (n_docs - df + 0.5) / (df + 0.5)
+    v = math.log(ratio) if ratio > 0 else 0.0
     return v if v > 0 else 1e-6
 
 

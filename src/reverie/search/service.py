@@ -124,7 +124,9 @@ class SearchService:
         meta = read_meta(conn, progress.KEY) or {}
         never = read_meta(conn, "last_sync") is None
         deadline = time.monotonic() + max(FIRST_SEARCH_WAIT if never else 0.0, sync_wait)
+        asked = False  # whether this search started index work or waited for it
         if never or meta.get("state") == "running":
+            asked = True
             # never fully indexed, or a run was cut short: (re)start it; the keyword rows come first
             if not progress.running(idx.index_dir):
                 idx.sync_in_background(full=True)
@@ -133,17 +135,19 @@ class SearchService:
                 pass
         dirty = self._dirty_state(blocking=sync_wait > 0)
         if dirty is not None and dirty.dirty:
+            asked = True
             if len(dirty.paths) > FILE_GROUP or dirty.removed or not dirty.paths:
                 # many files (a tracked run shows its progress), or removals (out of scope, or gone)
                 idx.sync_in_background(full=True)
             else:
                 idx.sync_in_background(paths=dirty.paths)
         if idx.pending_writes:
+            asked = True
             idx.sync_in_background(paths=sorted(idx.pending_writes))
         if sync_wait > 0 and idx.background.running():
             idx.background.wait(max(0.0, deadline - time.monotonic()))
             dirty = self._dirty_state(blocking=True)
-        if never or meta.get("state") == "running" or (dirty is not None and dirty.dirty) or idx.background.running():
+        if asked or idx.background.running():
             reads.forget()  # the index may have changed (or be changing) since it was read: read it again
         return dirty
 

@@ -93,7 +93,8 @@ class PostgresAgentDatabase(AgentDatabase):
         from .postgres.schema import SCHEMA
 
         with raw_connect(self.dsn) as conn:
-            conn.execute(f"VACUUM (ANALYZE) {SCHEMA}.{table}")
+            # SKIP_LOCKED: another process vacuuming it already does the work; never queue behind it
+            conn.execute(f"VACUUM (ANALYZE, SKIP_LOCKED) {SCHEMA}.{table}")
 
     def exists(self) -> bool:
         return True  # rows appear as they are written; an agent with none reads as empty

@@ -412,9 +412,15 @@ KEYWORD_INDEX_CHECK = ("SELECT bool_and(proleakproof) FROM pg_proc WHERE oid IN 
 def _index_counts(verb: str, *, postings: bool) -> str:
     """The statement-level trigger function that keeps the index's counts and token frequencies
     (and, from migration 6, its postings) over each statement's transition table."""
-    post_insert = post_delete = ""
+    post_insert = post_delete = bulk_delete = ""
     length = "cardinality(tokens)"
     if postings:
+        # a rebuild empties the agent's postings itself; one by a reverie from before migration 6
+        # does not know them, so emptying the units empties them here too
+        bulk_delete = f"""    IF TG_OP = 'DELETE' THEN
+      DELETE FROM {SCHEMA}.memory_index_postings WHERE agent_id IN (SELECT DISTINCT agent_id FROM old_rows);
+    END IF;
+"""
         length = "coalesce(length, cardinality(tokens))"  # (units written before migration 6: none)
         post_insert = f"""    INSERT INTO {SCHEMA}.memory_index_postings(agent_id, token, seq, len, tf)
       SELECT agent_id, t.token, seq, {length}, coalesce(t.tf, 1) FROM new_rows, unnest(tokens, tfs) AS t(token, tf);
@@ -426,7 +432,7 @@ def _index_counts(verb: str, *, postings: bool) -> str:
     return f"""{verb} FUNCTION {SCHEMA}.index_counts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF current_setting('reverie.index_bulk', true) = 'on' THEN
-    RETURN NULL;
+{bulk_delete}    RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN
     UPDATE {SCHEMA}.memory_index_state s SET chunks = s.chunks + n.c, vectors = s.vectors + n.v, tokens = s.tokens + n.t
