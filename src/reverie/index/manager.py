@@ -24,6 +24,7 @@ from ..embeddings import Embedder
 from ..errors import EmbeddingError, UserError
 from ..paths import Places
 from ..store import connect, transaction
+from ..store.postgres.schema import SEARCH_INDEX_TABLES
 from . import generations, rows
 from .background import BackgroundSync, UrgentQueue, UrgentRequest
 from .discover import SourceFile, discover
@@ -78,13 +79,6 @@ def _vectors_usable(path: Path, identity: dict) -> bool:
             conn.close()
     except (*DAMAGED, apsw.SQLError):  # a damaged live generation is worth replacing
         return False
-
-
-# every table of one agent's index on PostgreSQL, children first (a forced rebuild empties them)
-_PG_INDEX_TABLES = ("memory_index_windows", "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance",
-                    "memory_index_chunks", "memory_index_sources", "memory_index_problems", "memory_index_tokens",
-                    "memory_index_postings",
-                    "memory_index_meta", "memory_index_state")
 
 
 def _pg_prepare(conn, identity: dict) -> None:
@@ -430,7 +424,7 @@ class MemoryIndex:
                 had_vectors = _holds_usable_vectors(conn, identity)
                 with transaction(conn):
                     conn.execute("SELECT set_config('reverie.index_bulk', 'on', true)")
-                    for table in _PG_INDEX_TABLES:
+                    for table in SEARCH_INDEX_TABLES:
                         conn.execute(f"DELETE FROM {table}")
                     conn.execute("SELECT set_config('reverie.index_bulk', 'off', true)")
                     conn.execute("INSERT INTO memory_index_state(id) VALUES (1)")

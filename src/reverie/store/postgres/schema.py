@@ -639,7 +639,10 @@ ALTER TABLE {SCHEMA}.memory_index_chunks FORCE ROW LEVEL SECURITY;
 _SEARCH_INDEX_4 = ("memory_index_meta", "memory_index_sources", "memory_index_chunks",
                    "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance", "memory_index_state",
                    "memory_index_problems", "memory_index_windows", "memory_index_tokens")  # (migration 4's)
-SEARCH_INDEX_TABLES = _SEARCH_INDEX_4 + ("memory_index_postings",)
+# every table of one agent's index, children first (a forced rebuild empties them in this order)
+SEARCH_INDEX_TABLES = ("memory_index_windows", "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance",
+                       "memory_index_chunks", "memory_index_sources", "memory_index_problems", "memory_index_tokens",
+                       "memory_index_postings", "memory_index_meta", "memory_index_state")
 
 
 @dataclass(frozen=True)
