@@ -42,8 +42,7 @@ def update(conn: apsw.Connection, row: dict, **changes) -> None:
 
 def counts(conn: apsw.Connection) -> tuple[int, int]:
     """(chunks, chunks with a vector) of the index, from the counters kept by triggers."""
-    chunks, vectors = reads.state(conn, "chunks", "vectors")
-    return chunks, vectors
+    return reads.state(conn, "chunks", "vectors")
 
 
 def running(index_dir: Path) -> bool:

@@ -174,7 +174,7 @@ def fts_tokenizer_of(conn: apsw.Connection) -> str | None:
         return None  # no FTS tables there: the identity names the tokenizer
     row = conn.execute(
         "SELECT sql FROM sqlite_master WHERE name = 'memory_index_chunks_fts'").fetchone()
-    if not row or not row[0]:  # (PostgreSQL: no FTS tables; the identity names the tokenizer)
+    if not row or not row[0]:
         return None
     for name, spec in TOKENIZERS.items():
         if f"tokenize='{spec}'" in row[0]:

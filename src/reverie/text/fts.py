@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .cjk import CJK_RUN_RE, has_cjk
@@ -168,15 +169,9 @@ def counted_tokens(text: str, tokenizer: str = "cjk") -> CountedTokens:
     by the same bm25. A CJK character counts its occurrences: what FTS5's one-character prefix
     query (the bigrams that start with it, and a run's last character) matches."""
     every = _fts5_tokens(text, tokenizer)
-    counts: dict[str, int] = {}
-    for t in every:
-        counts[t] = counts.get(t, 0) + 1
+    counts = dict(Counter(every))  # (first occurrence order, as index_tokens)
     if tokenizer == "cjk" and has_cjk(text):
-        chars: dict[str, int] = {}
-        for run in CJK_RUN_RE.findall(text):
-            for ch in run:
-                chars[ch] = chars.get(ch, 0) + 1
-        counts.update(chars)
+        counts.update(Counter("".join(CJK_RUN_RE.findall(text))))  # a character's own count replaces FTS5's
     return CountedTokens(list(counts), list(counts.values()), len(every))
 
 
