@@ -150,6 +150,7 @@ def test_engines_benchmark_smoke(pg_dsn) -> None:
     sqlite, pg = res["rows"]
     assert (sqlite["engine"], pg["engine"]) == ("sqlite", "postgres")
     assert sqlite["units"] == pg["units"] == 300 and sqlite["misses"] == pg["misses"] == 0
+    assert sqlite["settle_s"] == 0 and pg["settle_s"] > 0  # PostgreSQL's index vacuumed before the searches
     for row in res["rows"]:
         p50, p95 = row["hybrid_ms"]
         assert 0 < p50 <= p95
@@ -158,3 +159,4 @@ def test_engines_benchmark_smoke(pg_dsn) -> None:
         assert len(row["answers"]) == len(qtexts) and any(row["answers"])
     body = engines.render(res, "smoke")
     assert "| sqlite |" in body and "| postgres |" in body and "the same on both engines: 300 notes" in body
+    assert "each PostgreSQL index was settled" in body

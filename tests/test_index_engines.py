@@ -11,6 +11,7 @@ import pytest
 
 from reverie import Memory
 
+from engines import index_conn
 from test_keyword_fts import NOTES
 
 
@@ -188,3 +189,36 @@ def test_a_search_that_waited_for_a_sync_reads_the_index_after_it(mem):
         assert progress.counts(conn)[0] == before + 3
     answer = mem.search("quokka")
     assert len({r["path"] for r in answer["results"]}) == 3 and not answer.get("stale")
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("alpha", {"memory/alpha.md": 1, "memory/sub/ALPHA.md": 1}),
+    ("Alpha.MD", {"memory/alpha.md": 2, "memory/sub/ALPHA.md": 2}),
+    ("memory/alpha.md", {"memory/alpha.md": 3}),
+    ("alpha.notes", {"memory/Alpha.Notes.md": 1}),
+    ("alpha.notes.md", {"memory/Alpha.Notes.md": 2}),
+    ("notes", {}),  # a word inside a file's name is the path words' match, not a named file
+    ("alpha notes", {}),  # a sentence never names a file
+    ("100%_x", {"memory/100%_x.md": 1}),  # LIKE's wildcards are plain characters here
+])
+def test_a_query_naming_a_file_finds_it_on_both_engines(store_backend, reverie_home, query, expected):
+    """A one-word query that is a file's whole path, file name or stem (any case) names that file,
+    on SQLite by matching the paths, on PostgreSQL from the sources' indexed path keys."""
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    for rel in ("memory/alpha.md", "memory/sub/ALPHA.md", "memory/Alpha.Notes.md", "memory/100%_x.md",
+                "memory/100a_xb.md", "memory/beta.md"):
+        (m.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (m.workspace / rel).write_text(f"- a note in {rel}\n", encoding="utf-8")
+    m.index.sync()
+    if store_backend == "postgres":
+        from reverie.search.postgres import exact_path_hits
+    else:
+        from reverie.search.keyword import exact_path_hits
+    conn = index_conn(m)
+    try:
+        got = {h.path: h.specificity for h in exact_path_hits(conn, query)}
+        assert got == expected
+    finally:
+        conn.close()
+        m.close()

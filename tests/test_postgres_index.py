@@ -154,9 +154,10 @@ def test_the_postings_follow_every_change_of_the_units(reverie_home, pg_dsn):
     mem.close()
 
 
-def test_migration_6_fills_the_postings_of_an_index_made_before_it(fresh_db):
-    """A database at schema 5 (the units' tokens, no postings) gets every unit's postings when it
-    migrates, for every agent; searches need no rebuild."""
+def test_migrations_fill_the_postings_and_path_keys_of_an_index_made_before_them(fresh_db):
+    """A database at schema 5 (the units' tokens, no postings, no path keys) gets every unit's
+    postings (migration 6) and every source's path keys (7) when it migrates, for every agent;
+    searches need no rebuild."""
     from reverie.store.postgres.pool import applied, migrate, raw_connect
     from reverie.store.postgres.schema import MIGRATIONS
 
@@ -168,14 +169,18 @@ def test_migration_6_fills_the_postings_of_an_index_made_before_it(fresh_db):
                 owner.execute("INSERT INTO reverie.schema_migrations(version, name) VALUES (%s, %s)", (m.version, m.name))
         for agent in ("team/a", "team/b"):
             owner.execute("INSERT INTO reverie.memory_index_state(agent_id, id) VALUES (%s, 1)", (agent,))
+            owner.execute("INSERT INTO reverie.memory_index_sources(agent_id, id, path, hash, mtime, size, indexed_at) "
+                          "VALUES (%s, 1, 'memory/Trip.Plan.md', 'h', 0, 0, 0)", (agent,))
             for i, toks in enumerate([["湖景", "景房"], ["heron", "trail", "湖景"]]):
                 owner.execute("INSERT INTO reverie.memory_index_chunks(agent_id, seq, id, path, start_line, end_line, hash, "
                               "model, text, updated_at, tokens) VALUES (%s, %s, %s, 'memory/a.md', 1, 1, 'h', 'm', 't', 0, %s)",
                               (agent, i + 1, f"c{i}", toks))
-    assert migrate(fresh_db) == ["0006_keyword_postings"]
+    assert migrate(fresh_db) == ["0006_keyword_postings", "0007_source_path_keys"]
     with raw_connect(fresh_db) as owner:
         rows = owner.execute("SELECT agent_id, token, seq, len FROM reverie.memory_index_postings "
                              "ORDER BY agent_id, seq, token").fetchall()
+        keys = owner.execute("SELECT DISTINCT path_key, name_key, stem_key FROM reverie.memory_index_sources").fetchall()
+    assert keys == [("memory/trip.plan.md", "trip.plan.md", "trip.plan")]
     assert rows == [(a, t, s, n) for a in ("team/a", "team/b")
                     for t, s, n in (("景房", 1, 2), ("湖景", 1, 2), ("heron", 2, 3), ("trail", 2, 3), ("湖景", 2, 3))]
 
@@ -493,3 +498,27 @@ def test_a_failed_vacuum_after_indexing_is_a_warning(caplog):
     with caplog.at_level("WARNING"):
         assert rows.settle(store, rows.SETTLE_AFTER_UNITS) is True
     assert "could not vacuum the keyword postings" in caplog.text
+
+
+def test_a_file_named_by_the_query_is_found_from_the_indexed_path_keys(pg_dsn):
+    """The exact file tiers read the sources' path keys by index under row-level security (a
+    pattern on lower(path) read every source of the agent), and the keys follow a renamed path."""
+    from reverie.search.postgres import exact_path_hits
+
+    conn = index_conn(pg_dsn)
+    with transaction(conn):
+        conn.executemany("INSERT INTO memory_index_sources(path, source, hash, mtime, size, indexed_at) "
+                         "VALUES (?, 'memory', 'h', 0, 0, 0)", [(f"memory/d{i}/Note-{i}.md",) for i in range(2000)])
+    with transaction(conn, immediate=False):
+        conn.execute("SET LOCAL enable_seqscan = off")
+        plan = "\n".join(r[0] for r in conn.execute(
+            "EXPLAIN SELECT id, path FROM memory_index_sources WHERE path_key = ? OR name_key = ? OR stem_key = ?",
+            ("note-7", "note-7", "note-7")))
+    assert "Seq Scan" not in plan, plan
+    assert all(f"memory_index_sources_{k}_key" in plan for k in ("path", "name", "stem")), plan
+    assert [(h.path, h.specificity) for h in exact_path_hits(conn, "NOTE-7")] == [("memory/d7/Note-7.md", 1)]
+    with transaction(conn):
+        conn.execute("UPDATE memory_index_sources SET path = 'memory/d7/Renamed.md' WHERE path = 'memory/d7/Note-7.md'")
+    assert exact_path_hits(conn, "note-7") == []
+    assert [h.specificity for h in exact_path_hits(conn, "renamed.md")] == [2]
+    conn.close()

@@ -329,24 +329,40 @@ class PathHit:
     specificity: int  # 3 full path, 2 file name, 1 stem, 0 partial
 
 
+def path_query(query: str) -> str | None:
+    """The lowercased query when it could name a file: one word, never a sentence."""
+    raw = query.strip().lower()
+    return raw if raw and not any(ch.isspace() for ch in raw) else None
+
+
+def path_specificity(raw: str, path: str) -> int:
+    """How exactly ``raw`` (lowercased) names ``path``: its whole path (3), file name (2), stem (1), no (0)."""
+    p = path.lower()
+    name = p.rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0]
+    return 3 if raw == p else 2 if raw == name else 1 if raw == stem else 0
+
+
+def specific_hits(raw: str, rows) -> list[PathHit]:
+    out = []
+    for sid, path in rows:
+        spec = path_specificity(raw, path)
+        if spec:
+            out.append(PathHit(sid, path, 1.0, spec))
+    return out
+
+
 def exact_path_hits(conn, query: str) -> list[PathHit]:
     """Files the query names: its whole path (3), file name (2) or stem (1)."""
-    raw = query.strip().lower()
-    out: list[PathHit] = []
-    if raw and not any(ch.isspace() for ch in raw):  # a file is named by one word, never a sentence
-        name_like = "%/" + escape_like(raw)
-        rows = conn.execute(
-            "SELECT id, path FROM memory_index_sources WHERE lower(path) = ? OR lower(path) LIKE ? ESCAPE '\\' "
-            "OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\'",
-            (raw, name_like, name_like + ".%", escape_like(raw), escape_like(raw) + ".%"))
-        for sid, path in rows:
-            p = path.lower()
-            name = p.rsplit("/", 1)[-1]
-            stem = name.rsplit(".", 1)[0]
-            spec = 3 if raw == p else 2 if raw == name else 1 if raw == stem else 0
-            if spec:
-                out.append(PathHit(sid, path, 1.0, spec))
-    return out
+    raw = path_query(query)
+    if raw is None:
+        return []
+    name_like = "%/" + escape_like(raw)
+    rows = conn.execute(
+        "SELECT id, path FROM memory_index_sources WHERE lower(path) = ? OR lower(path) LIKE ? ESCAPE '\\' "
+        "OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\'",
+        (raw, name_like, name_like + ".%", escape_like(raw), escape_like(raw) + ".%"))
+    return specific_hits(raw, rows)
 
 
 def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> list[PathHit]:

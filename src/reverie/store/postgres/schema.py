@@ -636,6 +636,22 @@ INSERT INTO {SCHEMA}.memory_index_postings(agent_id, token, seq, len)
 ALTER TABLE {SCHEMA}.memory_index_chunks FORCE ROW LEVEL SECURITY;
 {_index_counts('CREATE OR REPLACE', postings=True)}""" + _policies(("memory_index_postings",))
 
+# A query of one word may name a file (search/keyword.py path_specificity): its whole path, file
+# name or stem, each kept lowercased and indexed, so finding the files named is three index probes
+# (matching lower(path) against patterns read every source: 4 ms at 6,000 files, more with each).
+# Stored generated columns: compared with plain equality, a leakproof operator, so row-level
+# security lets the index answer (an expression index on lower(path) would be refused under it).
+_PATH_KEYS = f"""
+ALTER TABLE {SCHEMA}.memory_index_sources
+  ADD COLUMN path_key text GENERATED ALWAYS AS (lower(path)) STORED,
+  ADD COLUMN name_key text GENERATED ALWAYS AS (lower(regexp_replace(path, '^.*/', ''))) STORED,
+  ADD COLUMN stem_key text GENERATED ALWAYS AS
+    (regexp_replace(lower(regexp_replace(path, '^.*/', '')), '\\.[^.]*$', '')) STORED;
+CREATE INDEX memory_index_sources_path_key ON {SCHEMA}.memory_index_sources(agent_id, path_key);
+CREATE INDEX memory_index_sources_name_key ON {SCHEMA}.memory_index_sources(agent_id, name_key);
+CREATE INDEX memory_index_sources_stem_key ON {SCHEMA}.memory_index_sources(agent_id, stem_key);
+"""
+
 _SEARCH_INDEX_4 = ("memory_index_meta", "memory_index_sources", "memory_index_chunks",
                    "memory_index_chunk_recall_metadata", "memory_index_chunk_provenance", "memory_index_state",
                    "memory_index_problems", "memory_index_windows", "memory_index_tokens")  # (migration 4's)
@@ -664,6 +680,7 @@ DROP INDEX {SCHEMA}.transcript_search_tokens;
 CREATE INDEX transcript_search_tokens ON {SCHEMA}.transcript_search USING gin (tokens) WITH (fastupdate = off);
 """),
     PgMigration(6, "keyword_postings", _POSTINGS),
+    PgMigration(7, "source_path_keys", _PATH_KEYS),
 ]
 
 # run after every batch of migrations (new tables get the app role's rights); harmless to repeat
