@@ -416,7 +416,9 @@ def test_a_large_write_leaves_the_postings_vacuumed(pg_dsn):
 def test_the_keyword_fetch_is_fts5s_bm25_on_postgresql(reverie_home, tmp_path, pg_dsn):
     """One workspace indexed by both engines: for words repeated within a unit, long and short
     units, Chinese words and single characters, common and rare words, the keyword leg returns the
-    same units in the same order with the same bm25 as FTS5 (scores to 1e-9)."""
+    same units in the same order with the same bm25 as FTS5 (scores to 1e-9), ties in the units'
+    order: queries whose words are all worth reading (both passes from one read of the postings)
+    and queries with a word in more than a fifth of the units (left out of the any-word pass)."""
     import os
     import random
 
@@ -425,10 +427,12 @@ def test_the_keyword_fetch_is_fts5s_bm25_on_postgresql(reverie_home, tmp_path, p
     rng = random.Random(5)
     words = ["budget", "hotel", "lake", "heron", "train", "ticket", "dinner", "plan", "review", "garden"]
     zh = ["酒店", "预算", "湖景房", "火车票", "晚饭", "花园", "西湖"]
+    rare = ["quokka", "zephyr", "marmot", "水獭", "灯塔"]
     notes = []
-    for i in range(600):
+    for i in range(2400):  # past COMMON_MIN_DOCS: the common words are left out of the any-word pass
         n = rng.randint(3, 14)
-        parts = [rng.choice(words) if rng.random() < 0.7 else rng.choice(zh) for _ in range(n)]
+        parts = [rng.choice(words) if rng.random() < 0.6 else rng.choice(zh) if rng.random() < 0.9
+                 else rng.choice(rare) for _ in range(n)]
         notes.append(" ".join(parts) + f" item{i}")
     base = {**os.environ, "REVERIE_TIMEZONE": "UTC", "REVERIE_POSTGRES_DSN": pg_dsn,
             "REVERIE_STORE_NAMESPACE": f"t{uuid.uuid4().hex[:8]}"}
@@ -440,17 +444,24 @@ def test_the_keyword_fetch_is_fts5s_bm25_on_postgresql(reverie_home, tmp_path, p
             env["REVERIE_STORE_BACKEND"] = "postgres"
         m = Memory(overrides=['memory.search.provider="none"'], env=env)
         m.init()
-        for f in range(12):
-            (m.workspace / f"memory/2026-02-{f + 1:02d}.md").write_text(
+        for f in range(48):
+            (m.workspace / f"memory/2026-02-{f % 28 + 1:02d}-{f}.md").write_text(
                 "\n".join(f"- {t}" for t in notes[f * 50:(f + 1) * 50]) + "\n", "utf-8")
         m.index.sync()
         mems[engine] = m
     try:
+        from reverie.search import postgres as engine
+
+        kinds = set()
         for query in ("budget", "budget hotel", "湖景房", "酒店 预算", "花", "heron ticket dinner", "西湖 lake plan",
-                      "garden review train budget hotel"):
+                      "garden review train budget hotel", "quokka zephyr", "水獭 灯塔 marmot", "quokka budget",
+                      "灯塔 酒店"):
+            qt = engine.analyse(mems["postgres"].index.conn(), query, "cjk").terms
+            kinds.add((bool(qt.strict), qt.fetch == qt.tokens))
             lite, pg = (_keyword_fetch_hits(mems[e], query, 40) for e in ("sqlite", "postgres"))
             assert [h[0] for h in pg] == [h[0] for h in lite], query
             assert all(abs(a[1] - b[1]) < 1e-9 for a, b in zip(pg, lite)), (query, pg[:3], lite[:3])
+        assert {(True, True), (True, False), (False, True)} <= kinds  # every way the passes are read
     finally:
         for m in mems.values():
             m.close()

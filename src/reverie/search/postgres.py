@@ -44,8 +44,14 @@ K1, B = 1.2, 0.75
 # * Every token: the GIN index intersects the tokens' units, whose postings are then summed alike.
 NEAREST_WINDOWS = 24  # windows the HNSW leg returns (the pipeline scores the units of its best 12)
 
-# idf * tf * (k1 + 1) / (tf + k1 * (1 - b) + k1 * b * len / avgl), summed over the unit's tokens
-_BM25 = "-sum(w.weight * p.tf * ?::float8 / (p.tf + ?::float8 + ?::float8 * p.len))"
+# idf * tf * (k1 + 1) / (tf + k1 * (1 - b) + k1 * b * len / avgl), summed over the unit's tokens.
+# Each term is rounded to a multiple of 2^-40 first, so that the sum is exact whatever order the
+# aggregate meets a unit's postings in (a plan may meet them in any order; floating-point sums in
+# different orders differ in the last bit, and units whose bm25 ties, as FTS5 computes it, would
+# then be ordered by that bit instead of by their number, as FTS5 orders them).
+_QUANTUM = float(2 ** 40)
+_BM25 = (f"-sum(round(w.weight * p.tf * ?::float8 / (p.tf + ?::float8 + ?::float8 * p.len) * {_QUANTUM})"
+         f" / {_QUANTUM})")
 _ANY_SQL = f"""
 SELECT p.seq, {_BM25} AS rank
 FROM unnest(?::text[], ?::float8[]) AS w(tok, weight) JOIN memory_index_postings p ON p.token = w.tok
@@ -56,6 +62,23 @@ SELECT p.seq, {_BM25} AS rank
 FROM (SELECT seq FROM memory_index_chunks WHERE tokens @> ?::text[]) AS h
 JOIN memory_index_postings p ON p.seq = h.seq JOIN unnest(?::text[], ?::float8[]) AS w(tok, weight) ON p.token = w.tok
 GROUP BY p.seq ORDER BY rank, p.seq LIMIT ?
+"""
+
+
+# Both passes at once when every token is worth fetching (no word too common to read): the units
+# holding every token are the groups of the any-word aggregate that matched them all, so one read
+# of the postings serves both. (The every-word pass alone probes the postings once per token of
+# each unit the GIN intersection returns: for a phrase whose bigrams are all in 32,000 of a
+# million units, 128,000 probes.)
+_BOTH_SQL = f"""
+WITH m AS MATERIALIZED (
+  SELECT p.seq, {_BM25} AS rank, count(*) AS matched
+  FROM unnest(?::text[], ?::float8[]) AS w(tok, weight) JOIN memory_index_postings p ON p.token = w.tok
+  GROUP BY p.seq)
+SELECT seq, rank, every FROM (
+  (SELECT seq, rank, true AS every FROM m WHERE matched = ? ORDER BY rank, seq LIMIT ?)
+  UNION ALL (SELECT seq, rank, false FROM m ORDER BY rank, seq LIMIT ?)) AS u
+ORDER BY every DESC, rank, seq
 """
 
 
@@ -112,17 +135,30 @@ def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
         return []
     bm25 = (K1 + 1, K1 * (1 - B), K1 * B / a.avg_len)
     weight = {t: fts5_idf(qt.n_docs, a.df.get(t, 0)) for t in qt.tokens}  # FTS5: a sum over the phrases
-    passes = []
-    if qt.strict:
-        passes.append((True, _ALL_SQL, (*bm25, list(qt.tokens), list(qt.tokens), [weight[t] for t in qt.tokens])))
-    if qt.fetch:
-        passes.append((not qt.strict and len(qt.tokens) <= 1, _ANY_SQL,
-                       (*bm25, list(qt.fetch), [weight[t] for t in qt.fetch])))
+    tokens, fetch = list(qt.tokens), list(qt.fetch)
+    passes = []  # (strict, the pass's rows as (seq, bm25) when asked)
+    if qt.strict and set(fetch) == set(tokens):
+        rows = []
+
+        def both(every: bool):
+            if not rows:
+                rows.extend(conn.execute(_BOTH_SQL, (*bm25, tokens, [weight[t] for t in tokens], len(tokens),
+                                                     limit, limit)).fetchall())
+            return [(seq, rank) for seq, rank, e in rows if e is every]
+
+        passes = [(True, lambda: both(True)), (False, lambda: both(False))]
+    else:
+        if qt.strict:
+            passes.append((True, lambda: conn.execute(_ALL_SQL, (*bm25, tokens, tokens, [weight[t] for t in tokens],
+                                                                 limit)).fetchall()))
+        if fetch:
+            passes.append((not qt.strict and len(tokens) <= 1,
+                           lambda: conn.execute(_ANY_SQL, (*bm25, fetch, [weight[t] for t in fetch], limit)).fetchall()))
     hits: dict[int, KeywordHit] = {}
-    for strict, sql, params in passes:
+    for strict, read in passes:
         if len(hits) >= limit:
             break
-        for seq, rank in conn.execute(sql, (*params, limit)):
+        for seq, rank in read():
             if seq not in hits:
                 hits[seq] = KeywordHit(seq, rank, len(hits) + 1, strict)
     return list(hits.values())
