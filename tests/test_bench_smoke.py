@@ -160,3 +160,26 @@ def test_engines_benchmark_smoke(pg_dsn) -> None:
     body = engines.render(res, "smoke")
     assert "| sqlite |" in body and "| postgres |" in body and "the same on both engines: 300 notes" in body
     assert "each PostgreSQL index was settled" in body
+
+
+def test_engines_benchmark_keeps_its_indexes_and_measures_them_again(pg_dsn, tmp_path) -> None:
+    """``--pg-keep``: the first run builds and keeps the indexes, the second measures the same
+    indexes without building them (its sync writes nothing) and gives the same answers."""
+    import numpy as np
+
+    engines = _load("perf_engines")
+    note_text = _load("note_text")
+    rng = np.random.default_rng(2)
+    vecs = rng.standard_normal((200, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    qtexts = note_text.queries(6)
+    qvecs = vecs[:len(qtexts)] * 0.9 + 0.1 * vecs[-len(qtexts):]
+    kw = dict(procs=(2,), vectors=lambda n: (vecs[:n], 0), queries=lambda: (qtexts, qvecs),
+              progress=lambda *_: None, keep=tmp_path / "keep")
+    first = engines.run([200], pg_dsn, **kw)
+    assert (tmp_path / "keep" / "sqlite-200" / engines.KEPT).exists()
+    again = engines.run([200], pg_dsn, **kw)
+    for a, b in zip(first["rows"], again["rows"]):
+        assert "reused" not in a and b["reused"] and b["resync_units"] == 0
+        assert b["index_s"] == a["index_s"] and b["answers"] == a["answers"]
+    assert "(kept index, built " in engines.render(again, "smoke")
