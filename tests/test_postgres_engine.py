@@ -278,6 +278,11 @@ def test_db_start_runs_a_server_the_postgres_backend_finds(reverie_home):
         start = subprocess.run(base + ["db", "start", "--json"], env=env, capture_output=True, text=True, timeout=120)
         assert start.returncode == 0, start.stderr
         assert json.loads(start.stdout)["running"] and server.running()
+        from reverie.store.postgres.pool import raw_connect
+        from reverie.store.postgres.server import memory_settings
+
+        with raw_connect(server.dsn()) as conn:  # buffers sized to this machine, not a fixed 256 MB
+            assert conn.execute("SHOW shared_buffers").fetchone()[0] == f"{memory_settings()[0]}MB"
         pg = {**env, "REVERIE_STORE_BACKEND": "postgres"}  # no DSN: the home's local server
         assert subprocess.run(base + ["remember", "the lake-view room"], env=pg, capture_output=True,
                               timeout=120).returncode == 0
@@ -289,6 +294,16 @@ def test_db_start_runs_a_server_the_postgres_backend_finds(reverie_home):
         assert stop.returncode == 0 and not server.running()
     finally:
         server.remove()
+
+
+def test_the_local_servers_memory_follows_the_machines():
+    """A quarter of the memory for shared buffers (128 MB to 8 GB), half for the planner's cache."""
+    from reverie.store.postgres.server import memory_settings
+
+    gb = 1 << 30
+    assert memory_settings(24 * gb) == (6144, 12288)
+    assert memory_settings(gb // 4) == (128, 256)  # a small machine still gets a working server
+    assert memory_settings(128 * gb) == (8192, 65536)
 
 
 def test_a_server_that_goes_away_mid_process_is_one_clear_line(reverie_home):

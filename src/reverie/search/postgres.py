@@ -65,20 +65,18 @@ GROUP BY p.seq ORDER BY rank, p.seq LIMIT ?
 """
 
 
-# Both passes at once when every token is worth fetching (no word too common to read): the units
-# holding every token are the groups of the any-word aggregate that matched them all, so one read
-# of the postings serves both. (The every-word pass alone probes the postings once per token of
-# each unit the GIN intersection returns: for a phrase whose bigrams are all in 32,000 of a
-# million units, 128,000 probes.)
+# Both passes from one read when every token is worth reading (no word too common to read): the
+# units holding every token are the groups of the any-word aggregate that matched them all. Ordered
+# with those first, the first ``2 * limit`` groups hold both answers: the every-word pass's best
+# ``limit`` and, when it has fewer than ``limit`` (``s``), the any-word pass's best ``limit`` too,
+# which are among the ``s`` and the best ``2 * limit - s`` of the others. (The every-word pass on
+# its own probes the postings once per token of each unit the GIN intersection returns: for a
+# phrase whose bigrams are all in 32,000 of a million units, 128,000 probes; a second pass over
+# one materialised aggregate cost twice the aggregate.)
 _BOTH_SQL = f"""
-WITH m AS MATERIALIZED (
-  SELECT p.seq, {_BM25} AS rank, count(*) AS matched
-  FROM unnest(?::text[], ?::float8[]) AS w(tok, weight) JOIN memory_index_postings p ON p.token = w.tok
-  GROUP BY p.seq)
-SELECT seq, rank, every FROM (
-  (SELECT seq, rank, true AS every FROM m WHERE matched = ? ORDER BY rank, seq LIMIT ?)
-  UNION ALL (SELECT seq, rank, false FROM m ORDER BY rank, seq LIMIT ?)) AS u
-ORDER BY every DESC, rank, seq
+SELECT p.seq, {_BM25} AS rank, count(*) = ? AS every
+FROM unnest(?::text[], ?::float8[]) AS w(tok, weight) JOIN memory_index_postings p ON p.token = w.tok
+GROUP BY p.seq ORDER BY every DESC, rank, p.seq LIMIT ?
 """
 
 
@@ -138,15 +136,10 @@ def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
     tokens, fetch = list(qt.tokens), list(qt.fetch)
     passes = []  # (strict, the pass's rows as (seq, bm25) when asked)
     if qt.strict and set(fetch) == set(tokens):
-        rows = []
-
-        def both(every: bool):
-            if not rows:
-                rows.extend(conn.execute(_BOTH_SQL, (*bm25, tokens, [weight[t] for t in tokens], len(tokens),
-                                                     limit, limit)).fetchall())
-            return [(seq, rank) for seq, rank, e in rows if e is every]
-
-        passes = [(True, lambda: both(True)), (False, lambda: both(False))]
+        rows = conn.execute(_BOTH_SQL, (*bm25, len(tokens), tokens, [weight[t] for t in tokens], 2 * limit)).fetchall()
+        every = [(seq, rank) for seq, rank, e in rows if e][:limit]
+        passes = [(True, lambda: every),
+                  (False, lambda: sorted(((seq, rank) for seq, rank, _ in rows), key=lambda r: (r[1], r[0]))[:limit])]
     else:
         if qt.strict:
             passes.append((True, lambda: conn.execute(_ALL_SQL, (*bm25, tokens, tokens, [weight[t] for t in tokens],

@@ -111,6 +111,22 @@ def binaries(for_user: str | None) -> Path:
     return dest / "bin"
 
 
+def memory_settings(ram_bytes: int | None = None) -> tuple[int, int]:
+    """``shared_buffers`` and ``effective_cache_size`` in MB for this machine: a quarter of its
+    memory for the buffers (PostgreSQL's own advice for a database server), 128 MB to 8 GB, and
+    half of it for what the planner may count on being cached. A search reads index and heap
+    pages all over a large index; with 256 MB of buffers a million units' pages were read from
+    the OS cache again and again (docs/benchmarks.md). Buffers are memory the server maps, but a
+    page costs memory only once it is used."""
+    if ram_bytes is None:
+        try:
+            ram_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            ram_bytes = 2 << 30
+    mb = ram_bytes // (1 << 20)
+    return max(128, min(8192, mb // 4)), max(256, mb // 2)
+
+
 @dataclass
 class LocalServer:
     """One server's data folder. ``start`` initialises it on first use."""
@@ -181,8 +197,9 @@ class LocalServer:
             self._run("initdb", ["-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                                  "--locale=C", "--no-instructions"], user)
         listen = f"-c listen_addresses='{'127.0.0.1' if port else ''}'" + (f" -p {port}" if port else "")
-        opts = (f"{listen} -k {self.root} -c max_connections=200 -c shared_buffers=256MB "
-                "-c fsync=on -c synchronous_commit=on")
+        buffers, cache = memory_settings()
+        opts = (f"{listen} -k {self.root} -c max_connections=200 -c shared_buffers={buffers}MB "
+                f"-c effective_cache_size={cache}MB -c fsync=on -c synchronous_commit=on")
         self._run("pg_ctl", ["-D", str(self.data), "-l", str(self.log), "-w", "-t", str(START_TIMEOUT),
                              "-o", opts, "start"], user)
         port_used = port or 5432
