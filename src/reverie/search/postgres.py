@@ -41,7 +41,9 @@ K1, B = 1.2, 0.75
 # * Any of the tokens: from the postings (one row per token of a unit, with its count and the
 #   unit's length: store/postgres/schema.py), an index-only scan of the query's tokens and one
 #   aggregate.
-# * Every token: the GIN index intersects the tokens' units, whose postings are then summed alike.
+# * Every token: the groups of that same aggregate that matched every token (_BOTH_SQL); when a
+#   token is too common to read, the GIN index intersects the tokens' units, whose postings are
+#   then summed alike.
 NEAREST_WINDOWS = 24  # windows the HNSW leg returns (the pipeline scores the units of its best 12)
 
 # idf * tf * (k1 + 1) / (tf + k1 * (1 - b) + k1 * b * len / avgl), summed over the unit's tokens.
