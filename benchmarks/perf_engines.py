@@ -223,30 +223,27 @@ def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, q
     home = work / f"{engine}-{n}"
     kept = home / KEPT
     emb = NoteVectors(dict(zip(texts, vecs)), dict(zip(qs, qv)))
-    if keep and kept.exists():  # an index a previous run built and kept: measure its searches again
-        built = json.loads(kept.read_text())
-        env = engine_env(engine, dsn, built["namespace"])
-        row: dict = {**built["row"], "load_at_start": os.getloadavg(), "reused": built["built_at"]}
-        mem = _memory(home, env, emb)
-        t = time.perf_counter()
-        rep = mem.sync()  # nothing to do unless the files or the index changed since
-        row["resync_s"], row["resync_units"] = time.perf_counter() - t, rep.chunks_written
-        progress(f"  {engine} {n:,}: reusing the index built {built['built_at']} "
-                 f"(brought up to date in {row['resync_s']:.0f} s, {rep.chunks_written:,} units written)")
+    built = json.loads(kept.read_text()) if keep and kept.exists() else None
+    if built is not None:  # an index a previous run built and kept: measure its searches again
+        namespace = built["namespace"]
+        row: dict = {**built["row"], "reused": built["built_at"]}
     else:
         shutil.rmtree(home, ignore_errors=True)
-        files = write_workspace(home / "workspace", texts)
         namespace = f"b{uuid.uuid4().hex[:8]}"
-        env = engine_env(engine, dsn, namespace)
-        row = {"engine": engine, "n": n, "files": files, "load_at_start": os.getloadavg()}
-        mem = _memory(home, env, emb)
-        t = time.perf_counter()
-        rep = mem.sync()
-        row["index_s"] = time.perf_counter() - t
-        row["units"] = rep.chunks_written
-        row["units_per_s"] = rep.chunks_written / row["index_s"]
-        row["misses"] = emb.misses
-        progress(f"  {engine} {n:,}: indexed {rep.chunks_written:,} units in {row['index_s']:.0f} s "
+        row = {"engine": engine, "n": n, "files": write_workspace(home / "workspace", texts)}
+    row["load_at_start"] = os.getloadavg()
+    env = engine_env(engine, dsn, namespace)
+    mem = _memory(home, env, emb)
+    t = time.perf_counter()
+    rep = mem.sync()  # a kept index: nothing to do unless the files or the index changed since
+    took = time.perf_counter() - t
+    if built is not None:
+        row["resync_s"], row["resync_units"] = took, rep.chunks_written
+        progress(f"  {engine} {n:,}: reusing the index built {built['built_at']} "
+                 f"(brought up to date in {took:.0f} s, {rep.chunks_written:,} units written)")
+    else:
+        row.update(index_s=took, units=rep.chunks_written, units_per_s=rep.chunks_written / took, misses=emb.misses)
+        progress(f"  {engine} {n:,}: indexed {rep.chunks_written:,} units in {took:.0f} s "
                  f"(load {os.getloadavg()[0]:.1f})")
         if keep:
             kept.write_text(json.dumps({"namespace": namespace, "built_at": time.strftime("%Y-%m-%d %H:%M UTC",
