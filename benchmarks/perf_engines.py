@@ -271,7 +271,7 @@ def bench(engine: str, n: int, work: Path, texts: list[str], vecs: np.ndarray, q
     row["hybrid_ms"], row["answers"], row["modes"] = _fig(one["ms"]), one["answers"], one["modes"]
     row["concurrent"] = [concurrent(home, env, qfile, c) for c in procs]
     row["load_at_end"] = os.getloadavg()
-    progress(f"  {engine} {n:,}: {json.dumps(row)}")
+    progress(f"  {engine} {n:,}: " + json.dumps({k: v for k, v in row.items() if k != "answers"}))
     return row
 
 
