@@ -209,14 +209,6 @@ def register(app: typer.Typer) -> None:
             sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem, sched = _scheduler(o)
-        from ..dreaming.schedule import reconcile
-
-        reconcile(mem, sched)  # Dreaming's managed jobs (nightly sweep, heartbeat review), one per workspace
-        from ..cron_turns import prune_agent
-
-        pruned = prune_agent(mem)  # cron.sessionRetention: also after every agent-turn run
-        if pruned:
-            say(f"deleted the transcripts of {pruned} run sessions older than cron.sessionRetention")
         stop = threading.Event()
         why: list[str] = []
 
@@ -226,18 +218,28 @@ def register(app: typer.Typer) -> None:
             why.append(signal.Signals(signum).name)
             stop.set()
 
+        # before the start-up work: a signal during it stops the scheduler cleanly once it is done
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        tz = mem.settings.tz()
-        say(f"scheduler running for {mem.places.home} ({len(sched.list())} jobs); Ctrl-C to stop")
-        zones = _zones(sched, tz)
-
-        def on_run(r: dict) -> None:
-            if r.get("jobId") not in zones:  # added since the scheduler started
-                zones.update(_zones(sched, tz))
-            say(_run_line(r, tz, zones))
-
+        count = 0
         try:
-            count = sched.run_forever(stop, poll_seconds=poll, on_run=on_run)
+            from ..cron_turns import prune_agent
+            from ..dreaming.schedule import reconcile
+
+            reconcile(mem, sched)  # Dreaming's managed jobs (nightly sweep, heartbeat review), one per workspace
+            pruned = prune_agent(mem)  # cron.sessionRetention: also after every agent-turn run
+            if pruned:
+                say(f"deleted the transcripts of {pruned} run sessions older than cron.sessionRetention")
+            tz = mem.settings.tz()
+            say(f"scheduler running for {mem.places.home} ({len(sched.list())} jobs); Ctrl-C to stop")
+            zones = _zones(sched, tz)
+
+            def on_run(r: dict) -> None:
+                if r.get("jobId") not in zones:  # added since the scheduler started
+                    zones.update(_zones(sched, tz))
+                say(_run_line(r, tz, zones))
+
+            if not stop.is_set():
+                count = sched.run_forever(stop, poll_seconds=poll, on_run=on_run)
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)
