@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -303,9 +304,14 @@ def populated_home(home: Path) -> Memory:
     return mem
 
 
+# One instant for every search compared: scores decay with a note's age, and a slow run could move
+# one across the rounding between two searches that read the clock.
+SEARCH_AT = datetime.now(timezone.utc)
+
+
 def results(mem: Memory) -> dict:
     return {q: [(r["path"], r["startLine"], r["endLine"], round(r["score"], 6), r["snippet"])
-                for r in mem.search(q, record_signals=False, min_score=0)["results"]] for q in QUERIES}
+                for r in mem.search(q, record_signals=False, min_score=0, now=SEARCH_AT)["results"]] for q in QUERIES}
 
 
 def test_export_then_import_into_a_fresh_home_gives_identical_search(tmp_path):
