@@ -8,6 +8,7 @@ import time
 import uuid
 
 import numpy as np
+import pytest
 
 from reverie import Memory
 from reverie.index import rows
@@ -175,7 +176,7 @@ def test_migrations_fill_the_postings_and_path_keys_of_an_index_made_before_them
                 owner.execute("INSERT INTO reverie.memory_index_chunks(agent_id, seq, id, path, start_line, end_line, hash, "
                               "model, text, updated_at, tokens) VALUES (%s, %s, %s, 'memory/a.md', 1, 1, 'h', 'm', 't', 0, %s)",
                               (agent, i + 1, f"c{i}", toks))
-    assert migrate(fresh_db) == ["0006_keyword_postings", "0007_source_path_keys"]
+    assert migrate(fresh_db) == ["0006_keyword_postings", "0007_source_path_keys", "0008_inline_unit_vectors"]
     with raw_connect(fresh_db) as owner:
         rows = owner.execute("SELECT agent_id, token, seq, len FROM reverie.memory_index_postings "
                              "ORDER BY agent_id, seq, token").fetchall()
@@ -535,12 +536,54 @@ def test_a_file_named_by_the_query_is_found_from_the_indexed_path_keys(pg_dsn):
     conn.close()
 
 
+def test_the_nearest_windows_are_read_ahead_in_the_searchs_snapshot(pg_dsn):
+    """The nearest-window scan a search starts ahead runs on another connection, and inside a
+    transaction in that transaction (it sees the windows the transaction wrote); both answer as
+    the scan itself does."""
+    from reverie.search.postgres import nearest_ahead
+
+    conn = index_conn(pg_dsn)
+    rng = np.random.default_rng(11)
+    _add_windows(conn, "memory/kept.md", rng.standard_normal((30, 384)).astype(np.float32))
+    q = rng.standard_normal(384).astype(np.float32)
+    assert nearest_ahead(conn, q)() == nearest_windows(conn, q)
+    with pytest.raises(LookupError):  # (rolled back)
+        with transaction(conn):
+            rows.insert_windows(conn, [("memory/new.md", "memory", 1, 1, 1, 1, _vec_blob(q))])
+            assert nearest_ahead(conn, q)()[0][1] == "memory/new.md"
+            raise LookupError
+    assert all(w[1] == "memory/kept.md" for w in nearest_ahead(conn, q)())
+    conn.close()
+
+
+def _unit_rows(n: int, rng) -> tuple[list[tuple], list[str]]:
+    """``n`` units of 400 random CJK characters (text that does not compress) with 384-dimension
+    vectors: rows past the 2 kB at which PostgreSQL moves a row's largest value out by default."""
+    texts = ["".join(chr(0x4E00 + int(c)) for c in rng.integers(0, 20000, 400)) for _ in range(n)]
+    vecs = rng.standard_normal((n, 384)).astype(np.float32)
+    return [(f"u{i}", "memory/a.md", "memory", i + 1, i + 1, "h", "m", t, "", _vec_blob(v), 0)
+            for i, (t, v) in enumerate(zip(texts, vecs))], texts
+
+
+def test_a_units_vector_stays_in_its_row(pg_dsn):
+    """Each unit's vector is kept in the unit's row, not in the TOAST table (migration 8): reading a
+    search's candidates is one probe per unit, not two."""
+    conn = index_conn(pg_dsn)
+    units, texts = _unit_rows(40, np.random.default_rng(5))
+    with transaction(conn):
+        rows.insert_chunks(conn, units, texts, "cjk")
+    where = conn.execute("SELECT count(*), count(*) FILTER (WHERE pg_column_toast_chunk_id(embedding) IS NOT NULL), "
+                         "min(octet_length(text)) FROM memory_index_chunks").fetchone()
+    assert where[0] == 40 and where[2] > 1000
+    assert where[1] == 0, f"{where[1]} of 40 vectors in the TOAST table"
+    conn.close()
+
+
 def test_the_windows_of_the_candidate_files_are_read_by_index(pg_dsn):
     """The window matrix reads each candidate file's windows by an index probe, never a scan of all
     the agent's windows (the planner once chose one on a misestimate: 132 ms at p95 at a million
     units), and returns every window of the files the nearest windows are in."""
-    from reverie.search.postgres import _window_sql, window_matrix
-    from reverie.store.postgres.dialect import vector_literal
+    from reverie.search.postgres import _window_sql, nearest_ahead, window_matrix
     from reverie.store.postgres.pool import raw_connect
 
     conn = index_conn(pg_dsn)
@@ -550,12 +593,16 @@ def test_the_windows_of_the_candidate_files_are_read_by_index(pg_dsn):
     with raw_connect(pg_dsn) as owner:
         owner.execute("ANALYZE reverie.memory_index_windows")
     q = rng.standard_normal(384).astype(np.float32)
+    near = nearest_ahead(conn, q)()  # (on another of the pool's connections)
+    assert len(near) == 24
+    paths = sorted({w[1] for w in near})
     with transaction(conn, immediate=False):
-        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + _window_sql(384), (vector_literal(q), 24, [], 384 * 4)))
-    # (the nearest windows of an index this small are an exact scan; the files' windows never are)
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + _window_sql(384),
+                                                     (paths, ["memory"] * len(paths), [], 384 * 4)))
     assert "memory_index_windows_path_source on memory_index_windows w" in plan, plan
     assert "Seq Scan on memory_index_windows w" not in plan, plan
-    m = window_matrix(conn, q, [])
+    m = window_matrix(conn, q, [], near)
     files = {k.split("\0")[1] for k in m.file_ids}
-    assert len(m.seqs) == 8 * len(files) and 1 <= len(files) <= 24
+    assert files == set(paths) and len(m.seqs) == 8 * len(files)
+    assert set(m.seqs) >= {w[0] for w in near}
     conn.close()

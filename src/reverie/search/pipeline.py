@@ -147,6 +147,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
 
         analysis = engine.analyse(conn, params.query, params.tokenizer)
         qt = analysis.terms
+        if use_vectors:  # the nearest windows, found by the server while the other legs are read
+            near = engine.nearest_ahead(conn, vectors.query, qt.n_docs)
         kw_hits = engine.keyword_leg(conn, analysis, params.window * KEYWORD_FETCH) if use_kw else []
         p_hits = engine.path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     else:
@@ -165,7 +167,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         c.path_score, c.specificity = h.score, h.specificity
     wcos = fcos = None
     if use_vectors and pg:  # the windows this query needs, with their files' (see postgres.window_matrix)
-        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), qt.n_docs), vectors.query)
+        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), near()), vectors.query)
         use_vectors = not vectors.matrix.empty
     if use_vectors:
         wcos, fcos = context.coarse(vectors, cands)

@@ -24,8 +24,12 @@ trips:
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -230,29 +234,48 @@ def nearest_windows(conn, query: np.ndarray, k: int = NEAREST_WINDOWS, *,
     return _wide_scan(conn, ef_search, lambda: [tuple(r) for r in conn.execute(sql, params).fetchall()])
 
 
+_AHEAD: ThreadPoolExecutor | None = None
+_AHEAD_LOCK = threading.Lock()
+AHEAD_WORKERS = 8  # scans under way at once in one process; more wait their turn
+
+
+def nearest_ahead(conn, query: np.ndarray, units: int = 0) -> Callable[[], list[tuple[int, str, str]]]:
+    """Starts :func:`nearest_windows` on another of the pool's connections and returns what gives
+    its answer. The scan needs only the query's vector, so the server walks the HNSW graph (the
+    largest statement of a search: 2-4 ms at 100,000 units) while this thread reads the keyword
+    and path candidates. Inside a transaction it runs here, in the transaction's snapshot.
+    ``units``: the index's size, for the width of the scan."""
+    run = functools.partial(nearest_windows, conn, query, ef_search=ef_search_for(units))
+    if getattr(conn, "in_transaction", True):
+        near = run()
+        return lambda: near
+    global _AHEAD
+    with _AHEAD_LOCK:
+        if _AHEAD is None:
+            _AHEAD = ThreadPoolExecutor(AHEAD_WORKERS, thread_name_prefix="reverie-nearest")
+    return _AHEAD.submit(run).result
+
+
 def _window_sql(dims: int) -> str:
-    """The nearest windows, the files they and the candidates are in, and every window of those
-    files. Each file's windows by an index probe (a LATERAL fenced by OFFSET 0 is never flattened
-    into a join): the planner, misjudging how many windows the files hold, scanned all the agent's
-    windows into a hash join instead (14 against 11.5 ms at 100,000 units; at a million, 132
-    against 19 at p95)."""
-    return (f"WITH near AS MATERIALIZED ({_nearest_sql(dims)}), "
-            f"files AS (SELECT path, source FROM near UNION "
+    """Every window of the files the nearest windows (given) and the candidates are in. Each file's
+    windows by an index probe (a LATERAL fenced by OFFSET 0 is never flattened into a join): the
+    planner, misjudging how many windows the files hold, scanned all the agent's windows into a
+    hash join instead (14 against 11.5 ms at 100,000 units; at a million, 132 against 19 at p95)."""
+    return (f"WITH files AS (SELECT path, source FROM unnest(?::text[], ?::text[]) AS n(path, source) UNION "
             f"SELECT path, source FROM memory_index_chunks WHERE seq = ANY(?::bigint[])) "
             f"SELECT w.* FROM files f CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM memory_index_windows w "
             f"WHERE w.path = f.path AND w.source = f.source AND w.embedding IS NOT NULL "
             f"AND length(w.embedding) = ? OFFSET 0) AS w ORDER BY w.seq")
 
 
-def window_matrix(conn, query: np.ndarray, unit_seqs: list[int], units: int = 0) -> WindowMatrix:
+def window_matrix(conn, query: np.ndarray, unit_seqs: list[int], near: list[tuple[int, str, str]]) -> WindowMatrix:
     """The windows the pipeline needs for this query, as the in-memory matrix holds them on SQLite:
-    every window of each file that holds one of the nearest windows or one of ``unit_seqs`` (the
-    keyword and path candidates), so that each file's vector is its whole mean. One statement
-    (``units``: the index's size, for the width of the HNSW scan)."""
+    every window of each file that holds one of the ``near`` windows (:func:`nearest_ahead`) or one
+    of ``unit_seqs`` (the keyword and path candidates), so that each file's vector is its whole
+    mean. One statement."""
     dims = int(query.shape[0])
-    sql = _window_sql(dims)
-    params = (vector_literal(query), NEAREST_WINDOWS, list(unit_seqs), dims * 4)
-    rows = _wide_scan(conn, ef_search_for(units), lambda: conn.execute(sql, params).fetchall())
+    rows = conn.execute(_window_sql(dims), ([w[1] for w in near], [w[2] for w in near], list(unit_seqs),
+                                            dims * 4)).fetchall()
     block = _block(rows, dims)
     return _build_view([block.take()] if block is not None else [], dims)
 
