@@ -556,6 +556,27 @@ def test_the_nearest_windows_are_read_ahead_in_the_searchs_snapshot(pg_dsn):
     conn.close()
 
 
+def test_work_started_ahead_runs_in_a_forked_child_too():
+    """A process forked after it started work ahead gets worker threads of its own (the parent's
+    do not exist in the child: a submitted scan would wait for ever)."""
+    import os
+
+    from reverie.search.postgres import ahead
+
+    assert ahead(lambda: os.getpid())() == os.getpid()  # the parent's workers exist now
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            os.write(write, str(ahead(lambda: os.getpid())(timeout=20)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    got = os.read(read, 64).decode()
+    os.waitpid(child, 0)
+    assert got == str(child)
+
+
 def _unit_rows(n: int, rng) -> tuple[list[tuple], list[str]]:
     """``n`` units of 400 random CJK characters (text that does not compress) with 384-dimension
     vectors: rows past the 2 kB at which PostgreSQL moves a row's largest value out by default."""

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeVar
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from ..text.fts import bm25_to_score, query_terms, term_tokens
 from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, idf, path_query, specific_hits
 from .vectors import WindowMatrix, _block, _build_view, _COLUMNS
 
+T = TypeVar("T")
 K1, B = 1.2, 0.75
 # The fetch order is FTS5's bm25 (its idf, k1 1.2, b 0.75, each token's count in the unit and the
 # unit's length in FTS5 tokens) over every unit that matches, as on SQLite:
@@ -239,6 +241,24 @@ _AHEAD_LOCK = threading.Lock()
 AHEAD_WORKERS = 8  # scans under way at once in one process; more wait their turn
 
 
+def _forget_ahead() -> None:  # a forked child has none of its parent's threads (nor its lock's holder)
+    global _AHEAD, _AHEAD_LOCK
+    _AHEAD, _AHEAD_LOCK = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_ahead)
+
+
+def ahead(run: Callable[[], T]) -> Callable[[], T]:
+    """``run()`` started on one of the process's worker threads; returns what waits for its answer
+    (and raises what it raised)."""
+    global _AHEAD
+    with _AHEAD_LOCK:
+        if _AHEAD is None:
+            _AHEAD = ThreadPoolExecutor(AHEAD_WORKERS, thread_name_prefix="reverie-ahead")
+        return _AHEAD.submit(run).result
+
+
 def nearest_ahead(conn, query: np.ndarray, units: int = 0) -> Callable[[], list[tuple[int, str, str]]]:
     """Starts :func:`nearest_windows` on another of the pool's connections and returns what gives
     its answer. The scan needs only the query's vector, so the server walks the HNSW graph (the
@@ -249,11 +269,7 @@ def nearest_ahead(conn, query: np.ndarray, units: int = 0) -> Callable[[], list[
     if getattr(conn, "in_transaction", True):
         near = run()
         return lambda: near
-    global _AHEAD
-    with _AHEAD_LOCK:
-        if _AHEAD is None:
-            _AHEAD = ThreadPoolExecutor(AHEAD_WORKERS, thread_name_prefix="reverie-nearest")
-    return _AHEAD.submit(run).result
+    return ahead(run)
 
 
 def _window_sql(dims: int) -> str:
