@@ -556,25 +556,40 @@ def test_the_nearest_windows_are_read_ahead_in_the_searchs_snapshot(pg_dsn):
     conn.close()
 
 
-def test_work_started_ahead_runs_in_a_forked_child_too():
-    """A process forked after it started work ahead gets worker threads of its own (the parent's
-    do not exist in the child: a submitted scan would wait for ever)."""
+def test_a_forked_child_searches_with_its_own_threads_and_connections(pg_dsn):
+    """A process forked after it searched gets worker threads and connections of its own (the
+    parent's threads do not exist in the child, so a scan started ahead would wait for ever; the
+    parent's connections are the parent's), and the parent's go on working after the child ends."""
     import os
+    import signal
 
-    from reverie.search.postgres import ahead
+    from reverie.search.postgres import ahead, nearest_ahead
+    from reverie.store.postgres.pool import pool_for
 
-    assert ahead(lambda: os.getpid())() == os.getpid()  # the parent's workers exist now
+    conn = index_conn(pg_dsn)
+    rng = np.random.default_rng(13)
+    _add_windows(conn, "memory/a.md", rng.standard_normal((12, 384)).astype(np.float32))
+    q = rng.standard_normal(384).astype(np.float32)
+    expected = nearest_ahead(conn, q)()  # the parent's workers and pool exist now
+    assert ahead(lambda: os.getpid())() == os.getpid()
+    parents = pool_for(pg_dsn)
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child reports through the pipe
         try:
-            os.write(write, str(ahead(lambda: os.getpid())(timeout=20)).encode())
+            signal.alarm(30)
+            mine = PostgresAgentDatabase(pg_dsn, conn.agent).connect_index()
+            same = nearest_ahead(mine, q)(timeout=20) == expected
+            own = pool_for(pg_dsn) is not parents
+            os.write(write, f"{ahead(lambda: os.getpid())(timeout=20)} {same} {own}".encode())
         finally:
             os._exit(0)
     os.close(write)
     got = os.read(read, 64).decode()
     os.waitpid(child, 0)
-    assert got == str(child)
+    assert got == f"{child} True True"
+    assert nearest_ahead(conn, q)() == expected
+    conn.close()
 
 
 def _unit_rows(n: int, rng) -> tuple[list[tuple], list[str]]:
@@ -590,6 +605,8 @@ def test_a_units_vector_stays_in_its_row(pg_dsn):
     """Each unit's vector is kept in the unit's row, not in the TOAST table (migration 8): reading a
     search's candidates is one probe per unit, not two."""
     conn = index_conn(pg_dsn)
+    if int(conn.execute("SHOW server_version_num").fetchone()[0]) < 170000:
+        pytest.skip("pg_column_toast_chunk_id needs PostgreSQL 17 (reverie db start runs 18)")
     units, texts = _unit_rows(40, np.random.default_rng(5))
     with transaction(conn):
         rows.insert_chunks(conn, units, texts, "cjk")

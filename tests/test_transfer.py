@@ -304,20 +304,18 @@ def populated_home(home: Path) -> Memory:
     return mem
 
 
-# One instant for every search compared: scores decay with a note's age, and a slow run could move
-# one across the rounding between two searches that read the clock.
-SEARCH_AT = datetime.now(timezone.utc)
-
-
-def results(mem: Memory) -> dict:
+def results(mem: Memory, now: datetime) -> dict:
+    """Every query's results at one instant ``now`` (scores decay with a note's age: a slow run
+    could move one across the rounding between two searches that each read the clock)."""
     return {q: [(r["path"], r["startLine"], r["endLine"], round(r["score"], 6), r["snippet"])
-                for r in mem.search(q, record_signals=False, min_score=0, now=SEARCH_AT)["results"]] for q in QUERIES}
+                for r in mem.search(q, record_signals=False, min_score=0, now=now)["results"]] for q in QUERIES}
 
 
 def test_export_then_import_into_a_fresh_home_gives_identical_search(tmp_path):
     src_home, dst_home, archive = tmp_path / "a", tmp_path / "b", tmp_path / "export"
     mem = populated_home(src_home)
-    expected = results(mem)
+    now = datetime.now(timezone.utc)  # after the files are written: their ages are real
+    expected = results(mem, now)
     assert all(expected.values()) and expected["API endpoints needing auth"][0][0] == "tables/api.sqlite"
     store = TranscriptStore(mem.places.agent_db)
     sessions = {s.session_id: [e.data for e in store.events(s.session_id)] for s in store.sessions()}
@@ -337,7 +335,7 @@ def test_export_then_import_into_a_fresh_home_gives_identical_search(tmp_path):
     assert report["intents"]["imported"] == 1 and report["automations"]["imported"] == 1
     again = memory(dst_home)
     again.sync()
-    assert results(again) == expected
+    assert results(again, now) == expected
     store = TranscriptStore(again.places.agent_db)
     assert {s.session_id: [e.data for e in store.events(s.session_id)] for s in store.sessions()} == sessions
     store.close()

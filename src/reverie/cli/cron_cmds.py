@@ -219,9 +219,11 @@ def register(app: typer.Typer) -> None:
             stop.set()
 
         # before the start-up work: a signal during it stops the scheduler cleanly once it is done
-        previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        previous: dict = {}
         count = 0
         try:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                previous[s] = signal.signal(s, on_signal)
             from ..cron_turns import prune_agent
             from ..dreaming.schedule import reconcile
 
@@ -229,16 +231,16 @@ def register(app: typer.Typer) -> None:
             pruned = prune_agent(mem)  # cron.sessionRetention: also after every agent-turn run
             if pruned:
                 say(f"deleted the transcripts of {pruned} run sessions older than cron.sessionRetention")
-            tz = mem.settings.tz()
-            say(f"scheduler running for {mem.places.home} ({len(sched.list())} jobs); Ctrl-C to stop")
-            zones = _zones(sched, tz)
+            if not stop.is_set():  # (a signal during start-up: stopped before running anything)
+                tz = mem.settings.tz()
+                say(f"scheduler running for {mem.places.home} ({len(sched.list())} jobs); Ctrl-C to stop")
+                zones = _zones(sched, tz)
 
-            def on_run(r: dict) -> None:
-                if r.get("jobId") not in zones:  # added since the scheduler started
-                    zones.update(_zones(sched, tz))
-                say(_run_line(r, tz, zones))
+                def on_run(r: dict) -> None:
+                    if r.get("jobId") not in zones:  # added since the scheduler started
+                        zones.update(_zones(sched, tz))
+                    say(_run_line(r, tz, zones))
 
-            if not stop.is_set():
                 count = sched.run_forever(stop, poll_seconds=poll, on_run=on_run)
         finally:
             for s, h in previous.items():

@@ -241,7 +241,9 @@ _AHEAD_LOCK = threading.Lock()
 AHEAD_WORKERS = 8  # scans under way at once in one process; more wait their turn
 
 
-def _forget_ahead() -> None:  # a forked child has none of its parent's threads (nor its lock's holder)
+def _forget_ahead() -> None:
+    """In a forked child: none of the parent's worker threads exist there (nor its lock's holder);
+    the child starts its own (its connections too: store/postgres/pool.py)."""
     global _AHEAD, _AHEAD_LOCK
     _AHEAD, _AHEAD_LOCK = None, threading.Lock()
 
@@ -261,9 +263,9 @@ def ahead(run: Callable[[], T]) -> Callable[[], T]:
 
 def nearest_ahead(conn, query: np.ndarray, units: int = 0) -> Callable[[], list[tuple[int, str, str]]]:
     """Starts :func:`nearest_windows` on another of the pool's connections and returns what gives
-    its answer. The scan needs only the query's vector, so the server walks the HNSW graph (the
-    largest statement of a search: 2-4 ms at 100,000 units) while this thread reads the keyword
-    and path candidates. Inside a transaction it runs here, in the transaction's snapshot.
+    its answer. The scan needs only the query's vector, so the server walks the HNSW graph (one of
+    a search's largest statements: 2-5 ms at 100,000 units) while this thread reads the keyword
+    and path candidates (1.3 ms less a search there, docs/benchmarks.md). Inside a transaction it runs here, in the transaction's snapshot.
     ``units``: the index's size, for the width of the scan."""
     run = functools.partial(nearest_windows, conn, query, ef_search=ef_search_for(units))
     if getattr(conn, "in_transaction", True):

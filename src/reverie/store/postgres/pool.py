@@ -14,6 +14,7 @@ login role would bypass row-level security (a superuser, the tables' owner).
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,6 +23,9 @@ from .schema import APP_ROLE, GRANTS, MIGRATION_LOCK, MIGRATIONS, SCHEMA
 
 EF_SEARCH = 200  # HNSW candidates per scan of the search index's vector leg (search/postgres.py)
 POOL_MAX = 16
+# a search reads its nearest windows on a second connection while it reads the other legs on the
+# first (search/postgres.py nearest_ahead): two kept open, so neither waits for a new one
+POOL_MIN = 2
 POOL_TIMEOUT = 10.0  # waiting longer for a connection only delays the error
 CONNECT_TIMEOUT = 10
 
@@ -140,7 +144,7 @@ def pool_for(dsn: str):
         _, psycopg_pool = _import()
         migrate(dsn)
         pool = psycopg_pool.ConnectionPool(
-            dsn, min_size=1, max_size=POOL_MAX, timeout=POOL_TIMEOUT, open=True, configure=_configure,
+            dsn, min_size=POOL_MIN, max_size=POOL_MAX, timeout=POOL_TIMEOUT, open=True, configure=_configure,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT,
                     "options": f"-c search_path={SCHEMA},public"},
             name=f"reverie:{redact(dsn)}")
@@ -160,3 +164,16 @@ def close_pools() -> None:
 
 
 atexit.register(close_pools)
+
+
+def _forget_pools() -> None:
+    """In a forked child: the parent's pools hold the parent's connections, and their worker
+    threads do not exist here; the child opens its own on first use, as a new process does. They
+    are dropped, not closed: closing would end the parent's sessions (psycopg leaves a connection
+    alone when an object made in another process is collected)."""
+    global _lock
+    _pools.clear()
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
