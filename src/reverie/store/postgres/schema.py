@@ -652,11 +652,12 @@ CREATE INDEX memory_index_sources_name_key ON {SCHEMA}.memory_index_sources(agen
 CREATE INDEX memory_index_sources_stem_key ON {SCHEMA}.memory_index_sources(agent_id, stem_key);
 """
 
-# A unit's vector kept in its row: with its text and tokens, a row is about 2 kB, the size past which
-# PostgreSQL moves its largest value (the vector) to the TOAST table, and reading a search's 220
-# candidates took 220 more index probes (their rows: 3.2 against 1.9 ms at 100,000 units). MAIN keeps the vector in the row unless the row cannot fit a page; the
-# target moves other long values out only past 8 kB. Rows written before stay where they are until
-# written again (`reverie index --force` rewrites them all).
+# A unit's vector kept in its row: with its text and tokens, a row is about 2 kB, the size past
+# which PostgreSQL moves its largest value (the vector) to the TOAST table, and reading a search's
+# 220 candidates took 220 more index probes (their rows: 3.2 against 1.9 ms at 100,000 units).
+# MAIN keeps the vector in the row unless the row cannot fit a page; the target moves other long
+# values out only past 8 kB. Rows written before stay where they are until written again
+# (`reverie index --force` rewrites them all).
 _INLINE_UNIT_VECTORS = f"""
 ALTER TABLE {SCHEMA}.memory_index_chunks ALTER COLUMN embedding SET STORAGE MAIN;
 ALTER TABLE {SCHEMA}.memory_index_chunks SET (toast_tuple_target = 8160);
