@@ -164,14 +164,12 @@ def _fig(xs: list[float]) -> list[float]:
 
 SEARCHER = """
 import json, sys, time
-from datetime import datetime, timezone
 import numpy as np
 sys.path.insert(0, {src!r}); sys.path.insert(0, {bench!r})
-from perf_engines import NoteVectors, _memory
+from perf_engines import NOW as now, NoteVectors, _memory
 qs = json.load(open({qfile!r} + ".json")); qv = np.load({qfile!r} + ".npy")
 emb = NoteVectors(queries=dict(zip(qs, qv)))
 mem = _memory({home!r}, json.loads({env!r}), emb)
-now = datetime(2026, 11, 30, tzinfo=timezone.utc)
 for q in qs[:5]:  # warm: caches, the SQLite vector matrix, the pool
     mem.search(q, now=now, record_signals=False)
 print("ready", flush=True)
