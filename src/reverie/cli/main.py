@@ -47,14 +47,14 @@ def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, work
 
 MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
            "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds", "ui_cmd",
-           "dream_cmds", "context_cmd", "db_cmds")
+           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd")
 # Which module defines each command: a one-shot command imports and builds only its own module
 # (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
 # typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
 COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "index_cmds", "status": "index_cmds",
                    "watch": "index_cmds", "config": "config_cmds", "tour": "tour_cmd", "intent": "intent_cmds",
                    "cron": "cron_cmds", "scheduler": "cron_cmds", "chat": "chat_cmd", "sessions": "sessions_cmds",
-                   "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "search_cmds",
+                   "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "mcp_cmd",
                    "doctor": "search_cmds", "table": "table_cmds", "plugins": "plugins_cmd",
                    "import": "transfer_cmds", "export": "transfer_cmds",
                    "forget": "forget_cmd", "ui": "ui_cmd",

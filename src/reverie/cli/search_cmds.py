@@ -1,4 +1,4 @@
-"""search, get, tools, mcp, doctor."""
+"""search, get, tools, doctor."""
 
 from __future__ import annotations
 
@@ -160,27 +160,6 @@ def register(app: typer.Typer) -> None:
                 f = d["function"]
                 print(f"{f['name']}({', '.join(f['parameters']['properties'])})")
                 print(f"    {f['description']}")
-
-    @app.command(help="Serve the memory tools over MCP (stdio) for Claude Desktop, Claude Code, Cursor and other agents.")
-    def mcp(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
-            sets: SetOpt = None, as_json: JsonOpt = False) -> None:
-        from ..mcp.server import build_server
-        from ..mcp.wire import serve_stdio
-        from ..repair import diagnose
-
-        o = opts(ctx, home, agent, workspace, sets, as_json)
-        from ..recall.projects import folder_scope
-
-        mem = memory_for(o)
-        if not mem.workspace.exists():
-            mem.init()
-        mem.projects = folder_scope(mem.settings)  # the client's folder: memory_search ranks its project first
-        server = build_server(mem.tools(), diagnose=lambda exc: diagnose(exc, [mem.places]))
-        mem.sync_in_background()  # a server start is a session start: index now, never blocking a call
-        try:
-            serve_stdio(server)
-        finally:
-            mem.close()
 
     @app.command(help="Prove each leg works (write -> index -> keyword search -> vector search) in a temporary home, "
                       "with this configuration's provider; --repair checks the agent's databases and salvages a "
