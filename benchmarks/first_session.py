@@ -34,8 +34,8 @@ from report import update_section  # noqa: E402
 
 
 async def session(home: Path, provider: str, every: float, limit: float) -> dict:
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from reverie.mcp.client import Client
+    from reverie.mcp.client import StdioServerParameters
 
     env = {"REVERIE_HOME": str(home), "REVERIE_TIMEZONE": "UTC", "PATH": os.environ["PATH"],
            "PYTHONPATH": str(ROOT / "src")}

@@ -145,8 +145,8 @@ def warm_python(cli: Cli, queries: list[str]) -> dict:
 
 
 def warm_mcp(cli: Cli, queries: list[str]) -> list[float]:
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from reverie.mcp.client import Client
+    from reverie.mcp.client import StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=cli.argv("mcp")[1:], env=cli.env)
 

@@ -241,7 +241,7 @@ def background_attack(kind: str) -> Callable[[Lab, str], None]:
 
 
 def mcp_attack(variant: str, follow: str = "append") -> Callable[[Lab, str], None]:
-    from mcp import Client
+    from reverie.mcp.client import Client
 
     from reverie.mcp.server import build_server
 

@@ -13,7 +13,7 @@ import json
 import threading
 from datetime import datetime, timezone
 
-from mcp import Client
+from reverie.mcp.client import Client
 
 from reverie import Memory
 from reverie.mcp.server import build_server

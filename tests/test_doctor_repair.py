@@ -190,7 +190,7 @@ def test_the_report_speaks_per_table(reverie_home, agent_db):
 def test_an_mcp_tool_meeting_a_damaged_database_names_the_repair(reverie_home, agent_db):
     import asyncio
 
-    from mcp import Client
+    from reverie.mcp.client import Client
 
     from reverie import Memory
     from reverie.mcp.server import build_server

@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from reverie.mcp.client import Client
+from reverie.mcp.client import StdioServerParameters
 
 from reverie import Memory
 from reverie.index.identity import read_meta, write_meta

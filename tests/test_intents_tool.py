@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from mcp import Client
+from reverie.mcp.client import Client
 
 from reverie import Memory
 from reverie.intents import TurnContext

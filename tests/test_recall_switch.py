@@ -11,8 +11,8 @@ import sys
 import time
 
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from reverie.mcp.client import Client
+from reverie.mcp.client import StdioServerParameters
 
 from reverie import Memory
 from reverie.recall.switch import MemoryDisabled

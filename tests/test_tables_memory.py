@@ -220,7 +220,7 @@ def test_cli_errors_are_one_line_with_exit_1(reverie_home, tmp_path):
 def test_table_tools_over_mcp(mem):
     import asyncio
 
-    from mcp import Client
+    from reverie.mcp.client import Client
 
     from reverie.mcp.server import build_server
 

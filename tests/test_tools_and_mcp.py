@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from reverie.mcp.client import Client
+from reverie.mcp.client import StdioServerParameters
 
 from reverie import Memory
 from reverie.mcp.server import build_server

@@ -13,7 +13,7 @@ import sys
 from datetime import datetime, timezone
 
 import pytest
-from mcp import Client
+from reverie.mcp.client import Client
 
 from http_helpers import JsonHandler, serving
 from reverie.mcp.server import build_server

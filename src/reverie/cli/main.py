@@ -11,43 +11,26 @@ import re
 import sys
 import traceback
 import warnings
-from typing import Annotated
-
-import typer
 
 from ..errors import ReverieError
-from .common import AgentOpt, HomeOpt, JsonOpt, Opts, SetOpt, WorkspaceOpt
 
-_app = typer.Typer(
-    name="reverie",
-    help="Long-term memory for AI agents: Markdown files as truth, a per-agent SQLite index, "
-    "hybrid search that works for Chinese as well as English.",
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+# typer (and the command tree) loads only when a command needs it: ``--version`` and ``reverie
+# mcp`` are answered before (cli/fast.py), and every millisecond of an MCP server's start counts.
+_app = None
 
 
-def _version(value: bool) -> None:
-    if value:
-        from .. import __version__
+def _application():
+    global _app
+    if _app is None:
+        from .root import build
 
-        print(f"reverie {__version__}")
-        raise typer.Exit(0)
-
-
-@_app.callback()
-def _root(ctx: typer.Context, home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
-          sets: SetOpt = None, as_json: JsonOpt = False,
-          version: Annotated[bool, typer.Option("--version", help="print reverie's version and exit",
-                                                callback=_version, is_eager=True)] = False) -> None:
-    ctx.obj = Opts(home=home, agent=agent, workspace=workspace, sets=list(sets or []), json=as_json)
+        _app = build()
+    return _app
 
 
 MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
            "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds", "ui_cmd",
-           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd")
+           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd", "service_cmd")
 # Which module defines each command: a one-shot command imports and builds only its own module
 # (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
 # typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
@@ -59,7 +42,8 @@ COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "i
                    "import": "transfer_cmds", "export": "transfer_cmds",
                    "forget": "forget_cmd", "ui": "ui_cmd",
                    "dream": "dream_cmds", "promote-explain": "dream_cmds", "rem-harness": "dream_cmds",
-                   "rem-backfill": "dream_cmds", "memory": "dream_cmds", "context": "context_cmd", "db": "db_cmds"}
+                   "rem-backfill": "dream_cmds", "memory": "dream_cmds", "context": "context_cmd", "db": "db_cmds",
+                   "service": "service_cmd"}
 _ROOT_VALUE_OPTIONS = {"--home", "--agent", "--workspace", "--set"}
 _registered: set[str] = set()
 
@@ -75,7 +59,7 @@ def _command_name(argv: list[str]) -> str | None:
     return None
 
 
-def _register(command: str | None = None) -> typer.Typer:
+def _register(command: str | None = None):
     """Register the module defining ``command`` (every module when it is None or unknown)."""
     import importlib
 
@@ -83,8 +67,8 @@ def _register(command: str | None = None) -> typer.Typer:
     for name in wanted:
         if name not in _registered:
             _registered.add(name)
-            importlib.import_module(f".{name}", __package__).register(_app)
-    return _app
+            importlib.import_module(f".{name}", __package__).register(_application())
+    return _application()
 
 
 def __getattr__(name: str):
@@ -129,10 +113,18 @@ def _os_error(exc: OSError) -> str | None:
 
 
 def run(argv: list[str] | None = None) -> None:
-    from .helptext import tidy
+    from .fast import dispatch
 
     warnings.showwarning = _show_warning
     args = sys.argv[1:] if argv is None else argv
+    if not _undecodable(args):
+        code = dispatch(args)
+        if code is not None:
+            sys.exit(code)
+    import typer
+
+    from .helptext import tidy
+
     command = tidy(typer.main.get_command(_register(_command_name(args))))
     bad = _undecodable(args)
     if bad:
