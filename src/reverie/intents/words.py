@@ -24,11 +24,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..text.cjk import CJK_RUN_RE, has_cjk
+from ..text.cjk import CJK_RUN_RE, LazyPattern, has_cjk
 from ..text.fts import segment_for_index
 
 _WORD_RE = re.compile(r"[^\W_]+")
-_SPLIT_CJK_RE = re.compile(f"({CJK_RUN_RE.pattern})")
+_SPLIT_CJK_RE = LazyPattern(f"({CJK_RUN_RE.pattern})")  # compiled when first used: see LazyPattern
 
 # A turn's text beyond this is not matched (a pasted document is not a trigger phrase); it keeps
 # the prefilter query bounded whatever the message size.

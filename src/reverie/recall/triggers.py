@@ -25,15 +25,15 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..text.cjk import CJK_LETTER_CLASS
+from ..text.cjk import CJK_LETTER_CLASS, LazyPattern
 
 ONE_WORD = 0.85
 ALL_WORDS = 1.0
 PHRASE_WEIGHT = 0.8
 RETRIEVAL_WEIGHT = 0.2
 _WORD_RE = re.compile(r"[^\W]+", re.UNICODE)  # letters, digits and _ (Python's \w)
-_CJK_SPLIT_RE = re.compile(f"([{CJK_LETTER_CLASS}]+)")
-_CJK_RE = re.compile(f"[{CJK_LETTER_CLASS}]")
+_CJK_SPLIT_RE = LazyPattern(f"([{CJK_LETTER_CLASS}]+)")  # compiled when first used: see LazyPattern
+_CJK_RE = LazyPattern(f"[{CJK_LETTER_CLASS}]")
 _PHRASE_SPLIT_RE = re.compile(r"[\n;|]")
 
 

@@ -18,21 +18,57 @@ CJK_LETTER_CLASS = (
 # Punctuation and full-width forms that also weigh like a CJK character.
 CJK_WIDE_CLASS = CJK_LETTER_CLASS + "\u3000-\u303f\uff00-\uff65\uffe0-\uffef"
 
-CJK_LETTER_RE = re.compile(f"[{CJK_LETTER_CLASS}]")
-CJK_RUN_RE = re.compile(f"[{CJK_LETTER_CLASS}]+")
-_WIDE_RE = re.compile(f"[{CJK_WIDE_CLASS}]")
+
+class LazyPattern:
+    """A regular expression compiled on its first use, used like the compiled one (``.pattern``
+    is there at once). A character class spanning these scripts costs the ``re`` compiler a loop
+    over every code point in it: 5-7 ms a pattern, paid at import by every command, also by those
+    that only ever see ASCII text (the functions below answer that without a pattern)."""
+
+    __slots__ = ("pattern", "flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern | None = None
+
+    def compiled(self) -> re.Pattern:
+        if self._compiled is None:  # two threads may both compile: the same pattern either way
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def __getattr__(self, name: str):  # search, match, sub, finditer ...
+        if name.startswith("_"):  # an unset slot (a copy in the making), never the pattern's
+            raise AttributeError(name)
+        return getattr(self.compiled(), name)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r})"
+
+
+CJK_LETTER_RE = LazyPattern(f"[{CJK_LETTER_CLASS}]")
+CJK_RUN_RE = LazyPattern(f"[{CJK_LETTER_CLASS}]+")
+_WIDE_RE = LazyPattern(f"[{CJK_WIDE_CLASS}]")
+
+# Every range above lies beyond ASCII: an ASCII text (most notes and queries) holds none of it.
 
 
 def has_cjk(text: str) -> bool:
+    if text.isascii():
+        return False
     return CJK_LETTER_RE.search(text) is not None
 
 
 def is_cjk_char(ch: str) -> bool:
+    if ch.isascii():
+        return False
     return CJK_LETTER_RE.match(ch) is not None
 
 
 def wide_count(text: str) -> int:
     """Number of code points that weigh like one token each."""
+    if text.isascii():
+        return 0
     return len(_WIDE_RE.findall(text))
 
 
@@ -55,6 +91,8 @@ def similarity_tokens(text: str) -> set[str]:
     """Token set for near-duplicate detection (MMR): ASCII words, CJK unigrams and adjacent bigrams."""
     lowered = text.lower()
     tokens = set(_MMR_ASCII_RE.findall(lowered))
+    if lowered.isascii():
+        return tokens
     for run in CJK_RUN_RE.findall(lowered):
         tokens.update(run)
         tokens.update(run[i:i + 2] for i in range(len(run) - 1))
