@@ -15,21 +15,16 @@ import os
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import embeddings
 from .config import Settings, load_settings
-from .embeddings import Embedder, ProviderState
 from .errors import UserError
-from .index import generations
-from .index.cache import count as cache_count
-from .index import progress as index_progress
-from .index.identity import read_meta
-from .index.manager import MemoryIndex, open_agent_db, require_workspace
-from .index.schema import fts_tokenizer_of
-from .index.sync import Progress, SyncReport
 from .paths import Places
-from .workspace import append_daily, init_workspace
+
+if TYPE_CHECKING:  # the rest is imported where it is used: `reverie get` never opens the index
+    from .embeddings import Embedder, ProviderState
+    from .index.manager import MemoryIndex
+    from .index.sync import Progress, SyncReport
 
 # How long a write through reverie waits for the index to take its note (it never waits longer:
 # a busy index gets the note from the next sync, and searches say so meanwhile).
@@ -91,9 +86,12 @@ class Memory:
         self.places = Places.resolve(first.home, first.agent, workspace)
         self.places.check()
         self._embedder = embedder
-        self._provider_state: ProviderState | None = (
-            ProviderState(embedder.provider, embedder.provider, embedder.model, "given by the caller")
-            if embedder else None)
+        self._provider_state: ProviderState | None = None
+        if embedder:
+            from .embeddings.base import ProviderState
+
+            self._provider_state = ProviderState(embedder.provider, embedder.provider, embedder.model,
+                                                 "given by the caller")
         self._index: MemoryIndex | None = None
         self._search = None
         self._signals = None
@@ -117,7 +115,9 @@ class Memory:
     def embedder(self) -> Embedder | None:
         with self._lock:
             if self._provider_state is None:
-                self._embedder, self._provider_state = embeddings.resolve(self.settings.search)
+                from .embeddings import resolve
+
+                self._embedder, self._provider_state = resolve(self.settings.search)
             return self._embedder
 
     @property
@@ -141,6 +141,8 @@ class Memory:
     def index(self) -> MemoryIndex:
         with self._lock:
             if self._index is None:
+                from .index.manager import MemoryIndex
+
                 # the embedder loads when first needed: a note's text is indexed without it
                 cold = self._provider_state is None
                 self._index = MemoryIndex(self.places, self.settings.search, None if cold else self._embedder,
@@ -165,6 +167,8 @@ class Memory:
     # -- writing ------------------------------------------------------------------------------
     def init(self) -> list[Path]:
         """Lay out the workspace and a commented settings file; never overwrites anything."""
+        from .workspace import init_workspace
+
         self.places.check_writable_layout()
         created = init_workspace(self.workspace)
         cfg = self.places.config_file
@@ -184,6 +188,7 @@ class Memory:
         The appended segment is recorded with ``provenance`` (a :class:`reverie.trust.Provenance`),
         else that of the tool call in progress, else ``agent`` (see docs/trust.md)."""
         from .trust import daily_guard, resolve_writer
+        from .workspace import append_daily, init_workspace
 
         self.places.check_writable_layout()
         if not self.workspace.exists():
@@ -221,12 +226,16 @@ class Memory:
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
+        from .index.manager import require_workspace
+
         require_workspace(self.places)
         report = self.index.sync(progress)
         assert report is not None
         return report
 
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
+        from .index.manager import require_workspace
+
         require_workspace(self.places)
         return self.index.rebuild(progress)
 
@@ -263,6 +272,8 @@ class Memory:
         if len(query) > MAX_QUERY_CHARS:  # the memory_search tool's limit; SQLite refuses far longer patterns
             raise UserError(f"the query is longer than {MAX_QUERY_CHARS} characters ({len(query)}); "
                             "search for a shorter phrase")
+        from .index.manager import require_workspace
+
         require_workspace(self.places)
         if self.agent_store.engine != "sqlite":  # a shared database that cannot be reached: say so, once
             self.agent_store.connect().close()
@@ -376,6 +387,12 @@ class Memory:
 
     # -- inspecting ---------------------------------------------------------------------------
     def status(self, deep: bool = False) -> dict[str, Any]:
+        from .index import progress as index_progress
+        from .index.cache import count as cache_count
+        from .index.identity import read_meta
+        from .index.manager import open_agent_db
+        from .index.schema import fts_tokenizer_of
+
         idx = self.index
         store_health = self.agent_store.health()  # an unreachable shared database is reported, not raised
         if idx.pg and not store_health["ok"]:
@@ -517,6 +534,8 @@ class Memory:
         return out
 
     def generation_path(self) -> Path | None:
+        from .index import generations
+
         return generations.current_path(self.places.index_dir)
 
 

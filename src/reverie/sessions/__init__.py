@@ -5,17 +5,25 @@ The seeds' first two steps of memory: every message is kept first (the transcrip
 of it becomes a daily note (the flush, the session note). :mod:`reverie.runtime` drives them.
 """
 
-from .compaction import ActiveContext, active_context, split_for_compaction, summarize, units
-from .context import MEMORY_RECALL, ModelInput, build_input
-from .flush import FlushResult, run_flush
-from .hook import SessionMemoryHook, write_session_note
-from .jsonl import export_lines, import_jsonl, parse_jsonl
-from .keys import channel_of, chat_type_of, main_key, normalize_key
-from .plan import MAX_OVERFLOW_COMPACTION_ATTEMPTS, WindowPlan, effective_reserve, window_plan
-from .pruning import Pruner, resolve_mode
-from .schema import TRANSCRIPT_MIGRATIONS
+from ..lazy_exports import lazy_exports
+
+# ``search`` is the name of a function and of the module defining it: imported here, so that the
+# package's ``search`` is the function whichever is imported first (see reverie.lazy_exports)
 from .search import can_see, history, search
-from .store import MESSAGE_KINDS, Event, SessionRow, TranscriptStore, iso_ms
+
+# the rest is imported on first use: reading the bootstrap files (status) needs no transcript store
+__getattr__ = lazy_exports(__name__, {
+    ".compaction": ("ActiveContext", "active_context", "split_for_compaction", "summarize", "units"),
+    ".context": ("MEMORY_RECALL", "ModelInput", "build_input"),
+    ".flush": ("FlushResult", "run_flush"),
+    ".hook": ("SessionMemoryHook", "write_session_note"),
+    ".jsonl": ("export_lines", "import_jsonl", "parse_jsonl"),
+    ".keys": ("channel_of", "chat_type_of", "main_key", "normalize_key"),
+    ".plan": ("MAX_OVERFLOW_COMPACTION_ATTEMPTS", "WindowPlan", "effective_reserve", "window_plan"),
+    ".pruning": ("Pruner", "resolve_mode"),
+    ".schema": ("TRANSCRIPT_MIGRATIONS",),
+    ".store": ("MESSAGE_KINDS", "Event", "SessionRow", "TranscriptStore", "iso_ms"),
+})
 
 __all__ = [
     "ActiveContext", "active_context", "split_for_compaction", "summarize", "units", "MEMORY_RECALL", "ModelInput",

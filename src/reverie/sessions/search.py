@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ..search.keyword import analyse_query
 from ..trust.framing import UNTRUSTED_NOTICE, frame_untrusted
-from . import search_rows
-from .store import Event, SessionRow, TranscriptStore, iso_ms
+
+if TYPE_CHECKING:  # the package imports this module for its names: the store loads when a search runs
+    from .store import Event, SessionRow, TranscriptStore
 
 SNIPPET_CHARS = 300
 MAX_PAYLOAD_BYTES = 32 * 1024
@@ -111,6 +111,9 @@ def search(store: TranscriptStore, caller: SessionRow, query: str, *, visibility
     by_id = {s.session_id: s for s in seen}
     if not by_id or not (query or "").strip():
         return {"results": []}
+    from ..search.keyword import analyse_query
+    from . import search_rows
+
     n_docs = search_rows.count(store.conn)
     q = analyse_query(store.conn, query, "cjk", "transcript_fts", n_docs,
                       frequencies=lambda tokens: search_rows.frequencies(store.conn, tokens))
@@ -186,6 +189,8 @@ def history(store: TranscriptStore, caller: SessionRow, *, visibility: str, owne
         if include_tools and msg and msg.name:
             item["name"] = msg.name
         messages.append(item)
+    from .store import iso_ms
+
     out: dict = {"sessionKey": target.session_key, "sessionId": target.session_id, "chatType": target.chat_type,
                  "startedAt": iso_ms(target.started_at), "total": total, "messages": messages}
     if offset is not None or end - limit > 0:

@@ -14,14 +14,20 @@ runtime can all ask it; nothing here imports them.
 * :mod:`.tombstones`, :mod:`.lineage` what forget removed; where promoted entries came from
 """
 
-from .classes import (BACKGROUND_KINDS, ORIGINS, SESSION_KINDS, TRUSTED, Provenance, is_trusted, least_trusted,
-                      session_kind_of, weakest_kind)
-from .framing import frame_recall, frame_result, frame_untrusted, neutralise_tags
-from .policy import Candidate, Decision, Trust, injection_decision, may_promote, promotion_decision
-from .recall import AUTO_LANES, RECALL_TOOLS, RecallItem, RecallPool, items_from_result, pool_of, strip_recalled
-from .store import daily_guard, file_origins, open_trust_db, record_whole_file, tracked
-from .taint import ToolSession, result_origin
-from .writer import DEFAULT_WRITER, OWNER_CLI, current_writer, resolve_writer, writing_as
+from ..lazy_exports import lazy_exports
+
+# each imported on first use: writing a note needs the store and the writer, not the recall policy
+__getattr__ = lazy_exports(__name__, {
+    ".classes": ("BACKGROUND_KINDS", "ORIGINS", "SESSION_KINDS", "TRUSTED", "Provenance", "is_trusted",
+                 "least_trusted", "session_kind_of", "weakest_kind"),
+    ".framing": ("frame_recall", "frame_result", "frame_untrusted", "neutralise_tags"),
+    ".policy": ("Candidate", "Decision", "Trust", "injection_decision", "may_promote", "promotion_decision"),
+    ".recall": ("AUTO_LANES", "RECALL_TOOLS", "RecallItem", "RecallPool", "items_from_result", "pool_of",
+                "strip_recalled"),
+    ".store": ("daily_guard", "file_origins", "open_trust_db", "record_whole_file", "tracked"),
+    ".taint": ("ToolSession", "result_origin"),
+    ".writer": ("DEFAULT_WRITER", "OWNER_CLI", "current_writer", "resolve_writer", "writing_as"),
+})
 
 __all__ = [
     "BACKGROUND_KINDS", "ORIGINS", "SESSION_KINDS", "TRUSTED", "Provenance", "is_trusted", "least_trusted",
