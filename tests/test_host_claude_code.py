@@ -11,9 +11,10 @@ with ``reverie remember``. Then ``claude -p`` asks; the scripted model calls
     default) MCP tools are deferred: they are named in the request's text and loaded with
     ToolSearch, so the model first asks ToolSearch for memory_search and the next request must carry
     its schema in ``tools``. With ENABLE_TOOL_SEARCH=false they are in the first ``tools`` array.
-    With a ``.mcp.json`` server Claude Code waits only briefly for MCP servers before the first
-    request (about 2 s, much less with tool search on), and not the 30 s it waits for ``--mcp-config``
-    servers: a slow ``initialize`` shows here as a first request without reverie's tools.
+    Claude Code 2.1.332 in ``-p`` sends its first request as soon as it is ready, about 1 s after it
+    starts a ``.mcp.json`` server with tool search on (it waits up to about 2 s with it off), where it
+    would wait up to 30 s (MCP_TIMEOUT) for a ``--mcp-config`` server: so a slow ``initialize`` shows
+    here as a first request without reverie's tools.
 (b) the request after the tool call carries a tool_result holding the note's text;
 (c) claude prints the final answer.
 """
@@ -29,10 +30,9 @@ import time
 from pathlib import Path
 
 import pytest
-from hosts.claude_code import CLAUDE_CODE_VERSION, claude_code, deferred_tools, run_claude, write_mcp_json  # noqa: F401
-from hosts.model_server import ModelServer, Text, ToolCall, anthropic_with_tools
-
-pytestmark = pytest.mark.slow
+from hosts.claude_code import claude_code  # noqa: F401 (a fixture)
+from hosts.claude_code import CLAUDE_CODE_VERSION, deferred_tools, run_claude, write_mcp_json
+from hosts.model_server import ModelServer, Reply, Text, ToolCall, anthropic_with_tools
 
 REVERIE = str(Path(sys.executable).with_name("reverie"))
 NOTE = "Booked the lake-view room at the Hangzhou tea house for the spring trip"
@@ -121,10 +121,11 @@ def reverie_server(request, reverie_home: Path, tmp_path: Path):
         serve.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tool_search", [True, False], ids=["tool-search", "tools-inline"])
 @pytest.mark.parametrize("reverie_server", ["stdio", "http"], indirect=True)
-def test_claude_code_finds_a_note_through_reverie(claude_code: Path, reverie_home: Path, reverie_server: dict,
-                                                  tool_search: bool, tmp_path: Path):
+def test_claude_code_finds_a_note_through_reverie(claude_code: Path, reverie_home: Path,  # noqa: F811
+                                                  reverie_server: dict, tool_search: bool, tmp_path: Path):
     started = time.monotonic()
     reverie_cli(reverie_home, "remember", NOTE)
     expected = reverie_tool_names(reverie_home)
@@ -169,3 +170,63 @@ def test_claude_code_finds_a_note_through_reverie(claude_code: Path, reverie_hom
     assert len(main) == (3 if tool_search else 2), traffic
     print(f"claude-code {CLAUDE_CODE_VERSION}: claude -p {run.seconds:.1f} s, "
           f"whole test {time.monotonic() - started:.1f} s")
+
+
+# -- the scripted model server itself (fast: plain HTTP, no host) -----------------------------------
+
+
+def _post(url: str, body: dict) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _events(text: str) -> list[dict]:
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ") and line[6:] != "[DONE]"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_the_model_server_answers_three_apis_from_its_script(stream: bool):
+    call = ToolCall("lookup", {"q": "lake"})
+    quote = lambda request: Text("saw " + request.tool_results()[-1])  # noqa: E731
+    with ModelServer([Reply("looking", [call]), quote] * 3) as model:
+        user = [{"role": "user", "content": "hi"}]
+        status, a = _post(model.url + "/v1/messages", {"model": "m", "stream": stream, "messages": user})
+        assert status == 200
+        if stream:
+            kinds = [e["type"] for e in _events(a)]
+            assert kinds[0] == "message_start" and kinds[-2:] == ["message_delta", "message_stop"]
+            partial = "".join(e["delta"].get("partial_json", "") for e in _events(a)
+                              if e["type"] == "content_block_delta")
+            assert json.loads(partial) == {"q": "lake"} and _events(a)[-2]["delta"]["stop_reason"] == "tool_use"
+        else:
+            assert [b["type"] for b in json.loads(a)["content"]] == ["text", "tool_use"]
+        status, a2 = _post(model.url + "/v1/messages", {"model": "m", "stream": stream, "messages": user + [
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "R1"}]}]})
+        assert "saw R1" in a2
+
+        status, c = _post(model.openai_url + "/chat/completions", {"model": "m", "stream": stream, "messages": user})
+        args = ("".join(e["choices"][0]["delta"].get("tool_calls", [{}])[0].get("function", {}).get("arguments", "")
+                        for e in _events(c) if e["choices"]) if stream
+                else json.loads(c)["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"])
+        assert json.loads(args) == {"q": "lake"}
+        _, c2 = _post(model.openai_url + "/chat/completions", {"model": "m", "stream": stream, "messages": user + [
+            {"role": "tool", "tool_call_id": "c1", "content": "R2"}]})
+        assert "saw R2" in c2
+
+        _, r = _post(model.openai_url + "/responses", {"model": "m", "stream": stream, "input": "hi"})
+        output = _events(r)[-1]["response"]["output"] if stream else json.loads(r)["output"]
+        assert [i["type"] for i in output] == ["message", "function_call"]
+        _, r2 = _post(model.openai_url + "/responses", {"model": "m", "stream": stream, "input": [
+            {"type": "function_call_output", "call_id": "c1", "output": "R3"}]})
+        assert "saw R3" in r2
+
+        assert _post(model.url + "/v1/nope", {})[0] == 404
+    assert [r.api for r in model.main_requests()] == ["anthropic"] * 2 + ["chat"] * 2 + ["responses"] * 2
+    assert model.requests[-1].path == "/v1/nope" and not model.errors

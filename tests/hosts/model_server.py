@@ -138,7 +138,7 @@ class Request:
 
     def tool(self, name: str) -> dict | None:
         """The full definition of one offered tool."""
-        for tool in (self.body or {}).get("tools") or []:
+        for tool in (self.body.get("tools") or [] if isinstance(self.body, dict) else []):
             if tool.get("name") == name or (tool.get("function") or {}).get("name") == name:
                 return tool
         return None
@@ -434,8 +434,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.owner.errors.append(f"{type(exc).__name__}: {exc}")
             self._json(500, {"type": "error", "error": {"type": "api_error", "message": f"script: {exc!r}"}})
             return
-        for call in reply.calls:
-            call.id = call.id or self.owner.new_id("toolu_" if api == ANTHROPIC else "call_")
+        prefix = "toolu_" if api == ANTHROPIC else "call_"  # fresh ids: a script's ToolCall may be used again
+        reply = Reply(reply.text, [ToolCall(c.name, c.arguments, c.id or self.owner.new_id(prefix))
+                                   for c in reply.calls])
         try:
             {ANTHROPIC: self._anthropic, CHAT: self._chat, RESPONSES: self._responses}[api](request, reply)
         except (BrokenPipeError, ConnectionResetError) as exc:
@@ -552,7 +553,8 @@ class _Handler(BaseHTTPRequestHandler):
             "model": model, "output": items, "error": None, "incomplete_details": None,
             "instructions": body.get("instructions"), "metadata": body.get("metadata") or {},
             "parallel_tool_calls": body.get("parallel_tool_calls", True), "temperature": body.get("temperature"),
-            "top_p": body.get("top_p"), "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools") or [],
+            "top_p": body.get("top_p"), "tool_choice": body.get("tool_choice", "auto"),
+            "tools": body.get("tools") or [],
             "previous_response_id": body.get("previous_response_id"), "store": body.get("store", False),
             "text": body.get("text") or {"format": {"type": "text"}}, "truncation": "disabled",
             "usage": {"input_tokens": owner.input_tokens, "output_tokens": out_tokens,
