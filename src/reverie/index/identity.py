@@ -9,13 +9,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import apsw
 
 from ..config import SearchSettings
-from ..embeddings import Embedder
 from .chunking import CHUNKER
 from . import reads
+
+if TYPE_CHECKING:  # the providers' package loads when one is chosen (Memory.embedder)
+    from ..embeddings import Embedder
 
 META_KEY = "memory_index_meta_v1"
 IDENTITY_VERSION = 1

@@ -15,12 +15,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import apsw
 
 from ..config import SearchSettings
-from ..embeddings import Embedder
 from ..errors import EmbeddingError, UserError
 from ..paths import Places
 from ..store import connect, transaction
@@ -32,6 +31,9 @@ from . import progress as run_progress
 from .identity import compare, read_identity, read_meta, wanted_identity, write_identity, write_meta
 from .schema import AGENT_CACHE_MIGRATIONS, INDEX_MIGRATIONS, ensure_fts
 from .sync import Control, Progress, Syncer, SyncReport
+
+if TYPE_CHECKING:  # the providers' package loads when one is chosen (Memory.embedder)
+    from ..embeddings import Embedder
 
 # What SQLite raises for a file that is not (or no longer) a readable database.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)

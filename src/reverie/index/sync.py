@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Callable
 
 import apsw
 
-from ..embeddings import Embedder
 from ..store import transaction
 from ..trust.store import chunk_origin
 from ..workspace.annotations import parse_annotations
@@ -39,8 +38,10 @@ from .identity import compare, read_identity, write_identity, write_meta
 from .vector_fill import (VectorFill, _mean_blob, _vec_blob, embedding_input,  # noqa: F401  (API)
                           unit_embedding_input)
 
-if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it)
+if TYPE_CHECKING:  # numpy loads when vectors do (status and get never need it), the providers when chosen
     import numpy as np
+
+    from ..embeddings import Embedder
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 FILE_GROUP = 200           # files whose stored stats are read with one query
