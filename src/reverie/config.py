@@ -601,7 +601,8 @@ ENV_KEYS: dict[str, str] = {
     "REVERIE_STORE_NAMESPACE": "memory.store.namespace",
 }
 # Read by the entry points (paths), not settings keys; listed so they are not "unknown".
-ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG"}
+ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG",
+             "REVERIE_SERVE"}  # REVERIE_SERVE=off: never ask a running server (cli/fast.py)
 
 # A settings file is small; reading one without a cap let REVERIE_CONFIG=/dev/zero hang for ever.
 MAX_CONFIG_BYTES = 1024 ** 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import sys
@@ -37,7 +38,8 @@ def opts(ctx: typer.Context, home, agent, workspace, sets, as_json) -> Opts:
 
 # The places of every agent a command opened: when a database error reaches the top, the entry
 # point looks here to tell a damaged agent database (and the command that repairs it) apart.
-OPENED: list = []
+# Bounded: a warm server (reverie serve) runs command after command in one process.
+OPENED: collections.deque = collections.deque(maxlen=32)
 
 
 def memory_for(o: Opts, *, create: bool = True, home_only: bool = False, **kw):

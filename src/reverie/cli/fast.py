@@ -1,4 +1,5 @@
-"""Commands answered before the command-line framework loads: ``--version`` and ``reverie mcp``.
+"""Commands answered before the command-line framework loads: ``--version``, ``reverie mcp``, and
+the light commands a running ``reverie serve`` answers for us.
 
 Loading typer and building the command tree costs a few hundred milliseconds. An MCP host waits
 only a few seconds for ``initialize`` (on a busy machine every one of them counts), and
@@ -6,6 +7,12 @@ only a few seconds for ``initialize`` (on a busy machine every one of them count
 their arguments here, with nothing imported but the standard library; anything this module does
 not fully understand (``--help``, an unknown option, a typo) goes on to the full command line,
 which gives the usual help and errors.
+
+With ``reverie serve`` running for the home, ``search``, ``get``, ``remember``, ``status``,
+``context`` and ``tools`` are sent to it over its Unix socket and run there by the same code (its
+imports done, its embedder loaded): the output and the exit code are the command's own. When the
+server cannot take a command line (another home, other ``REVERIE_*`` variables, input on stdin) or
+cannot be reached, the command runs here as it always has. ``REVERIE_SERVE=off`` never asks it.
 """
 
 from __future__ import annotations
@@ -16,9 +23,10 @@ from pathlib import Path
 ROOT_VALUE_OPTIONS = ("--home", "--agent", "--workspace", "--set")
 
 
-def parse_common(args: list[str]) -> tuple[dict, list[str]] | None:
-    """(the root options, the other words), or None when an option is not one every command
-    takes (the full parser then explains it). ``--opt=value`` and ``--opt value`` both work."""
+def parse_common(args: list[str], *, strict: bool = True) -> tuple[dict, list[str]] | None:
+    """(the root options, the other words), or None when ``strict`` and an option is not one every
+    command takes (the full parser then explains it). ``--opt=value`` and ``--opt value`` both
+    work. Not strict, other options are passed over (a command's own, which the server reads)."""
     found: dict = {"home": None, "agent": None, "workspace": None, "sets": [], "json": False}
     words: list[str] = []
     it = iter(args)
@@ -37,7 +45,8 @@ def parse_common(args: list[str]) -> tuple[dict, list[str]] | None:
         elif arg == "--json":
             found["json"] = True
         elif arg.startswith("-"):
-            return None
+            if strict:
+                return None
         else:
             words.append(arg)
     return found, words
@@ -51,12 +60,40 @@ def dispatch(args: list[str]) -> int | None:
         print(f"reverie {__version__}")
         return 0
     parsed = parse_common(args)
-    if parsed is None:
-        return None
-    found, words = parsed
-    if words == ["mcp"]:
-        return serve_mcp(found)
+    if parsed is not None and parsed[1] == ["mcp"]:
+        return serve_mcp(parsed[0])
+    loose = parse_common(args, strict=False)
+    if loose is not None and loose[1] and loose[1][0] in DELEGATED and "--help" not in args and "-h" not in args:
+        return delegate(args, loose[1][0], loose[0])
     return None
+
+
+# the commands a running server may answer (reverie.serve.bridge.COMMANDS says the same there)
+DELEGATED = frozenset({"search", "get", "remember", "status", "context", "tools"})
+
+
+def delegate(args: list[str], command: str, found: dict) -> int | None:
+    """The exit code of ``args`` run by the home's server, or None to run it here."""
+    import os
+
+    env = os.environ
+    if env.get("REVERIE_SERVE", "").lower() in ("off", "0", "no", "false") or "-" in args or "--stdin" in args:
+        return None
+    home = Path(found["home"] or env.get("REVERIE_HOME") or "~/.reverie").expanduser()
+    try:
+        home = home.absolute()
+        from ..serve.client import call_cli
+
+        answer = call_cli(home, args, command, found)
+    except Exception:  # the server is a shortcut: anything wrong with it, and the command runs here
+        return None
+    if answer is None:
+        return None
+    sys.stdout.write(answer.get("stdout", ""))
+    sys.stdout.flush()
+    sys.stderr.write(answer.get("stderr", ""))
+    sys.stderr.flush()
+    return int(answer.get("code", 2))
 
 
 def serve_mcp(found: dict) -> int:

@@ -30,14 +30,14 @@ def _application():
 
 MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
            "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds", "ui_cmd",
-           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd", "service_cmd")
+           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd", "serve_cmd", "service_cmd")
 # Which module defines each command: a one-shot command imports and builds only its own module
 # (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
 # typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
 COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "index_cmds", "status": "index_cmds",
                    "watch": "index_cmds", "config": "config_cmds", "tour": "tour_cmd", "intent": "intent_cmds",
                    "cron": "cron_cmds", "scheduler": "cron_cmds", "chat": "chat_cmd", "sessions": "sessions_cmds",
-                   "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "mcp_cmd",
+                   "search": "search_cmds", "get": "search_cmds", "tools": "search_cmds", "mcp": "mcp_cmd", "serve": "serve_cmd",
                    "doctor": "search_cmds", "table": "table_cmds", "plugins": "plugins_cmd",
                    "import": "transfer_cmds", "export": "transfer_cmds",
                    "forget": "forget_cmd", "ui": "ui_cmd",
@@ -121,16 +121,35 @@ def run(argv: list[str] | None = None) -> None:
         code = dispatch(args)
         if code is not None:
             sys.exit(code)
+    sys.exit(execute(args))
+
+
+_built: dict = {}
+
+
+def _command(args: list[str]):
+    """The click command for ``args``: the modules it needs registered, built once per set of
+    modules (a warm server runs many commands: each is built once)."""
     import typer
 
     from .helptext import tidy
 
-    command = tidy(typer.main.get_command(_register(_command_name(args))))
+    app = _register(_command_name(args))
+    key = frozenset(_registered)
+    if key not in _built:
+        _built.clear()
+        _built[key] = tidy(typer.main.get_command(app))
+    return _built[key]
+
+
+def execute(args: list[str]) -> int:
+    """Run one command line; returns its exit code (messages already printed)."""
     bad = _undecodable(args)
     if bad:
-        sys.exit(_fail(bad, 1))
+        return _fail(bad, 1)
+    command = _command(args)
     try:
-        rv = command.main(args=argv, prog_name="reverie", standalone_mode=False)
+        rv = command.main(args=list(args), prog_name="reverie", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
     except KeyboardInterrupt:
         code = _fail("interrupted", 130)
@@ -155,7 +174,7 @@ def run(argv: list[str] | None = None) -> None:
             code = _fail(str(damaged), damaged.exit_code)
         else:
             code = _internal(exc)
-    sys.exit(code)
+    return code
 
 
 # Typer checks values with pydantic and words its complaints that way; people get these instead.

@@ -51,6 +51,7 @@ class Tools:
         self._tools: list | None = None
         self._by_name: dict = {}
         self.diagnose: Callable[[BaseException], BaseException | None] | None = None
+        self.on_open: Callable[[], None] | None = None  # called once the tools are open
 
     def list(self) -> list:
         if self._tools is None:
@@ -59,6 +60,8 @@ class Tools:
                     tools, self.diagnose = self._open()
                     self._by_name = {t.name: t for t in tools}
                     self._tools = list(tools)
+                    if self.on_open is not None:
+                        self.on_open()
         return self._tools
 
     def get(self, name: str):

@@ -19,6 +19,8 @@ keyed projects by folder and split one repository into several projects).
 
 from __future__ import annotations
 
+import contextvars
+
 import os
 import re
 from collections.abc import Iterable
@@ -215,9 +217,15 @@ def infer_project(folder: str | Path, mapping: dict[str, str] | None = None) -> 
     return Inferred(f"path:{main_root}", f"git repository without an origin remote at {main_root}")
 
 
+# The folder a command was run in when it is not this process's own: a command line that
+# ``reverie serve`` runs for a client (reverie.serve.bridge) is set there by the client's folder.
+CALLER_FOLDER: contextvars.ContextVar = contextvars.ContextVar("reverie_caller_folder", default=None)
+
+
 def folder_scope(settings, keys: Iterable[str] | None = None, folder: str | Path | None = None) -> ProjectScope:
-    """The scope of a command run in ``folder`` (default: the current one): the given keys, plus
-    the folder's project when ``memory.projects.infer`` is on."""
+    """The scope of a command run in ``folder`` (default: the caller's, else the current one): the
+    given keys, plus the folder's project when ``memory.projects.infer`` is on."""
     cfg = settings.memory.projects
-    inferred = infer_project(folder or Path.cwd(), cfg.map) if cfg.infer else None
+    here = folder or CALLER_FOLDER.get() or Path.cwd()
+    inferred = infer_project(here, cfg.map) if cfg.infer else None
     return ProjectScope(list(keys or []), inferred=inferred)

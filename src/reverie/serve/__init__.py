@@ -1,0 +1,1 @@
+"""``reverie serve``: one warm process per home (docs/serve.md)."""

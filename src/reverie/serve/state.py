@@ -1,0 +1,145 @@
+"""Where a running ``reverie serve`` can be found, and the one-per-home rule.
+
+``<home>/run/serve.lock`` is held (``flock``) for the whole life of the server: a second server
+for the same home finds it held and says which process has it; a killed server's lock goes with
+its process, so a stale ``serve.json`` or socket left behind is recognised and replaced.
+``<home>/run/serve.json`` (mode 0600) says how to reach it: the URL, the Unix socket, the token.
+Clients (the CLI, hooks) read it with nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import tempfile
+from pathlib import Path
+
+RUN_DIR = "run"
+STATE_FILE = "serve.json"
+LOCK_FILE = "serve.lock"
+SOCKET_FILE = "serve.sock"
+DEFAULT_PORT = 8766
+# sockaddr_un holds 108 bytes on Linux (104 on macOS): a longer home gets its socket elsewhere
+_SUN_PATH_MAX = 100
+
+
+def run_dir(home: Path) -> Path:
+    return Path(home) / RUN_DIR
+
+
+def state_path(home: Path) -> Path:
+    return run_dir(home) / STATE_FILE
+
+
+def socket_path(home: Path) -> Path:
+    """The Unix socket: in the home's run folder, or (a home with a long path) in a private folder
+    of the system's temporary space named after the home."""
+    preferred = run_dir(home) / SOCKET_FILE
+    if len(os.fsencode(str(preferred))) <= _SUN_PATH_MAX:
+        return preferred
+    digest = hashlib.sha256(os.fsencode(str(Path(home).resolve()))).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    return base / f"reverie-{os.getuid() if hasattr(os, 'getuid') else 'u'}-{digest}.sock"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class AlreadyRunning(Exception):
+    def __init__(self, info: dict | None):
+        self.info = info or {}
+        pid = self.info.get("pid")
+        where = self.info.get("url") or self.info.get("socket") or "?"
+        super().__init__(f"reverie serve is already running for this home (pid {pid or '?'}, {where}); "
+                         "stop it first, or use it as it is")
+
+
+class Lock:
+    """The home's server lock, held until :meth:`release` (or the process ends)."""
+
+    def __init__(self, home: Path):
+        self.path = run_dir(home) / LOCK_FILE
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.path.parent, 0o700)
+        import time
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        # a client looking whether a server runs holds the lock for an instant (running()): try
+        # a few times before concluding that another server has it
+        for attempt in range(20):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if attempt == 19:
+                    os.close(fd)
+                    raise AlreadyRunning(read(self.path.parent.parent)) from None
+                time.sleep(0.01)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def write(home: Path, info: dict) -> None:
+    """serve.json, written whole (temporary file, rename) and readable by its owner only."""
+    path = state_path(home)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=2)
+    os.replace(tmp, path)
+
+
+def read(home: Path) -> dict | None:
+    try:
+        with open(state_path(home), encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def remove(home: Path, info: dict) -> None:
+    """The state file and socket of a server that is stopping (only if they are still its own)."""
+    current = read(home)
+    if current and current.get("pid") == info.get("pid"):
+        state_path(home).unlink(missing_ok=True)
+    sock = info.get("socket")
+    if sock:
+        Path(sock).unlink(missing_ok=True)
+
+
+def running(home: Path) -> dict | None:
+    """The state of the server running for ``home``, or None. A state file whose lock is not held
+    is stale (a killed server): ignored here, replaced by the next server."""
+    info = read(home)
+    if not info:
+        return None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock: trust the file
+        return info
+    try:
+        fd = os.open(run_dir(home) / LOCK_FILE, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return info  # held: the server is alive
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
