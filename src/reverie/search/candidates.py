@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .keyword import KeywordHit
-from .vectors import WindowMatrix
+
+if TYPE_CHECKING:  # the vector leg's types: a keyword-only search never imports numpy
+    import numpy as np
+
+    from .vectors import WindowMatrix
 
 
 @dataclass

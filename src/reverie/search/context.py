@@ -7,18 +7,26 @@ Each leg gives a unit its own score and its context's::
 The vector leg's window and file cosines come from the coarse pass over the in-memory window matrix
 (which also makes every unit of the best windows a candidate); the keyword leg's are the query
 tokens held anywhere in the window or file, among the candidates.
+
+The keyword side is plain Python (a query has at most 24 tokens); numpy is imported by the vector
+side only, so a keyword-only search never loads it.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import apsw
-import numpy as np
 
 from .candidates import Candidate, VectorQuery
 from .keyword import QueryTerms
-from .vectors import WindowMatrix
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .vectors import WindowMatrix
 
 OWN_WEIGHT = 0.5  # a unit's own relevance against its context's
 WINDOW_SHARE = 0.7  # of the context: the window's share; the file has the rest
@@ -55,6 +63,8 @@ def windows_of_files(conn: apsw.Connection, files: set[tuple[str, str]]) -> dict
 def windows_from_matrix(m: WindowMatrix, cands: list[Candidate]) -> dict[tuple[str, str], list[_Window]]:
     """The windows holding the candidates, read from the in-memory matrix (no query): a unit sits in
     the last window starting at or before it and, where windows overlap, the one before."""
+    import numpy as np  # a vector search: loaded already
+
     out: dict[tuple[str, str], list[_Window]] = {}
     if m.empty or not cands:
         return out
@@ -71,6 +81,8 @@ def windows_from_matrix(m: WindowMatrix, cands: list[Candidate]) -> dict[tuple[s
 
 
 def _calibrate(cos: np.ndarray | float, floor: float):
+    import numpy as np  # a vector search: loaded already
+
     if floor >= 1:
         return cos
     return np.clip((np.asarray(cos) - floor) / (1.0 - floor), 0.0, 1.0)
@@ -80,11 +92,15 @@ def _matvec(mat: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``mat @ q`` without the BLAS thread pool: on a busy machine its worker threads stalled a
     1,855 x 384 product for 6 ms (single-threaded: 0.05 ms), and at 100k rows one thread was
     twice as fast as two competing with other work."""
+    import numpy as np  # a vector search: loaded already
+
     return np.einsum("ij,j->i", mat, q) if len(mat) else np.zeros(0, dtype=np.float32)
 
 
 def coarse(vq: VectorQuery, cands: dict[int, Candidate]) -> tuple[np.ndarray, np.ndarray]:
     """Window and file cosines for the query; every unit of the best windows becomes a candidate."""
+    import numpy as np  # a vector search: loaded already
+
     m = vq.matrix
     q = vq.query.astype(np.float32)
     wcos = _matvec(m.mat, q)
@@ -113,7 +129,7 @@ def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_W
             wlist.append(w)
     files = {f: i for i, f in enumerate(windows)}
     pairs: list[tuple[int, int]] = []
-    file_of = np.zeros(n, dtype=np.int64)
+    file_of = [0] * n
     for i, c in enumerate(cands):
         f = (c.path, c.source)
         file_of[i] = files.setdefault(f, len(files))
@@ -124,6 +140,56 @@ def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_W
             c.window_start, c.window_end = w.start_line, w.end_line
         else:
             c.window_start, c.window_end = c.start_line, c.end_line
+    if use_kw and len(qt.tokens):
+        _keyword_context(cands, qt, tokenizer, pairs, file_of, len(wlist), len(files))
+    if vq is not None:
+        _vector_context(cands, vq, wlist, files, pairs, file_of, wcos, fcos, floor)
+
+
+def _keyword_context(cands: list[Candidate], qt: QueryTerms, tokenizer: str, pairs: list[tuple[int, int]],
+                     file_of: list[int], n_windows: int, n_files: int) -> None:
+    # Which query tokens each keyword hit holds. A candidate the keyword leg did not return holds
+    # none of the tokens it searched for (or only ones below its best-ranked hits): reading its
+    # tokens cost more than the rest of the ranking together (10k units: 14 of 26 ms).
+    w = qt.weights
+    k = len(w)
+    total = math.fsum(w) or 1.0
+    none = [False] * k
+    masks = [qt.mask(c.index_text, tokenizer) if c.kw is not None else none for c in cands]
+
+    def share(mask: list[bool]) -> float:
+        return math.fsum(x for x, held in zip(w, mask) if held) / total
+
+    def union(into: list[list[bool]], at: int, mask: list[bool]) -> None:
+        into[at] = [a or b for a, b in zip(into[at], mask)]
+
+    win_mask = [none] * n_windows
+    for ci, wi in pairs:
+        union(win_mask, wi, masks[ci])
+    file_mask = [none] * n_files
+    for i, mask in enumerate(masks):
+        union(file_mask, file_of[i], mask)
+    own_kw = [share(mask) for mask in masks]
+    # per candidate: the best of its windows' shares (its own where it has no window)
+    win_share = [share(mask) for mask in win_mask]
+    best = [-math.inf] * len(cands)
+    for ci, wi in pairs:
+        best[ci] = max(best[ci], win_share[wi])
+    file_share = [share(mask) for mask in file_mask]
+    for i, c in enumerate(cands):
+        kw_win = best[i] if best[i] != -math.inf else own_kw[i]
+        kw_file = file_share[file_of[i]]
+        c.kw_unit = own_kw[i]
+        c.keyword_parts = (c.kw_unit, kw_win, kw_file)
+        c.keyword = OWN_WEIGHT * own_kw[i] + (1 - OWN_WEIGHT) * (WINDOW_SHARE * kw_win + (1 - WINDOW_SHARE) * kw_file)
+
+
+def _vector_context(cands: list[Candidate], vq: VectorQuery, wlist: list[_Window], files: dict, pairs: list,
+                    file_of_list: list[int], wcos, fcos, floor: float) -> None:
+    import numpy as np  # a vector search: loaded already
+
+    n = len(cands)
+    file_of = np.array(file_of_list, dtype=np.int64)
     has_win = np.zeros(n, dtype=bool)
     cand_idx = np.array([p[0] for p in pairs], dtype=np.int64)
     win_idx = np.array([p[1] for p in pairs], dtype=np.int64)
@@ -136,29 +202,6 @@ def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_W
             np.maximum.at(out, cand_idx, values_per_window[win_idx])
         return np.where(has_win, out, own)
 
-    if use_kw and len(qt.tokens):
-        # Which query tokens each keyword hit holds. A candidate the keyword leg did not return holds
-        # none of the tokens it searched for (or only ones below its best-ranked hits): reading its
-        # tokens cost more than the rest of the ranking together (10k units: 14 of 26 ms).
-        none = np.zeros(len(qt.tokens), dtype=bool)
-        masks = np.stack([qt.mask(c.index_text, tokenizer) if c.kw is not None else none for c in cands])
-        w = qt.weights
-        total = float(w.sum()) or 1.0
-        own_kw = masks @ w / total
-        win_mask = np.zeros((len(wlist), masks.shape[1]), dtype=bool)
-        if len(pairs):
-            np.logical_or.at(win_mask, win_idx, masks[cand_idx])
-        file_mask = np.zeros((len(files), masks.shape[1]), dtype=bool)
-        np.logical_or.at(file_mask, file_of, masks)
-        kw_win = best_window(win_mask @ w / total, own_kw)
-        kw_file = (file_mask @ w / total)[file_of]
-        kw = OWN_WEIGHT * own_kw + (1 - OWN_WEIGHT) * (WINDOW_SHARE * kw_win + (1 - WINDOW_SHARE) * kw_file)
-        for i, c in enumerate(cands):
-            c.kw_unit = float(own_kw[i])
-            c.keyword_parts = (c.kw_unit, float(kw_win[i]), float(kw_file[i]))
-            c.keyword = float(kw[i])
-    if vq is None:
-        return
     m = vq.matrix
     dims = vq.query.shape[0]
     has_vec = np.array([bool(c.embedding) and len(c.embedding) == dims * 4 for c in cands])

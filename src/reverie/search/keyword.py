@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import apsw
-import numpy as np
 
 from ..index import reads
 from ..text.cjk import CJK_RUN_RE, LazyPattern, has_cjk
@@ -120,10 +119,12 @@ def recent_turn(query: str) -> str:
 @dataclass
 class QueryTerms:
     """The query as index tokens, each weighed by its IDF in the searched index (and doubled for
-    the most recent turn of a dialogue)."""
+    the most recent turn of a dialogue). Plain floats, no numpy: at most 24 tokens, and a keyword-only
+    search must not pay for importing it. Weights are summed with ``math.fsum`` (exact), so texts
+    holding equally weighted tokens score exactly alike."""
 
     tokens: list[str]
-    weights: np.ndarray
+    weights: list[float]
     match: str | None  # FTS5 expression fetching candidates (any token), None when nothing to match
     strict: str | None = None  # all tokens, tried first for short queries
     like: list[str] = field(default_factory=list)  # trigram: short CJK words required as substrings
@@ -134,15 +135,16 @@ class QueryTerms:
     def empty(self) -> bool:
         return not self.tokens and not self.like
 
-    def mask(self, text: str, tokenizer: str) -> np.ndarray:
+    def mask(self, text: str, tokenizer: str) -> list[bool]:
+        """Which query tokens ``text`` holds, in the order of :attr:`tokens`."""
         have = text_tokens(text, tokenizer)
         low = text.lower()
-        return np.fromiter(((t in have) if not _prefix(t) else (t in low) for t in self.tokens),
-                           dtype=bool, count=len(self.tokens))
+        return [(t in have) if not _prefix(t) else (t in low) for t in self.tokens]
 
-    def coverage(self, mask: np.ndarray) -> float:
-        total = float(self.weights.sum())
-        return float(self.weights[mask].sum()) / total if total > 0 else 0.0
+    def coverage(self, mask: list[bool]) -> float:
+        """The weight of the tokens ``mask`` marks, over the weight of all (0 when there is none)."""
+        total = math.fsum(self.weights)
+        return math.fsum(w for w, held in zip(self.weights, mask) if held) / total if total > 0 else 0.0
 
 
 def idf(n_docs: int, df: int) -> float:
@@ -216,9 +218,9 @@ def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: 
     strict = None
     if not conversational and len(tokens) > 1:
         strict = " AND ".join(_fts_term(t, tokenizer, surface) for t in tokens)
-    w = np.array([scored[t] for t in tokens], dtype=np.float64)
-    if len(w) and w.sum() <= 0:
-        w = np.ones(len(w))
+    w = [scored[t] for t in tokens]
+    if w and math.fsum(w) <= 0:
+        w = [1.0] * len(w)
     return QueryTerms(tokens, w, match, strict, like, n_docs, fetch)
 
 

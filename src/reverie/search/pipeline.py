@@ -20,9 +20,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import apsw
-import numpy as np
 
 from . import context, rerank
 from ..store.engine import engine_of
@@ -34,6 +34,9 @@ from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importan
                       status_multiplier)
 from .rerank import Reranking
 from .results import Passage, passages, result_row
+
+if TYPE_CHECKING:  # numpy comes with a vector search (query_vector, the context's vector side)
+    import numpy as np
 
 __all__ = ["Candidate", "Passage", "SearchParams", "VectorQuery", "candidate_window", "query_vector", "result_row",
            "run"]
@@ -69,6 +72,8 @@ def query_vector(embedder, query: str) -> np.ndarray:
     searched with their normalised mean: the turn says what is asked now, the whole what about."""
     if not is_conversational(query):
         return embedder.embed_query(query)
+    import numpy as np  # the embedder has loaded it
+
     recent = recent_turn(query)
     whole = query[-2000:]
     vecs = [np.asarray(embedder.embed_query(v), dtype=np.float32) for v in dict.fromkeys((recent, whole)) if v.strip()]

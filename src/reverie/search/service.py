@@ -23,9 +23,9 @@ import logging
 import threading
 import time
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from ..config import SearchSettings
-from ..embeddings import Embedder, ProviderState
 from ..errors import EmbeddingError, UserError
 from ..index import embed_turns, generations, progress, reads
 from ..index.identity import read_meta
@@ -33,7 +33,10 @@ from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
 from ..index.sync import FILE_GROUP
 from . import pipeline
-from .vectors import VectorMatrix
+
+if TYPE_CHECKING:
+    from ..embeddings import Embedder, ProviderState
+    from .vectors import VectorMatrix
 
 DIRTY_CHECK_SECONDS = 1.0
 FIRST_SEARCH_WAIT = 0.3   # a first search waits this long at most for the keyword rows
@@ -64,7 +67,8 @@ class SearchService:
         self.settings = settings
         self.embedder = embedder
         self.state = state
-        self.vectors = VectorMatrix()
+        self._vectors: VectorMatrix | None = None
+        self._vectors_lock = threading.Lock()
         self._dirty: DirtyState | None = None
         self._dirty_at = 0.0       # when the last check started (monotonic)
         self._dirty_cost = 0.0
@@ -74,6 +78,17 @@ class SearchService:
         self.last_generation: str | None = None  # ... and the one the last search read
         self._reranking: tuple | None = None  # (Reranking | None, RerankState), made at the first search
         self._rerank_failing = False  # a failure was warned about; warn again only after a success
+
+    @property
+    def vectors(self) -> VectorMatrix:
+        """The windows' vectors in memory (:mod:`.vectors`), made by the first vector search: a
+        keyword-only search never imports numpy."""
+        with self._vectors_lock:
+            if self._vectors is None:
+                from .vectors import VectorMatrix
+
+                self._vectors = VectorMatrix()
+            return self._vectors
 
     # -- background sync ----------------------------------------------------------------------
     def start(self) -> None:
@@ -212,7 +227,8 @@ class SearchService:
         except IndexUnavailable as exc:
             return self._no_index(str(exc), base)
         except DAMAGED as exc:
-            self.vectors.forget()  # its connection reads the damaged file
+            if self._vectors is not None:
+                self._vectors.forget()  # its connection reads the damaged file
             why = f"The search index was damaged ({exc}); it has been reset and is being rebuilt from the files."
             try:
                 if generations.current_name(self.index.index_dir) == self._generation:
