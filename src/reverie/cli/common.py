@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import contextvars
 import json
 import sys
 import time
@@ -42,6 +43,11 @@ def opts(ctx: typer.Context, home, agent, workspace, sets, as_json) -> Opts:
 OPENED: collections.deque = collections.deque(maxlen=32)
 
 
+# In a warm server (reverie serve) the command lines it runs borrow agents it keeps open
+# (reverie.serve.lending); a one-shot process opens its own.
+LENDER: contextvars.ContextVar = contextvars.ContextVar("reverie_memory_lender", default=None)
+
+
 def memory_for(o: Opts, *, create: bool = True, home_only: bool = False, **kw):
     """The agent's Memory. ``create=False`` is for commands that only read: a home or agent that
     does not exist is then an error (a mistyped --home or --agent), and nothing is created.
@@ -49,9 +55,12 @@ def memory_for(o: Opts, *, create: bool = True, home_only: bool = False, **kw):
     only when one was named."""
     import os
 
-    from ..api import Memory
+    lender = LENDER.get()
+    mem = lender.lend(o.home, o.agent, o.workspace, o.sets, **kw) if lender is not None else None
+    if mem is None:
+        from ..api import Memory
 
-    mem = Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets, **kw)
+        mem = Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets, **kw)
     if not create:
         named = bool(o.agent or os.environ.get("REVERIE_AGENT"))
         mem.places.require_existing(tuple(mem.settings.agents), agent=named or not home_only)

@@ -17,8 +17,8 @@ cannot be reached, the command runs here as it always has. ``REVERIE_SERVE=off``
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 ROOT_VALUE_OPTIONS = ("--home", "--agent", "--workspace", "--set")
 
@@ -74,14 +74,11 @@ DELEGATED = frozenset({"search", "get", "remember", "status", "context", "tools"
 
 def delegate(args: list[str], command: str, found: dict) -> int | None:
     """The exit code of ``args`` run by the home's server, or None to run it here."""
-    import os
-
     env = os.environ
     if env.get("REVERIE_SERVE", "").lower() in ("off", "0", "no", "false") or "-" in args or "--stdin" in args:
         return None
-    home = Path(found["home"] or env.get("REVERIE_HOME") or "~/.reverie").expanduser()
+    home = os.path.abspath(os.path.expanduser(found["home"] or env.get("REVERIE_HOME") or "~/.reverie"))
     try:
-        home = home.absolute()
         from ..serve.client import call_cli
 
         answer = call_cli(home, args, command, found)
@@ -97,6 +94,8 @@ def delegate(args: list[str], command: str, found: dict) -> int | None:
 
 
 def serve_mcp(found: dict) -> int:
+    from pathlib import Path
+
     from ..mcp.server import open_agent
     from ..mcp.stdio import serve_stdio
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
-import traceback
 import warnings
 
 from ..errors import ReverieError
@@ -178,17 +176,23 @@ def execute(args: list[str]) -> int:
 
 
 # Typer checks values with pydantic and words its complaints that way; people get these instead.
-_PLAIN = [(re.compile(r"Input should be a valid integer.*"), "must be a whole number"),
-          (re.compile(r"Input should be a valid number.*"), "must be a number"),
-          (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
-          (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
-          (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
-          (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
-          (re.compile(r"Input should be a valid boolean.*"), "must be true or false")]
+_PLAIN = [(r"Input should be a valid integer.*", "must be a whole number"),
+          (r"Input should be a valid number.*", "must be a number"),
+          (r"Input should be greater than or equal to (\S+)", r"must be at least \1"),
+          (r"Input should be less than or equal to (\S+)", r"must be at most \1"),
+          (r"Input should be greater than (\S+)", r"must be more than \1"),
+          (r"Input should be less than (\S+)", r"must be less than \1"),
+          (r"Input should be a valid boolean.*", "must be true or false")]
+
+
+def _plain():
+    import re  # only when a complaint is worded (re costs a command that never needs it ~10 ms)
+
+    return [(re.compile(p), words) for p, words in _PLAIN]
 
 
 def _plain_words(message: str) -> str:
-    for pattern, words in _PLAIN:
+    for pattern, words in _plain():
         message = pattern.sub(words, message)
     return message
 
@@ -222,6 +226,8 @@ def _damaged(exc: Exception):
 def _internal(exc: Exception) -> int:
     """A fault of ours: one line, details only when asked for."""
     if os.environ.get("REVERIE_LOG") == "debug":
+        import traceback
+
         traceback.print_exc()
     return _fail(f"internal error: {type(exc).__name__}: {exc} (set REVERIE_LOG=debug for details)", 2)
 

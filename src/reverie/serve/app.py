@@ -43,6 +43,9 @@ class ServeApp:
         self.sessions = mcp_http.Sessions(pool.tools)
         self.started = time.time()
         self.cli_calls = 0
+        from .lending import Lender
+
+        self.lender = Lender()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -111,7 +114,7 @@ class ServeApp:
             if why is not None:
                 return await mcp_http.respond(send, 409, {"runInProcess": why})
             self.cli_calls += 1
-            out = await anyio.to_thread.run_sync(lambda: bridge.run(argv, cwd=req.get("cwd")))
+            out = await anyio.to_thread.run_sync(lambda: bridge.run(argv, cwd=req.get("cwd"), lender=self.lender))
             return await mcp_http.respond(send, 200, out)
         return await mcp_http.respond(send, 404, "not found\n")
 

@@ -113,17 +113,23 @@ def captured():
         _capture.reset(token)
 
 
-def run(argv: list[str], *, cwd: str | None = None) -> dict:
+def run(argv: list[str], *, cwd: str | None = None, lender=None) -> dict:
     """Run one command line here; ``{"code", "stdout", "stderr"}``. ``cwd`` is the caller's folder
-    (a search ranks that folder's project first)."""
+    (a search ranks that folder's project first); ``lender`` lends the command open agents
+    (:mod:`reverie.serve.lending`)."""
+    from ..cli.common import LENDER
     from ..cli.main import execute
     from ..recall.projects import CALLER_FOLDER
 
     folder = CALLER_FOLDER.set(cwd) if cwd else None
+    lending = LENDER.set(lender) if lender is not None else None
     try:
         with captured() as out:
             code = execute(list(argv))
     finally:
+        if lending is not None:
+            LENDER.reset(lending)
+            lender.give_back()
         if folder is not None:
             CALLER_FOLDER.reset(folder)
     return {"code": code, "stdout": out["out"].getvalue(), "stderr": out["err"].getvalue()}

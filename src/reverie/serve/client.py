@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-from pathlib import Path
 
 from . import state
 
@@ -15,7 +14,7 @@ CONNECT_SECONDS = 0.5
 ANSWER_SECONDS = 600.0
 
 
-def request(home: Path, method: str, path: str, body: dict | None = None, *, info: dict | None = None,
+def request(home, method: str, path: str, body: dict | None = None, *, info: dict | None = None,
             timeout: float = ANSWER_SECONDS) -> tuple[int, dict | str] | None:
     """(status, the answer as JSON or text), or None when no server runs for ``home`` or it cannot be
     reached over its socket."""
@@ -67,16 +66,20 @@ def _unchunk(data: bytes) -> bytes:
     return b"".join(out)
 
 
-def call_cli(home: Path, args: list[str], command: str, found: dict) -> dict | None:
+def _absolute(path: str) -> str:
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def call_cli(home, args: list[str], command: str, found: dict) -> dict | None:
     """A command line run by the server: ``{"code", "stdout", "stderr"}``, or None to run it here."""
     argv = list(args)
     # the server runs in another folder: relative --home / --workspace name the caller's
     for i, a in enumerate(argv):
         for opt in ("--home", "--workspace"):
             if a == opt and i + 1 < len(argv):
-                argv[i + 1] = str(Path(argv[i + 1]).expanduser().absolute())
+                argv[i + 1] = _absolute(argv[i + 1])
             elif a.startswith(opt + "="):
-                argv[i] = f"{opt}={Path(a.split('=', 1)[1]).expanduser().absolute()}"
+                argv[i] = f"{opt}={_absolute(a.split('=', 1)[1])}"
     argv = ["--home", str(home), *argv]  # the server's own default home may be another
     env = {k: v for k, v in os.environ.items() if (k.startswith("REVERIE_") or k == "TZ") and k != "REVERIE_HOME"}
     answer = request(home, "POST", "/v1/cli", {"argv": argv, "command": command, "home": str(home), "env": env,

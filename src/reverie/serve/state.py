@@ -9,12 +9,11 @@ Clients (the CLI, hooks) read it with nothing but the standard library.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import secrets
-import tempfile
-from pathlib import Path
+
+# Only the standard library's lightest modules at import: every short-lived `reverie` command
+# reads this module to learn whether a server runs (pathlib alone would cost it ~10 ms).
 
 RUN_DIR = "run"
 STATE_FILE = "serve.json"
@@ -25,18 +24,22 @@ DEFAULT_PORT = 8766
 _SUN_PATH_MAX = 100
 
 
-def run_dir(home: Path) -> Path:
-    return Path(home) / RUN_DIR
+def run_dir(home) -> str:
+    return os.path.join(os.fspath(home), RUN_DIR)
 
 
-def state_path(home: Path) -> Path:
-    return run_dir(home) / STATE_FILE
+def state_path(home) -> str:
+    return os.path.join(run_dir(home), STATE_FILE)
 
 
-def socket_path(home: Path) -> Path:
+def socket_path(home):
     """The Unix socket: in the home's run folder, or (a home with a long path) in a private folder
     of the system's temporary space named after the home."""
-    preferred = run_dir(home) / SOCKET_FILE
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    preferred = Path(run_dir(home)) / SOCKET_FILE
     if len(os.fsencode(str(preferred))) <= _SUN_PATH_MAX:
         return preferred
     digest = hashlib.sha256(os.fsencode(str(Path(home).resolve()))).hexdigest()[:16]
@@ -45,6 +48,8 @@ def socket_path(home: Path) -> Path:
 
 
 def new_token() -> str:
+    import secrets
+
     return secrets.token_urlsafe(32)
 
 
@@ -60,15 +65,16 @@ class AlreadyRunning(Exception):
 class Lock:
     """The home's server lock, held until :meth:`release` (or the process ends)."""
 
-    def __init__(self, home: Path):
-        self.path = run_dir(home) / LOCK_FILE
+    def __init__(self, home):
+        self.home = home
+        self.path = os.path.join(run_dir(home), LOCK_FILE)
         self._fd: int | None = None
 
     def acquire(self) -> None:
         import fcntl
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.path.parent, 0o700)
+        os.makedirs(run_dir(self.home), exist_ok=True)
+        os.chmod(run_dir(self.home), 0o700)
         import time
 
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -81,7 +87,7 @@ class Lock:
             except OSError:
                 if attempt == 19:
                     os.close(fd)
-                    raise AlreadyRunning(read(self.path.parent.parent)) from None
+                    raise AlreadyRunning(read(self.home)) from None
                 time.sleep(0.01)
         self._fd = fd
 
@@ -91,17 +97,17 @@ class Lock:
             self._fd = None
 
 
-def write(home: Path, info: dict) -> None:
+def write(home, info: dict) -> None:
     """serve.json, written whole (temporary file, rename) and readable by its owner only."""
     path = state_path(home)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = os.path.join(run_dir(home), f".{STATE_FILE}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(info, f, indent=2)
     os.replace(tmp, path)
 
 
-def read(home: Path) -> dict | None:
+def read(home) -> dict | None:
     try:
         with open(state_path(home), encoding="utf-8") as f:
             data = json.load(f)
@@ -110,17 +116,19 @@ def read(home: Path) -> dict | None:
         return None
 
 
-def remove(home: Path, info: dict) -> None:
+def remove(home, info: dict) -> None:
     """The state file and socket of a server that is stopping (only if they are still its own)."""
     current = read(home)
-    if current and current.get("pid") == info.get("pid"):
-        state_path(home).unlink(missing_ok=True)
-    sock = info.get("socket")
-    if sock:
-        Path(sock).unlink(missing_ok=True)
+    for path, own in ((state_path(home), bool(current) and current.get("pid") == info.get("pid")),
+                      (info.get("socket"), True)):
+        if path and own:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
 
-def running(home: Path) -> dict | None:
+def running(home) -> dict | None:
     """The state of the server running for ``home``, or None. A state file whose lock is not held
     is stale (a killed server): ignored here, replaced by the next server."""
     info = read(home)
@@ -131,7 +139,7 @@ def running(home: Path) -> dict | None:
     except ImportError:  # pragma: no cover - no flock: trust the file
         return info
     try:
-        fd = os.open(run_dir(home) / LOCK_FILE, os.O_RDWR)
+        fd = os.open(os.path.join(run_dir(home), LOCK_FILE), os.O_RDWR)
     except OSError:
         return None
     try:
