@@ -289,13 +289,16 @@ class Runtime:
         return [(ev.kind, ev.text) for ev in active_context(self.store, self.session.session_id).events
                 if ev.kind in ("user", "assistant") and (ev.text or "").strip()]
 
-    def _user_turn(self, text: str) -> TurnResult:
+    def prepare_turn(self, text: str, result: TurnResult, **recorded: Any) -> list[tuple[str, str]]:
+        """Everything before the model call of a user turn, for this runtime's own loop and for a
+        host that owns its loop (reverie.sidecar): record the message (``recorded``: more fields
+        for its event, such as the host's id for it), start the turn's taint, match standing
+        intents, run the recall lanes. Returns the blocks to put into this turn's model input."""
         sid = self.session.session_id
-        result = TurnResult(text, session_id=sid)
         sender, owner = self._identity()
         origin = self.sender_origin(owner)
         self.store.append_message(sid, "user", ChatMessage("user", text), sender=sender, channel=self.channel,
-                                  origin=origin)
+                                  origin=origin, **recorded)
         self.store.add_participant(sid, sender or (LOCAL_OWNER if owner else None))
         if origin == "untrusted" and self.chat_type == "group":
             self.store.mark_low_trust(sid)  # a non-owner spoke in a group: the session stays low-trust
@@ -308,7 +311,11 @@ class Runtime:
                 lane(text)
             except Exception as exc:  # a recall lane never blocks a reply
                 result.notices.append(f"recall lane skipped: {type(exc).__name__}: {exc}")
-        extra = self._turn_blocks
+        return self._turn_blocks
+
+    def _user_turn(self, text: str) -> TurnResult:
+        result = TurnResult(text, session_id=self.session.session_id)
+        extra = self.prepare_turn(text, result)
         writable, why = self._writable()
         if not writable:
             # Without this the model may answer "noted" to "remember ..." with no tool to save it

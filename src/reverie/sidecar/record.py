@@ -1,0 +1,115 @@
+"""A host's turn into the transcript: each message with the class the host vouches for, taint
+applied, reverie's own recall results marked as recall, nothing recorded twice.
+
+The rules are those of ``reverie chat`` (docs/trust.md), with the host as the witness of who wrote
+what: the owner's messages ``owner``; the agent's ``agent`` until the turn has read an untrusted
+tool result, and ``untrusted`` after it; any tool's output but reverie's ``untrusted``; a result
+of ``memory_search`` / ``memory_get`` is what memory said (its class is that of the entries it
+returned) and is marked as recall, so the flush, the session note and the transcript index never
+write it back into memory.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..models.base import ChatMessage, ToolCall
+from ..sessions.host import HostMessage, reverie_tool
+from ..trust import Provenance, ToolSession, items_from_result
+from ..trust.classes import least_trusted, turn_writer
+
+
+def _recorded(rt, sid: str) -> tuple[set[str], list[tuple[str, str]]]:
+    """(the host ids recorded in the session, (kind, text) of its messages recorded without one, in
+    order: a user message ``before_model`` recorded, a message of a host that gives no ids)."""
+    ids: set[str] = set()
+    unnamed: list[tuple[str, str]] = []
+    for ev in rt.store.events(sid, kinds=("user", "assistant", "tool_call", "tool_result")):
+        if ev.data.get("hostId"):
+            ids.add(ev.data["hostId"])
+        else:
+            unnamed.append((ev.kind, ev.text))
+    return ids, unnamed
+
+
+def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
+    """(recorded, skipped as already recorded, notices)."""
+    sid = rt.session.session_id
+    ids, unnamed = _recorded(rt, sid)
+    tail = set(unnamed[-max(8, 2 * len(messages)):])  # recent messages recorded without the host's id
+    row = rt.session
+    taint = ToolSession(Provenance("agent", rt.kind, sid, rt.origin))
+    recorded = skipped = 0
+    notices: list[str] = []
+    for m in messages:
+        kind = "tool_call" if m.role == "tool_call" else m.role
+        if m.host_id and m.host_id in ids:
+            skipped += 1
+            _observe(taint, m)
+            continue
+        if (kind, m.text) in tail:
+            tail.discard((kind, m.text))
+            skipped += 1
+            _observe(taint, m)
+            continue
+        extra = {"hostId": m.host_id} if m.host_id else {}
+        if m.role == "user":
+            if m.origin == "owner" and not row.low_trust:
+                origin = rt.sender_origin(True)
+            else:
+                origin = least_trusted(m.origin if m.origin != "recall" else "untrusted", "untrusted")
+            rt.store.append_message(sid, "user", ChatMessage("user", m.text), channel=rt.channel, origin=origin,
+                                    **extra)
+            taint = ToolSession(turn_writer(origin, rt.kind, sid, low_trust=bool(row.low_trust)))
+        elif m.role == "assistant":
+            rt.store.append_message(sid, "assistant", ChatMessage("assistant", m.text),
+                                    origin=_said(taint, m.origin), **extra)
+        elif m.role == "tool_call":
+            calls = [ToolCall(c.id, c.name, dict(c.arguments or {})) for c in m.tool_calls]
+            rt.store.append_message(sid, "tool_call", ChatMessage("assistant", m.text, tool_calls=calls),
+                                    origin=_said(taint, m.origin), **extra)
+        elif m.role == "tool_result":
+            origin = _result(rt, sid, taint, m)
+            rt.store.append_message(sid, "tool_result", ChatMessage("tool", m.text, tool_call_id=m.tool_call_id,
+                                                                    name=m.tool_name), origin=origin, **extra)
+        else:  # system: scaffolding, never memory
+            rt.store.append(sid, "system", {"text": m.text, "event": "host", **extra}, origin="system")
+        recorded += 1
+        if m.host_id:
+            ids.add(m.host_id)
+    if taint.reasons:
+        notices.append("this turn read untrusted content (" + "; ".join(taint.reasons)
+                       + "): what the agent said after it is classed untrusted")
+    return recorded, skipped, notices
+
+
+def _said(taint: ToolSession, declared: str) -> str:
+    """What the agent says: the host's word for it, lowered by what the turn has read."""
+    base = declared if declared in ("agent", "untrusted", "system") else "untrusted"
+    return least_trusted(base, taint.writer().origin)
+
+
+def _observe(taint: ToolSession, m: HostMessage) -> None:
+    if m.role == "tool_result" and m.origin == "untrusted":
+        taint.observe("untrusted", m.tool_name or "tool")
+
+
+def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:
+    """The class of a tool result, recording a recall mark for reverie's recall tools."""
+    bare = reverie_tool(m.tool_name)
+    if m.origin == "recall" and bare in ("memory_search", "memory_get"):
+        try:
+            parsed = json.loads(m.text)
+        except ValueError:
+            parsed = None
+        items = items_from_result(bare, parsed) if isinstance(parsed, dict) else []
+        if items:
+            rt.inject(bare, items, into_context=False)
+        origin = least_trusted(*[i.origin for i in items if i.origin]) if items else "agent"
+        if origin == "untrusted":
+            taint.observe("untrusted", f"{bare} returned untrusted memory")
+        return origin
+    if m.origin in ("agent", "system") and bare is not None:
+        return m.origin  # reverie's own tools (append, tables): reverie's words
+    taint.observe("untrusted", m.tool_name or "tool")
+    return "untrusted"
