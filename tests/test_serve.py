@@ -170,11 +170,19 @@ def test_cli_commands_through_the_server_answer_as_in_process(served, reverie_ho
     assert "Saltwater" in ok(cli(reverie_home, "search", "boat name", env={"REVERIE_SERVE": "off"})).stdout
 
 
+def test_standard_input_goes_with_the_command(served, reverie_home):
+    before = served.health()["cliCalls"]
+    ok(cli(reverie_home, "remember", "--stdin", stdin="From stdin: the gate code changed to 7781.\n"))
+    assert served.health()["cliCalls"] == before + 1
+    notes = "".join(p.read_text(encoding="utf-8") for p in (reverie_home / "workspace" / "memory").glob("*.md"))
+    assert notes.count("the gate code changed to 7781") == 1
+
+
 def test_commands_the_server_must_not_run_run_here(served, reverie_home):
     before = served.health()["cliCalls"]
-    ok(cli(reverie_home, "remember", "--stdin", stdin="From stdin: the gate code changed.\n"))
     # other REVERIE_* variables than the server's: the server would answer for another setting
     ok(cli(reverie_home, "search", "parrot", env={"REVERIE_AGENT": "main"}))
+    ok(cli(reverie_home, "index"))  # long-running: always here
     assert served.health()["cliCalls"] == before  # neither went through the server, both worked
 
 

@@ -9,10 +9,11 @@ not fully understand (``--help``, an unknown option, a typo) goes on to the full
 which gives the usual help and errors.
 
 With ``reverie serve`` running for the home, ``search``, ``get``, ``remember``, ``status``,
-``context`` and ``tools`` are sent to it over its Unix socket and run there by the same code (its
-imports done, its embedder loaded): the output and the exit code are the command's own. When the
-server cannot take a command line (another home, other ``REVERIE_*`` variables, input on stdin) or
-cannot be reached, the command runs here as it always has. ``REVERIE_SERVE=off`` never asks it.
+``context``, ``tools`` and the host hooks (``hook``) are sent to it over its Unix socket, with
+their standard input when they read it, and run there by the same code (its imports done, its
+embedder loaded): the output and the exit code are the command's own. When the server cannot take
+a command line (another home, other ``REVERIE_*`` variables) or cannot be reached, the command runs
+here as it always has. ``REVERIE_SERVE=off`` never asks it.
 """
 
 from __future__ import annotations
@@ -69,22 +70,34 @@ def dispatch(args: list[str]) -> int | None:
 
 
 # the commands a running server may answer (reverie.serve.bridge.COMMANDS says the same there)
-DELEGATED = frozenset({"search", "get", "remember", "status", "context", "tools"})
+DELEGATED = frozenset({"search", "get", "remember", "status", "context", "tools", "hook"})
+READS_STDIN = frozenset({"hook"})
 
 
 def delegate(args: list[str], command: str, found: dict) -> int | None:
     """The exit code of ``args`` run by the home's server, or None to run it here."""
     env = os.environ
-    if env.get("REVERIE_SERVE", "").lower() in ("off", "0", "no", "false") or "-" in args or "--stdin" in args:
+    if env.get("REVERIE_SERVE", "").lower() in ("off", "0", "no", "false"):
         return None
     home = os.path.abspath(os.path.expanduser(found["home"] or env.get("REVERIE_HOME") or "~/.reverie"))
+    stdin = None
+    answer = None
     try:
         from ..serve.client import call_cli
+        from ..serve.state import running
 
-        answer = call_cli(home, args, command, found)
+        if not running(home):
+            return None  # before reading stdin: with no server, the command reads it itself
+        if command in READS_STDIN or "--stdin" in args or "-" in args:
+            stdin = sys.stdin.read()
+        answer = call_cli(home, args, command, found, stdin)
     except Exception:  # the server is a shortcut: anything wrong with it, and the command runs here
-        return None
+        answer = None
     if answer is None:
+        if stdin is not None:  # already read: the command runs here with what was read
+            import io
+
+            sys.stdin = io.StringIO(stdin)
         return None
     sys.stdout.write(answer.get("stdout", ""))
     sys.stdout.flush()

@@ -114,7 +114,8 @@ class ServeApp:
             if why is not None:
                 return await mcp_http.respond(send, 409, {"runInProcess": why})
             self.cli_calls += 1
-            out = await anyio.to_thread.run_sync(lambda: bridge.run(argv, cwd=req.get("cwd"), lender=self.lender))
+            out = await anyio.to_thread.run_sync(lambda: bridge.run(argv, cwd=req.get("cwd"), lender=self.lender,
+                                                                     stdin=str(req.get("stdin") or "")))
             return await mcp_http.respond(send, 200, out)
         return await mcp_http.respond(send, 404, "not found\n")
 

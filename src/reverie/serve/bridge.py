@@ -21,10 +21,12 @@ import os
 import sys
 import threading
 
-# Commands that only answer and end. Not here: anything interactive or long-running (chat, watch,
+# Commands that only answer and end (hook: the host hooks, which must answer fast). Not here: anything interactive or long-running (chat, watch,
 # ui, serve, scheduler, mcp, tour, index, doctor), and anything that reads files named relative
 # to the caller's folder (import, export, table import).
-COMMANDS = frozenset({"search", "get", "remember", "status", "context", "tools"})
+COMMANDS = frozenset({"search", "get", "remember", "status", "context", "tools", "hook"})
+# commands that read standard input: the client sends it along
+READS_STDIN = frozenset({"hook"})
 ENV_PREFIXES = ("REVERIE_",)
 ENV_NAMES = ("TZ",)
 
@@ -83,6 +85,48 @@ class _BinaryTo(io.RawIOBase):
         return len(data)
 
 
+class _StdinRouter(io.TextIOBase):
+    """sys.stdin while the server runs: a command run for a client reads what the client sent."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def _source(self):
+        cap = _capture.get(None)
+        return cap["in"] if cap is not None else self._real
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        return self._source().read(-1 if size is None else size)
+
+    def readline(self, size: int | None = -1) -> str:
+        return self._source().readline(-1 if size is None else size)
+
+    def __iter__(self):
+        return iter(self._source())
+
+    def isatty(self) -> bool:
+        return False if _capture.get(None) is not None else self._real.isatty()
+
+    def fileno(self) -> int:
+        if _capture.get(None) is not None:
+            raise io.UnsupportedOperation("fileno")
+        return self._real.fileno()
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def buffer(self):
+        source = self._source()
+        if hasattr(source, "buffer"):
+            return source.buffer
+        return io.BytesIO(source.getvalue().encode("utf-8"))
+
+
 _capture: contextvars.ContextVar = contextvars.ContextVar("reverie_capture")
 _installed = False
 _install_lock = threading.Lock()
@@ -100,12 +144,13 @@ def install() -> None:
             _command([])
             sys.stdout = _Router(sys.stdout, "out")
             sys.stderr = _Router(sys.stderr, "err")
+            sys.stdin = _StdinRouter(sys.stdin)
             _installed = True
 
 
 @contextlib.contextmanager
-def captured():
-    buffers = {"out": io.StringIO(), "err": io.StringIO()}
+def captured(stdin: str = ""):
+    buffers = {"out": io.StringIO(), "err": io.StringIO(), "in": io.StringIO(stdin)}
     token = _capture.set(buffers)
     try:
         yield buffers
@@ -113,7 +158,7 @@ def captured():
         _capture.reset(token)
 
 
-def run(argv: list[str], *, cwd: str | None = None, lender=None) -> dict:
+def run(argv: list[str], *, cwd: str | None = None, lender=None, stdin: str = "") -> dict:
     """Run one command line here; ``{"code", "stdout", "stderr"}``. ``cwd`` is the caller's folder
     (a search ranks that folder's project first); ``lender`` lends the command open agents
     (:mod:`reverie.serve.lending`)."""
@@ -124,7 +169,7 @@ def run(argv: list[str], *, cwd: str | None = None, lender=None) -> dict:
     folder = CALLER_FOLDER.set(cwd) if cwd else None
     lending = LENDER.set(lender) if lender is not None else None
     try:
-        with captured() as out:
+        with captured(stdin) as out:
             code = execute(list(argv))
     finally:
         if lending is not None:
