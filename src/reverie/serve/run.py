@@ -113,7 +113,7 @@ def _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, schedul
     thread = None
     pool = AgentPool(home, overrides, default_agent=mem.places.agent)
     try:
-        token = state.new_token()
+        token = state.token(home)
         url = None
         if tcp:
             tsock = bind_tcp(bind.strip("[]"), port)

@@ -47,10 +47,31 @@ def socket_path(home):
     return base / f"reverie-{os.getuid() if hasattr(os, 'getuid') else 'u'}-{digest}.sock"
 
 
-def new_token() -> str:
+TOKEN_FILE = "token"
+
+
+def token(home) -> str:
+    """The home's server token: made once, kept in ``<home>/run/token`` (mode 0600), so the hosts
+    configured with it (an MCP client's header) keep working across restarts of the server.
+    Delete the file to change it; the next server makes a new one."""
     import secrets
 
-    return secrets.token_urlsafe(32)
+    path = os.path.join(run_dir(home), TOKEN_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            found = f.read().strip()
+        if len(found) >= 32:
+            return found
+    except OSError:
+        pass
+    os.makedirs(run_dir(home), exist_ok=True)
+    value = secrets.token_urlsafe(32)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(value + "\n")
+    os.replace(tmp, path)
+    return value
 
 
 class AlreadyRunning(Exception):

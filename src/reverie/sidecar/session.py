@@ -32,9 +32,10 @@ with ``error`` set and the conversation goes on without memory.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..sessions.host import HostMessage
 
@@ -106,13 +107,18 @@ class FollowedSession:
             self._rt.lanes = [rl.trigger_lane, rl.active_lane]
         return self._rt
 
+    def _folder(self):
+        folder = self.memory.places.agent_dir / "sidecar"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def _name(self) -> str:
+        return hashlib.sha256(f"{self.host}\0{self.host_key}".encode()).hexdigest()[:24]
+
     def _lock(self):
         from filelock import FileLock
 
-        folder = self.memory.places.agent_dir / "sidecar"
-        folder.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256(f"{self.host}\0{self.host_key}".encode()).hexdigest()[:24]
-        return FileLock(str(folder / f"{name}.lock"), timeout=30)
+        return FileLock(str(self._folder() / f"{self._name()}.lock"), timeout=30)
 
     def _run(self, step: str, work) -> Outcome:
         t0 = time.perf_counter()
@@ -203,6 +209,36 @@ class FollowedSession:
             out.recorded, out.skipped, out.notices = record(rt, messages)
 
         return self._run("after_turn", work)
+
+    def follow(self, read: Callable[[dict], tuple[list[HostMessage], dict, str | None]]) -> Outcome:
+        """Record what a host's own transcript holds past what was read last time. ``read`` gets the
+        state kept from the last call (say, a file offset) and returns (the new messages, the state to
+        keep, a notice or None); it runs under the session's lock, so two hooks never read the same
+        part twice."""
+        def work(out: Outcome) -> None:
+            from .record import record
+
+            rt = self.rt
+            out.session_id = rt.session.session_id
+            path = self._state_path()
+            try:
+                state = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                state = {}
+            messages, new_state, notice = read(state if isinstance(state, dict) else {})
+            if notice:
+                out.notices.append(notice)
+            if messages:
+                out.recorded, out.skipped, notes = record(rt, messages)
+                out.notices += notes
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(new_state), encoding="utf-8")
+            tmp.replace(path)  # after the messages: a crash between the two reads them again (no harm)
+
+        return self._run("follow", work)
+
+    def _state_path(self):
+        return self._folder() / f"{self._name()}.json"
 
     # -- 4. before the host compacts ----------------------------------------------------------------
     def before_compaction(self, messages: Iterable[HostMessage] = ()) -> Outcome:

@@ -1,0 +1,52 @@
+"""reverie hook claude-code EVENT: Claude Code's hooks (docs/hosts/claude-code.md)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .common import AgentOpt, HomeOpt, SetOpt, WorkspaceOpt, memory_for, opts
+
+EXAMPLES = ("[bold]Examples[/bold]\n"
+            "  reverie install claude-code            # writes these hooks into Claude Code's settings\n"
+            "  echo '{\"session_id\": \"s1\", \"source\": \"startup\"}' | reverie hook claude-code SessionStart")
+
+
+def register(app: typer.Typer) -> None:
+    hook_app = typer.Typer(help="Answer an agent host's hook events (the memory sidecar): startup context, "
+                                "recall before the model call, the transcript, the flush, the session note.",
+                           no_args_is_help=True)
+    app.add_typer(hook_app, name="hook")
+
+    @hook_app.command("claude-code", help="A Claude Code hook: the event's JSON on stdin, Claude Code's answer on "
+                                          "stdout (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd). "
+                                          "Memory failing never blocks the prompt: one line on stderr, exit 1.",
+                      epilog=EXAMPLES)
+    def claude_code(ctx: typer.Context,
+                    event: Annotated[Optional[str], typer.Argument(help="the hook event (default: the input's "
+                                                                   "hook_event_name)", show_default=False)] = None,
+                    kind: Annotated[str, typer.Option("--kind", help="main | group | cron | subagent")] = "main",
+                    home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+                    sets: SetOpt = None) -> int:
+        from ..errors import UserError
+        from ..hosts import claude_code as cc
+
+        o = opts(ctx, home, agent, workspace, sets, False)
+        try:
+            name, payload = cc.read_input(sys.stdin.read(), event)
+        except cc.HookInputError as exc:
+            raise UserError(str(exc)) from None
+        if kind not in ("main", "group", "cron", "subagent"):
+            raise UserError(f"--kind must be main, group, cron or subagent, not {kind!r}")
+        mem = memory_for(o)
+        try:
+            answer = cc.handle(mem, name, payload, kind=kind)
+        finally:
+            mem.close()
+        if answer.stdout:
+            print(answer.stdout, flush=True)
+        for line in answer.problems:
+            print(f"reverie: {line}", file=sys.stderr, flush=True)
+        return answer.exit_code

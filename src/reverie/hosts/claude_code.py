@@ -1,0 +1,132 @@
+"""Claude Code as a host of the memory sidecar: its hook events in, its hook answers out.
+
+Claude Code runs a command for each hook event with the event as JSON on stdin (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name`` and the event's own fields) and reads the
+command's stdout; ``hookSpecificOutput.additionalContext`` is added to what the model sees.
+
+================  ==========================================================================
+SessionStart      startup context (``source``: startup, resume, clear, compact: after a
+                  compaction it goes in again and a new flush cycle begins)
+UserPromptSubmit  the previous turn caught up from the transcript; then trigger recall,
+                  standing intents and Active Memory for ``prompt``
+Stop              the new part of ``transcript_path`` recorded: the owner's prompts ``owner``,
+                  the agent's words ``agent``, ``mcp__reverie__`` recall results ``recall``,
+                  every other tool's output ``untrusted`` (and what the agent says after it)
+PreCompact        the transcript caught up, then the pre-compaction flush
+SessionEnd        the transcript caught up, then the session note
+================  ==========================================================================
+
+Memory failing never blocks the user: a memory-side failure is one line on stderr and exit 1,
+which Claude Code reports without stopping the prompt (only exit 2 blocks).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+HOST = "claude-code"
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd")
+# what reverie answers with context for (the others only record)
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+
+
+class HookInputError(ValueError):
+    """The hook's input is not what Claude Code sends: said in one line."""
+
+
+@dataclass
+class HookAnswer:
+    stdout: str = ""
+    problems: list[str] = field(default_factory=list)  # one line each, for stderr
+    exit_code: int = 0
+    outcomes: list[dict] = field(default_factory=list)
+
+
+def read_input(raw: str, event: str | None) -> tuple[str, dict]:
+    """(the event, its payload) from the hook's stdin; ``event`` as the command line names it."""
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise HookInputError("the hook's input is not JSON (Claude Code sends one JSON object on stdin)") from None
+    if not isinstance(payload, dict):
+        raise HookInputError("the hook's input must be a JSON object")
+    named = event or payload.get("hook_event_name")
+    if not named:
+        raise HookInputError("no hook event: give it on the command line or in hook_event_name")
+    if named not in EVENTS:
+        raise HookInputError(f"unknown hook event {named!r} (reverie answers {', '.join(EVENTS)})")
+    if not isinstance(payload.get("session_id"), str) or not payload["session_id"].strip():
+        raise HookInputError("the hook's input has no session_id")
+    return named, payload
+
+
+def handle(memory, event: str, payload: dict, *, kind: str = "main") -> HookAnswer:
+    """Answer one hook event for the agent of ``memory``."""
+    from ..sidecar import FollowedSession
+
+    answer = HookAnswer()
+    session = FollowedSession(memory, host=HOST, key=payload["session_id"], kind=kind,
+                              cwd=payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+    try:
+        text = ""
+        transcript = payload.get("transcript_path")
+        if event == "SessionStart":
+            if payload.get("source") == "resume":
+                _note(answer, _catch_up(session, transcript))
+            out = session.start(str(payload.get("source") or "startup"))
+            _note(answer, out)
+            text = out.text
+        elif event == "UserPromptSubmit":
+            prompt = payload.get("prompt")
+            if not isinstance(prompt, str):
+                raise HookInputError("UserPromptSubmit without a prompt")
+            _note(answer, _catch_up(session, transcript, pending=prompt))
+            out = session.before_model(prompt)
+            _note(answer, out)
+            text = out.text
+        elif event in ("Stop", "SubagentStop"):
+            _note(answer, _catch_up(session, transcript))
+        elif event == "PreCompact":
+            _note(answer, _catch_up(session, transcript))
+            _note(answer, session.before_compaction())
+        elif event == "SessionEnd":
+            _note(answer, _catch_up(session, transcript))
+            _note(answer, session.end(str(payload.get("reason") or "end")))
+    finally:
+        session.close()
+    if text and event in CONTEXT_EVENTS:
+        answer.stdout = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+                                   ensure_ascii=False)
+    if answer.problems:
+        answer.exit_code = 1
+    return answer
+
+
+def _note(answer: HookAnswer, out) -> None:
+    if out is None:
+        return
+    answer.outcomes.append(out.as_dict() if hasattr(out, "as_dict") else dict(out))
+    if getattr(out, "error", None):
+        answer.problems.append(f"memory {out.step} failed: {out.error}; the conversation goes on without it")
+
+
+def _catch_up(session, transcript, *, pending: str | None = None):
+    """Record what the transcript holds past what was recorded (``pending``: the prompt being
+    submitted, which ``before_model`` records itself, when the transcript has it already)."""
+    if not isinstance(transcript, str) or not transcript:
+        return None
+    from ..sessions.native.claude_code import parse_from
+
+    def read(state: dict):
+        offset = int(state.get("offset") or 0) if state.get("path") == transcript else 0
+        try:
+            parsed, end = parse_from(transcript, offset)
+        except FileNotFoundError:
+            return [], state, "the transcript is gone (moved or deleted): nothing to catch up"
+        messages = list(parsed.messages)
+        if pending is not None and messages and messages[-1].role == "user" and messages[-1].text == pending:
+            messages.pop()  # before_model records it; read again later, it is known by its words
+        return messages, {"path": transcript, "offset": end}, None
+
+    return session.follow(read)
