@@ -65,8 +65,48 @@ def dispatch(args: list[str]) -> int | None:
         return serve_mcp(parsed[0])
     loose = parse_common(args, strict=False)
     if loose is not None and loose[1] and loose[1][0] in DELEGATED and "--help" not in args and "-h" not in args:
-        return delegate(args, loose[1][0], loose[0])
+        code = delegate(args, loose[1][0], loose[0])
+        if code is None and loose[1][:2] == ["hook", "claude-code"]:
+            code = hook_here(args)
+        return code
     return None
+
+
+def hook_here(args: list[str]) -> int | None:
+    """A Claude Code hook in this process, without the command-line framework (a hook runs on
+    every prompt: its start-up is the user's wait). None: arguments this does not understand."""
+    rest, kind = [], "main"
+    it = iter(args)
+    for arg in it:
+        if arg == "--kind" or arg.startswith("--kind="):
+            kind = arg.partition("=")[2] if "=" in arg else next(it, "")
+        else:
+            rest.append(arg)
+    parsed = parse_common(rest)
+    if parsed is None or not 2 <= len(parsed[1]) <= 3:
+        return None
+    found, words = parsed
+    from ..errors import ReverieError
+    from ..hosts import claude_code as cc
+
+    def open_memory():
+        from ..api import Memory
+
+        return Memory(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
+                      overrides=found["sets"])
+
+    try:
+        answer = cc.run_hook(open_memory, sys.stdin.read(), words[2] if len(words) == 3 else None, kind)
+    except (cc.HookInputError, ReverieError) as exc:
+        print(f"reverie: error: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
+        return 1
+    return answer.emit()
+
+
+def _path(value):
+    from pathlib import Path
+
+    return Path(value).expanduser() if value else None
 
 
 # the commands a running server may answer (reverie.serve.bridge.COMMANDS says the same there)
@@ -107,15 +147,10 @@ def delegate(args: list[str], command: str, found: dict) -> int | None:
 
 
 def serve_mcp(found: dict) -> int:
-    from pathlib import Path
-
     from ..mcp.server import open_agent
     from ..mcp.stdio import serve_stdio
 
-    def path(value):
-        return Path(value).expanduser() if value else None
-
-    agent = open_agent(home=path(found["home"]), agent=found["agent"], workspace=path(found["workspace"]),
+    agent = open_agent(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
                        overrides=found["sets"])
 
     def refused(exc: BaseException) -> int | None:

@@ -35,18 +35,7 @@ def register(app: typer.Typer) -> None:
 
         o = opts(ctx, home, agent, workspace, sets, False)
         try:
-            name, payload = cc.read_input(sys.stdin.read(), event)
+            answer = cc.run_hook(lambda: memory_for(o), sys.stdin.read(), event, kind)
         except cc.HookInputError as exc:
             raise UserError(str(exc)) from None
-        if kind not in ("main", "group", "cron", "subagent"):
-            raise UserError(f"--kind must be main, group, cron or subagent, not {kind!r}")
-        mem = memory_for(o)
-        try:
-            answer = cc.handle(mem, name, payload, kind=kind)
-        finally:
-            mem.close()
-        if answer.stdout:
-            print(answer.stdout, flush=True)
-        for line in answer.problems:
-            print(f"reverie: {line}", file=sys.stderr, flush=True)
-        return answer.exit_code
+        return answer.emit()

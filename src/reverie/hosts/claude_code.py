@@ -42,6 +42,29 @@ class HookAnswer:
     exit_code: int = 0
     outcomes: list[dict] = field(default_factory=list)
 
+    def emit(self) -> int:
+        """Print the answer as Claude Code reads it (stdout), problems on stderr; the exit code."""
+        import sys
+
+        if self.stdout:
+            print(self.stdout, flush=True)
+        for line in self.problems:
+            print(f"reverie: {line}", file=sys.stderr, flush=True)
+        return self.exit_code
+
+
+def run_hook(open_memory, raw: str, event: str | None, kind: str = "main") -> HookAnswer:
+    """One hook call from its stdin to its answer; ``open_memory()`` gives the agent's memory (the
+    caller's way: a warm server lends an open one). Bad input raises :class:`HookInputError`."""
+    if kind not in ("main", "group", "cron", "subagent"):
+        raise HookInputError(f"--kind must be main, group, cron or subagent, not {kind!r}")
+    name, payload = read_input(raw, event)
+    mem = open_memory()
+    try:
+        return handle(mem, name, payload, kind=kind)
+    finally:
+        mem.close()
+
 
 def read_input(raw: str, event: str | None) -> tuple[str, dict]:
     """(the event, its payload) from the hook's stdin; ``event`` as the command line names it."""
