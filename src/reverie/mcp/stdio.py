@@ -26,6 +26,7 @@ from .protocol import Connection, Tools, parse
 
 # If the client never lists the tools, indexing starts this long after the memory was opened.
 WARM_AFTER_SECONDS = 2.0
+STOP_WAIT_SECONDS = 5.0
 
 
 class _Wire:
@@ -41,12 +42,27 @@ class _Wire:
                 view = view[os.write(self._fd, view):]
 
 
+class _Stopped(Exception):
+    """SIGINT or SIGTERM: the host is closing the server (Claude Code sends both, 100 ms apart)."""
+
+
+def _stop(signum, frame) -> None:
+    raise _Stopped()
+
+
 def serve_stdio(tools: Tools, *, warm: Callable[[], None] | None = None,
                 on_open_error: Callable[[BaseException], int | None] | None = None) -> int:
-    """Serve one client over stdio until its stdin closes; returns the exit code.
+    """Serve one client over stdio until its stdin closes or it stops the server; returns the exit
+    code (0 for a stop by signal: a host closing its server is no error).
 
     ``warm`` starts background work once the handshake is done. ``on_open_error`` turns an error
     raised while opening the memory into an exit code (after saying it on stderr); None re-raises."""
+    import signal
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, _stop)
     sys.stdout.flush()
     wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -56,7 +72,13 @@ def serve_stdio(tools: Tools, *, warm: Callable[[], None] | None = None,
     try:
         return _serve(tools, os.fdopen(wire_in, "rb", buffering=0, closefd=False), _Wire(wire_out), warm,
                       on_open_error)
+    except _Stopped:
+        return 0
     finally:
+        import signal
+
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         os.dup2(wire_in, 0)
         os.dup2(wire_out, 1)
         os.close(wire_in)
@@ -86,7 +108,7 @@ def _serve(tools: Tools, reader, wire: _Wire, warm, on_open_error) -> int:
 
     thread = threading.Thread(target=worker, name="reverie-mcp-calls", daemon=True)
     thread.start()
-    opened = False
+    opened = stopped = False
     timer = None
     try:
         for line in _lines(reader):
@@ -115,11 +137,15 @@ def _serve(tools: Tools, reader, wire: _Wire, warm, on_open_error) -> int:
                 timer.start()
             elif message.get("method") == "tools/list":
                 start_warm()
+    except _Stopped:
+        stopped = True
+        raise
     finally:
         if timer is not None:
             timer.cancel()
         calls.put(None)
-        thread.join()
+        # a call in progress finishes (a write is never cut in half), within a bound when stopped
+        thread.join(STOP_WAIT_SECONDS if stopped else None)
     return 0
 
 
