@@ -11,8 +11,9 @@ import typer
 
 from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
 
-sessions_app = typer.Typer(help="Recorded conversations: list, show, export to JSONL, import JSONL (OpenAI-style "
-                                "messages), search (Chinese too).", no_args_is_help=True)
+sessions_app = typer.Typer(help="Recorded conversations: list, show, export to JSONL, import JSONL (Claude Code, Codex "
+                                "CLI and OpenClaw transcripts, OpenAI-style messages), search (Chinese too).",
+                           no_args_is_help=True)
 
 Target = Annotated[Optional[str], typer.Argument(help="session id, or session key (its newest session; default main)",
                                                  show_default=False)]
@@ -137,37 +138,44 @@ def register(app: typer.Typer) -> None:
         else:
             sys.stdout.write(body)
 
-    @sessions_app.command("import", help="Import JSONL chat history (OpenAI-style messages, or one {\"messages\": [...]} "
-                                         "conversation per line) as new sessions, searchable at once.")
+    @sessions_app.command("import", help="Import chat history as sessions, searchable at once: a host's own transcript "
+                                         "(Claude Code, Codex CLI, OpenClaw: who wrote what kept, recall marked, a second "
+                                         "import adds only what is new) or OpenAI-style JSONL; a folder imports each "
+                                         "*.jsonl in it.")
     def import_(ctx: typer.Context,
-                path: Annotated[Path, typer.Argument(help="the .jsonl file")],
-                session: Annotated[Optional[str], typer.Option("--session", help="session key (default import:<file name>)",
-                                                               show_default=False)] = None,
+                path: Annotated[Path, typer.Argument(help="a .jsonl file, or a folder of them (Claude Code keeps one "
+                                                          "per project: ~/.claude/projects/<project>)")],
+                fmt: Annotated[str, typer.Option("--format", help="auto | openai | claude-code | codex | openclaw "
+                                                              "(auto: told from the first lines)")] = "auto",
+                session: Annotated[Optional[str], typer.Option("--session", help="session key (default import:<file name>, "
+                                                               "or <format>:<host session id>)", show_default=False)] = None,
                 chat_type: Annotated[Optional[str], typer.Option("--chat-type", help="direct | group (default from the key)",
                                                                  show_default=False)] = None,
                 sender: Annotated[Optional[str], typer.Option("--sender", show_default=False, help="who spoke")] = None,
-                dry_run: Annotated[bool, typer.Option("--dry-run", help="check the file, write nothing")] = False,
+                dry_run: Annotated[bool, typer.Option("--dry-run", help="check the files, write nothing")] = False,
                 home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                 sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         from ..errors import UserError
-        from ..sessions import channel_of, chat_type_of, import_jsonl, normalize_key
+        from ..sessions.native.batch import plan, run
 
         o = opts(ctx, home, agent, workspace, sets, as_json)
         if chat_type not in (None, "direct", "group"):
             raise UserError("--chat-type must be direct or group")
-        if not path.is_file():
-            raise UserError(f"no such file: {path}")
         mem, store = _open(o, create=True)
-        key = normalize_key(session or f"import:{path.stem}", mem.places.agent)
         try:
-            report = import_jsonl(store, path, session_key=key, chat_type=chat_type or chat_type_of(key),
-                                  channel=channel_of(key) if channel_of(key) != "cli" else "import", sender=sender,
-                                  dry_run=dry_run)
+            planned = plan(path, fmt)  # every file read and checked before anything is written
+            reports = run(store, planned, mem.places.agent, session=session, chat_type=chat_type, sender=sender,
+                          dry_run=dry_run)
         finally:
             store.close()
-        data = {"sessionKey": key, "dryRun": dry_run, **report.as_dict()}
-        emit(o, data, lambda d: say(f"{'would import' if dry_run else 'imported'} {d['messages']} message(s) into "
-                                    f"{len(d['sessions']) or 'new'} session(s) of {d['sessionKey']}"))
+        if len(reports) == 1 and reports[0][0]["format"] == "openai" and not path.is_dir():
+            # one OpenAI-style file answers as it always has
+            rep = reports[0][0]
+            data = {"sessionKey": rep["sessionKey"], "dryRun": dry_run,
+                    **{k: rep[k] for k in ("sessions", "messages", "forgotten")}}
+        else:
+            data = {"dryRun": dry_run, "files": [r for r, _ in reports]}
+        emit(o, data, lambda d: [say(line) for _, line in reports])
 
     @sessions_app.command("search", help="Search the transcripts (sessions_search as the owner: every session of the agent).")
     def search(ctx: typer.Context, query: Annotated[str, typer.Argument(help="what to look for, any language")],

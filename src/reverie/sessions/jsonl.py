@@ -9,6 +9,9 @@ parts), and lines holding a whole conversation ``{"messages": [...]}`` (the fine
 each of which becomes a session of its own. Blank lines are skipped; a bad line is an error that
 names its number, before anything is written.
 
+Native host transcripts (Claude Code, Codex CLI, OpenClaw) are read by :mod:`.native`, with the
+provenance their host vouches for.
+
 Trust (docs/trust.md): reverie did not see who wrote an imported message, so every imported event
 is ``untrusted`` and the session's kind ``unknown``; a message that ``reverie forget`` removed
 (its tombstone matches) is skipped and counted, so re-importing never restores it.
@@ -130,7 +133,8 @@ def parse_jsonl(lines: Iterable[str]) -> list[list[tuple[str, ChatMessage, str |
     return conversations
 
 
-def _ms(ts: str | None) -> int | None:
+def ms_of(ts: str | None) -> int | None:
+    """Epoch milliseconds of an ISO 8601 time (``Z`` or an offset), None when it is not one."""
     if not ts:
         return None
     try:
@@ -178,13 +182,13 @@ def import_jsonl(store: TranscriptStore, path: Path, *, session_key: str, chat_t
         return ImportReport([], count, forgotten)
     ids = []
     for conv in conversations:
-        first = next((_ms(ts) for _, _, ts in conv if _ms(ts)), None)
+        first = next((ms_of(ts) for _, _, ts in conv if ms_of(ts)), None)
         session = store.start_session(session_key, chat_type=chat_type, channel=channel, sender=sender,
                                       origin="import", started_at=first, session_kind="unknown")
         try:
             for kind, msg, ts in conv:
                 payload = {"message": message_to_dict(msg), "imported": True}
-                store.append(session.session_id, kind, payload, at=_ms(ts), origin="untrusted")
+                store.append(session.session_id, kind, payload, at=ms_of(ts), origin="untrusted")
         finally:
             # an imported conversation is history, not an open chat, even if the import stopped
             store.end_session(session.session_id, "import")
