@@ -47,6 +47,10 @@ TARGETS = {  # (quiet p50, quiet p95, loaded p95) in ms, from the issue; None: n
     "search keyword-only (through serve)": (60, None, None),
     "search hybrid (through serve, embedder warm)": (60, None, 300),
     "serve: SIGTERM -> exited": (2000, None, None),
+    "hook SessionStart (cold, in-process)": (300, None, None),
+    "hook UserPromptSubmit, trigger lane (cold, in-process)": (300, None, None),
+    "hook SessionStart (through serve)": (50, 150, None),
+    "hook UserPromptSubmit, trigger lane (through serve)": (50, 150, None),
 }
 
 
@@ -62,6 +66,18 @@ def _timed_run(args: list[str], env: dict) -> float:
     ms = (time.perf_counter() - t) * 1000
     if r.returncode != 0:
         raise SystemExit(f"reverie {' '.join(args)} failed: {r.stderr.strip()}")
+    return ms
+
+
+def _hook(event: str, env: dict, i: int) -> float:
+    payload = {"session_id": f"bench-{event}-{i}", "cwd": "/", "hook_event_name": event, "source": "startup",
+               "prompt": "Should I book the hotel by the lake again?"}
+    t = time.perf_counter()
+    r = subprocess.run([REVERIE, "hook", "claude-code", event], env=env, input=json.dumps(payload),
+                       capture_output=True, text=True, timeout=120)
+    ms = (time.perf_counter() - t) * 1000
+    if r.returncode != 0:
+        raise SystemExit(f"reverie hook claude-code {event} failed: {r.stderr.strip()}")
     return ms
 
 
@@ -155,6 +171,8 @@ def build_home(home: Path, notes: int) -> None:
     (home / "workspace" / "memory" / "2026-11-30.md").open("a", encoding="utf-8").write(
         "- We booked the hotel by the lake in Hangzhou; the parrot is named Captain Flint.\n"
         "- 周末在杭州西湖边订了酒店，预算有限。\n")
+    with (home / "workspace" / "MEMORY.md").open("a", encoding="utf-8") as f:  # what trigger recall finds
+        f.write("- Always book the hotel by the lake with a late checkout. <!-- trigger: hotel by the lake -->\n")
     subprocess.run([REVERIE, "index"], env=env, check=True, capture_output=True)
 
 
@@ -168,6 +186,8 @@ def measure(home: Path, runs: int) -> dict:
         out["--version (cold)"].append(_timed_run(["--version"], cold))
         out["remember TEXT (cold)"].append(_timed_run(["remember", f"cold note number {i}"], cold))
         out["search keyword-only (cold)"].append(_timed_run(["search", QUERIES[i % len(QUERIES)], *kw], cold))
+        out["hook SessionStart (cold, in-process)"].append(_hook("SessionStart", cold, i))
+        out["hook UserPromptSubmit, trigger lane (cold, in-process)"].append(_hook("UserPromptSubmit", cold, i))
     server = Server(env)
     try:
         _http_connect(server.info)  # the first client opens the agent: a start-up cost, not a connect
@@ -179,6 +199,8 @@ def measure(home: Path, runs: int) -> dict:
                 _timed_run(["search", QUERIES[i % len(QUERIES)], *kw], env))
             out["search hybrid (through serve, embedder warm)"].append(
                 _timed_run(["search", QUERIES[i % len(QUERIES)]], env))
+            out["hook SessionStart (through serve)"].append(_hook("SessionStart", env, 1000 + i))
+            out["hook UserPromptSubmit, trigger lane (through serve)"].append(_hook("UserPromptSubmit", env, 1000 + i))
     finally:
         out["serve: SIGTERM -> exited"].append(server.stop())
     for _ in range(min(4, runs) - 1):

@@ -80,7 +80,7 @@ def test_stop_records_the_transcript_with_provenance_once(home):
     assert ("user", "owner") in kinds and ("assistant", "agent") in kinds
     results = {e["kind"] + ":" + (e["name"] or ""): e["origin"] for e in evs if e["kind"] == "tool_result"}
     assert results["tool_result:Bash"] == "untrusted"
-    assert results["tool_result:mcp__reverie__memory_search"] in ("owner", "agent")
+    assert results["tool_result:memory_search"] in ("owner", "agent")  # reverie's tool, by its own name
     assert any(e["kind"] == "system" and e["lane"] == "memory_search" for e in evs)  # the recall mark
     # after reading the Bash output, the agent's last words of that turn are untrusted
     said = [e for e in evs if e["kind"] == "assistant"]

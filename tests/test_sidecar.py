@@ -88,6 +88,11 @@ def test_after_turn_records_provenance_taint_and_recall_once(mem):
     assert again.recorded == 0 and again.skipped == len(turn)
     pool = s.rt.recall.pool(s.rt.session.session_id)
     assert pool.reproduces(FACT)  # the recalled fact is known as recall: never saved again
+    from reverie.sessions.flush import recall_free
+
+    seen_by_flush = json.dumps([m.content for m in recall_free(s.rt._build([]).history, pool)])
+    assert "Saltwater" not in seen_by_flush  # neither the result nor the agent's quote of it
+    assert "vault code" in seen_by_flush  # (the rest of the turn is there)
 
 
 def test_the_flush_runs_once_per_cycle_and_the_note_once(mem):

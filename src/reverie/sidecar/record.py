@@ -65,13 +65,18 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
             rt.store.append_message(sid, "assistant", ChatMessage("assistant", m.text),
                                     origin=_said(taint, m.origin), **extra)
         elif m.role == "tool_call":
-            calls = [ToolCall(c.id, c.name, dict(c.arguments or {})) for c in m.tool_calls]
+            # reverie's own tools by their own names: what strips recall (the flush, the index, the
+            # class of a turn's context) knows them so, whatever prefix the host gives them
+            calls = [ToolCall(c.id, reverie_tool(c.name) or c.name, dict(c.arguments or {})) for c in m.tool_calls]
             rt.store.append_message(sid, "tool_call", ChatMessage("assistant", m.text, tool_calls=calls),
                                     origin=_said(taint, m.origin), **extra)
         elif m.role == "tool_result":
             origin = _result(rt, sid, taint, m)
+            name = reverie_tool(m.tool_name) or m.tool_name
+            if name != m.tool_name:
+                extra = {**extra, "hostToolName": m.tool_name}
             rt.store.append_message(sid, "tool_result", ChatMessage("tool", m.text, tool_call_id=m.tool_call_id,
-                                                                    name=m.tool_name), origin=origin, **extra)
+                                                                    name=name), origin=origin, **extra)
         else:  # system: scaffolding, never memory
             rt.store.append(sid, "system", {"text": m.text, "event": "host", **extra}, origin="system")
         recorded += 1
