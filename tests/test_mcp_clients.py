@@ -54,7 +54,7 @@ def test_the_official_sdk_client_over_stdio(noted):
     init, tools, found = asyncio.run(go())
     assert init.serverInfo.name == "reverie"
     assert init.capabilities.tools is not None
-    assert init.capabilities.prompts is None and init.capabilities.resources is None  # nothing behind them
+    assert init.capabilities.prompts is not None and init.capabilities.resources is not None  # (mcp/content.py)
     names = {t.name for t in tools.tools}
     assert {"memory_search", "memory_get", "memory_append"} <= names
     assert not found.isError

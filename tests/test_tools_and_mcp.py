@@ -283,7 +283,7 @@ def test_mcp_over_stdio_lists_tools_and_finds_a_note(reverie_home):
             return listed, found, refused, c.instructions
 
     listed, found, refused, instructions = asyncio.run(go())
-    assert sorted(t.name for t in listed) == sorted(NAMES)
+    assert sorted(t.name for t in listed) == sorted(NAMES + ["memory_context"])  # + the MCP-only startup tool
     out = _payload(found)
     assert [r["path"] for r in out["results"]] == ["memory/pets.md"]
     assert "Captain Flint" in out["results"][0]["snippet"] and out["provider"] == "fake"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from typing import Any, Callable
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
@@ -45,8 +46,13 @@ class Tools:
     error into a user error when it can (a damaged database). It runs once, the first time a
     client lists or calls a tool, never for ``initialize``."""
 
-    def __init__(self, open: Callable[[], tuple[list, Callable[[BaseException], BaseException | None] | None]]):
+    def __init__(self, open: Callable[[], tuple[list, Callable[[BaseException], BaseException | None] | None]],
+                 *, content: bool = False):
         self._open = open
+        # prompts and resources (the memory files, the startup context): declared at the handshake,
+        # before anything is open, when the opener will provide them (``self.content``)
+        self.declares_content = content
+        self.content = None
         self._lock = threading.Lock()
         self._tools: list | None = None
         self._by_name: dict = {}
@@ -150,6 +156,8 @@ class Connection:
         self.protocol_version: str | None = None
         self.client: dict = {}
         self._session = None  # the taint tracker, made with the first tool call
+        self.key = uuid.uuid4().hex  # this connection's session, once it declares one (memory_context)
+        self.declared: dict | None = None
 
     # -- the methods ------------------------------------------------------------------------------
     def handle(self, message: dict) -> dict | None:
@@ -164,9 +172,11 @@ class Connection:
             if method == "ping":
                 return self._result(rid, {})
             if method == "tools/list":
-                return self._result(rid, {"tools": [describe(t) for t in self.tools.list()]})
+                return self._result(rid, {"tools": [describe(t) for t in self._all_tools()]})
             if method == "tools/call":
                 return self.call(rid, params)
+            if self.tools.declares_content and method.startswith(("resources/", "prompts/")):
+                return self._content(rid, method, params)
         except Exception as exc:  # a fault of ours must still answer the request
             log.exception("reverie: %s failed", method)
             known = self.tools.diagnose(exc) if self.tools.diagnose else None
@@ -182,8 +192,11 @@ class Connection:
         self.client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
         # Only what has something behind it: a client shows every declared capability to its model
         # (Claude Code adds resource tools for a server that declares resources).
+        capabilities: dict = {"tools": {"listChanged": False}}
+        if self.tools.declares_content:
+            capabilities.update(resources={"subscribe": False, "listChanged": False}, prompts={"listChanged": False})
         return {"protocolVersion": self.protocol_version,
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": capabilities,
                 "serverInfo": {"name": self.name, "version": __version__},
                 "instructions": self.instructions}
 
@@ -191,7 +204,7 @@ class Connection:
         name = params.get("name")
         if not isinstance(name, str):
             return error(rid, INVALID_PARAMS, "Invalid params: tools/call needs the tool's name")
-        tool = self.tools.get(name)
+        tool = self._context_tool() if name == "memory_context" else self.tools.get(name)
         if tool is None:  # an answer the model can read, as the SDKs give it
             return self._result(rid, _tool_error(name, f"Unknown tool: {name}"))
         arguments = params.get("arguments")
@@ -224,6 +237,59 @@ class Connection:
 
             self._session = ToolSession(Provenance("agent", "unknown", None, "mcp"))
         return self._session
+
+    # -- prompts, resources and memory_context (mcp/content.py) ----------------------------------------
+    def _all_tools(self) -> list:
+        tools = self.tools.list()
+        extra = self._context_tool()
+        return [*tools, extra] if extra is not None else tools
+
+    def _context_tool(self):
+        self.tools.list()
+        content = self.tools.content
+        return content.context_tool(self.declare) if content is not None else None
+
+    def declare(self, kind: str | None, projects) -> tuple[str, Any]:
+        """The startup context for this connection's session, which it thereby declares: what
+        memory_append writes through it is recorded with that session and kind."""
+        from ..trust import Provenance, ToolSession
+
+        text, session = self.tools.content.startup(self.key, kind, projects)
+        before = self._session
+        kinds = {"main": "interactive", "group": "interactive", "cron": "cron", "subagent": "subagent"}
+        sid = session.rt.session.session_id
+        self._session = ToolSession(Provenance("agent", kinds[kind or "main"], sid, "mcp"))
+        if before is not None and before.taint != "agent":  # what the connection read still counts
+            self._session.observe(before.taint, "earlier in this connection")
+        self.declared = {"kind": kind or "main", "sessionId": sid}
+        return text, session
+
+    def _content(self, rid, method: str, params: dict) -> dict:
+        from ..errors import ReverieError
+
+        self.tools.list()
+        content = self.tools.content
+        if content is None:
+            return error(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            if method == "resources/list":
+                return self._result(rid, {"resources": content.resources()})
+            if method == "resources/templates/list":
+                return self._result(rid, {"resourceTemplates": []})
+            if method == "resources/read":
+                return self._result(rid, content.read(str(params.get("uri") or "")))
+            if method == "prompts/list":
+                return self._result(rid, {"prompts": content.prompts()})
+            if method == "prompts/get":
+                if params.get("name") != "memory_startup":
+                    return error(rid, INVALID_PARAMS, f"Unknown prompt: {params.get('name')}")
+                args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+                text, _ = self.declare(args.get("kind"), args.get("projects"))
+                return self._result(rid, {"description": "What long-term memory holds for the start of this session",
+                                          "messages": [{"role": "user", "content": {"type": "text", "text": text}}]})
+        except ReverieError as exc:
+            return error(rid, INVALID_PARAMS, str(exc).splitlines()[0])
+        return error(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
 
     @staticmethod
     def _result(rid, result: dict) -> dict:

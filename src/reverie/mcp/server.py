@@ -29,7 +29,7 @@ class AgentServer:
         self._kw = dict(home=home, agent=agent, workspace=workspace, overrides=list(overrides or []))
         self._folder = folder
         self.memory = None
-        self.tools = Tools(self._open)
+        self.tools = Tools(self._open, content=True)
 
     def _open(self):
         from ..api import Memory
@@ -42,6 +42,9 @@ class AgentServer:
         # the client's folder: memory_search ranks its project first
         mem.projects = folder_scope(mem.settings, folder=self._folder)
         self.memory = mem
+        from .content import MemoryContent
+
+        self.tools.content = MemoryContent(mem)
         return mem.tools(), (lambda exc: diagnose(exc, [mem.places]))
 
     def warm(self) -> None:
