@@ -19,18 +19,9 @@ EXAMPLES = ("[bold]Examples[/bold]\n"
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        why = "is in use" if exc.errno in (98, 48, 10048) else f"cannot be used ({exc.strerror or exc})"
-        raise UserError(f"port {port} on {host} {why}; choose another with --port (0 picks a free one)") from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
+    from ..serve.run import bind_tcp
+
+    return bind_tcp(host, port)
 
 
 def register(app: typer.Typer) -> None:

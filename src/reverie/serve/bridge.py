@@ -37,9 +37,9 @@ def relevant_env(env: dict) -> dict:
     return {k: v for k, v in env.items() if (k.startswith(ENV_PREFIXES) or k in ENV_NAMES) and k != "REVERIE_HOME"}
 
 
-class _Router(io.TextIOBase):
-    """sys.stdout / sys.stderr while the server runs: a thread with a capture writes into it,
-    every other thread to the real stream."""
+class _Routed(io.TextIOBase):
+    """A standard stream while the server runs: a thread running a client's command uses the
+    stream captured for it (``which``: out, err, in), every other thread the real one."""
 
     def __init__(self, real, which: str):
         self._real = real
@@ -48,12 +48,6 @@ class _Router(io.TextIOBase):
     def _target(self):
         cap = _capture.get(None)
         return cap[self._which] if cap is not None else self._real
-
-    def write(self, text: str) -> int:
-        return self._target().write(text)
-
-    def flush(self) -> None:
-        self._target().flush()
 
     def isatty(self) -> bool:
         return False if _capture.get(None) is not None else self._real.isatty()
@@ -66,6 +60,16 @@ class _Router(io.TextIOBase):
     @property
     def encoding(self):
         return "utf-8"
+
+
+class _Router(_Routed):
+    """sys.stdout and sys.stderr."""
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def flush(self) -> None:
+        self._target().flush()
 
     @property
     def buffer(self):
@@ -85,43 +89,27 @@ class _BinaryTo(io.RawIOBase):
         return len(data)
 
 
-class _StdinRouter(io.TextIOBase):
-    """sys.stdin while the server runs: a command run for a client reads what the client sent."""
+class _StdinRouter(_Routed):
+    """sys.stdin: a command run for a client reads what the client sent."""
 
     def __init__(self, real):
-        self._real = real
-
-    def _source(self):
-        cap = _capture.get(None)
-        return cap["in"] if cap is not None else self._real
+        super().__init__(real, "in")
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int | None = -1) -> str:
-        return self._source().read(-1 if size is None else size)
+        return self._target().read(-1 if size is None else size)
 
     def readline(self, size: int | None = -1) -> str:
-        return self._source().readline(-1 if size is None else size)
+        return self._target().readline(-1 if size is None else size)
 
     def __iter__(self):
-        return iter(self._source())
-
-    def isatty(self) -> bool:
-        return False if _capture.get(None) is not None else self._real.isatty()
-
-    def fileno(self) -> int:
-        if _capture.get(None) is not None:
-            raise io.UnsupportedOperation("fileno")
-        return self._real.fileno()
-
-    @property
-    def encoding(self):
-        return "utf-8"
+        return iter(self._target())
 
     @property
     def buffer(self):
-        source = self._source()
+        source = self._target()
         if hasattr(source, "buffer"):
             return source.buffer
         return io.BytesIO(source.getvalue().encode("utf-8"))
