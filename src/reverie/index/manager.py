@@ -23,7 +23,6 @@ from ..config import SearchSettings
 from ..errors import EmbeddingError, UserError
 from ..paths import Places
 from ..store import connect, transaction
-from ..store.postgres.schema import SEARCH_INDEX_TABLES
 from . import generations, rows
 from .background import BackgroundSync, UrgentQueue, UrgentRequest
 from .discover import SourceFile, discover
@@ -418,6 +417,8 @@ class MemoryIndex:
         """PostgreSQL: the agent's index rows made again from the files in one transaction; other
         processes' searches read the old rows until it commits, and a failure or a kill (the
         server rolls back a transaction whose connection is gone) leaves them as they were."""
+        from ..store.postgres.schema import SEARCH_INDEX_TABLES  # PostgreSQL's DDL: only a rebuild there reads it
+
         with generations.lock(self.index_dir, "sync"), generations.lock(self.index_dir, "rebuild"):
             identity = self.wanted_identity()
             conn = self.agent_store.connect_index()
