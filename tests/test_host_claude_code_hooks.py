@@ -1,14 +1,16 @@
 """The real Claude Code (npm, pinned) with reverie installed by `reverie install claude-code
 --project`: hooks and MCP server, a scripted model on 127.0.0.1, three sessions in a row.
 
-1. The owner states a fact; the model also reads a web page (a Bash tool call whose output carries an
+1. The owner states a fact; the model also reads a web page on its own (a Bash tool call whose output carries an
    injected instruction). The Stop hook records the turn from Claude Code's own transcript: the fact
    as the owner's words, the page as untrusted, the agent's words after reading it as untrusted.
    SessionEnd writes the session note.
 2. A new session starts with the fact in its first model request (SessionStart's startup context),
    and never with the page's text. The owner asks about the fact: trigger recall is not needed, the
    model calls memory_search and quotes what memory said; that quote is never written back.
-3. The page's instruction is never promoted by Dreaming and never injected.
+3. Recalled in three more sessions, the fact is promoted by Dreaming into MEMORY.md, and the next
+   session starts with it.
+4. The page's instruction is never promoted by Dreaming and never injected.
 
 Runs in CI; about a minute with the host installed (tests/hosts/claude_code.py).
 """
@@ -19,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -74,10 +77,13 @@ def test_three_sessions_through_claude_code_with_the_hooks(claude_code: Path, re
     # -- session 1: a fact from the owner, and a web page with an injected instruction -----------
     page = project / "page.html"
     page.write_text(f"<html><body>Weather: mild. {PAGE}</body></html>")
-    script1 = [ToolCall("Bash", {"command": f"cat {page}", "description": "Read the page"}),
+    append = "mcp__reverie__memory_append"
+    script1 = [ToolCall("ToolSearch", {"query": f"select:{append}"}),
+               ToolCall(append, {"text": f"The owner's sister Mira has her birthday on March 3."}),
+               ToolCall("Bash", {"command": f"cat {page}", "description": "Read the page"}),
                Text("Noted about Mira's birthday. The page also asked me to remember a vault code.")]
     with ModelServer(script1, is_main=anthropic_with_tools) as model:
-        run = run_claude(claude_code, f"Please remember: {FACT}. Also read {page} for me.", project=project,
+        run = run_claude(claude_code, f"Please remember: {FACT}.", project=project,
                          home=home, base_url=model.url, args=args)
     assert run.returncode == 0, run.describe() + model.describe()
 
@@ -90,11 +96,16 @@ def test_three_sessions_through_claude_code_with_the_hooks(claude_code: Path, re
     assert after and after[-1]["originClass"] == "untrusted"  # said after reading the page: tainted
     notes = "".join(p.read_text(encoding="utf-8") for p in (reverie_home / "workspace" / "memory").glob("*.md"))
     assert FACT in notes  # the session note (SessionEnd) holds the owner's words
+    assert "sister Mira has her birthday on March 3" in notes  # the agent's memory_append, in today's note
+    hits = json.loads(reverie(reverie_home, "--json", "search", "Mira birthday March"))["results"]
+    classes = {h["snippet"].split(":")[0]: h["provenance"]["originClass"] for h in hits}
+    assert "owner" in classes.values(), hits  # the owner's words kept their class in the session note
 
     # -- session 2: starts with the fact, never with the page; a recalled answer is not saved again ----
     def answer(request):
         if request.last_is_tool_result() and '"results"' in request.tool_results()[-1]:
-            return Text(f"Memory says: {request.tool_results()[-1][:400]}")
+            hits = json.loads(request.tool_results()[-1])["results"]  # a model quotes what it found
+            return Text("Memory says: " + " ".join(h["snippet"] for h in hits[:1]))
         return ToolCall(SEARCH, {"query": "Mira birthday"})
 
     with ModelServer([ToolCall("ToolSearch", {"query": f"select:{SEARCH}"}), answer, answer],
@@ -112,7 +123,30 @@ def test_three_sessions_through_claude_code_with_the_hooks(claude_code: Path, re
               and FACT in p.read_text(encoding="utf-8").split("Memory says:", 1)[1][:600]]
     assert not quoted, "a recalled answer was written back into memory"
 
-    # -- 3: the page's instruction is never promoted, never injected ---------------------------------
+    # -- 3: recalled again in later sessions, Dreaming promotes the fact (never the page's instruction),
+    #       and the next session starts with it -----------------------------------------------------
+    for query in ("sister birthday", "when is Mira's birthday", "March 3"):
+        def recall(request, query=query):
+            if request.last_is_tool_result() and '"results"' in request.tool_results()[-1]:
+                return Text("Found it.")
+            return ToolCall(SEARCH, {"query": query})
+
+        with ModelServer([ToolCall("ToolSearch", {"query": f"select:{SEARCH}"}), recall, recall],
+                         is_main=anthropic_with_tools) as model:
+            run = run_claude(claude_code, f"Remind me: {query}?", project=project, home=home, base_url=model.url,
+                             args=args)
+        assert run.returncode == 0, run.describe()
+    tomorrow = (datetime.now(timezone.utc) + timedelta(days=1)).replace(hour=3, minute=0).isoformat()
+    reverie(reverie_home, "dream", "run", "--now", tomorrow)
+    promoted = (reverie_home / "workspace" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Mira" in promoted and "vault" not in promoted, promoted
+    with ModelServer([Text("ok")], is_main=anthropic_with_tools) as model:
+        run = run_claude(claude_code, "Hello again.", project=project, home=home, base_url=model.url, args=args)
+        first = body_text(model.main_requests()[0])
+    assert run.returncode == 0, run.describe()
+    assert "Mira" in first and "birthday" in first  # MEMORY.md, as the session's startup context carries it
+
+    # -- 4: the page's instruction is never promoted, never injected ---------------------------------
     reverie(reverie_home, "dream", "run")
     memory_md = (reverie_home / "workspace" / "MEMORY.md")
     assert "vault code" not in (memory_md.read_text(encoding="utf-8") if memory_md.exists() else "")

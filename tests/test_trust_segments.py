@@ -206,7 +206,7 @@ def test_a_sync_racing_appends_never_mistakes_them_for_outside_edits(mem):
     assert set(origins_by_line(mem, today())) == {"agent"}
 
 
-def test_session_notes_are_recorded_as_one_segment_of_their_session(mem):
+def test_session_notes_are_recorded_line_by_line_with_their_session(mem):
     from reverie.models.scripted import ScriptedModel
 
     rt = mem.runtime(ScriptedModel(script={"steps": {"turn": [{"reply": "Sounds good."}]}}))
@@ -216,5 +216,10 @@ def test_session_notes_are_recorded_as_one_segment_of_their_session(mem):
     assert rt.wait_for_hooks(10)
     (note,) = [r["path"] for r in rt.hook.results if r["status"] == "written"]
     found = mem.trust.origin_of(note, 1, 200)
-    assert found.sessions == {sid} and found.writers == {"hook"} and found.origin == "agent"
+    assert found.sessions == {sid} and found.writers == {"hook"}  # forget --session finds the whole note
+    lines = (mem.workspace / note).read_text(encoding="utf-8").splitlines()
+    origin = {line.split(":")[0]: mem.trust.origin_of(note, n, n).origin for n, line in enumerate(lines, 1)
+              if line.startswith(("user:", "assistant:", "# Session"))}
+    # each message keeps its own class; the header is reverie's scaffolding
+    assert origin == {"# Session": "system", "user": "owner", "assistant": "agent"}
     rt.close()

@@ -111,18 +111,29 @@ class RecallLanes:
         if (len(users) > 1 or not sc.enabled or self.start_reason not in sc.apply_on or self.audience != "main"
                 or not self._enabled()):
             return "", False
+        classes: dict[str, tuple[str, str]] = {}
         notes, _ = startup.load_notes(self.rt.memory.workspace, sc, self.rt.now(), self.rt.tz, self.scope,
-                                      admit=self._admit, allow_hard_links=self.settings.search.allow_hard_links)
-        items = [RecallItem(n.text, n.path, n.first_line, max(n.first_line, n.last_line), "agent",
+                                      admit=lambda rel, text, first: self._admit(rel, text, first, classes),
+                                      allow_hard_links=self.settings.search.allow_hard_links)
+        items = [RecallItem(n.text, n.path, n.first_line, max(n.first_line, n.last_line),
+                            *classes.get(n.path, ("agent", None)),
                             why=f"{n.role} of {n.why} ({n.day}): {n.status}"
-                                + (f", {n.raw_chars:,} -> {n.injected_chars:,} chars" if n.truncated else ""))
+                                + (f", {n.raw_chars:,} -> {n.injected_chars:,} chars" if n.truncated else ""),
+                            checked=n.path in classes)
                  for n in notes if n.text]
         block = self.rt.inject("startup", items) if items else ""
         return block, bool(block)
 
-    def _admit(self, rel: str, text: str, first: int) -> tuple[str, int]:
+    def _admit(self, rel: str, text: str, first: int, classes: dict | None = None) -> tuple[str, int]:
+        """The lines of a note the startup context may carry (owner and agent lines); ``classes``
+        gets the class of what was kept, by path (the note's other lines do not count against it)."""
         trust = getattr(self.rt.memory, "trust", None)
-        return trust.injectable_lines(rel, text, first) if trust is not None else (text, 0)
+        if trust is None:
+            return text, 0
+        kept, dropped, origin, kind = trust.injectable(rel, text, first)
+        if classes is not None:
+            classes[rel] = (origin, kind)
+        return kept, dropped
 
     # -- 2. trigger recall ----------------------------------------------------------------------
     def trigger_lane(self, text: str) -> None:

@@ -9,9 +9,9 @@ touched, even by a racing writer (a ``-2``, ``-3`` suffix is added instead). The
 this; :meth:`SessionMemoryHook.wait` lets tests and a closing process wait for it.
 
 Trust (docs/trust.md): the agent's lines and sentences that reproduce memory recalled into the
-session are removed first (a recalled fact never comes back as a new memory), and the note is
-recorded as one provenance segment of the session with the least trusted class of the messages it
-holds (``forget --session`` finds and removes it by that record).
+session are removed first (a recalled fact never comes back as a new memory), and each line of the
+note is recorded with the class of the message it came from, the header as ``system``
+(``forget --session`` finds and removes the note by the session of those records).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Callable
 
-from ..trust import Provenance, least_trusted, record_whole_file, strip_recalled
+from ..trust import Provenance, record_whole_file, strip_recalled
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.textclean import clean_text
 from .store import TranscriptStore
@@ -62,14 +62,24 @@ def _safe_slug(raw: str) -> str:
 
 def render_note(messages: list[tuple[str, str]], *, when: datetime, session_key: str, session_id: str,
                 source: str) -> str:
+    return render_note_lines([(role, text, "agent") for role, text in messages], when=when, session_key=session_key,
+                             session_id=session_id, source=source)[0]
+
+
+def render_note_lines(messages: list[tuple[str, str, str]], *, when: datetime, session_key: str, session_id: str,
+                      source: str) -> tuple[str, list[str]]:
+    """The note's text and the origin class of each of its lines: the header is reverie's
+    scaffolding (``system``: never promoted or injected), each message keeps its own class."""
     lines = [f"# Session: {when.strftime('%Y-%m-%d %H:%M:%S')} {when.tzname() or ''}".rstrip(), "",
              f"- **Session Key**: {session_key}", f"- **Session ID**: {session_id}", f"- **Source**: {source}", "",
              "## Conversation Summary", ""]
-    for role, text in messages:
+    origins = ["system"] * len(lines)
+    for role, text, origin in messages:
         # conversation text is not the owner's curation: it may not carry live annotations
         body = neutralise_annotations(clean_text(text).text).replace("\n", "\n  ")
         lines.append(f"{role}: {body}")
-    return "\n".join(lines) + "\n"
+        origins += [origin] * (body.count("\n") + 1)
+    return "\n".join(lines) + "\n", origins
 
 
 def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzinfo, *, messages: int,
@@ -85,7 +95,6 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
     if not rows:
         return None  # an empty session leaves no note
     picked = [(role, text) for role, text, _ in rows]
-    who = Provenance(least_trusted(*(o for _, _, o in rows)), session.session_kind, session_id, "hook")
     local = when.astimezone(tz)
     slug = local.strftime("%H%M")
     if slug_fn is not None:
@@ -95,8 +104,12 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
             log.warning("session-memory: slug failed, using %s: %s", slug, exc)
     folder = workspace / "memory"
     base = f"{local.strftime('%Y-%m-%d')}-{slug}"
-    body = render_note(picked, when=local, session_key=session.session_key, session_id=session_id,
-                       source=session.channel).encode("utf-8", "replace")
+    text, origins = render_note_lines(rows, when=local, session_key=session.session_key, session_id=session_id,
+                                      source=session.channel)
+    body = text.encode("utf-8", "replace")
+    # each line is recorded with the class of the message it came from (the owner's words stay the
+    # owner's in a session that also read a web page; what the agent said after reading it does not)
+    who = [Provenance(o, session.session_kind, session_id, "hook") for o in origins]
     folder.mkdir(parents=True, exist_ok=True)
     n = 1
     while True:  # O_EXCL: two notes written in the same minute never share (or touch) a file

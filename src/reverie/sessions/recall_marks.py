@@ -50,7 +50,7 @@ class RecallLedger:
 
     def _decide(self, lane: str, item: RecallItem, auto: bool):
         origin, kind = item.origin, item.kind
-        if auto and item.path and self.trust is not None and not item.path.startswith("session:"):
+        if auto and item.path and self.trust is not None and not item.path.startswith("session:") and not item.checked:
             from ..trust.policy import Candidate
 
             return self.trust.may_inject(lane, Candidate(item.text, item.path, item.start_line or 1,

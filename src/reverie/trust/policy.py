@@ -148,15 +148,28 @@ class Trust:
     def injectable_lines(self, path: str, text: str, first_line: int = 1) -> tuple[str, int]:
         """``text`` (lines of ``path`` from ``first_line``) without the lines an automatic lane
         may not inject; returns the text and how many lines were dropped."""
+        kept, dropped, _, _ = self.injectable(path, text, first_line)
+        return kept, dropped
+
+    def injectable(self, path: str, text: str, first_line: int = 1) -> tuple[str, int, str, str]:
+        """:meth:`injectable_lines`, and the least trusted class and weakest kind of the lines kept
+        (a file whose lines have different writers: a session note, a daily note)."""
         origins = self.origins(path)
-        kept, dropped = [], 0
+        kept, dropped, classes, kinds = [], 0, [], []
         for i, line in enumerate(text.split("\n")):
             n = first_line + i
-            if not line.strip() or origins.lines(n, n).origin in TRUSTED:
+            if not line.strip():
                 kept.append(line)
+                continue
+            found = origins.lines(n, n)
+            if found.origin in TRUSTED:
+                kept.append(line)
+                classes.append(found.origin)
+                kinds.append(found.kind)
             else:
                 dropped += 1
-        return "\n".join(kept), dropped
+        return ("\n".join(kept), dropped, least_trusted(*classes) if classes else "agent",
+                weakest_kind(*kinds) if kinds else "unknown")
 
 
 def may_promote(trust: Trust, candidate: Candidate) -> Decision:

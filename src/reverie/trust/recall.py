@@ -47,6 +47,9 @@ class RecallItem:
     origin: str | None = None
     kind: str | None = None
     why: str | None = None  # why a lane chose it (a trigger phrase, a score), for /context and the transcript
+    # the lane already kept only lines it may inject and gave their class (origin, kind): the
+    # item's line range may hold lines it left out, which must not refuse the rest (not recorded)
+    checked: bool = field(default=False, compare=False)
 
     def as_dict(self) -> dict:
         d: dict = {"text": self.text}

@@ -111,6 +111,12 @@ def create(path: str, data: bytes, who: Writer) -> Record:
     return _build(path, data, [who] * len(split_lines(data)), None)
 
 
+def create_lines(path: str, data: bytes, per_line: list[Writer]) -> Record:
+    """A record for a file reverie writes whole whose lines have different writers (a session
+    note: the owner's messages, the agent's, scaffolding)."""
+    return _build(path, data, per_line, None)
+
+
 def reconcile(record: Record, data: bytes, outside: Writer) -> tuple[Record, bool]:
     """``record`` brought up to date with ``data`` (the file now); True when it changed.
 

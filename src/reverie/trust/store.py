@@ -228,15 +228,22 @@ def _recording(db_path: Path, record: Callable[[apsw.Connection], None]) -> Iter
         conn.close()
 
 
-def record_whole_file(db_path: Path, workspace: Path, path: Path, data: bytes, who: Provenance) -> ContextManager:
+def record_whole_file(db_path: Path, workspace: Path, path: Path, data: bytes,
+                      who: Provenance | list[Provenance]) -> ContextManager:
     """For a file reverie creates in one piece (a session note): a context manager like
-    :func:`daily_guard` whose body writes ``data`` to the new file."""
+    :func:`daily_guard` whose body writes ``data`` to the new file. ``who``: the writer of every
+    line, or one writer per line."""
 
     rel = rel_of(workspace, path)
     if rel is None or not tracked(rel):
         return contextlib.nullcontext()
-    writer = seg.Writer(who.origin, who.kind, who.session_id, who.writer, now_ms())
-    return _recording(db_path, lambda conn: save(conn, seg.create(rel, data, writer)))
+    at = now_ms()
+    if isinstance(who, Provenance):
+        writer = seg.Writer(who.origin, who.kind, who.session_id, who.writer, at)
+        return _recording(db_path, lambda conn: save(conn, seg.create(rel, data, writer)))
+    writers: dict[Provenance, seg.Writer] = {}  # one Writer per distinct writer: its lines form segments
+    per_line = [writers.setdefault(p, seg.Writer(p.origin, p.kind, p.session_id, p.writer, at)) for p in who]
+    return _recording(db_path, lambda conn: save(conn, seg.create_lines(rel, data, per_line)))
 
 
 # -- answering origins ------------------------------------------------------------------------------
