@@ -1,8 +1,9 @@
 """Where a running ``reverie serve`` can be found, and the one-per-home rule.
 
-``<home>/run/serve.lock`` is held (``flock``) for the whole life of the server: a second server
+``<home>/run/serve.lock`` is held (``filelock``) for the whole life of the server: a second server
 for the same home finds it held and says which process has it; a killed server's lock goes with
-its process, so a stale ``serve.json`` or socket left behind is recognised and replaced.
+its process, so a stale ``serve.json`` or socket left behind is recognised (its process is gone)
+and replaced.
 ``<home>/run/serve.json`` (mode 0600) says how to reach it: the URL, the Unix socket, the token.
 Clients (the CLI, hooks) read it with nothing but the standard library.
 """
@@ -84,38 +85,30 @@ class AlreadyRunning(Exception):
 
 
 class Lock:
-    """The home's server lock, held until :meth:`release` (or the process ends)."""
+    """The home's server lock, held until :meth:`release` (or the process ends: a killed server's
+    lock goes with it)."""
 
     def __init__(self, home):
         self.home = home
         self.path = os.path.join(run_dir(home), LOCK_FILE)
-        self._fd: int | None = None
+        self._lock = None
 
     def acquire(self) -> None:
-        import fcntl
+        from filelock import FileLock, Timeout
 
         os.makedirs(run_dir(self.home), exist_ok=True)
         os.chmod(run_dir(self.home), 0o700)
-        import time
-
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        # a client looking whether a server runs holds the lock for an instant (running()): try
-        # a few times before concluding that another server has it
-        for attempt in range(20):
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if attempt == 19:
-                    os.close(fd)
-                    raise AlreadyRunning(read(self.home)) from None
-                time.sleep(0.01)
-        self._fd = fd
+        lock = FileLock(self.path, timeout=0.5)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise AlreadyRunning(read(self.home)) from None
+        self._lock = lock
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
 
 def write(home, info: dict) -> None:
@@ -150,25 +143,18 @@ def remove(home, info: dict) -> None:
 
 
 def running(home) -> dict | None:
-    """The state of the server running for ``home``, or None. A state file whose lock is not held
-    is stale (a killed server): ignored here, replaced by the next server."""
+    """The state of the server running for ``home``, or None. A state file whose process is gone
+    is stale (a killed server): ignored here, replaced by the next server. (A process id taken
+    over by another program is caught one step later: its socket does not answer.)"""
     info = read(home)
     if not info:
         return None
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - no flock: trust the file
-        return info
-    try:
-        fd = os.open(os.path.join(run_dir(home), LOCK_FILE), os.O_RDWR)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return info  # held: the server is alive
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    pid = info.get("pid")
+    if os.name != "nt" and isinstance(pid, int):  # (on Windows, signal 0 is not a harmless probe)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass  # alive, another user's: its socket will refuse us
+    return info
