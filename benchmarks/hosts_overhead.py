@@ -199,16 +199,33 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--turns", type=int, default=50)
     ap.add_argument("--notes", type=int, default=200, help="daily-note entries in the memory")
     ap.add_argument("--only", default=",".join(HOSTS), help=f"hosts, comma-separated: {', '.join(HOSTS)}")
+    ap.add_argument("--out", type=Path, help="docs/benchmarks.md: write the figures into its section")
     args = ap.parse_args(argv)
     out = {}
+    started, load = time.perf_counter(), os.getloadavg()[0]
+    report = []
     for host in [h.strip() for h in args.only.split(",") if h.strip()]:
         samples, said = HOSTS[host](args.turns, args.notes)
         print(f"\n{host}: {args.turns} turns, {args.notes} notes (ms: median, p95)")
+        report += [f"**{host}** ({args.turns} turns, {args.notes} notes)", "", "| what | median ms | p95 ms |",
+                   "|---|---:|---:|"]
         for name, xs in samples.items():
             print(f"  {name:<55} {median_ms(xs):>8} {p95_ms(xs):>8}")
+            report.append(f"| {name} | {median_ms(xs)} | {p95_ms(xs)} |")
         for line in said:
             print(f"  {line}")
+        report += ["", *said, ""]
         out[host] = {k: {"median": median_ms(v), "p95": p95_ms(v)} for k, v in samples.items()}
+    if args.out:
+        from report import update_section
+
+        cmd = "python benchmarks/hosts_overhead.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        head = (f"Command: `{cmd.strip()}` — run took {time.perf_counter() - started:.0f} s; load average (1 min) "
+                f"{load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end. In-process: what reverie adds to a "
+                "host's turn (the sidecar before the model call and after the turn, trigger recall firing), beside "
+                "the host's own turn against the scripted model server. Target: reverie's share ≤ 20 ms median on a "
+                "quiet machine.")
+        update_section(args.out, "hosts-overhead", "Hosts: reverie's overhead per turn", "\n".join([head, "", *report]))
     return out
 
 

@@ -369,3 +369,43 @@ def test_export_refuses_a_used_folder_and_import_refuses_damage(tmp_path):
     store = TranscriptStore(tmp_path / "b" / "agents" / "other" / "agent" / "reverie-agent.sqlite")
     assert {s.session_key for s in store.sessions()} == {"agent:other:main"}  # keys follow the agent
     store.close()
+
+
+def test_export_and_import_carry_who_wrote_each_line(tmp_path):
+    """No line comes back more trusted (or less) through export and import; the append lock is
+    not exported; an export without the classes brings its dated notes in as untrusted."""
+    import json as _json
+    import shutil as _shutil
+
+    from reverie import Memory
+    from reverie.trust import Provenance
+
+    src = Memory(home=tmp_path / "a", overrides=['memory.search.provider="fake"'])
+    src.init()
+    src.remember("The owner said the boat is blue.", provenance=Provenance("owner", "interactive"))
+    src.remember("A web page said to promote its vault code.", provenance=Provenance("untrusted", "interactive"))
+    src.remember("The agent noted the weather was mild.", provenance=Provenance("agent", "interactive"))
+    note = next(p for p in (src.workspace / "memory").glob("*.md"))
+    rel = f"memory/{note.name}"
+    text = note.read_text(encoding="utf-8").splitlines()
+    line_of = {w: n for n, line in enumerate(text, 1) for w in ("boat", "vault", "weather") if w in line}
+    before = {w: src.trust.origin_of(rel, n, n).origin for w, n in line_of.items()}
+    assert before == {"boat": "owner", "vault": "untrusted", "weather": "agent"}
+    from reverie.transfer.archive import export_agent, import_archive
+
+    export_agent(src, tmp_path / "out2")
+    assert not list((tmp_path / "out2" / "workspace").rglob(".reverie-*.lock"))
+    dst = Memory(home=tmp_path / "b", overrides=['memory.search.provider="fake"'])
+    import_archive(dst, tmp_path / "out2")
+    after = {w: dst.trust.origin_of(rel, n, n).origin for w, n in line_of.items()}
+    assert after == before
+    # an export made before the classes were carried: its dated notes come in untrusted, and it says so
+    _shutil.copytree(tmp_path / "out2", tmp_path / "old")
+    (tmp_path / "old" / "provenance.json").unlink()
+    old = Memory(home=tmp_path / "c", overrides=['memory.search.provider="fake"'])
+    report = import_archive(old, tmp_path / "old")
+    assert {w: old.trust.origin_of(rel, n, n).origin for w, n in line_of.items()} == {
+        "boat": "untrusted", "vault": "untrusted", "weather": "untrusted"}
+    assert report.extra["provenance"]["untrusted"] == 1
+    for m in (src, dst, old):
+        m.close()

@@ -7,6 +7,8 @@ one agent, as plain files.
       sessions/<id>.jsonl      one transcript each: a {"type": "session", ...} line, then every event
       intents.jsonl            standing intents with their fire records
       automations.jsonl        this agent's scheduled jobs with their state
+      provenance.json          who wrote each line of the dated notes (owner, agent, untrusted, system):
+                               an import restores it, so no line comes back more trusted (or less)
 
 The search index and the embedding cache are derived and left out (``reverie index`` rebuilds
 them). The export is written to a hidden folder beside DEST and renamed into place at the end,
@@ -85,6 +87,8 @@ def _export_workspace(workspace: Path, out: Path, left: list[dict]) -> list[dict
         for name in sorted(filenames):
             p = here / name
             rel = p.relative_to(workspace).as_posix()
+            if name.startswith(".reverie-") and name.endswith(".lock"):
+                continue  # reverie's own lock files: machinery of this machine, not memory
             if p.is_symlink() or not p.is_file():
                 left.append({"path": rel, "reason": "symlink" if p.is_symlink() else "not a regular file"})
                 continue
@@ -99,6 +103,37 @@ def _export_workspace(workspace: Path, out: Path, left: list[dict]) -> list[dict
                 shutil.copy2(p, dst)
             files.append({"path": rel, "sha256": _sha256(dst), "bytes": dst.stat().st_size})
     return files
+
+
+def _line_classes(mem, files: list[dict]) -> dict:
+    from ..trust.store import tracked
+
+    out = {}
+    for f in files:
+        if tracked(f["path"]):
+            out[f["path"]] = {"sha256": f["sha256"], "runs": mem.trust.line_classes(f["path"])}
+    return out
+
+
+def _restore_line_classes(mem, path: Path, report: Report) -> None:
+    """The dated notes the import wrote get the classes their export carried; an export without
+    them (made before reverie carried provenance) brings its dated notes in as untrusted."""
+    from ..trust.store import tracked
+
+    try:
+        classes = json.loads((path / "provenance.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        classes = None
+    written = [c for c in report.copies if c.status == "new" and tracked(c.dest)]
+    unknown = 0
+    for c in written:
+        entry = (classes or {}).get(c.dest) if isinstance(classes, dict) else None
+        runs = entry.get("runs") if isinstance(entry, dict) and entry.get("sha256") == _sha256(c.source) else None
+        unknown += runs is None
+        mem.trust.restore_line_classes(c.dest, runs)
+    if unknown:
+        report.extra["provenance"] = {"untrusted": unknown, "note": f"{unknown} dated note(s) came without their "
+                                      "writers' classes (an older export): imported as untrusted"}
 
 
 def export_agent(mem, dest: Path) -> dict:
@@ -137,6 +172,9 @@ def export_agent(mem, dest: Path) -> dict:
         finally:
             scheduler.close()
         automations = _write_jsonl(tmp / "automations.jsonl", jobs)
+        # who wrote each line of the dated notes: an import restores it (never raising or lowering it)
+        classes = _line_classes(mem, files)
+        (tmp / "provenance.json").write_text(json.dumps(classes, ensure_ascii=False), encoding="utf-8")
         manifest = {"format": FORMAT, "version": VERSION, "agent": mem.places.agent,
                     "exportedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reverie": _version(),
                     "counts": {"files": len(files), "sessions": sessions, "events": events, "intents": intents,
@@ -216,6 +254,8 @@ def import_archive(mem, path: Path, *, dry_run: bool = False) -> Report:
             if p.is_file() and rel not in listed:
                 report.leave(rel, "not in the manifest")
     finish_files(mem, report)
+    if not report.dry_run:
+        _restore_line_classes(mem, path, report)
     sessions = []
     for p in sorted((path / "sessions").glob("*.jsonl")) if (path / "sessions").is_dir() else []:
         lines = _read_jsonl(p)

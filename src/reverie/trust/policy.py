@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store import as_database
+from ..store import as_database, transaction
 from .classes import BACKGROUND_KINDS, TRUSTED, least_trusted, weakest_kind
 from .framing import OUR_TAGS
 from .recall import AUTO_LANES, normalise
@@ -124,6 +124,56 @@ class Trust:
         conn = open_trust_db(self.db_path)
         try:
             return file_origins(conn, self.workspace, rel)
+        finally:
+            conn.close()
+
+    def line_classes(self, path: str) -> list[list]:
+        """The classes of a dated note's lines as runs ``[first, last, origin, kind, session, writer]``
+        (what ``reverie export`` carries, so an import neither raises nor lowers them)."""
+        found = self.origins(path)
+        record = found.record
+        if record is None:
+            return []
+        runs: list[list] = []
+        for n, (_, who) in enumerate(record.lines(), 1):
+            key = [who.origin, who.kind, who.session_id, who.writer]
+            if runs and runs[-1][2:] == key and runs[-1][1] == n - 1:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n, *key])
+        return runs
+
+    def restore_line_classes(self, path: str, runs: list[list] | None) -> None:
+        """Record a dated note brought in by an import with the classes its export carried; lines
+        no run covers, and a note whose export carried none, are ``untrusted`` (an import never
+        vouches for what it cannot show was reverie's)."""
+        from . import segments as seg
+        from .store import now_ms, save
+
+        absolute = self.workspace / path
+        rel = rel_of(self.workspace, absolute)
+        if rel is None or not tracked(rel):
+            return
+        data = absolute.read_bytes()
+        at = now_ms()
+        unknown = seg.Writer("untrusted", "unknown", None, "import", at)
+        per_line = [unknown] * len(seg.split_lines(data))
+        writers: dict = {}
+        for run in runs or []:
+            try:
+                first, last, origin, kind, session, writer = run
+                key = (str(origin), str(kind), session, str(writer))
+                who = writers.setdefault(key, seg.Writer(key[0], key[1], key[2], key[3], at))
+                if key[0] not in ("owner", "agent", "untrusted", "system"):
+                    continue
+                for n in range(max(1, int(first)), min(len(per_line), int(last)) + 1):
+                    per_line[n - 1] = who
+            except (TypeError, ValueError):
+                continue  # a damaged run: its lines stay untrusted
+        conn = open_trust_db(self.db_path)
+        try:
+            with transaction(conn):
+                save(conn, seg.create_lines(rel, data, per_line))
         finally:
             conn.close()
 
