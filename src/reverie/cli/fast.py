@@ -100,6 +100,10 @@ def hook_here(args: list[str]) -> int | None:
     except (cc.HookInputError, ReverieError) as exc:
         print(f"reverie: error: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
         return 1
+    except Exception as exc:  # exit 2 would block the user's prompt: memory failing never does
+        line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
+        return 1
     return answer.emit()
 
 
@@ -112,6 +116,8 @@ def _path(value):
 # the commands a running server may answer (reverie.serve.bridge.COMMANDS says the same there)
 DELEGATED = frozenset({"search", "get", "remember", "status", "context", "tools", "hook"})
 READS_STDIN = frozenset({"hook"})
+# a hook that the server does not answer in this long runs here instead (Claude Code gives a hook 30 s)
+HOOK_SECONDS = 20.0
 
 
 def delegate(args: list[str], command: str, found: dict) -> int | None:
@@ -129,15 +135,17 @@ def delegate(args: list[str], command: str, found: dict) -> int | None:
         if not running(home):
             return None  # before reading stdin: with no server, the command reads it itself
         if command in READS_STDIN or "--stdin" in args or "-" in args:
-            stdin = sys.stdin.read()
-        answer = call_cli(home, args, command, found, stdin)
+            stdin = sys.stdin.buffer.read()
+            stdin.decode("utf-8")  # not UTF-8: the command here says so, as it always has
+        answer = call_cli(home, args, command, found, stdin.decode("utf-8") if stdin is not None else None,
+                          timeout=HOOK_SECONDS if command == "hook" else None)
     except Exception:  # the server is a shortcut: anything wrong with it, and the command runs here
         answer = None
     if answer is None:
         if stdin is not None:  # already read: the command runs here with what was read
             import io
 
-            sys.stdin = io.StringIO(stdin)
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
         return None
     sys.stdout.write(answer.get("stdout", ""))
     sys.stdout.flush()

@@ -38,4 +38,8 @@ def register(app: typer.Typer) -> None:
             answer = cc.run_hook(lambda: memory_for(o), sys.stdin.read(), event, kind)
         except cc.HookInputError as exc:
             raise UserError(str(exc)) from None
+        except Exception as exc:  # exit 2 would block the user's prompt: memory failing never does
+            line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
+            return 1
         return answer.emit()

@@ -69,6 +69,9 @@ def register(app: typer.Typer) -> None:
         if not home_path.is_dir():
             raise UserError(f"reverie home {home_path} does not exist (`reverie init` creates it)")
         url = token = None
+        if transport == "http" and (project or folder):
+            raise UserError("--transport http puts reverie serve's token into the project's .mcp.json, a file that "
+                            "is usually committed: use it with --user, or stdio for a project")
         if transport == "http":
             info = state.running(home_path)
             port = (info or {}).get("port") or state.DEFAULT_PORT

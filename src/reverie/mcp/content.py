@@ -84,8 +84,8 @@ class MemoryContent:
                                {"name": "projects", "description": "active project keys, comma-separated",
                                 "required": False}]}]
 
-    def startup(self, session_key: str, kind: str | None, projects) -> tuple[str, object]:
-        """(the startup text, the followed session) for a connection's session."""
+    def startup(self, session_key: str, kind: str | None, projects) -> tuple[str, str]:
+        """(the startup text, the session's id) for a connection's session."""
         from ..errors import UserError
         from ..sidecar import FollowedSession
 
@@ -95,15 +95,18 @@ class MemoryContent:
         if isinstance(projects, str):
             projects = [p.strip() for p in projects.split(",") if p.strip()]
         session = FollowedSession(self.memory, host="mcp", key=session_key, kind=kind, projects=projects or None)
-        out = session.start()
+        try:
+            out = session.start()
+        finally:
+            session.close()  # its transcript connection: a long-running server must not keep one per call
         if out.error:
             raise UserError(f"the startup context could not be read: {out.error}")
-        return out.text or "(long-term memory has nothing for the start of this session)", session
+        return out.text or "(long-term memory has nothing for the start of this session)", out.session_id
 
     def context_tool(self, on_declared) -> Tool:
         """``memory_context``: the startup context, for clients that never ask for prompts."""
         def handler(args: dict) -> dict:
-            text, session = on_declared(args.get("kind"), args.get("projects"))
+            text, _ = on_declared(args.get("kind"), args.get("projects"))
             return {"context": text, "kind": args.get("kind") or "main"}
 
         return Tool("memory_context", "Call once at the start of a conversation: returns what long-term memory holds "

@@ -254,15 +254,14 @@ class Connection:
         memory_append writes through it is recorded with that session and kind."""
         from ..trust import Provenance, ToolSession
 
-        text, session = self.tools.content.startup(self.key, kind, projects)
+        text, sid = self.tools.content.startup(self.key, kind, projects)
         before = self._session
         kinds = {"main": "interactive", "group": "interactive", "cron": "cron", "subagent": "subagent"}
-        sid = session.rt.session.session_id
         self._session = ToolSession(Provenance("agent", kinds[kind or "main"], sid, "mcp"))
         if before is not None and before.taint != "agent":  # what the connection read still counts
             self._session.observe(before.taint, "earlier in this connection")
         self.declared = {"kind": kind or "main", "sessionId": sid}
-        return text, session
+        return text, sid
 
     def _content(self, rid, method: str, params: dict) -> dict:
         from ..errors import ReverieError

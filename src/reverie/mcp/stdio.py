@@ -139,6 +139,11 @@ def _serve(tools: Tools, reader, wire: _Wire, warm, on_open_error) -> int:
                 start_warm()
     except _Stopped:
         stopped = True
+        import signal
+
+        # the host's second signal (SIGTERM follows SIGINT) must not cut the call being finished
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
         raise
     finally:
         if timer is not None:

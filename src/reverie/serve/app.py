@@ -106,11 +106,12 @@ class ServeApp:
             try:
                 req = json.loads(raw)
                 argv = [str(a) for a in req["argv"]]
-                command = req.get("command")
+                env = dict(req.get("env") or {})
             except (ValueError, KeyError, TypeError):
-                return await mcp_http.respond(send, 400, "a command needs {argv, command, home, env, cwd}\n")
-            why = bridge.accepts(command, str(req.get("home") or ""), dict(req.get("env") or {}),
-                                 str(self.home), self.env)
+                return await mcp_http.respond(send, 400, "a command needs {argv, env, cwd}\n")
+            # what runs is read from the command line itself, never taken from the client's word
+            command, home = bridge.command_of(argv)
+            why = bridge.accepts(command, home or "", env, str(self.home), self.env)
             if why is not None:
                 return await mcp_http.respond(send, 409, {"runInProcess": why})
             self.cli_calls += 1

@@ -168,6 +168,15 @@ def run(argv: list[str], *, cwd: str | None = None, lender=None, stdin: str = ""
     return {"code": code, "stdout": out["out"].getvalue(), "stderr": out["err"].getvalue()}
 
 
+def command_of(argv: list[str]) -> tuple[str | None, str | None]:
+    """(the command a command line runs, the home it names) as the command line itself says."""
+    from ..cli.fast import parse_common
+    from ..cli.main import _command_name
+
+    parsed = parse_common(argv, strict=False)
+    return _command_name(argv), (parsed[0]["home"] if parsed else None)
+
+
 def accepts(argv_command: str | None, client_home: str, client_env: dict, server_home: str, server_env: dict) -> str | None:
     """Why a command line must run in the caller's process instead (None: it can run here)."""
     if argv_command not in COMMANDS:

@@ -70,7 +70,8 @@ def _absolute(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-def call_cli(home, args: list[str], command: str, found: dict, stdin: str | None = None) -> dict | None:
+def call_cli(home, args: list[str], command: str, found: dict, stdin: str | None = None, *,
+             timeout: float | None = None) -> dict | None:
     """A command line run by the server: ``{"code", "stdout", "stderr"}``, or None to run it here."""
     argv = list(args)
     # the server runs in another folder: relative --home / --workspace name the caller's
@@ -83,7 +84,8 @@ def call_cli(home, args: list[str], command: str, found: dict, stdin: str | None
     argv = ["--home", str(home), *argv]  # the server's own default home may be another
     env = {k: v for k, v in os.environ.items() if (k.startswith("REVERIE_") or k == "TZ") and k != "REVERIE_HOME"}
     answer = request(home, "POST", "/v1/cli", {"argv": argv, "command": command, "home": str(home), "env": env,
-                                               "cwd": os.getcwd(), "stdin": stdin or ""})
+                                               "cwd": os.getcwd(), "stdin": stdin or ""},
+                     timeout=timeout or ANSWER_SECONDS)
     if answer is None:
         return None
     status, body = answer

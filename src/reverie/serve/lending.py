@@ -15,6 +15,7 @@ import threading
 from collections import defaultdict
 
 MAX_IDLE_PER_KEY = 2
+MAX_IDLE = 8
 
 
 class Lent:
@@ -52,6 +53,7 @@ def _stamp(mem) -> tuple | None:
 class Lender:
     def __init__(self):
         self._idle: dict[tuple, list] = defaultdict(list)
+        self._order: list[tuple] = []  # keys as their memories came back, oldest first
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -90,12 +92,23 @@ class Lender:
             except Exception:
                 _close(mem)
                 continue
+            evicted = []
             with self._lock:
                 idle = self._idle[key]
-                if len(idle) < MAX_IDLE_PER_KEY:
+                if len(idle) >= MAX_IDLE_PER_KEY:
+                    evicted.append(mem)
+                else:
                     idle.append((mem, stamp))
-                    continue
-            _close(mem)
+                    self._order = [k for k in self._order if k != key][-4 * MAX_IDLE:] + [key]
+                    # in all: the least recently returned go first (each holds its vectors in memory)
+                    while sum(len(v) for v in self._idle.values()) > MAX_IDLE:
+                        old = next((k for k in self._order if self._idle.get(k)), None) or \
+                            next(k for k, v in self._idle.items() if v)
+                        evicted.append(self._idle[old].pop(0)[0])
+                        if not self._idle[old]:
+                            self._order = [k for k in self._order if k != old]
+            for m in evicted:
+                _close(m)
 
     def close(self) -> None:
         with self._lock:

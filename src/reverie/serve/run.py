@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -44,7 +45,11 @@ def bind_tcp(host: str, port: int) -> socket.socket:
 
 
 def bind_unix(path: Path) -> socket.socket:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = path.parent.stat()
+    if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+        raise UserError(f"{path.parent} is not a folder of yours alone (mode {st.st_mode & 0o777:o}); the server's "
+                        "socket goes there: remove it, or use --no-socket")
     path.unlink(missing_ok=True)  # a killed server's socket: we hold the home's lock, so it is stale
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)  # created readable and writable by the owner only
@@ -140,8 +145,10 @@ def _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, schedul
         state.write(home, info)
         say(f"reverie serve: home {home}" + (f", {url}" if url else "") + (f", socket {sock_path}" if sock_path else ""))
         say(f"  MCP: {url or 'http://localhost'}/mcp (header Authorization: Bearer <token from {state.state_path(home)}>)")
-        if url:
-            say(f"  web view: {url}/?token={token}")
+        if url:  # the token only to a person at a terminal: a service's log is no place for it
+            shown_token = token if sys.stderr.isatty() else "<token>"
+            say(f"  web view: {url}/?token={shown_token}" + ("" if sys.stderr.isatty() else
+                                                             " (reverie serve --print-token prints it)"))
         if ready:
             ready(info)
 

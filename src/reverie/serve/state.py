@@ -44,8 +44,11 @@ def socket_path(home):
     if len(os.fsencode(str(preferred))) <= _SUN_PATH_MAX:
         return preferred
     digest = hashlib.sha256(os.fsencode(str(Path(home).resolve()))).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    return base / f"reverie-{os.getuid() if hasattr(os, 'getuid') else 'u'}-{digest}.sock"
+    uid = os.getuid() if hasattr(os, "getuid") else "u"
+    # a folder of this user's own (made 0700 and checked before binding: serve/run.py), never a
+    # name in the shared temporary folder that another user could take first
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"reverie-{uid}"
+    return base / f"{digest}.sock"
 
 
 TOKEN_FILE = "token"

@@ -58,7 +58,7 @@ def reverie_tool(name: str | None) -> str | None:
                 return None  # another MCP server's tool of the same name
             from ..trust import RECALL_TOOLS
 
-            return bare if bare in RECALL_TOOLS or bare in ("memory_append", "intent_list") or \
+            return bare if bare in RECALL_TOOLS or bare in ("memory_append", "memory_context", "intent_list") or \
                 bare.startswith("table_") else None
     return None
 

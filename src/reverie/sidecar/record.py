@@ -38,19 +38,18 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     ids, unnamed = _recorded(rt, sid)
     tail = set(unnamed[-max(8, 2 * len(messages)):])  # recent messages recorded without the host's id
     row = rt.session
-    taint = ToolSession(Provenance("agent", rt.kind, sid, rt.origin))
+    taint = _turn_so_far(rt, sid, row)
     recorded = skipped = 0
     notices: list[str] = []
     for m in messages:
         kind = "tool_call" if m.role == "tool_call" else m.role
-        if m.host_id and m.host_id in ids:
-            skipped += 1
-            _observe(taint, m)
-            continue
-        if (kind, m.text) in tail:
+        known = bool(m.host_id and m.host_id in ids)
+        if not known and (kind, m.text) in tail:
             tail.discard((kind, m.text))
+            known = True
+        if known:
             skipped += 1
-            _observe(taint, m)
+            taint = _observe(rt, sid, row, taint, m)
             continue
         extra = {"hostId": m.host_id} if m.host_id else {}
         if m.role == "user":
@@ -88,15 +87,40 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     return recorded, skipped, notices
 
 
+def _turn_so_far(rt, sid: str, row) -> ToolSession:
+    """The taint of the turn in progress as recorded so far: a host may hand one turn over in two
+    calls (Claude Code's Stop runs before the last answer is in its transcript; a compaction can
+    fall mid-turn), and what the agent says after untrusted output stays untrusted across them."""
+    events = rt.store.events(sid, kinds=("user", "tool_result"))
+    start = 0
+    for i, ev in enumerate(events):
+        if ev.kind == "user":
+            start = i
+    first = events[start] if events and events[start].kind == "user" else None
+    base = turn_writer(first.origin, rt.kind, sid, low_trust=bool(row.low_trust)) if first is not None \
+        else Provenance("agent", rt.kind, sid, rt.origin)
+    taint = ToolSession(base)
+    for ev in events[start:]:
+        if ev.kind == "tool_result" and ev.origin not in ("owner", "agent", "system"):
+            taint.observe(ev.origin or "untrusted", "earlier in this turn")
+    return taint
+
+
 def _said(taint: ToolSession, declared: str) -> str:
     """What the agent says: the host's word for it, lowered by what the turn has read."""
     base = declared if declared in ("agent", "untrusted", "system") else "untrusted"
     return least_trusted(base, taint.writer().origin)
 
 
-def _observe(taint: ToolSession, m: HostMessage) -> None:
-    if m.role == "tool_result" and m.origin == "untrusted":
+def _observe(rt, sid: str, row, taint: ToolSession, m: HostMessage) -> ToolSession:
+    """A message recorded before, met again: what it put into the turn still counts (a user
+    message begins a new turn)."""
+    if m.role == "user":
+        origin = rt.sender_origin(True) if m.origin == "owner" and not row.low_trust else "untrusted"
+        return ToolSession(turn_writer(origin, rt.kind, sid, low_trust=bool(row.low_trust)))
+    if m.role == "tool_result" and (m.origin == "untrusted" or reverie_tool(m.tool_name) is None):
         taint.observe("untrusted", m.tool_name or "tool")
+    return taint
 
 
 def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:
@@ -114,7 +138,7 @@ def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:
         if origin == "untrusted":
             taint.observe("untrusted", f"{bare} returned untrusted memory")
         return origin
-    if m.origin in ("agent", "system") and bare is not None:
-        return m.origin  # reverie's own tools (append, tables): reverie's words
+    if bare is not None and m.origin in ("agent", "system", "recall"):
+        return "agent" if m.origin == "recall" else m.origin  # reverie's own tools: reverie's words
     taint.observe("untrusted", m.tool_name or "tool")
     return "untrusted"

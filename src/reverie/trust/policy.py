@@ -136,7 +136,8 @@ class Trust:
             return []
         runs: list[list] = []
         for n, (_, who) in enumerate(record.lines(), 1):
-            key = [who.origin, who.kind, who.session_id, who.writer]
+            # a quarantined note (an untrusted flush) holds every line at its floor: carried so
+            key = [least_trusted(record.floor, who.origin), who.kind, who.session_id, who.writer]
             if runs and runs[-1][2:] == key and runs[-1][1] == n - 1:
                 runs[-1][1] = n
             else:
