@@ -181,3 +181,18 @@ def test_through_reverie_serve_the_same_answers(home):
         assert bad.returncode == 1 and "not JSON" in bad.stderr
     finally:
         served.stop()
+
+
+def test_a_result_read_a_hook_after_its_call_is_classed_by_that_call(home):
+    """The Stop that reads a tool's result may come a hook after the one that read its call: the
+    call's name is kept between hooks (not found by reading the transcript's start again)."""
+    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if '"tool_use"' in line and "memory_search" in line) + 1
+    live(home).write_text("".join(lines[:cut]), encoding="utf-8")
+    ok(hook(home, "Stop", payload(home, "Stop")))
+    state = next((home / "agents" / "main" / "agent" / "sidecar").glob("*.json"))
+    assert "mcp__reverie__memory_search" in json.loads(state.read_text())["tools"].values()
+    live(home).write_text("".join(lines), encoding="utf-8")
+    ok(hook(home, "Stop", payload(home, "Stop")))
+    results = {e["name"]: e["origin"] for e in events(home) if e["kind"] == "tool_result"}
+    assert results["memory_search"] in ("owner", "agent") and results["Bash"] == "untrusted"

@@ -142,14 +142,24 @@ def _catch_up(session, transcript, *, pending: str | None = None):
     from ..sessions.native.claude_code import parse_from
 
     def read(state: dict):
-        offset = int(state.get("offset") or 0) if state.get("path") == transcript else 0
+        same = state.get("path") == transcript
+        offset = int(state.get("offset") or 0) if same else 0
+        # the tool names met so far, kept between hooks: a result is classed by the call it answers
+        # without reading the transcript's beginning again on every hook of a long session
+        kept = state.get("tools") if same and isinstance(state.get("tools"), dict) else None
+        tools: dict = dict(kept or {})
         try:
-            parsed, end = parse_from(transcript, offset)
+            if offset and kept is None:  # kept by an earlier reverie without the names: find them once
+                parse_from(transcript, 0, tools=tools)
+            parsed, end = parse_from(transcript, offset, tools=tools)
+            if end < offset:  # the file was rewritten from the start: its own names only
+                tools = {}
+                parsed, end = parse_from(transcript, 0, tools=tools)
         except FileNotFoundError:
             return [], state, "the transcript is gone (moved or deleted): nothing to catch up"
         messages = list(parsed.messages)
         if pending is not None and messages and messages[-1].role == "user" and messages[-1].text == pending:
             messages.pop()  # before_model records it; read again later, it is known by its words
-        return messages, {"path": transcript, "offset": end}, None
+        return messages, {"path": transcript, "offset": end, "tools": tools}, None
 
     return session.follow(read)
