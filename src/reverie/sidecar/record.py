@@ -19,12 +19,12 @@ from ..trust import Provenance, ToolSession, items_from_result
 from ..trust.classes import least_trusted, turn_writer
 
 
-def _recorded(rt, sid: str) -> tuple[set[str], list[tuple[str, str]]]:
+def _recorded(events) -> tuple[set[str], list[tuple[str, str]]]:
     """(the host ids recorded in the session, (kind, text) of its messages recorded without one, in
     order: a user message ``before_model`` recorded, a message of a host that gives no ids)."""
     ids: set[str] = set()
     unnamed: list[tuple[str, str]] = []
-    for ev in rt.store.events(sid, kinds=("user", "assistant", "tool_call", "tool_result")):
+    for ev in events:
         if ev.data.get("hostId"):
             ids.add(ev.data["hostId"])
         else:
@@ -35,10 +35,12 @@ def _recorded(rt, sid: str) -> tuple[set[str], list[tuple[str, str]]]:
 def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     """(recorded, skipped as already recorded, notices)."""
     sid = rt.session.session_id
-    ids, unnamed = _recorded(rt, sid)
+    # the session's messages, read once: what is recorded already, and the turn's taint so far
+    events = rt.store.events(sid, kinds=("user", "assistant", "tool_call", "tool_result"))
+    ids, unnamed = _recorded(events)
     tail = set(unnamed[-max(8, 2 * len(messages)):])  # recent messages recorded without the host's id
     row = rt.session
-    taint = _turn_so_far(rt, sid, row)
+    taint = _turn_so_far(rt, sid, row, [ev for ev in events if ev.kind in ("user", "tool_result")])
     recorded = skipped = 0
     notices: list[str] = []
     for m in messages:
@@ -87,11 +89,10 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     return recorded, skipped, notices
 
 
-def _turn_so_far(rt, sid: str, row) -> ToolSession:
+def _turn_so_far(rt, sid: str, row, events) -> ToolSession:
     """The taint of the turn in progress as recorded so far: a host may hand one turn over in two
     calls (Claude Code's Stop runs before the last answer is in its transcript; a compaction can
     fall mid-turn), and what the agent says after untrusted output stays untrusted across them."""
-    events = rt.store.events(sid, kinds=("user", "tool_result"))
     start = 0
     for i, ev in enumerate(events):
         if ev.kind == "user":
