@@ -54,6 +54,9 @@ class ToolCall:
     name: str
     arguments: dict = field(default_factory=dict)
     id: str | None = None  # made up when not given (toolu_... / call_...)
+    # Responses only: the namespace of a tool offered inside a ``{"type": "namespace"}`` tool (Codex
+    # offers each MCP server's tools that way, as ``mcp__<server>``); sent as the call's ``namespace``
+    namespace: str | None = None
 
 
 @dataclass
@@ -135,6 +138,12 @@ class Request:
             else:
                 names.append(tool.get("name") or (tool.get("function") or {}).get("name"))
         return [n for n in names if n]
+
+    def namespaced_tools(self) -> dict[str, list[str]]:
+        """Responses ``{"type": "namespace", "name", "tools": [...]}`` entries: namespace -> tool names."""
+        tools = (self.body or {}).get("tools") or [] if isinstance(self.body, dict) else []
+        return {t["name"]: [f.get("name") for f in t.get("tools") or [] if isinstance(f, dict)]
+                for t in tools if isinstance(t, dict) and t.get("type") == "namespace" and t.get("name")}
 
     def tool(self, name: str) -> dict | None:
         """The full definition of one offered tool."""
@@ -435,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(500, {"type": "error", "error": {"type": "api_error", "message": f"script: {exc!r}"}})
             return
         prefix = "toolu_" if api == ANTHROPIC else "call_"  # fresh ids: a script's ToolCall may be used again
-        reply = Reply(reply.text, [ToolCall(c.name, c.arguments, c.id or self.owner.new_id(prefix))
+        reply = Reply(reply.text, [ToolCall(c.name, c.arguments, c.id or self.owner.new_id(prefix), c.namespace)
                                    for c in reply.calls])
         try:
             {ANTHROPIC: self._anthropic, CHAT: self._chat, RESPONSES: self._responses}[api](request, reply)
@@ -546,6 +555,8 @@ class _Handler(BaseHTTPRequestHandler):
         for c in reply.calls:
             items.append({"type": "function_call", "id": owner.new_id("fc_"), "call_id": c.id, "name": c.name,
                           "arguments": json.dumps(c.arguments), "status": "completed"})
+            if c.namespace:
+                items[-1]["namespace"] = c.namespace
         out_tokens = max(1, sum(len(json.dumps(i)) for i in items) // 4)
         body = request.body
         response = {
