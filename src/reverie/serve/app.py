@@ -92,6 +92,10 @@ class ServeApp:
     async def _v1(self, path: str, scope, receive, send) -> None:
         import anyio
 
+        from . import host_api
+
+        if host_api.handles(path):  # the hosts' memory API (OpenClaw's memory slot): serve/host_api.py
+            return await host_api.handle(self, path, scope, receive, send)
         if path == "/v1/health":
             from .. import __version__
 
