@@ -45,6 +45,7 @@ BUILTIN: dict[str, dict[str, str]] = {
         "openai": "reverie.models.builtin:openai",
         "anthropic": "reverie.models.builtin:anthropic",
         "scripted": "reverie.models.builtin:scripted",
+        "langchain": "reverie.models.builtin:langchain",
     },
     STORES: {
         "sqlite": "reverie.store.builtin:sqlite",

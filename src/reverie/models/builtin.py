@@ -24,6 +24,14 @@ def anthropic(name: str, settings) -> ChatModel:
     return AnthropicChat(name, settings)
 
 
+def langchain(name: str, settings) -> ChatModel:
+    """A LangChain chat model: one the program registered (reverie.hosts.langgraph.use_chat_model),
+    else what LangChain's init_chat_model makes of ``name``."""
+    from .langchain_chat import factory
+
+    return factory(name, settings)
+
+
 def scripted(name: str, settings) -> ChatModel:
     """Deterministic scripts for tests and demos."""
     from .scripted import ScriptedModel
