@@ -25,6 +25,7 @@ An MCP result is kept by Codex as its content blocks in JSON: unwrapped to their
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable
 
 from ..host import HostMessage, ToolCallPart
@@ -40,13 +41,19 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_c
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
+# Codex 0.171 puts a header of its own before a tool's output (one input_text item): the output is what follows
+_WALL_TIME = re.compile(r"\AWall time: [0-9.]+ seconds\r?\nOutput:\r?\n?")
+
+
 def _output_text(output) -> str:
     """A tool's output as Codex kept it: a string (a shell's ``{"output", "metadata"}``, an MCP
-    result's content blocks in JSON), an object ``{content, success}``, or content items."""
+    result's content blocks in JSON), an object ``{content, success}``, or content items (since
+    0.171 led by a ``Wall time: ... Output:`` header, left out here)."""
     if isinstance(output, dict):
         output = output.get("content", output)
     text = output if isinstance(output, str) else blocks_text(output) if isinstance(output, list) else \
         json.dumps(output, ensure_ascii=False)
+    text = _WALL_TIME.sub("", text, count=1)
     try:
         value = json.loads(text) if text.lstrip().startswith("{") else None
     except ValueError:
