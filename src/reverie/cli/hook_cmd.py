@@ -43,3 +43,36 @@ def register(app: typer.Typer) -> None:
             print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
             return 1
         return answer.emit()
+
+
+    @hook_app.command("codex", help="A Codex hook (the event's JSON on stdin; SessionStart, UserPromptSubmit, Stop, "
+                                    "PreCompact, SessionEnd) or Codex's notify program (`notify`, its JSON as the "
+                                    "last argument). Memory failing never blocks the prompt: one line on stderr, "
+                                    "exit 1.")
+    def codex(ctx: typer.Context,
+              event: Annotated[Optional[str], typer.Argument(help="the hook event, or notify (default: the input's "
+                                                             "hook_event_name)", show_default=False)] = None,
+              payload: Annotated[Optional[str], typer.Argument(help="notify's JSON (Codex appends it)",
+                                                               show_default=False)] = None,
+              codex_home: Annotated[Optional[str], typer.Option("--codex-home", help="Codex's home, where notify "
+                                                                "finds the rollout (default: $CODEX_HOME, else "
+                                                                "~/.codex)", show_default=False)] = None,
+              kind: Annotated[str, typer.Option("--kind", help="main | group | cron | subagent")] = "main",
+              home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
+              sets: SetOpt = None) -> int:
+        from ..errors import UserError
+        from ..hosts import codex as cx
+
+        o = opts(ctx, home, agent, workspace, sets, False)
+        if event == cx.NOTIFY and payload is None:
+            raise UserError("notify needs its JSON argument (Codex appends it to the notify command)")
+        try:
+            raw = payload if event == cx.NOTIFY else sys.stdin.read()
+            answer = cx.run(lambda: memory_for(o), event, raw, kind=kind, home=codex_home)
+        except cx.HookInputError as exc:
+            raise UserError(str(exc)) from None
+        except Exception as exc:  # exit 2 would block the user's prompt: memory failing never does
+            line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
+            return 1
+        return answer.emit()

@@ -110,7 +110,84 @@ def register(app: typer.Typer) -> None:
         _finish(o, plan, dry_run, "removed", "reverie is not installed in Claude Code ({scope}): nothing changed")
 
 
-def _finish(o, plan, dry_run: bool, done: str, nothing: str) -> None:
+    register_codex(install_app, uninstall_app)
+
+
+CODEX_EXAMPLES = ("[bold]Examples[/bold]\n"
+                  "  reverie install codex --dry-run     # what would change in ~/.codex/config.toml, as a diff\n"
+                  "  reverie install codex               # MCP server, hooks (trusted) and notify in ~/.codex/config.toml\n"
+                  "  reverie install codex --codex-home DIR   # another CODEX_HOME\n"
+                  "  reverie uninstall codex")
+
+
+CodexHome = Annotated[Optional[Path], typer.Option("--codex-home", help="Codex's home (default: $CODEX_HOME, "
+                                                   "else ~/.codex)", show_default=False)]
+
+
+def register_codex(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
+    """`reverie install codex` / `uninstall codex` (docs/hosts/codex.md)."""
+    @install_app.command("codex", help="Write reverie's MCP server, hooks (startup context, recall before each "
+                                       "prompt, the transcript, the flush, the session note; marked trusted) and "
+                                       "notify program into Codex's config.toml. Keeps every other setting and "
+                                       "comment; running it again changes nothing.", epilog=CODEX_EXAMPLES)
+    def install_codex(ctx: typer.Context, codex_home: CodexHome = None,
+                      transport: Annotated[str, typer.Option("--transport", help="stdio (reverie mcp) or http "
+                                                             "(reverie serve must run)")] = "stdio",
+                      no_hooks: Annotated[bool, typer.Option("--no-hooks", help="only the MCP server and notify")] = False,
+                      dry_run: Annotated[bool, typer.Option("--dry-run", help="print the changes as a diff; write "
+                                                            "nothing")] = False,
+                      home: HomeOpt = None, agent: AgentOpt = None, as_json: JsonOpt = False) -> None:
+        from ..errors import UserError
+        from ..hosts.codex_install import SettingsError, config_path, plan_install
+        from ..paths import default_home
+        from ..serve import state
+
+        o = opts(ctx, home, agent, None, None, as_json)
+        if transport not in ("stdio", "http"):
+            raise UserError(f"--transport must be stdio or http, not {transport!r}")
+        home_path = (o.home.expanduser() if o.home else default_home()).absolute()
+        if not home_path.is_dir():
+            raise UserError(f"reverie home {home_path} does not exist (`reverie init` creates it)")
+        url = token = None
+        if transport == "http":
+            info = state.running(home_path)
+            url = f"http://127.0.0.1:{(info or {}).get('port') or state.DEFAULT_PORT}"
+            token = state.token(home_path)
+            if not info:
+                say(f"note: reverie serve is not running for {home_path}; start it (reverie serve, or reverie "
+                    "service install) before Codex connects")
+        default = (Path.home() / ".reverie").absolute()
+        try:
+            plan = plan_install(config_path(codex_home), reverie=_reverie(),
+                                home=None if home_path == default else str(home_path),
+                                agent=o.agent or os.environ.get("REVERIE_AGENT") or None,
+                                transport=transport, url=url, token=token, hooks=not no_hooks)
+        except SettingsError as exc:
+            raise UserError(str(exc)) from None
+        for note in plan.notes:
+            say(f"note: {note}")
+        _finish(o, plan, dry_run, "installed", "reverie is already installed in Codex ({scope}): nothing changed",
+                host="Codex", start="codex")
+
+    @uninstall_app.command("codex", help="Remove reverie's MCP server, hooks, their trust and notify program from "
+                                         "Codex's config.toml (only what `reverie install codex` added).",
+                           epilog=CODEX_EXAMPLES)
+    def uninstall_codex(ctx: typer.Context, codex_home: CodexHome = None,
+                        dry_run: Annotated[bool, typer.Option("--dry-run", help="print the changes; write "
+                                                              "nothing")] = False,
+                        as_json: JsonOpt = False) -> None:
+        from ..errors import UserError
+        from ..hosts.codex_install import SettingsError, config_path, plan_uninstall
+
+        o = opts(ctx, None, None, None, None, as_json)
+        try:
+            plan = plan_uninstall(config_path(codex_home))
+        except SettingsError as exc:
+            raise UserError(str(exc)) from None
+        _finish(o, plan, dry_run, "removed", "reverie is not installed in Codex ({scope}): nothing changed")
+
+
+def _finish(o, plan, dry_run: bool, done: str, nothing: str, host: str = "Claude Code", start: str = "claude") -> None:
     changed = plan.changed
     if dry_run:
         diff = plan.diff()
@@ -128,6 +205,6 @@ def _finish(o, plan, dry_run: bool, done: str, nothing: str) -> None:
         for p in changed:
             say(f"{done}: {p}")
         if done == "installed":
-            say("start a new Claude Code session to use it (`claude`); `reverie serve` makes its hooks faster")
+            say(f"start a new {host} session to use it (`{start}`); `reverie serve` makes its hooks faster")
     else:
         say(nothing.format(scope=plan.target.scope))

@@ -1,0 +1,215 @@
+"""Codex CLI as a host of the memory sidecar: its hooks and its ``notify`` program in, its hook
+answers out (docs/hosts/codex.md).
+
+Codex (npm ``@openai/codex``; learned from 0.171.0) runs a command for each hook event with the event
+as JSON on stdin (``session_id``, ``transcript_path``: the session's rollout, ``cwd``,
+``hook_event_name`` and the event's own fields) and adds ``hookSpecificOutput.additionalContext``
+from stdout to what the model sees (as a developer message). After each turn it also runs the
+``notify`` program with one JSON argument (``type: agent-turn-complete``, ``thread-id``,
+``turn-id``, ``cwd``, ``client``...), which names no transcript: the rollout is found by the thread
+id under ``<CODEX_HOME>/sessions``.
+
+================  ==========================================================================
+SessionStart      startup context (``source``: startup, resume, clear; resume catches up first)
+UserPromptSubmit  the previous turn caught up from the rollout; then trigger recall, standing
+                  intents and Active Memory for ``prompt``
+Stop              the new part of the rollout recorded (parsed by
+                  :mod:`reverie.sessions.native.codex`): the owner's prompts ``owner``, the
+                  agent's words ``agent``, ``mcp__reverie`` recall results ``recall``, every other
+                  tool's output ``untrusted`` (and what the agent says after it)
+PreCompact        the rollout caught up, then the pre-compaction flush
+SessionEnd        the rollout caught up, then the session note (Codex gives it at most 3 s)
+notify            the same as Stop, for a Codex whose hooks are off or not trusted; after a
+                  ``codex exec`` turn (one turn is the whole session) also the session note
+================  ==========================================================================
+
+Memory failing never blocks the user: a memory-side failure is one line on stderr and exit 1,
+which Codex reports as a failed hook and goes on (exit 2 would block a prompt or continue a turn).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .claude_code import HookAnswer, _note
+
+HOST = "codex"
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
+NOTIFY = "notify"
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+# notify's ``client`` for `codex exec`: the session is over when its turn is
+EXEC_CLIENTS = ("codex_exec",)
+
+
+class HookInputError(ValueError):
+    """The hook's (or notify's) input is not what Codex sends: said in one line."""
+
+
+def codex_home(given: str | None = None) -> Path:
+    """The Codex home whose ``sessions`` hold the rollouts: given, else ``$CODEX_HOME``, else ~/.codex."""
+    return Path(given or os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+
+
+def run(open_memory, event: str | None, raw: str, *, kind: str = "main", home: str | None = None) -> HookAnswer:
+    """One hook (the event's JSON in ``raw``, from stdin) or one notify call (``event`` ``notify``,
+    its JSON argument in ``raw``) from its input to its answer. Bad input raises HookInputError."""
+    if kind not in ("main", "group", "cron", "subagent"):
+        raise HookInputError(f"--kind must be main, group, cron or subagent, not {kind!r}")
+    if event == NOTIFY:
+        payload = read_notify(raw)
+        if payload.get("type") != "agent-turn-complete":
+            return HookAnswer()  # another kind of notification: nothing to record
+        name = NOTIFY
+    else:
+        name, payload = read_input(raw, event)
+    mem = open_memory()
+    try:
+        return handle(mem, name, payload, kind=kind, home=home)
+    finally:
+        mem.close()
+
+
+def read_input(raw: str, event: str | None) -> tuple[str, dict]:
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise HookInputError("the hook's input is not JSON (Codex sends one JSON object on stdin)") from None
+    if not isinstance(payload, dict):
+        raise HookInputError("the hook's input must be a JSON object")
+    named = event or payload.get("hook_event_name")
+    if not named:
+        raise HookInputError("no hook event: give it on the command line or in hook_event_name")
+    if named not in EVENTS:
+        raise HookInputError(f"unknown Codex hook event {named!r} (reverie answers {', '.join(EVENTS)}, and notify)")
+    if not isinstance(payload.get("session_id"), str) or not payload["session_id"].strip():
+        raise HookInputError("the hook's input has no session_id")
+    return named, payload
+
+
+def read_notify(raw: str) -> dict:
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise HookInputError("notify's argument is not JSON (Codex passes one JSON object)") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("type"), str):
+        raise HookInputError("notify's argument must be a JSON object with a type")
+    if payload["type"] == "agent-turn-complete":
+        thread = payload.get("thread-id")
+        if not isinstance(thread, str) or not thread.strip():
+            raise HookInputError("notify's agent-turn-complete has no thread-id")
+        payload["session_id"] = thread
+    return payload
+
+
+def rollout_for(home: Path, thread_id: str) -> Path | None:
+    """The rollout of a thread: ``sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`` (newest day first)."""
+    sessions = home / "sessions"
+    if not thread_id or "/" in thread_id or not sessions.is_dir():
+        return None
+    found = sorted(sessions.glob(f"*/*/*/rollout-*-{thread_id}.jsonl"), reverse=True)
+    return found[0] if found else None
+
+
+def handle(memory, event: str, payload: dict, *, kind: str = "main", home: str | None = None) -> HookAnswer:
+    """Answer one hook event (or a notify call) for the agent of ``memory``."""
+    from ..sidecar import FollowedSession
+
+    answer = HookAnswer()
+    session = FollowedSession(memory, host=HOST, key=payload["session_id"], kind=kind,
+                              cwd=payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+    try:
+        text = ""
+        transcript = payload.get("transcript_path")
+        if event == NOTIFY:
+            found = rollout_for(codex_home(home), payload["session_id"])
+            if found is None:
+                answer.problems.append(f"no rollout for thread {payload['session_id']} under "
+                                       f"{codex_home(home) / 'sessions'}: the turn was not recorded")
+            else:
+                _note(answer, _catch_up(session, str(found)))
+                if payload.get("client") in EXEC_CLIENTS:
+                    _note(answer, session.end("exec"))
+        elif event == "SessionStart":
+            if payload.get("source") == "resume":
+                _note(answer, _catch_up(session, transcript))
+            out = session.start(str(payload.get("source") or "startup"))
+            _note(answer, out)
+            text = out.text
+        elif event == "UserPromptSubmit":
+            prompt = payload.get("prompt")
+            if not isinstance(prompt, str):
+                raise HookInputError("UserPromptSubmit without a prompt")
+            _note(answer, _catch_up(session, transcript, pending=prompt))
+            out = session.before_model(prompt, turn=payload.get("turn_id") if isinstance(payload.get("turn_id"), str)
+                                       else None)
+            _note(answer, out)
+            text = out.text
+        elif event == "Stop":
+            _note(answer, _catch_up(session, transcript))
+        elif event == "PreCompact":
+            _note(answer, _catch_up(session, transcript))
+            _note(answer, session.before_compaction())
+        elif event == "SessionEnd":
+            _note(answer, _catch_up(session, transcript))
+            _note(answer, session.end(str(payload.get("reason") or "end")))
+    finally:
+        session.close()
+    if text and event in CONTEXT_EVENTS:
+        answer.stdout = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+                                   ensure_ascii=False)
+    if answer.problems:
+        answer.exit_code = 1
+    return answer
+
+
+def _catch_up(session, transcript, *, pending: str | None = None):
+    """Record what the rollout holds past what was recorded (``pending``: the prompt being
+    submitted, which ``before_model`` records itself)."""
+    if not isinstance(transcript, str) or not transcript:
+        return None
+
+    def read(state: dict):
+        same = state.get("path") == transcript
+        offset = int(state.get("offset") or 0) if same else 0
+        tools: dict = dict(state.get("tools") or {}) if same else {}
+        try:
+            messages, end = read_rollout(transcript, offset, tools)
+            if end < offset:  # rewritten from the start
+                tools = {}
+                messages, end = read_rollout(transcript, 0, tools)
+        except FileNotFoundError:
+            return [], state, "the rollout is gone (moved or deleted): nothing to catch up"
+        if pending is not None and messages and messages[-1].role == "user" and messages[-1].text == pending:
+            messages.pop()  # before_model records it; read again later, it is known by its words
+        return messages, {"path": transcript, "offset": end, "tools": tools}, None
+
+    return session.follow(read)
+
+
+def read_rollout(path: str, offset: int, tools: dict) -> tuple[list, int]:
+    """The messages of a rollout's complete lines from byte ``offset`` on, and the offset after
+    them. ``tools`` (call id -> tool name, kept between calls) classes a result whose call was read
+    by an earlier hook; it is updated with the calls read now."""
+    from ..sessions.host import HostMessage
+    from ..sessions.native.codex import parse_lines
+    from ..sessions.native.common import tool_result
+
+    with open(path, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size < offset:
+            return [], size
+        f.seek(offset)
+        data = f.read()
+    cut = data.rfind(b"\n") + 1  # a line still being written is read next time
+    lines = data[:cut].decode("utf-8", "replace").splitlines()
+    parsed = parse_lines(lines)
+    out: list[HostMessage] = []
+    for m in parsed.messages:
+        for part in m.tool_calls or ():
+            tools[part.id] = part.name
+        if m.role == "tool_result" and not m.tool_name and m.tool_call_id in tools:
+            m = tool_result(m.text, tools[m.tool_call_id], m.tool_call_id, m.host_id, m.timestamp)
+        out.append(m)
+    return out, offset + cut
