@@ -254,3 +254,60 @@ def test_a_client_gone_mid_call_leaves_the_write_whole(served, reverie_home):
 def test_remote_binding_needs_an_explicit_flag(reverie_home):
     r = cli(reverie_home, "serve", "--host", "0.0.0.0", "--port", "0")
     assert "--allow-remote" in one_error(r)
+
+
+# Runs one command line as `reverie` does, then writes the modules it imported.
+PROBE = """
+import json, sys
+from reverie.cli.main import run
+code = 0
+try:
+    run(sys.argv[2:])
+except SystemExit as exc:
+    code = exc.code
+mods = sorted(sys.modules)
+with open(sys.argv[1], "w") as fh:
+    fh.write(repr({"code": code, "modules": mods}))
+"""
+
+PROBE_LIGHT = PROBE.replace("import json, sys", "import sys").replace("json.dump", "")
+
+
+def test_a_command_the_server_answers_starts_nothing_it_does_not_use(served, reverie_home, tmp_path):
+    """The process of a delegated command (every hook of a host) loads only the road to the server:
+    no command-line framework, no settings, no JSON, no regular expressions, no socket wrapper."""
+    out = tmp_path / "modules.txt"
+    before = served.health()["cliCalls"]
+    r = subprocess.run([sys.executable, "-c", PROBE_LIGHT, str(out), "search", "parrot"], capture_output=True,
+                       text=True, env=_env(reverie_home), timeout=60)
+    import ast
+
+    found = ast.literal_eval(out.read_text())
+    assert found["code"] == 0 and "Captain Flint" in r.stdout, r.stderr
+    assert served.health()["cliCalls"] == before + 1  # answered by the server, not here
+    loaded = set(found["modules"])
+    for heavy in ("typer", "click", "pydantic", "reverie.config", "reverie.api", "json", "re", "socket", "pathlib"):
+        assert heavy not in loaded, heavy
+
+
+def test_the_bridge_speaks_json_and_its_own_framing_and_refuses_a_broken_one(served, reverie_home):
+    from reverie.serve import wire
+    from reverie.serve.client import request
+
+    # the caller's REVERIE_* settings go with a command (the server refuses to answer for others)
+    env = {k: v for k, v in _env(reverie_home).items() if k.startswith("REVERIE_") and k != "REVERIE_HOME"}
+    status, body = request(reverie_home, "POST", "/v1/cli", {"argv": ["--home", str(reverie_home), "search", "parrot"],
+                                                            "env": env, "cwd": str(reverie_home), "stdin": ""})
+    assert status == 200 and body["code"] == 0 and "Captain Flint" in body["stdout"]
+    before = served.health()["cliCalls"]
+    headers = {"Authorization": f"Bearer {served.info['token']}", "Content-Type": wire.CONTENT_TYPE}
+    good = wire.command_request(["--home", str(reverie_home), "remember", "framed: the kettle is blue"], env,
+                                str(reverie_home), "")
+    for broken in (good[:-3], b"x" + good, b"9999:abc,", wire.encode(["2", "/", "", "0", "status"])):
+        status, text = _raw(served.info, "POST", "/v1/cli", broken, headers)
+        assert status == 400, (broken, status, text)
+    assert served.health()["cliCalls"] == before  # nothing ran
+    status, raw = _raw(served.info, "POST", "/v1/cli", good, headers)
+    assert status == 200 and wire.read_command_answer(raw)["code"] == 0
+    notes = "".join(p.read_text(encoding="utf-8") for p in (reverie_home / "workspace" / "memory").glob("*.md"))
+    assert notes.count("the kettle is blue") == 1

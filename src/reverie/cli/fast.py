@@ -129,10 +129,9 @@ def delegate(args: list[str], command: str, found: dict) -> int | None:
     stdin = None
     answer = None
     try:
-        from ..serve.client import call_cli
-        from ..serve.state import running
+        from ..serve.client import call_cli, reach
 
-        if not running(home):
+        if reach(home) is None:
             return None  # before reading stdin: with no server, the command reads it itself
         if command in READS_STDIN or "--stdin" in args or "-" in args:
             stdin = sys.stdin.buffer.read()

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ..mcp import http as mcp_http
-from . import bridge
+from . import bridge, wire
 from .agents import AgentPool
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -90,8 +90,6 @@ class ServeApp:
         return None
 
     async def _v1(self, path: str, scope, receive, send) -> None:
-        import anyio
-
         from . import host_api
 
         if host_api.handles(path):  # the hosts' memory API (OpenClaw's memory slot): serve/host_api.py
@@ -104,25 +102,37 @@ class ServeApp:
                 "agents": self.pool.names(), "mcpSessions": len(self.sessions), "cliCalls": self.cli_calls,
                 "uptimeSeconds": round(time.time() - self.started, 1)})
         if path == "/v1/cli" and scope["method"] == "POST":
-            raw = await mcp_http._body(receive)
-            if raw is None:
-                return
-            try:
-                req = json.loads(raw)
-                argv = [str(a) for a in req["argv"]]
-                env = dict(req.get("env") or {})
-            except (ValueError, KeyError, TypeError):
-                return await mcp_http.respond(send, 400, "a command needs {argv, env, cwd}\n")
-            # what runs is read from the command line itself, never taken from the client's word
-            command, home = bridge.command_of(argv)
-            why = bridge.accepts(command, home or "", env, str(self.home), self.env)
-            if why is not None:
-                return await mcp_http.respond(send, 409, {"runInProcess": why})
-            self.cli_calls += 1
-            out = await anyio.to_thread.run_sync(lambda: bridge.run(argv, cwd=req.get("cwd"), lender=self.lender,
-                                                                     stdin=str(req.get("stdin") or "")))
-            return await mcp_http.respond(send, 200, out)
+            return await self._cli(scope, receive, send)
         return await mcp_http.respond(send, 404, "not found\n")
+
+    async def _cli(self, scope, receive, send) -> None:
+        """A command line run here: JSON ``{argv, env, cwd, stdin}`` in and ``{code, stdout,
+        stderr}`` out, or the same in the bridge's own framing (what `reverie` itself sends)."""
+        import anyio
+
+        raw = await mcp_http._body(receive)
+        if raw is None:
+            return
+        fields = dict(scope.get("headers") or ()).get(b"content-type", b"").startswith(wire.CONTENT_TYPE.encode())
+        try:
+            req = wire.read_command_request(raw) if fields else json.loads(raw)
+            argv = [str(a) for a in req["argv"]]
+            env = dict(req.get("env") or {})
+        except (ValueError, KeyError, TypeError):  # (wire.WireError is a ValueError)
+            return await mcp_http.respond(send, 400, "a command needs {argv, env, cwd}\n")
+        # what runs is read from the command line itself, never taken from the client's word
+        command, home = bridge.command_of(argv)
+        why = bridge.accepts(command, home or "", env, str(self.home), self.env)
+        if why is not None:
+            return await mcp_http.respond(send, 409, {"runInProcess": why})
+        self.cli_calls += 1
+        out = await anyio.to_thread.run_sync(lambda: bridge.run(argv, cwd=req.get("cwd"), lender=self.lender,
+                                                                 stdin=str(req.get("stdin") or "")))
+        if not fields:
+            return await mcp_http.respond(send, 200, out)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", wire.CONTENT_TYPE.encode()), (b"cache-control", b"no-store")]})
+        await send({"type": "http.response.body", "body": wire.command_answer(out)})
 
 
 async def _lifespan(receive, send) -> None:

@@ -10,7 +10,6 @@ Clients (the CLI, hooks) read it with nothing but the standard library.
 
 from __future__ import annotations
 
-import json
 import os
 
 # Only the standard library's lightest modules at import: every short-lived `reverie` command
@@ -34,21 +33,27 @@ def state_path(home) -> str:
 
 
 def socket_path(home):
-    """The Unix socket: in the home's run folder, or (a home with a long path) in a private folder
-    of the system's temporary space named after the home."""
-    import hashlib
-    import tempfile
+    """The Unix socket (a Path): see :func:`socket_file`."""
     from pathlib import Path
 
-    preferred = Path(run_dir(home)) / SOCKET_FILE
-    if len(os.fsencode(str(preferred))) <= _SUN_PATH_MAX:
+    return Path(socket_file(home))
+
+
+def socket_file(home) -> str:
+    """The Unix socket: in the home's run folder, or (a home with a long path) in a private folder
+    of the system's temporary space named after the home."""
+    preferred = os.path.join(run_dir(home), SOCKET_FILE)
+    if len(os.fsencode(preferred)) <= _SUN_PATH_MAX:
         return preferred
-    digest = hashlib.sha256(os.fsencode(str(Path(home).resolve()))).hexdigest()[:16]
+    import hashlib
+    import tempfile
+
+    digest = hashlib.sha256(os.fsencode(os.path.realpath(os.fspath(home)))).hexdigest()[:16]
     uid = os.getuid() if hasattr(os, "getuid") else "u"
     # a folder of this user's own (made 0700 and checked before binding: serve/run.py), never a
     # name in the shared temporary folder that another user could take first
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"reverie-{uid}"
-    return base / f"{digest}.sock"
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return os.path.join(base, f"reverie-{uid}", f"{digest}.sock")
 
 
 TOKEN_FILE = "token"
@@ -118,6 +123,8 @@ def write(home, info: dict) -> None:
     """serve.json, written whole (temporary file, rename) and readable by its owner only."""
     path = state_path(home)
     tmp = os.path.join(run_dir(home), f".{STATE_FILE}.{os.getpid()}.tmp")
+    import json
+
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(info, f, indent=2)
@@ -125,6 +132,8 @@ def write(home, info: dict) -> None:
 
 
 def read(home) -> dict | None:
+    import json
+
     try:
         with open(state_path(home), encoding="utf-8") as f:
             data = json.load(f)
