@@ -227,6 +227,10 @@ class ActiveMemorySettings(_Model):
                                                              "strict, recent -> balanced, full -> contextual")
     timeout_ms: int = Field(15_000, ge=250, le=120_000, alias="timeoutMs",
                             description="the reply goes on without the recall pass after this long")
+    embed_budget_ms: int = Field(1_000, ge=50, le=120_000, alias="embedBudgetMs",
+                                 description="before a reply, the longest a memory search waits for its query "
+                                 "embedding (the local model loading, a slow remote); past it the search is "
+                                 "keyword-only and the turn says so")
     max_summary_chars: int = Field(220, ge=40, le=1_000, alias="maxSummaryChars")
     recent_user_turns: int = Field(2, ge=0, le=4, alias="recentUserTurns")
     recent_assistant_turns: int = Field(1, ge=0, le=3, alias="recentAssistantTurns")

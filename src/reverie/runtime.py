@@ -306,11 +306,16 @@ class Runtime:
         self._taint = ToolSession(turn_writer(origin, self.kind, row.session_id, low_trust=bool(row.low_trust)))
         self._turn_blocks, self._result = [], result
         self._intent_blocks(text, result)
-        for lane in self.lanes:
-            try:
-                lane(text)
-            except Exception as exc:  # a recall lane never blocks a reply
-                result.notices.append(f"recall lane skipped: {type(exc).__name__}: {exc}")
+        from .budget import embed_budget
+
+        # a search of these lanes never waits seconds for the embedder (loading, or slow): keyword-only
+        with embed_budget(self.settings.memory.active_memory.embed_budget_ms / 1000) as degraded:
+            for lane in self.lanes:
+                try:
+                    lane(text)
+                except Exception as exc:  # a recall lane never blocks a reply
+                    result.notices.append(f"recall lane skipped: {type(exc).__name__}: {exc}")
+        result.notices += degraded
         return self._turn_blocks
 
     def _user_turn(self, text: str) -> TurnResult:

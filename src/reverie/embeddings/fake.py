@@ -2,7 +2,8 @@
 
 Each token (ASCII word, CJK character and bigram) is hashed into one of ``dims`` buckets, so texts
 that share words get similar vectors. Model ``broken`` fails every call, to exercise error paths; model ``slow`` sleeps 0.2 s per batch so a
-test can interrupt a long index run.
+test can interrupt a long index run; model ``slow-query`` embeds documents at once and takes 2 s
+per query (an embedder still loading, or a slow remote one, as a search sees it).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class FakeEmbedder(Embedder):
             raise EmbeddingError("fake provider 'broken' always fails")
         if self.model == "slow":
             time.sleep(0.2)
+        if self.model == "slow-query" and query:
+            time.sleep(2.0)
         FakeEmbedder.calls += len(texts)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         for i, text in enumerate(texts):

@@ -23,7 +23,6 @@ for ``circuitBreakerCooldownMs``; identical queries within ``cacheTtlMs`` reuse 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -126,23 +125,10 @@ class Breaker:
 
 
 def run_bounded(fn, timeout_s: float):
-    """Run ``fn`` in its own daemon thread and wait at most ``timeout_s``: (finished, value, error).
-    The thread is never joined past the deadline; what it returns afterwards is dropped."""
-    box: dict = {}
-    done = threading.Event()
+    """:func:`reverie.budget.run_bounded`, in the pass's own named thread."""
+    from ..budget import run_bounded as bounded
 
-    def work() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # reported to the turn, never raised in the thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="reverie-active-memory", daemon=True).start()
-    if not done.wait(timeout_s):
-        return False, None, None
-    return True, box.get("value"), box.get("error")
+    return bounded(fn, timeout_s, name="reverie-active-memory")
 
 
 class ActiveMemory:

@@ -281,7 +281,9 @@ class SearchService:
                 try:
                     with embed_turns.query_turn(emb) as free:
                         if free:
-                            qv = pipeline.query_vector(emb, q)
+                            qv, late = _query_vector_in_budget(emb, q)
+                            if late:
+                                debug["vectorSkipped"] = late
                         else:  # never wait seconds for a background batch: keyword-only this once
                             debug["vectorSkipped"] = "the embedder is busy indexing; keyword-only for this search"
                 except EmbeddingError as exc:
@@ -371,3 +373,23 @@ def np_any(v) -> bool:
         return bool(abs(v).sum() > 0)
     except Exception:
         return False
+
+
+def _query_vector_in_budget(emb, q: str):
+    """(the query vector, None), or (None, why) when a caller's time budget
+    (:func:`reverie.budget.embed_budget`) ran out first: the search then goes keyword-only."""
+    from .. import budget
+
+    seconds = budget.embed_seconds()
+    if seconds is None:
+        return pipeline.query_vector(emb, q), None
+    finished, value, error = budget.run_bounded(lambda: pipeline.query_vector(emb, q), seconds,
+                                                name="reverie-query-embedding")
+    if error is not None:
+        raise error
+    if finished:
+        return value, None
+    why = (f"the embedder did not answer within {seconds * 1000:.0f} ms (loading, or a busy machine); "
+           "keyword-only for this search")
+    budget.note(f"a memory search went keyword-only: {why.split(';')[0]}")
+    return None, why
