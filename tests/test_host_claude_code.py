@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -33,13 +32,13 @@ import pytest
 from hosts.claude_code import claude_code  # noqa: F401 (a fixture)
 from hosts.claude_code import CLAUDE_CODE_VERSION, deferred_tools, run_claude, write_mcp_json
 from hosts.model_server import ModelServer, Reply, Text, ToolCall, anthropic_with_tools
+from hosts.serve import ServeProcess
 
 REVERIE = str(Path(sys.executable).with_name("reverie"))
 NOTE = "Booked the lake-view room at the Hangzhou tea house for the spring trip"
 QUERY = "lake-view room Hangzhou"
 SEARCH = "mcp__reverie__memory_search"
 FINAL = "DONE: memory says"
-SERVE_START = 45  # seconds for `reverie serve` to write run/serve.json
 
 
 def reverie_cli(home: Path, *args: str, timeout: float = 120) -> str:
@@ -68,42 +67,6 @@ def script(tool_search: bool) -> list:
     if tool_search:  # what a model does with a deferred tool: load its schema first
         steps.insert(0, ToolCall("ToolSearch", {"query": f"select:{SEARCH}"}))
     return steps
-
-
-class ServeProcess:
-    """`reverie --home H serve --port 0`, ready once it has written <home>/run/serve.json."""
-
-    def __init__(self, home: Path, log: Path):
-        self.home, self.log = home, log
-        self.proc = subprocess.Popen([REVERIE, "--home", str(home), "serve", "--port", "0"],
-                                     stdin=subprocess.DEVNULL, stdout=log.open("w"), stderr=subprocess.STDOUT,
-                                     env={**os.environ, "REVERIE_HOME": str(home)}, start_new_session=True)
-
-    def wait_ready(self, seconds: float = SERVE_START) -> dict:
-        path = self.home / "run" / "serve.json"
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"`reverie serve` exited ({self.proc.returncode}) before writing {path}:\n"
-                            f"{self.log.read_text(errors='replace')[-2000:]}", pytrace=False)
-            try:
-                info = json.loads(path.read_text())
-                if {"url", "token"} <= set(info) and info.get("pid") == self.proc.pid:
-                    return info
-            except (OSError, ValueError):
-                pass
-            time.sleep(0.1)
-        pytest.fail(f"`reverie serve` wrote no {path} within {seconds} s:\n"
-                    f"{self.log.read_text(errors='replace')[-2000:]}", pytrace=False)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture

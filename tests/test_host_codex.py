@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from hosts.codex import KEY_ENV, codex_cli  # noqa: F401 (a fixture)
 from hosts.model_server import ModelServer, Text, ToolCall
+from hosts.serve import ServeProcess
 
 REVERIE = str(Path(sys.executable).with_name("reverie"))
 NOTE = "The lake house key is under the blue flower pot."
@@ -55,10 +56,18 @@ def user_config(codex_home: Path, model_url: str) -> str:
             f"[hooks.state.\"{path}:stop:0:0\"]\ntrusted_hash = \"sha256:mine\"\n")
 
 
-def run_codex(binary: Path, prompt: str, *, codex_home: Path, work: Path, timeout: float = 120):
+def run_codex(binary: Path, prompt: str, *, codex_home: Path, work: Path, timeout: float = 120,
+              served: bool = False):
+    """``codex exec`` with nothing of the caller's environment but its basics; ``served``: the hooks
+    may go through the home's `reverie serve` (they carry the test's REVERIE_* settings, as the
+    server does), else they run in their own processes."""
     env = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "TZ") if name in os.environ}
     env.update(HOME=str(codex_home.parent / "user-home"), CODEX_HOME=str(codex_home), TERM="dumb",
-               REVERIE_SERVE="off", **{KEY_ENV: "placeholder-not-a-key"})
+               **{KEY_ENV: "placeholder-not-a-key"})
+    if served:
+        env.update({k: v for k, v in os.environ.items() if k.startswith("REVERIE_") and k != "REVERIE_SERVE"})
+    else:
+        env["REVERIE_SERVE"] = "off"
     (codex_home.parent / "user-home").mkdir(exist_ok=True)
     return subprocess.run([str(binary), "exec", "--skip-git-repo-check", "-s", "danger-full-access", prompt],
                           cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
@@ -154,8 +163,27 @@ def test_codex_session_with_reverie_installed(codex_cli: Path, reverie_home: Pat
     assert (codex_home / "config.toml").read_text() == mine
 
 
-def test_notify_alone_records_the_turn(codex_cli: Path, reverie_home: Path, tmp_path: Path):  # noqa: F811
+@pytest.fixture(params=["in-process", "through-serve"])
+def serving(request, reverie_home: Path, tmp_path: Path):
+    """None, or a running `reverie serve` for the home (stopped after the test)."""
     reverie(reverie_home, "init")
+    if request.param == "in-process":
+        yield None
+        return
+    serve = ServeProcess(reverie_home, tmp_path / "serve.log")
+    try:
+        serve.wait_ready()
+        yield serve
+    finally:
+        serve.stop()
+
+
+def test_notify_alone_records_the_turn(codex_cli: Path, reverie_home: Path, tmp_path: Path, serving):  # noqa: F811
+    """Codex's notify program alone records the turn: run in its own process, or answered by a
+    running `reverie serve` (notify reads no standard input: the delegating process must not wait
+    for one)."""
+    serve = serving
+    before = serve.cli_calls() if serve is not None else 0
     work = tmp_path / "work"
     work.mkdir()
     codex_home = tmp_path / "codex-home"
@@ -165,7 +193,8 @@ def test_notify_alone_records_the_turn(codex_cli: Path, reverie_home: Path, tmp_
         reverie(reverie_home, "install", "codex", "--no-hooks", "--codex-home", str(codex_home))
         config = (codex_home / "config.toml").read_text()
         assert '"hook", "codex"' in config and "SessionStart" not in config  # notify, no hooks
-        run = run_codex(codex_cli, "Remember that the boat is blue.", codex_home=codex_home, work=work)
+        run = run_codex(codex_cli, "Remember that the boat is blue.", codex_home=codex_home, work=work,
+                        served=serve is not None)
         assert run.returncode == 0, run.stderr[-3000:]
         assert "Long-term memory (reverie)" not in json.dumps(model.main_requests()[0].body)  # no hooks: no context
 
@@ -177,6 +206,8 @@ def test_notify_alone_records_the_turn(codex_cli: Path, reverie_home: Path, tmp_
     owner = [e for e in events if e["type"] == "user" and "boat is blue" in text_of(e)]
     assert owner and owner[0]["originClass"] == "owner"
     assert [e for e in events if e["type"] == "assistant"][0]["originClass"] == "agent"
+    if serve is not None:
+        assert serve.cli_calls() > before  # notify ran in the server
 
 
 def test_install_leaves_a_config_that_is_not_toml_alone(reverie_home: Path, tmp_path: Path):

@@ -13,7 +13,7 @@ is what the tests run (no Node at run time).
 wrote (``provider_config`` gives the part that points Codex at the model server), a throw-away
 HOME, and nothing else from the caller's environment (no OPENAI_* or CODEX_* variable of the
 machine leaks in). The only key is a placeholder the custom provider reads from
-``REVERIE_TEST_CODEX_KEY``.
+``SCRIPTED_MODEL_KEY``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import pytest
 CODEX_VERSION = "0.171.0"
 PACKAGE = "@openai/codex"
 NPM_TIMEOUT = 900
-KEY_ENV = "REVERIE_TEST_CODEX_KEY"
+KEY_ENV = "SCRIPTED_MODEL_KEY"  # not REVERIE_*: reverie would warn of it, and its server refuse a caller with it
 
 # Read at import: the autouse fixture in tests/conftest.py removes every REVERIE_* variable per test.
 _HOSTS_DIR = os.environ.get("REVERIE_TEST_HOSTS")

@@ -65,29 +65,39 @@ def dispatch(args: list[str]) -> int | None:
         return serve_mcp(parsed[0])
     loose = parse_common(args, strict=False)
     if loose is not None and loose[1] and loose[1][0] in DELEGATED and "--help" not in args and "-h" not in args:
-        code = delegate(args, loose[1][0], loose[0])
-        if code is None and loose[1][:2] == ["hook", "claude-code"]:
+        if loose[1][:2] == ["hook", "codex"] and os.environ.get("CODEX_HOME") and not any(
+                a.partition("=")[0] == "--codex-home" for a in args):
+            # the server runs with its own environment: notify finds the rollouts of the caller's Codex
+            args = [*args, "--codex-home", os.environ["CODEX_HOME"]]
+        code = delegate(args, loose[1], loose[0])
+        if code is None and loose[1][0] == "hook":
             code = hook_here(args)
         return code
     return None
 
 
 def hook_here(args: list[str]) -> int | None:
-    """A Claude Code hook in this process, without the command-line framework (a hook runs on
-    every prompt: its start-up is the user's wait). None: arguments this does not understand."""
-    rest, kind = [], "main"
+    """A host's hook (Claude Code, Codex) in this process, without the command-line framework (a
+    hook runs on every prompt: its start-up is the user's wait). None: arguments this does not
+    understand (the full command line then answers, or explains)."""
+    rest, own = [], {"--kind": "main", "--codex-home": None}
     it = iter(args)
     for arg in it:
-        if arg == "--kind" or arg.startswith("--kind="):
-            kind = arg.partition("=")[2] if "=" in arg else next(it, "")
+        name = arg.partition("=")[0]
+        if name in own:
+            own[name] = arg.partition("=")[2] if "=" in arg else next(it, "")
         else:
             rest.append(arg)
     parsed = parse_common(rest)
-    if parsed is None or not 2 <= len(parsed[1]) <= 3:
+    if parsed is None or len(parsed[1]) < 2:
         return None
     found, words = parsed
-    from ..errors import ReverieError
-    from ..hosts import claude_code as cc
+    host, extra = words[1], words[2:]
+    if host not in ("claude-code", "codex") or len(extra) > (2 if host == "codex" else 1) or (
+            host == "claude-code" and own["--codex-home"] is not None):
+        return None
+    event = extra[0] if extra else None
+    from ..hosts.hooks import answer
 
     def open_memory():
         from ..api import Memory
@@ -95,16 +105,17 @@ def hook_here(args: list[str]) -> int | None:
         return Memory(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
                       overrides=found["sets"])
 
-    try:
-        answer = cc.run_hook(open_memory, sys.stdin.read(), words[2] if len(words) == 3 else None, kind)
-    except (cc.HookInputError, ReverieError) as exc:
-        print(f"reverie: error: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
-        return 1
-    except Exception as exc:  # exit 2 would block the user's prompt: memory failing never does
-        line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
-        return 1
-    return answer.emit()
+    if host == "claude-code":
+        from ..hosts import claude_code as cc
+
+        return answer(lambda: cc.run_hook(open_memory, sys.stdin.read(), event, own["--kind"]))
+    from ..hosts import codex as cx
+
+    if event == cx.NOTIFY and len(extra) < 2:
+        return None  # the full command line says what is missing
+    raw = extra[1] if event == cx.NOTIFY else None
+    return answer(lambda: cx.run(open_memory, event, raw if raw is not None else sys.stdin.read(),
+                                 kind=own["--kind"], home=own["--codex-home"]))
 
 
 def _path(value):
@@ -120,8 +131,11 @@ READS_STDIN = frozenset({"hook"})
 HOOK_SECONDS = 20.0
 
 
-def delegate(args: list[str], command: str, found: dict) -> int | None:
+def delegate(args: list[str], words: list[str], found: dict) -> int | None:
     """The exit code of ``args`` run by the home's server, or None to run it here."""
+    command = words[0]
+    # Codex's notify program gets its JSON as an argument, and no input of its own to wait for
+    reads_stdin = command in READS_STDIN and not (words[1:2] == ["codex"] and "notify" in words[2:])
     env = os.environ
     if env.get("REVERIE_SERVE", "").lower() in ("off", "0", "no", "false"):
         return None
@@ -133,7 +147,7 @@ def delegate(args: list[str], command: str, found: dict) -> int | None:
 
         if reach(home) is None:
             return None  # before reading stdin: with no server, the command reads it itself
-        if command in READS_STDIN or "--stdin" in args or "-" in args:
+        if reads_stdin or "--stdin" in args or "-" in args:
             stdin = sys.stdin.buffer.read()
             stdin.decode("utf-8")  # not UTF-8: the command here says so, as it always has
         answer = call_cli(home, args, command, found, stdin.decode("utf-8") if stdin is not None else None,

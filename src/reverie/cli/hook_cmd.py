@@ -30,20 +30,11 @@ def register(app: typer.Typer) -> None:
                     kind: Annotated[str, typer.Option("--kind", help="main | group | cron | subagent")] = "main",
                     home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                     sets: SetOpt = None) -> int:
-        from ..errors import UserError
         from ..hosts import claude_code as cc
+        from ..hosts.hooks import answer
 
         o = opts(ctx, home, agent, workspace, sets, False)
-        try:
-            answer = cc.run_hook(lambda: memory_for(o), sys.stdin.read(), event, kind)
-        except cc.HookInputError as exc:
-            raise UserError(str(exc)) from None
-        except Exception as exc:  # exit 2 would block the user's prompt: memory failing never does
-            line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
-            return 1
-        return answer.emit()
-
+        return answer(lambda: cc.run_hook(lambda: memory_for(o), sys.stdin.read(), event, kind))
 
     @hook_app.command("codex", help="A Codex hook (the event's JSON on stdin; SessionStart, UserPromptSubmit, Stop, "
                                     "PreCompact, SessionEnd) or Codex's notify program (`notify`, its JSON as the "
@@ -62,17 +53,10 @@ def register(app: typer.Typer) -> None:
               sets: SetOpt = None) -> int:
         from ..errors import UserError
         from ..hosts import codex as cx
+        from ..hosts.hooks import answer
 
         o = opts(ctx, home, agent, workspace, sets, False)
         if event == cx.NOTIFY and payload is None:
             raise UserError("notify needs its JSON argument (Codex appends it to the notify command)")
-        try:
-            raw = payload if event == cx.NOTIFY else sys.stdin.read()
-            answer = cx.run(lambda: memory_for(o), event, raw, kind=kind, home=codex_home)
-        except cx.HookInputError as exc:
-            raise UserError(str(exc)) from None
-        except Exception as exc:  # exit 2 would block the user's prompt: memory failing never does
-            line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            print(f"reverie: error: memory unavailable for this hook: {line}", file=sys.stderr, flush=True)
-            return 1
-        return answer.emit()
+        return answer(lambda: cx.run(lambda: memory_for(o), event, payload if event == cx.NOTIFY else sys.stdin.read(),
+                                     kind=kind, home=codex_home))

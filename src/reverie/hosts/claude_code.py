@@ -23,34 +23,13 @@ which Claude Code reports without stopping the prompt (only exit 2 blocks).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+
+from .hooks import HookAnswer, HookInputError
 
 HOST = "claude-code"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd")
 # what reverie answers with context for (the others only record)
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
-
-
-class HookInputError(ValueError):
-    """The hook's input is not what Claude Code sends: said in one line."""
-
-
-@dataclass
-class HookAnswer:
-    stdout: str = ""
-    problems: list[str] = field(default_factory=list)  # one line each, for stderr
-    exit_code: int = 0
-    outcomes: list[dict] = field(default_factory=list)
-
-    def emit(self) -> int:
-        """Print the answer as Claude Code reads it (stdout), problems on stderr; the exit code."""
-        import sys
-
-        if self.stdout:
-            print(self.stdout, flush=True)
-        for line in self.problems:
-            print(f"reverie: {line}", file=sys.stderr, flush=True)
-        return self.exit_code
 
 
 def run_hook(open_memory, raw: str, event: str | None, kind: str = "main") -> HookAnswer:

@@ -33,7 +33,8 @@ import json
 import os
 from pathlib import Path
 
-from .claude_code import HookAnswer, _note
+from .claude_code import _note
+from .hooks import HookAnswer, HookInputError
 
 HOST = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
@@ -41,10 +42,6 @@ NOTIFY = "notify"
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 # notify's ``client`` for `codex exec`: the session is over when its turn is
 EXEC_CLIENTS = ("codex_exec",)
-
-
-class HookInputError(ValueError):
-    """The hook's (or notify's) input is not what Codex sends: said in one line."""
 
 
 def codex_home(given: str | None = None) -> Path:

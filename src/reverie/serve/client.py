@@ -125,7 +125,11 @@ def reach(home) -> tuple[str, str] | None:
             token = f.read().strip()
     except OSError:
         return None
-    where = state.socket_file(home)
-    if not token or not os.path.exists(where):
+    where = os.path.join(state.run_dir(home), state.SOCKET_FILE)
+    if not os.path.exists(where):
+        # a long home's socket lives elsewhere, named by the server's environment: serve.json says where
+        info = state.read(home) or {}
+        where = str(info.get("socket") or "")
+    if not token or not where or not os.path.exists(where):
         return None
     return where, token
