@@ -18,7 +18,11 @@ lanes inject an entry once per session). The model is the scripted server of the
   first turn's ``prepare`` includes the thread's startup context), and a whole turn against the same
   graph without reverie.
 
-    python benchmarks/hosts_overhead.py [--turns 50] [--notes 200] [--only agents-sdk,langgraph]
+* ``serve-http``: any host in another process or language (the OpenClaw plugin) following its
+  conversation through `reverie serve`'s memory API: ``sidecar/before_model`` and
+  ``sidecar/after_turn`` per turn over HTTP, timed at the host's side.
+
+    python benchmarks/hosts_overhead.py [--turns 50] [--notes 200] [--only agents-sdk,langgraph,serve-http]
 """
 
 from __future__ import annotations
@@ -191,7 +195,74 @@ def langgraph(turns: int, notes: int) -> tuple[dict[str, list[float]], list[str]
     return samples, said
 
 
-HOSTS = {"agents-sdk": agents_sdk, "langgraph": langgraph}
+# -- any host over reverie serve's HTTP memory API (what the OpenClaw plugin calls) --------------------
+def serve_http(turns: int, notes: int) -> tuple[dict[str, list[float]], list[str]]:
+    """A host in another process (another language) following its conversation through `reverie
+    serve`: per turn, ``sidecar/before_model`` (the user message recorded, the lanes) and
+    ``sidecar/after_turn`` (the turn recorded), each one JSON request on a kept-alive HTTP
+    connection to 127.0.0.1; timed at the host's side, so the HTTP round trips are in."""
+    import http.client
+    import json
+    import subprocess
+
+    tmp = tempfile.TemporaryDirectory(prefix="reverie-hosts-serve-")
+    home = Path(tmp.name) / "home"
+    build_memory(home, turns, notes).close()
+    reverie = str(Path(sys.executable).with_name("reverie"))
+    env = {**os.environ, "REVERIE_HOME": str(home)}
+    proc = subprocess.Popen([reverie, "--home", str(home), "--set", 'memory.search.provider="fake"', "serve",
+                             "--port", "0"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        state = home / "run" / "serve.json"
+        deadline = time.monotonic() + 60
+        info: dict = {}
+        while time.monotonic() < deadline and info.get("pid") != proc.pid:
+            try:
+                info = json.loads(state.read_text())
+            except (OSError, ValueError):
+                time.sleep(0.05)
+        if info.get("pid") != proc.pid:
+            raise SystemExit("reverie serve did not start")
+        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=60)
+        headers = {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"}
+
+        def call(op: str, body: dict) -> dict:
+            conn.request("POST", f"/v1/agents/main/sidecar/{op}", body=json.dumps(body), headers=headers)
+            r = conn.getresponse()
+            answer = json.loads(r.read())
+            if r.status != 200 or answer.get("error"):
+                raise SystemExit(f"{op}: {r.status} {answer}")
+            return answer
+
+        who = {"session": "bench-1", "host": "bench"}
+        call("start", who)
+        before, after, injected = [], [], 0
+        for i, w in enumerate(words(turns)):
+            text = f"Where does the {w} key hang?"
+            t0 = time.perf_counter()
+            out = call("before_model", {**who, "text": text, "turn": f"t{i}"})
+            t1 = time.perf_counter()
+            call("after_turn", {**who, "messages": [
+                {"role": "user", "text": text, "origin": "owner", "hostId": f"u{i}"},
+                {"role": "assistant", "text": f"On hook {i}.", "origin": "agent", "hostId": f"a{i}"}]})
+            t2 = time.perf_counter()
+            before.append(t1 - t0)
+            after.append(t2 - t1)
+            injected += w in (out.get("text") or "")
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        tmp.cleanup()
+    total = [a + b for a, b in zip(before, after)]
+    return ({"reverie through serve: before_model + after_turn (per turn)": total,
+             "  before_model (HTTP round trip included)": before,
+             "  after_turn (HTTP round trip included)": after},
+            [f"trigger entries injected: {injected} of {turns} turns (each turn names its own trigger)"])
+
+
+HOSTS = {"agents-sdk": agents_sdk, "langgraph": langgraph, "serve-http": serve_http}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -224,7 +295,7 @@ def main(argv: list[str] | None = None) -> dict:
                 f"{load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end. In-process: what reverie adds to a "
                 "host's turn (the sidecar before the model call and after the turn, trigger recall firing), beside "
                 "the host's own turn against the scripted model server. Target: reverie's share ≤ 20 ms median on a "
-                "quiet machine.")
+                "quiet machine (serve-http: the same, HTTP round trips included).")
         update_section(args.out, "hosts-overhead", "Hosts: reverie's overhead per turn", "\n".join([head, "", *report]))
     return out
 

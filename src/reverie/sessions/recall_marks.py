@@ -28,25 +28,20 @@ class Marked:
 
 
 class RecallLedger:
-    """Marks of one runtime; keeps the recall pool of the open session in memory."""
+    """Marks of one runtime (the recall pool of its session is kept by the store)."""
 
     def __init__(self, store: TranscriptStore, trust: Trust | None):
         self.store = store
         self.trust = trust
-        self._pool: RecallPool | None = None
-        self._pool_session: str | None = None
         self._startup: set[str] = set()
 
     def reset(self) -> None:
-        self._pool = None
-        self._pool_session = None
         self._startup.clear()
 
     def pool(self, session_id: str) -> RecallPool:
-        if self._pool is None or self._pool_session != session_id:
-            self._pool = self.store.recall_pool(session_id)
-            self._pool_session = session_id
-        return self._pool
+        """The session's recall pool as its transcript holds it now (the store keeps it between
+        calls, so a runtime made per call does not read the whole session again)."""
+        return self.store.recall_pool(session_id)
 
     def _decide(self, lane: str, item: RecallItem, auto: bool):
         origin, kind = item.origin, item.kind

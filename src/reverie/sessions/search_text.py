@@ -15,6 +15,7 @@ itself is never stored: it is made again from the events whenever it is needed.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Callable, Iterable, Iterator
 
 from ..trust.recall import RECALL_TOOLS, RecallPool, items_from_result, strip_recalled
@@ -76,40 +77,62 @@ def session_rows(events: Iterable[tuple[int, str, dict]]) -> Iterator[tuple[int,
 
 
 class PoolCache:
-    """The recall pools of the sessions a store writes to, kept between its writes: a pool is good
-    for the next position only, so a write by another store (or a rollback) makes it load again."""
+    """The recall pools of the sessions written to, kept between writes: a pool is good for the
+    next position only, so a write it did not see (another process, a rollback) makes it load
+    again. Pools only grow (adding a text twice changes nothing), and a pool handed out is only
+    read, or added to with texts its session recorded."""
 
     def __init__(self, keep: int = 8):
         self.keep = keep
         self._pools: dict[str, tuple[int, RecallPool]] = {}  # session -> (last position seen, pool)
+        self._lock = threading.Lock()
 
     def before(self, session_id: str, position: int,
                load: Callable[[], Iterable[tuple[str, dict]]]) -> RecallPool:
         """The pool of what came before ``position``; ``load()`` gives those events' (kind,
         document) in position order when it is not at hand."""
-        cached = self._pools.get(session_id)
-        if cached is not None and cached[0] == position - 1:
-            return cached[1]
+        with self._lock:
+            cached = self._pools.get(session_id)
+            if cached is not None and cached[0] == position - 1:
+                return cached[1]
         pool = RecallPool()
         for kind, doc in load():
             observe(pool, kind, doc)
-        self._pools.pop(session_id, None)
-        while len(self._pools) >= self.keep:
-            self._pools.pop(next(iter(self._pools)))
-        self._pools[session_id] = (position - 1, pool)
+        with self._lock:
+            self._pools.pop(session_id, None)
+            while len(self._pools) >= self.keep:
+                self._pools.pop(next(iter(self._pools)))
+            self._pools[session_id] = (position - 1, pool)
         return pool
 
     def written(self, session_id: str, position: int, kind: str, doc: dict) -> None:
         """An event was written at ``position``."""
-        cached = self._pools.get(session_id)
-        if cached is None:
-            return
-        if cached[0] != position - 1:
-            del self._pools[session_id]
-            return
-        observe(cached[1], kind, doc)
-        self._pools[session_id] = (position, cached[1])
+        with self._lock:
+            cached = self._pools.get(session_id)
+            if cached is None:
+                return
+            if cached[0] != position - 1:
+                del self._pools[session_id]
+                return
+            observe(cached[1], kind, doc)
+            self._pools[session_id] = (position, cached[1])
 
     def drop(self, session_ids: Iterable[str]) -> None:
-        for sid in session_ids:
-            self._pools.pop(sid, None)
+        with self._lock:
+            for sid in session_ids:
+                self._pools.pop(sid, None)
+
+
+# One cache per agent database file in a process: a warm server (or a host adapter) opens a new
+# store for many calls of one conversation, and each call loading the whole session's recall again
+# made every turn cost more than the last.
+_SHARED: dict[str, PoolCache] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_pools(key: str | None) -> PoolCache:
+    """The process's cache for the database ``key`` (a file path), or a cache of one's own."""
+    if key is None:
+        return PoolCache()
+    with _SHARED_LOCK:
+        return _SHARED.setdefault(key, PoolCache(keep=32))

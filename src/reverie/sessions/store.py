@@ -8,6 +8,7 @@ was recorded and leaves no half-written event. Bodies over 4 KiB are stored zlib
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import uuid
@@ -224,7 +225,8 @@ class TranscriptStore:
         self.db_path = getattr(self.db, "path", None)
         self._conn = open_transcripts_db(self.db)
         self._lock = threading.RLock()
-        self._pools = search_text.PoolCache()  # the recall pools of the search rows it writes
+        # the recall pools of the search rows it writes, shared by the stores of one file in this process
+        self._pools = search_text.shared_pools(os.path.realpath(self.db_path) if self.db_path else None)
 
     def close(self) -> None:
         with self._lock:
@@ -502,11 +504,14 @@ class TranscriptStore:
 
     def recall_pool(self, session_id: str):
         """Every text memory put into this session's context (recall marks, and the results of the
-        recall tools for transcripts recorded without marks), ready for stripping."""
-        pool = RecallPool()
-        for ev in self.events(session_id, kinds=search_text.POOL_KINDS):
-            search_text.observe(pool, ev.kind, ev.data)
-        return pool
+        recall tools for transcripts recorded without marks), ready for stripping. Kept between
+        calls (:class:`~reverie.sessions.search_text.PoolCache`): read it, do not change it."""
+        with self._lock:
+            row = self._conn.execute("SELECT event_count FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+            if row is None:
+                return RecallPool()
+            position = row[0] + 1
+            return self._pools.before(session_id, position, lambda: list(self._recall_events(session_id, position)))
 
     def events(self, session_id: str, *, kinds: Iterable[str] | None = None, from_position: int = 1,
                limit: int | None = None, newest: bool = False) -> list[Event]:

@@ -1,0 +1,62 @@
+"""The recall pool of a conversation (what memory put into its context, kept out of transcript
+search when the agent quotes it) is kept between the calls of one process — a warm server opens a
+store per call, and reading the whole session again on every call made each turn cost more than
+the last — and still sees every write: one by another store of the process, one by another process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from reverie.models.base import ChatMessage
+from reverie.sessions import TranscriptStore
+
+HOTEL = "Decided: we stay at the Lakeside Hotel in Hangzhou, two nights, room 1208."
+OWN = "I also booked a taxi for nine tomorrow morning."
+
+
+def _recall(store: TranscriptStore, sid: str, text: str) -> None:
+    store.append(sid, "system", {"event": "recall", "lane": "trigger", "text": "recall (trigger): 1 item(s)",
+                                 "items": [{"text": text, "path": "MEMORY.md", "lines": [3, 3]}]}, origin="system")
+
+
+def _row_text(store: TranscriptStore, seq: int) -> str:
+    row = store.conn.execute("SELECT text FROM transcript_fts WHERE rowid = ?", (seq,)).fetchone()
+    return row[0] if row else ""
+
+
+def test_a_pool_kept_by_one_store_serves_the_next_store_of_the_process(tmp_path: Path):
+    db = tmp_path / "agent.sqlite"
+    first = TranscriptStore(db)
+    sid = first.start_session("agent:main:trip").session_id
+    first.append_message(sid, "user", ChatMessage("user", "Where are we staying?"), origin="owner")
+    _recall(first, sid, HOTEL)
+    first.close()
+    second = TranscriptStore(db)  # a new call of a warm server
+    ev = second.append_message(sid, "assistant", ChatMessage("assistant", f"You told me: {HOTEL}\n{OWN}"),
+                               origin="agent")
+    text = _row_text(second, ev.seq)
+    assert "taxi" in text and "Lakeside" not in text  # the recalled sentence stripped, the agent's own kept
+    assert second.recall_pool(sid).reproduces(HOTEL)
+    second.close()
+
+
+def test_a_write_by_another_process_is_seen(tmp_path: Path):
+    db = tmp_path / "agent.sqlite"
+    store = TranscriptStore(db)
+    sid = store.start_session("agent:main:trip").session_id
+    store.append_message(sid, "user", ChatMessage("user", "Where are we staying?"), origin="owner")
+    assert not store.recall_pool(sid).reproduces(HOTEL)  # the pool is cached here now, empty
+    script = ("import sys\nfrom reverie.sessions import TranscriptStore\n"
+              "s = TranscriptStore(sys.argv[1])\n"
+              "s.append(sys.argv[2], 'system', {'event': 'recall', 'lane': 'trigger', 'text': 'recall', "
+              "'items': [{'text': sys.argv[3], 'path': 'MEMORY.md', 'lines': [3, 3]}]}, origin='system')\n"
+              "s.close()\n")
+    subprocess.run([sys.executable, "-c", script, str(db), sid, HOTEL], check=True, timeout=120)
+    ev = store.append_message(sid, "assistant", ChatMessage("assistant", f"You told me: {HOTEL}\n{OWN}"),
+                              origin="agent")
+    text = _row_text(store, ev.seq)
+    assert "taxi" in text and "Lakeside" not in text
+    assert store.recall_pool(sid).reproduces(HOTEL)
+    store.close()
