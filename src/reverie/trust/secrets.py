@@ -1,0 +1,312 @@
+"""Secrets in text: what memory must never use on its own (issue 29, docs/trust.md "Secrets").
+
+One question, :func:`find_secrets`: where does this text hold something that looks like a secret?
+Everything automatic asks it -- Dreaming never stages or promotes such a line, the recall lanes
+never inject it (a startup note's line is replaced by :data:`LINE_MARKER`), and text sent to a
+reranker or a remote model has the values replaced by :data:`PLACEHOLDER` (:func:`mask`). The
+owner's explicit search still finds the line, marked ``sensitive``.
+
+What counts, in English and Chinese:
+
+* ``credential`` -- a value stated after a password / passcode / PIN / door, gate or locker code /
+  密码 / 门禁码 keyword ("the wifi password at the cabin is sunflower99", "门禁密码是 4471"), or
+  before one ("4471 is the door code");
+* ``key`` -- API keys and tokens by their well-known shapes (``sk-``, ``ghp_``, ``xoxb-``,
+  ``AKIA``, ``AIza``, JWTs, PEM private keys, ``Bearer`` tokens, credentials in a URL);
+* ``entropy`` -- a long token that is random-looking (letters and digits mixed, high Shannon
+  entropy) and not a path, identifier, UUID or commit hash;
+* ``card`` -- 13-19 digits that pass the Luhn check with a card-network first digit;
+* ``id`` -- a Chinese resident ID (18 digits, a real date, its ISO 7064 check character), an IBAN
+  (mod 97), a US SSN, a passport / 身份证 / 护照 number stated after its keyword.
+
+Patterns are tuned so that dates, prices, times, room and flight numbers, versions and
+measurements in ordinary sentences are not flagged (``benchmarks/secrets.py`` measures both sides).
+Only the program decides: nothing in the text can declare itself safe.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+PLACEHOLDER = "[secret withheld]"
+LINE_MARKER = "[sensitive line withheld: ask to search]"
+KINDS = ("credential", "key", "entropy", "card", "id")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    start: int  # the secret value's span in the text
+    end: int
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "start": self.start, "end": self.end}
+
+
+# -- credentials stated in words ---------------------------------------------------------------
+_EN_KEY = (r"(?:pass(?:word|code|phrase)|passwd|pwd|pin(?:\s*(?:code|number|no\.?))?|"
+           r"(?:door|gate|garage|locker|lock|alarm|safe|access|entry|entrance|building|keypad|unlock|security|"
+           r"verification|wi-?fi|router|network)\s+(?:code|key|pin|password|combination)|combination|"
+           r"cvv|cvc|secret(?:\s+key)?|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|private[\s_-]?key)")
+# words allowed between the keyword and its verb ("for the wifi at the cabin")
+_EN_BRIDGE = r"(?:\s+(?!is\b|are\b|was\b)[\w'’-]+){0,6}?"
+_EN_VERB = (r"(?:\s*[:=]\s*|\s+(?:is|are|was|=)(?:\s+(?:now|still|just|actually))?(?:\s+(?:changed|set|updated)\s+to)?\s+"
+            r"|\s+(?:changed|set|updated|reset)\s+to\s+|\s*[-–—]>?\s*)")
+_VALUE = r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`,;，。；、]+)"
+_EN_STATED = re.compile(rf"\b(?P<key>{_EN_KEY})\b{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
+
+_ZH_KEY = (r"(?:密码|口令|密钥|暗码|门禁码|开门码|门锁码|锁码|储物柜码|柜子码|取件码|验证码|安全码|"
+           r"(?:PIN|pin|Pin)\s*码?|支付码|密碼|門禁碼)")
+_ZH_VERB = r"(?:\s*(?:是|为|為|：|:|=|改成了?|改为|改為|换成了?|設為|设为|设置为|设成|就是)\s*)"
+_ZH_VALUE = r"[\"'“‘`「]?(?P<value>[A-Za-z0-9#*@!$%^&_+.-]+)"
+_ZH_STATED = re.compile(rf"(?P<key>{_ZH_KEY})[^，。；,;\n]{{0,4}}?{_ZH_VERB}{_ZH_VALUE}")
+# "4471 is the door code", "sunflower99 is our wifi password", "4471 是门禁密码"
+# "password hunter2!" with no verb: only a value that looks made up (letters with digits or symbols)
+_EN_BARE = re.compile(r"\b(?P<key>pass(?:word|code)|passwd|pwd)\s+(?P<value>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])"
+                      r"[A-Za-z0-9!@#$%^&*_+.-]{4,})")
+# "locker code 3318", "PIN 0451": a code keyword followed straight by digits
+_EN_CODE_DIGITS = re.compile(rf"\b(?P<key>{_EN_KEY})\s*#?\s*(?P<value>\d{{3,}}[#*]?)(?![\d.,:/-]\d|\s*(?:%|kg|km|mb|gb|ms|px|[a-z]))", re.I)
+# "token: 9f8e…", "key=…": a generic word with an assignment and a long made-up value
+_ASSIGNED = re.compile(r"\b(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=]\s*[\"']?"
+                       r"(?P<value>(?=[^\s]*\d)[A-Za-z0-9_+/=.-]{12,})", re.I)
+_ZH_BARE = re.compile(rf"(?P<key>{_ZH_KEY}|门禁(?!卡))\s*(?:[:：]\s*)?(?P<value>(?=[^\s，。]*\d)[A-Za-z0-9#*@!$%^&_+-]{{3,}})")
+_EN_BEFORE = re.compile(rf"(?P<value>(?<![\w-])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s+(?:is|was)\s+(?:the|my|our|your|his|her|their)"
+                        rf"(?:\s+[\w'’-]+)?\s+(?P<key>{_EN_KEY})\b", re.I)
+_ZH_BEFORE = re.compile(rf"(?P<value>(?<![A-Za-z0-9])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s*(?:是|就是)[^，。；,;\n]{{0,6}}?(?P<key>{_ZH_KEY})")
+
+# values that follow "password is" in ordinary talk about passwords, not a password
+_NOT_VALUES = frozenset("""
+a an the my your our his her their its this that these those it one same different new old
+wrong right correct incorrect invalid valid required needed missing empty blank expired weak strong
+long short too very not no never still also just only now here there written saved stored kept
+changed reset updated set case-sensitive sensitive protected encrypted hashed hidden shown visible
+secure insecure unknown known forgotten lost easy hard simple complex good bad fine ok okay
+in on at for to of by with from into as and or but if when where what which who how why
+below above following attached enclosed same-as printed taped on-file
+""".split())
+# keywords after which a plain word can be the value ("the wifi password is sunflower"); after
+# "combination", "secret" or "PIN" a plain word is talk ("the secret is patience")
+_WORD_VALUE_KEYS = re.compile(r"pass|pwd|wi-?fi|router|network|密码|口令|密碼", re.I)
+
+
+def _plausible_value(value: str, key: str) -> bool:
+    v = value.strip(".!?:)]}>")
+    if len(v) < 3 or v.lower() in _NOT_VALUES:
+        return False
+    if re.fullmatch(r"[\u4e00-\u9fff]+", v):  # "密码是我的生日": a hint, not the value
+        return False
+    if re.fullmatch(r"\d{1,2}[:.]\d{2}(?:am|pm)?", v, re.I):  # a time ("the code changes at 10:30")
+        return False
+    if re.fullmatch(r"[A-Za-z]+", v):
+        # a plain word: only after a password keyword, and not a participle or adverb
+        # ("the password was rejected", "password is expiring")
+        return (len(v) >= 4 and bool(_WORD_VALUE_KEYS.search(key))
+                and not re.search(r"(?:ed|ing)$", v, re.I))
+    return bool(re.search(r"[A-Za-z0-9]", v))
+
+
+def _stated(text: str) -> list[Finding]:
+    out = []
+    for rx in (_EN_STATED, _ZH_STATED, _EN_BARE, _EN_CODE_DIGITS, _ASSIGNED, _ZH_BARE, _EN_BEFORE, _ZH_BEFORE):
+        for m in rx.finditer(text):
+            value = m.group("value")
+            if not _plausible_value(value, m.group("key")):
+                continue
+            if rx in (_EN_BEFORE, _ZH_BEFORE) and not re.search(r"\d", value) and len(value) < 6:
+                continue  # "this is the password policy": a value before the keyword needs a digit
+            end = m.end("value")
+            while end > m.start("value") and text[end - 1] in ".!?)]}>":
+                end -= 1
+            out.append(Finding("credential", m.start("value"), end))
+    return out
+
+
+# -- keys and tokens by shape -------------------------------------------------------------------
+_KEY_SHAPES = re.compile("|".join([
+    r"\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}",
+    r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}", r"\bgithub_pat_[A-Za-z0-9_]{30,}",
+    r"\bglpat-[A-Za-z0-9_-]{20,}",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    r"\bAIza[0-9A-Za-z_-]{35}",
+    r"\bhf_[A-Za-z0-9]{30,}", r"\bnpm_[A-Za-z0-9]{36}",
+    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----)?",
+    r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=-]{20,}",
+    r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s/@]{3,}@",
+]))
+
+
+# -- random-looking tokens ----------------------------------------------------------------------
+_TOKEN = re.compile(r"[A-Za-z0-9_+/=-]{20,}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_WORDY = re.compile(r"(?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d{1,4})")
+
+
+def entropy(s: str) -> float:
+    """Shannon entropy of ``s`` in bits per character."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _reference_part(p: str) -> bool:
+    """A part of a path or identifier: a word, a CamelCase run, a short number, or a hash."""
+    if len(p) >= 7 and _HEX.fullmatch(p):
+        return True
+    return (len(p) <= 16 and bool(re.fullmatch(rf"{_WORDY.pattern}+", p))
+            and not re.search(r"[a-z]\d+[a-z]", p, re.I))
+
+
+def _random_looking(tok: str) -> bool:
+    core = tok.strip("=-_/+")
+    if len(core) < 20 or _UUID.fullmatch(core) or _HEX.fullmatch(core):
+        return False  # ids and hashes (commits, checksums) are references, not secrets
+    if not (re.search(r"\d", core) and re.search(r"[A-Za-z]", core)):
+        return False
+    parts = [p for p in re.split(r"[/_+=.-]", core) if p]
+    # paths and identifiers: every part a word, a CamelCase run or a short number
+    if len(parts) > 1 and all(_reference_part(p) for p in parts):
+        return False
+    case_mix = bool(re.search(r"[a-z]", core)) + bool(re.search(r"[A-Z]", core)) + bool(re.search(r"\d", core))
+    switches = len(re.findall(r"(?<=[A-Za-z])\d|(?<=\d)[A-Za-z]|(?<=[a-z])[A-Z]", core))
+    bar = 4.0 if len(core) < 32 else 3.8
+    return case_mix >= 2 and switches >= 4 and entropy(core) >= bar
+
+
+# -- numbers with a checksum ------------------------------------------------------------------------
+_CARD = re.compile(r"(?<![\d.,-])(?:\d[ -]?){12,18}\d(?![\d.,]\d)")
+_CN_ID = re.compile(r"(?<!\d)[1-8]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_ID_STATED = re.compile(
+    r"(?:\b(?:passport|ssn|social security|national id|id card|driver'?s? licen[cs]e|tax id)(?:\s+(?:number|no\.?|#))?"
+    r"(?:\s+(?:is|was))?\s*[:#]?\s*|(?:护照|身份证|驾驶证|驾照|社保卡|社会保障)(?:号码|号)?\s*(?:是|为|：|:)?\s*)"
+    r"(?P<value>[A-Z]{0,2}\d[A-Z0-9]{5,17})\b", re.I)
+_CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def cn_id_ok(number: str) -> bool:
+    """A Chinese resident ID's check character (ISO 7064 MOD 11-2)."""
+    if len(number) != 18 or not number[:17].isdigit():
+        return False
+    s = sum(int(c) * w for c, w in zip(number[:17], _CN_ID_WEIGHTS))
+    return "10X98765432"[s % 11] == number[17].upper()
+
+
+def iban_ok(value: str) -> bool:
+    v = value.replace(" ", "")
+    if not 15 <= len(v) <= 34:
+        return False
+    moved = v[4:] + v[:4]
+    try:
+        return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+    except ValueError:
+        return False
+
+
+def _numbers(text: str) -> list[Finding]:
+    out = []
+    for m in _CN_ID.finditer(text):
+        if cn_id_ok(m.group()):
+            out.append(Finding("id", m.start(), m.end()))
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if 13 <= len(digits) <= 19 and digits[0] in "3456" and luhn_ok(digits):
+            out.append(Finding("card", m.start(), m.end()))
+    for m in _IBAN.finditer(text):
+        if iban_ok(m.group()):
+            out.append(Finding("id", m.start(), m.end()))
+    for m in _SSN.finditer(text):
+        out.append(Finding("id", m.start(), m.end()))
+    for m in _ID_STATED.finditer(text):
+        out.append(Finding("id", m.start("value"), m.end("value")))
+    return out
+
+
+# -- the question -----------------------------------------------------------------------------------
+def find_secrets(text: str) -> list[Finding]:
+    """Every secret-looking span of ``text``, in order, overlapping spans merged."""
+    if not text:
+        return []
+    found = _stated(text) + _numbers(text)
+    found += [Finding("key", m.start(), m.end()) for m in _KEY_SHAPES.finditer(text)]
+    found += [Finding("entropy", m.start(), m.end()) for m in _TOKEN.finditer(text) if _random_looking(m.group())]
+    found.sort(key=lambda f: (f.start, -f.end))
+    merged: list[Finding] = []
+    for f in found:
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            if f.end > last.end:
+                merged[-1] = Finding(last.kind, last.start, f.end)
+            continue
+        merged.append(f)
+    return merged
+
+
+def holds_secret(text: str | None) -> bool:
+    return bool(text) and bool(find_secrets(text))
+
+
+def kinds_in(text: str) -> list[str]:
+    return sorted({f.kind for f in find_secrets(text)})
+
+
+def mask(text: str, placeholder: str = PLACEHOLDER) -> str:
+    """``text`` with every secret value replaced by ``placeholder`` (the words around it stay, so a
+    reranker or a model still sees what the line is about)."""
+    found = find_secrets(text)
+    if not found:
+        return text
+    out, at = [], 0
+    for f in found:
+        out += [text[at:f.start], placeholder]
+        at = f.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+_BULLET = re.compile(r"^(\s*(?:[-*+]\s+|\d+[.)]\s+)?)")
+
+
+def withhold_lines(text: str, marker: str = LINE_MARKER) -> tuple[str, int]:
+    """``text`` with each line that holds (part of) a secret replaced by ``marker``, its list bullet
+    kept; returns the text and how many lines were withheld. For automatic context: the model
+    learns a line is there and can ask for it, and never reads it unasked. A secret spanning lines
+    (a PEM block) withholds every line it covers."""
+    found = find_secrets(text) if text else []
+    if not found:
+        return text, 0
+    lines = text.split("\n")
+    out, at, n, i = [], 0, 0, 0
+    for line in lines:
+        end = at + len(line)
+        while i < len(found) and found[i].end <= at:
+            i += 1
+        if any(f.start <= end and f.end > at for f in found[i:i + 4]):
+            out.append(_BULLET.match(line).group(1) + marker)
+            n += 1
+        else:
+            out.append(line)
+        at = end + 1
+    return "\n".join(out), n
+
+
+__all__ = ["Finding", "KINDS", "LINE_MARKER", "PLACEHOLDER", "cn_id_ok", "entropy", "find_secrets", "holds_secret",
+           "iban_ok", "kinds_in", "luhn_ok", "mask", "withhold_lines"]

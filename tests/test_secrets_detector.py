@@ -1,0 +1,102 @@
+"""The secret detector (reverie.trust.secrets): what it flags, what it leaves, how it masks."""
+
+from __future__ import annotations
+
+import pytest
+
+from reverie.trust.secrets import (
+    LINE_MARKER,
+    PLACEHOLDER,
+    cn_id_ok,
+    find_secrets,
+    holds_secret,
+    iban_ok,
+    luhn_ok,
+    mask,
+    withhold_lines,
+)
+
+SECRETS = [
+    ("Remember that the wifi password at the cabin is sunflower99.", "sunflower99"),
+    ("门禁密码是 4471", "4471"),
+    ("my PIN is 2580", "2580"),
+    ("4471 is the door code", "4471"),
+    ("WiFi密码：sunflower99，别告诉别人", "sunflower99"),
+    ("gym locker code 3318", "3318"),
+    ("password=hunter2", "hunter2"),
+    ("export OPENAI_API_KEY=sk-proj-abcdEFGH1234ijklMNOP5678qrst", "sk-proj-abcdEFGH1234ijklMNOP5678qrst"),
+    ("token ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"),
+    ("AWS key AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("card 4111 1111 1111 1111", "4111 1111 1111 1111"),
+    ("身份证号 11010519491231002X", "11010519491231002X"),
+    ("IBAN DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 00"),
+]
+
+ORDINARY = [
+    "The meeting moved to 2024-05-12 at 10:30 in room 402.",
+    "Dinner was $84.50 for the two of us.",
+    "We upgraded to version 3.12.1 last night.",
+    "Flight MU5138 at 07:40, seat 32A.",
+    "Commit 66b6816a2f3e4d5c6b7a8f9e0d1c2b3a4f5e6d7c fixed the flaky test.",
+    "Request 3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c failed with status 503.",
+    "Need to reset my password tomorrow, the old one expired.",
+    "The password was rejected again.",
+    "The door code is the same as last year.",
+    "会议改到2025年3月12日下午3点，在1203会议室。",
+    "房租从4月1号起涨到4500元。",
+    "密码学的课在周三。",
+    "门禁卡丢了，补办花了50元",
+    "the user interface of my app is slow",
+]
+
+
+@pytest.mark.parametrize("text,value", SECRETS)
+def test_flags_the_value_itself(text, value):
+    spans = [text[f.start:f.end] for f in find_secrets(text)]
+    assert value in spans or any(value in s for s in spans), spans
+    masked = mask(text)
+    assert value not in masked and PLACEHOLDER in masked
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_sentences_are_not_flagged(text):
+    assert find_secrets(text) == []
+    assert mask(text) == text
+
+
+def test_mask_keeps_the_words_around_the_value():
+    assert mask("the wifi password at the cabin is sunflower99.") == f"the wifi password at the cabin is {PLACEHOLDER}."
+
+
+def test_withhold_lines_replaces_only_the_secret_line_and_keeps_the_bullet():
+    text = "- Booked the cabin for May.\n- Remember that the wifi password at the cabin is sunflower99.\n- Bring boots."
+    out, n = withhold_lines(text)
+    assert n == 1
+    assert out.split("\n") == ["- Booked the cabin for May.", f"- {LINE_MARKER}", "- Bring boots."]
+    assert "sunflower99" not in out
+
+
+def test_a_private_key_block_is_withheld_over_its_lines():
+    text = "keys:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx\n-----END RSA PRIVATE KEY-----\ndone"
+    out, n = withhold_lines(text)
+    assert "MIIEpAIBAAKCAQEAx" not in out and out.startswith("keys:") and out.endswith("done") and n >= 2
+
+
+def test_checksums():
+    assert luhn_ok("4111111111111111") and not luhn_ok("4111111111111112")
+    assert cn_id_ok("11010519491231002X") and not cn_id_ok("110105194912310021")
+    assert iban_ok("DE89 3704 0044 0532 0130 00") and not iban_ok("DE88 3704 0044 0532 0130 00")
+    # a card-shaped number failing Luhn, an ID with a wrong check character: not flagged by shape alone
+    assert not holds_secret("order 4111 1111 1111 1112 shipped")
+    assert not holds_secret("ref 110105194912310021 in the ledger")
+
+
+def test_benchmark_goals_hold():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from secret_detector import measure
+
+    r = measure()
+    assert r["recall"] >= 0.95 and r["fpRate"] <= 0.01, r
