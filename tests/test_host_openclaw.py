@@ -1,0 +1,187 @@
+"""reverie in OpenClaw's memory slot, end to end: the real OpenClaw gateway (npm ``openclaw``, pinned, on a
+pinned Node from the npm registry) with reverie's plugin (integrations/openclaw) linked from this
+repository, a real `reverie serve` on a real home, and the scripted model server as OpenClaw's only
+provider. One gateway for the whole module; each step is one OpenClaw command as a user would type it.
+
+1. A turn: the startup context (MEMORY.md, today's note) is in the system prompt of the model request,
+   the trigger recall ("green tea") before the user's words; the model calls memory_search and the tool
+   answers from reverie; reverie's transcript holds the turn with provenance (the owner's words, the
+   agent's, memory_search's result as recall).
+2. `openclaw gateway call sessions.compact`: before_compaction runs reverie's flush, written through
+   reverie into the agent's dated note with the owner's class.
+3. `sessions.reset`: before_reset / session_end write reverie's session note.
+4. reverie serve stopped: the next turn goes on without memory, and the gateway's log says why.
+5. The plugin's own tests (node --test), against real `reverie serve`s.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import _env, cli, ok
+from hosts.model_server import ModelServer, Text, ToolCall
+from hosts.openclaw import PLUGIN_DIR, Gateway, config, openclaw  # noqa: F401  (openclaw: a fixture)
+from test_serve import Served
+
+pytestmark = pytest.mark.slow
+
+FACT = "The cabin's boat is called Saltwater Dream."
+KEY = "agent:main:e2e"
+PROMPT = ("Green tea or coffee this morning? And what is the boat called? "
+          "Remember that the spare key is under the blue flowerpot.")
+
+
+def _found(req) -> Text:
+    results = req.tool_results()
+    return Text("Found: " + (results[-1][:400] if results else "nothing"))
+
+
+@pytest.fixture(scope="module")
+def world(openclaw, tmp_path_factory):  # noqa: F811
+    base = tmp_path_factory.mktemp("openclaw")
+    home = base / "reverie"
+    ok(cli(home, "init"))
+    (home / "workspace" / "MEMORY.md").write_text(
+        "# Memory\n\n- Prefers green tea over coffee. <!-- trigger: green tea -->\n", encoding="utf-8")
+    ok(cli(home, "remember", FACT))
+    ok(cli(home, "index"))
+    served = Served(home)
+    script = [ToolCall("memory_search", {"query": "boat name"}), _found,  # turn 1
+              Text("You are welcome."),  # turn 2
+              Text("Summary: tea, the boat, the spare key."),  # OpenClaw's compaction summary
+              Text("Still here.")]  # the turn without reverie
+    model = ModelServer(script).start()
+    gateway = None
+    try:
+        gateway = Gateway(openclaw, base / "openclaw", config(model.url, base / "openclaw-workspace",
+                                                              reverie_home=home))
+        yield {"home": home, "served": served, "model": model, "gateway": gateway}
+    finally:
+        if gateway is not None:
+            gateway.stop()
+        model.stop()
+        served.stop()
+
+
+def _events(home: Path, kind: str, monkeypatch) -> list:
+    from reverie import Memory
+
+    monkeypatch.setenv("REVERIE_HOME", str(home))
+    monkeypatch.setenv("REVERIE_EMBEDDING_PROVIDER", "fake")
+    mem = Memory(home=home)
+    try:
+        from reverie.sidecar import FollowedSession
+
+        s = FollowedSession(mem, host="openclaw", key=KEY)
+        try:
+            return list(s.rt.store.events_of_key(s.rt.key, kind, limit=500))
+        finally:
+            s.close()
+    finally:
+        mem.close()
+
+
+def _search(world, query: str) -> list[dict]:
+    from reverie.serve.client import request
+
+    status, body = request(world["home"], "POST", "/v1/agents/main/search", {"query": query})
+    assert status == 200, body
+    return body["results"]
+
+
+def test_a_turn_gets_startup_context_trigger_recall_and_memory_search_and_is_recorded(world, monkeypatch):
+    gw, model = world["gateway"], world["model"]
+    run = gw.agent(KEY, PROMPT)
+    assert run.returncode == 0, run.describe() + "\n--- gateway log\n" + gw.log()[-3000:]
+    main = model.main_requests()
+    assert len(main) >= 2, model.describe()
+    first = main[0]
+    assert "Long-term memory (reverie)" in first.system_text() and FACT in first.system_text(), \
+        "the startup context did not reach the model's system prompt"
+    users = "\n".join(first.user_texts())
+    assert "Recalled from long-term memory (reverie)" in users and "Prefers green tea" in users, \
+        "trigger recall did not reach the model's request"
+    assert "memory_search" in first.tool_names()
+    results = main[1].tool_results()
+    assert results and "Saltwater Dream" in results[-1] and "memory/" in results[-1], \
+        "OpenClaw's memory_search did not answer from reverie"
+    assert "Found:" in run.stdout
+
+    time.sleep(1)  # agent_end is observed after the reply is out
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assistant = _events(world["home"], "assistant", monkeypatch)
+        if any(e.text.startswith("Found:") for e in assistant):
+            break
+        time.sleep(0.5)
+    user = _events(world["home"], "user", monkeypatch)
+    assert [e.origin for e in user if e.text == PROMPT] == ["owner"]  # recorded once, the owner's words
+    assert [e.origin for e in assistant if e.text.startswith("Found:")] == ["agent"], gw.log()[-3000:]
+    recalled = [e for e in _events(world["home"], "tool_result", monkeypatch) if "Saltwater" in e.text]
+    assert [e.origin for e in recalled] == ["owner"]  # what memory said, of its entry's class
+    marks = [e.data for e in _events(world["home"], "system", monkeypatch) if e.data.get("event") == "recall"]
+    assert any(m.get("lane") == "memory_search" for m in marks), marks  # marked as recall: never written back
+
+
+def test_compaction_runs_the_flush_through_reverie(world, monkeypatch):
+    gw = world["gateway"]
+    run = gw.agent(KEY, "Thanks.")
+    assert run.returncode == 0, run.describe()
+    compact = gw.call("sessions.compact", {"key": KEY})
+    assert compact.returncode == 0 and compact.json().get("compacted") is True, compact.describe()
+    deadline = time.monotonic() + 60
+    hits = []
+    while time.monotonic() < deadline:
+        hits = [h for h in _search(world, "spare key blue flowerpot") if "flowerpot" in h["snippet"]]
+        if hits:
+            break
+        time.sleep(1)
+    assert hits, "the flush wrote nothing through reverie:\n" + gw.log()[-3000:]
+    # in the dated note, written by reverie's flush writer: a class reverie vouches for (a file OpenClaw's
+    # own flush turn wrote into the workspace would be untrusted)
+    assert hits[0]["path"].startswith("memory/") and hits[0]["provenance"]["originClass"] in ("owner", "agent")
+    flushes = [e for e in _events(world["home"], "flush", monkeypatch)]
+    assert flushes, "no flush recorded in reverie's transcript"
+
+
+def test_reset_writes_the_session_note(world):
+    gw = world["gateway"]
+    notes = world["home"] / "workspace" / "memory"
+    before = {p.name: p.read_text() for p in notes.glob("*.md")}
+    reset = gw.call("sessions.reset", {"key": KEY})
+    assert reset.returncode == 0, reset.describe()
+    deadline = time.monotonic() + 60
+    changed = {}
+    while time.monotonic() < deadline:
+        changed = {p.name: p.read_text() for p in notes.glob("*.md") if before.get(p.name) != p.read_text()}
+        if changed:
+            break
+        time.sleep(1)
+    assert changed, "no session note was written at reset:\n" + gw.log()[-3000:]
+    assert any("flowerpot" in text or "Saltwater" in text or "green tea" in text for text in changed.values()), changed
+
+
+def test_a_stopped_reverie_serve_is_a_clear_error_and_the_turn_goes_on(world):
+    gw, served = world["gateway"], world["served"]
+    assert served.stop() == 0
+    run = gw.agent("agent:main:after-stop", "Are you there?")
+    assert run.returncode == 0 and "Still here." in run.stdout, run.describe()
+    log = gw.log()
+    assert "reverie: " in log and "reverie serve is not running for the home" in log, log[-3000:]
+    assert f"reverie --home {world['home']} serve" in log
+
+
+def test_the_plugins_own_tests_pass_against_real_servers(openclaw, tmp_path):  # noqa: F811
+    env = {**_env(tmp_path / "unused"), "PATH": f"{openclaw.bin_dir}{os.pathsep}{Path(sys.executable).parent}"
+                                               f"{os.pathsep}{os.environ.get('PATH', '')}",
+           "REVERIE_BIN": str(Path(sys.executable).parent / "reverie"), "REVERIE_TEST_TMP": str(tmp_path)}
+    done = subprocess.run([str(openclaw.node), "--test", "--test-reporter=tap", "test/mapping.test.ts", "test/client.test.ts"], cwd=PLUGIN_DIR, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "# fail 0" in done.stdout and "# skipped 0" in done.stdout, done.stdout[-2000:]
