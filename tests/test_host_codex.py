@@ -11,6 +11,12 @@ provider (Responses API, a placeholder key, nothing leaves 127.0.0.1).
 2. Without the hooks (`--no-hooks`), notify alone records the turn.
 3. The user's config.toml (comments, settings, their own hook and its trust) is kept by install and
    restored to the byte by uninstall; a config that is not TOML is left alone with a one-line error.
+4. The UserPromptSubmit hook's recall: a MEMORY.md entry whose trigger the prompt holds, and the
+   Active Memory fact (the offline recall model, mode always), reach the model in one developer
+   message, once: not again for the turn's later model calls.
+5. Codex compacts (a low model_auto_compact_token_limit against the reported token usage): the
+   PreCompact hook runs reverie's flush, which writes the owner's decision to today's note once,
+   through reverie, trusted; Codex's summary is never recorded as the agent's words.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
+import tomlkit
 from hosts.codex import KEY_ENV, codex_cli  # noqa: F401 (a fixture)
 from hosts.model_server import ModelServer, Text, ToolCall
 from hosts.serve import ServeProcess
@@ -54,6 +61,17 @@ def user_config(codex_home: Path, model_url: str) -> str:
             f"# my own hook, trusted by me\n"
             f"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"true\"\n\n"
             f"[hooks.state.\"{path}:stop:0:0\"]\ntrusted_hash = \"sha256:mine\"\n")
+
+
+def codex_sessions(home: Path) -> list[dict]:
+    return [s for s in json.loads(reverie(home, "--json", "sessions", "list").stdout)["sessions"]
+            if ":codex:" in s["sessionKey"]]
+
+
+def developer_texts(request) -> list[str]:
+    """The text of each developer message of a Responses request (where Codex puts what a hook added)."""
+    return [" ".join(c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict))
+            for item in request.messages() if isinstance(item, dict) and item.get("role") == "developer"]
 
 
 def run_codex(binary: Path, prompt: str, *, codex_home: Path, work: Path, timeout: float = 120,
@@ -155,12 +173,127 @@ def test_codex_session_with_reverie_installed(codex_cli: Path, reverie_home: Pat
     assert written, "no session note after notify"
     assert "vault code is 0000" not in "".join(written)
 
+    # `codex exec` ends the session twice at once (notify, and SessionEnd with reason "other"): one
+    # conversation in reverie, ended once; ending it again (each way) starts no empty one
+    thread = next((codex_home / "sessions").glob("*/*/*/rollout-*.jsonl"))
+    thread_id = json.loads(thread.read_text().splitlines()[0])["payload"]["id"]
+    assert wait_for(lambda: all(s["endedAt"] for s in codex_sessions(reverie_home)))
+    end = {"session_id": thread_id, "transcript_path": str(thread), "cwd": str(work),
+           "hook_event_name": "SessionEnd", "reason": "other"}
+    cli = [REVERIE, "--home", str(reverie_home), "hook", "codex", "--codex-home", str(codex_home)]
+    env = {**os.environ, "REVERIE_SERVE": "off"}
+    done = subprocess.run([*cli, "SessionEnd"], input=json.dumps(end), capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    turn = {"type": "agent-turn-complete", "thread-id": thread_id, "turn-id": "t", "cwd": str(work),
+            "client": "codex_exec"}
+    done = subprocess.run([*cli, "notify", json.dumps(turn)], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    sessions = codex_sessions(reverie_home)
+    assert len(sessions) == 1 and sessions[0]["events"] > 0, sessions
+
     # the user's settings kept; uninstall gives their file back to the byte
     after = (codex_home / "config.toml").read_text()
     assert after.startswith("# my Codex settings\n") and "# my own hook, trusted by me" in after
     assert 'trusted_hash = "sha256:mine"' in after
     reverie(reverie_home, "uninstall", "codex", "--codex-home", str(codex_home))
     assert (codex_home / "config.toml").read_text() == mine
+
+
+TICKET = "Return train tickets must be confirmed two days ahead."
+HOTEL = "The Lakeside Hotel booking in Hangzhou is room 512."
+TURN_HEADER = "## Recalled from long-term memory (reverie)"
+
+
+def settings(home: Path, **tables: dict) -> None:
+    """Set reverie settings in the home's reverie.toml (the hooks read them: Codex passes no REVERIE_*)."""
+    path = home / "reverie.toml"
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    for dotted, values in tables.items():
+        table = doc
+        for part in dotted.split("."):
+            if part not in table:
+                table[part] = tomlkit.table()
+            table = table[part]
+        table.update(values)
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+
+
+def test_prompt_recall_trigger_and_active_memory(codex_cli: Path, reverie_home: Path, tmp_path: Path):  # noqa: F811
+    """The UserPromptSubmit hook: the MEMORY.md entry whose trigger the prompt holds, and the Active
+    Memory fact (offline recall model, mode always) from a daily note, reach the model as one
+    developer message; the turn's later model call carries it once, not again."""
+    reverie(reverie_home, "init")
+    (reverie_home / "workspace" / "MEMORY.md").write_text(
+        f"# Memory\n\n- {TICKET} <!-- trigger: return ticket -->\n", encoding="utf-8")
+    reverie(reverie_home, "remember", HOTEL)
+    settings(reverie_home, **{"memory.activeMemory": {"enabled": True, "model": "offline", "mode": "always"}})
+    reverie(reverie_home, "index")
+    work = tmp_path / "work"
+    work.mkdir()
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    prompt = "Please book my return ticket. Which room is my Lakeside Hotel booking in Hangzhou?"
+    script = [ToolCall("memory_search", {"query": "Lakeside Hotel"}, namespace="mcp__reverie"), Text("Room 512.")]
+    with ModelServer(script) as model:
+        (codex_home / "config.toml").write_text(user_config(codex_home, model.openai_url))
+        reverie(reverie_home, "install", "codex", "--codex-home", str(codex_home))
+        run = run_codex(codex_cli, prompt, codex_home=codex_home, work=work)
+        main = model.main_requests()
+    assert run.returncode == 0, f"{run.stderr[-3000:]}\n{model.describe()}"
+    assert len(main) == 2, model.describe()
+    for request in main:
+        recalled = [t for t in developer_texts(request) if t.startswith(TURN_HEADER)]
+        assert len(recalled) == 1, developer_texts(request)  # the hook's context, once per request
+        assert TICKET in recalled[0]  # trigger recall: the entry whose trigger the prompt holds
+        assert "<active_memory_plugin>" in recalled[0] and "room 512" in recalled[0], recalled[0]  # Active Memory
+        assert "trigger: return ticket" not in recalled[0]
+    events = codex_events(reverie_home)
+    injected = [text_of(e) for e in events if "block(s) for the host" in text_of(e)]
+    assert injected == ["injected 2 block(s) for the host"], injected  # trigger + Active Memory, for the one prompt
+    assert any("active memory: status=ok" in text_of(e) for e in events), [text_of(e)[:80] for e in events]
+
+
+def test_pre_compact_flush(codex_cli: Path, reverie_home: Path, tmp_path: Path):  # noqa: F811
+    """Codex compacts in the middle of a `codex exec` turn once the reported usage passes
+    model_auto_compact_token_limit; its PreCompact hook runs reverie's flush."""
+    reverie(reverie_home, "init")
+    work = tmp_path / "work"
+    work.mkdir()
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    decision = "I decided that the boat is painted blue."
+    summary = "SUMMARY: the user talked about a boat."
+    script = [ToolCall("memory_search", {"query": "boat"}, namespace="mcp__reverie"), Text("Noted: blue.")]
+    # Codex's compaction request offers no tools: it takes the side answer, the summary
+    with ModelServer(script, is_main=lambda r: bool(r.tool_names()), side=Text(summary), input_tokens=5000) as model:
+        (codex_home / "config.toml").write_text(
+            "model_auto_compact_token_limit = 1000\n" + user_config(codex_home, model.openai_url))
+        reverie(reverie_home, "install", "codex", "--codex-home", str(codex_home))
+        run = run_codex(codex_cli, f"Remember this: {decision}", codex_home=codex_home, work=work)
+        main, side = model.main_requests(), model.side_requests()
+    assert run.returncode == 0, f"{run.stderr[-3000:]}\n{model.describe()}"
+    assert len(main) == 2 and len(side) == 1, model.describe()
+    assert "CONTEXT CHECKPOINT COMPACTION" in side[0].user_texts()[-1]  # Codex's own compaction request
+    rollout = next((codex_home / "sessions").glob("*/*/*/rollout-*.jsonl")).read_text()
+    assert sum(json.loads(line)["type"] == "compacted" for line in rollout.splitlines()) == 1
+    assert "hook: PreCompact Completed" in run.stderr, run.stderr[-3000:]
+
+    events = codex_events(reverie_home)
+    flushes = [e for e in events if e["type"] == "flush"]
+    assert len(flushes) == 1 and flushes[0]["status"] == "written", flushes
+    assert flushes[0]["trigger"] == "host-compaction" and any(decision in a for a in flushes[0]["appended"])
+    daily = list((reverie_home / "workspace" / "memory").glob("????-??-??.md"))
+    assert len(daily) == 1, daily
+    assert daily[0].read_text(encoding="utf-8").count(decision) == 1  # today's note, once
+    hits = json.loads(reverie(reverie_home, "--json", "search", "boat painted blue").stdout)["results"]
+    flushed = [h for h in hits if h["path"] == f"memory/{daily[0].name}" and decision in h["snippet"]]
+    assert flushed and flushed[0]["provenance"]["originClass"] in ("owner", "agent"), hits  # trusted
+    session = codex_sessions(reverie_home)
+    assert session[0]["compactionCount"] == 1 and session[0]["memoryFlushAt"], session  # SessionStart(compact)
+    # Codex writes its summary into the rollout as an assistant message: it is not the agent's words
+    said = [e for e in events if summary in text_of(e)]
+    assert said and all(e["originClass"] == "system" for e in said), said
 
 
 @pytest.fixture(params=["in-process", "through-serve"])

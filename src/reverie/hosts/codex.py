@@ -124,10 +124,10 @@ def handle(memory, event: str, payload: dict, *, kind: str = "main", home: str |
             if found is None:
                 answer.problems.append(f"no rollout for thread {payload['session_id']} under "
                                        f"{codex_home(home) / 'sessions'}: the turn was not recorded")
+            elif payload.get("client") in EXEC_CLIENTS:
+                _end(answer, session, str(found), "exec")
             else:
                 _note(answer, _catch_up(session, str(found)))
-                if payload.get("client") in EXEC_CLIENTS:
-                    _note(answer, session.end("exec"))
         elif event == "SessionStart":
             if payload.get("source") == "resume":
                 _note(answer, _catch_up(session, transcript))
@@ -149,8 +149,7 @@ def handle(memory, event: str, payload: dict, *, kind: str = "main", home: str |
             _note(answer, _catch_up(session, transcript))
             _note(answer, session.before_compaction())
         elif event == "SessionEnd":
-            _note(answer, _catch_up(session, transcript))
-            _note(answer, session.end(str(payload.get("reason") or "end")))
+            _end(answer, session, transcript, str(payload.get("reason") or "end"))
     finally:
         session.close()
     if text and event in CONTEXT_EVENTS:
@@ -159,6 +158,41 @@ def handle(memory, event: str, payload: dict, *, kind: str = "main", home: str |
     if answer.problems:
         answer.exit_code = 1
     return answer
+
+
+def _end(answer: HookAnswer, session, transcript, reason: str) -> None:
+    """Catch up, then end the session and write its note. After a ``codex exec`` turn Codex runs
+    notify and SessionEnd at once, and both end the session: one after the other (a lock of
+    their own, around the session's), and the second, finding the session ended and nothing new
+    in the rollout, does nothing (catching up would start an empty session just to end it)."""
+    from filelock import FileLock
+
+    with FileLock(str(session._folder() / f"{session._name()}.end.lock"), timeout=60):
+        if _ended_and_read(session, transcript):
+            return
+        _note(answer, _catch_up(session, transcript))
+        _note(answer, session.end(reason))
+
+
+def _ended_and_read(session, transcript) -> bool:
+    """Whether the session has no open conversation, had one, and its rollout holds no message
+    past what was recorded."""
+    rt = session.rt
+    if rt.store.current_session(rt.key) is not None or rt.store.latest_session(rt.key) is None:
+        return False
+    if not isinstance(transcript, str) or not transcript:
+        return True
+    try:
+        state = json.loads(session._state_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(state, dict) or state.get("path") != transcript:
+        return False
+    try:
+        messages, _ = read_rollout(transcript, int(state.get("offset") or 0), dict(state.get("tools") or {}))
+    except (OSError, ValueError):
+        return False
+    return not messages
 
 
 def _catch_up(session, transcript, *, pending: str | None = None):

@@ -8,10 +8,12 @@ exchanged (``message`` with role ``user``/``assistant``/``developer`` and ``inpu
 ``web_search_call``, ``reasoning``); ``event_msg`` lines are what the terminal shows, mirrors of the
 same turns (``user_message``, ``agent_message``, ``exec_command_end``, ``token_count``...).
 Messages are read from ``response_item`` only; ``event_msg``, ``turn_context`` and ``compacted``
-are counted. Rollouts of 2025 have no envelope: a bare header ``{id, timestamp, instructions}``,
-bare response items and ``{"record_type": "state"}`` lines; they are read the same way. Learned
-from openai/codex (``codex-rs/protocol/src/models.rs``: ``ResponseItem``,
-``FunctionCallOutputPayload``) and public descriptions of rollouts.
+are counted. When Codex compacts, its model's summary is kept as an ``assistant`` message before
+the ``compacted`` line (whose ``message`` ends with it): that one is Codex's, read as ``system``.
+Rollouts of 2025 have no envelope: a bare header ``{id, timestamp, instructions}``, bare response
+items and ``{"record_type": "state"}`` lines; they are read the same way. Learned from openai/codex
+(``codex-rs/protocol/src/models.rs``: ``ResponseItem``, ``FunctionCallOutputPayload``) and public
+descriptions of rollouts.
 
 Who wrote what: Codex sends its scaffolding (AGENTS.md, ``<environment_context>``, permission
 instructions) as ``user`` messages too; a user message is the owner's when an ``event_msg``
@@ -100,6 +102,10 @@ def parse_lines(lines: Iterable[str]) -> Parsed:
     rows = [(n, _enveloped(d), raw) for n, d, raw in json_lines(lines, skipped)]
     typed = {(p.get("message") or "").strip() for _, d, _ in rows if d.get("type") == "event_msg"
              for p in [d.get("payload") or {}] if p.get("type") == "user_message" and isinstance(p.get("message"), str)}
+    # Codex's compaction summary: its model's answer to Codex's compaction prompt, kept as an assistant
+    # message before the ``compacted`` line whose message ends with it (0.171): Codex's, not the agent's
+    summaries = [p["message"].strip() for _, d, _ in rows if d.get("type") == "compacted"
+                 for p in [d.get("payload") or {}] if isinstance(p.get("message"), str)]
     out = Parsed([], skipped)
     tools: dict[str, str] = {}
     for n, d, raw in rows:
@@ -120,6 +126,8 @@ def parse_lines(lines: Iterable[str]) -> Parsed:
             text, role = blocks_text(p.get("content")), p.get("role")
             if not text.strip():
                 skipped.count(f"response_item (empty {role} message)")
+            elif role == "assistant" and any(m == text.strip() or m.endswith("\n" + text.strip()) for m in summaries):
+                out.messages.append(HostMessage("system", text, "system", host_id=host_id, timestamp=at))
             elif role == "assistant":
                 out.messages.append(HostMessage("assistant", text, "agent", host_id=host_id, timestamp=at))
             elif role == "user" and (text.strip() in typed if typed else not text.lstrip().startswith(_SCAFFOLDING)):
