@@ -28,7 +28,8 @@ def _application():
 
 MODULES = ("memory_cmds", "index_cmds", "config_cmds", "tour_cmd", "intent_cmds", "cron_cmds", "chat_cmd",
            "sessions_cmds", "table_cmds", "plugins_cmd", "transfer_cmds", "forget_cmd", "search_cmds", "ui_cmd",
-           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd", "serve_cmd", "service_cmd", "hook_cmd", "install_cmd")
+           "dream_cmds", "context_cmd", "db_cmds", "mcp_cmd", "serve_cmd", "service_cmd", "hook_cmd", "install_cmd",
+           "trust_cmd")
 # Which module defines each command: a one-shot command imports and builds only its own module
 # (importing and building all of them cost ~50 ms per command). Help, a name not listed here (a
 # typo, a new command) or no command at all loads them all. tests/test_cli.py checks the map.
@@ -42,7 +43,7 @@ COMMAND_MODULES = {"init": "memory_cmds", "remember": "memory_cmds", "index": "i
                    "dream": "dream_cmds", "promote-explain": "dream_cmds", "rem-harness": "dream_cmds",
                    "rem-backfill": "dream_cmds", "memory": "dream_cmds", "context": "context_cmd", "db": "db_cmds",
                    "service": "service_cmd", "hook": "hook_cmd",
-                   "install": "install_cmd", "uninstall": "install_cmd"}
+                   "install": "install_cmd", "uninstall": "install_cmd", "trust": "trust_cmd"}
 _ROOT_VALUE_OPTIONS = {"--home", "--agent", "--workspace", "--set"}
 _registered: set[str] = set()
 

@@ -39,6 +39,10 @@ def register(app: typer.Typer) -> None:
                 say(f"  remembered {r['key']} in {r['file']}{was}")
             if not d["created"] and not (r and r["changed"]):
                 say("  everything was already there; nothing changed")
+            if d["created"]:
+                say("  note: reverie records who wrote each line of the dated notes in memory/; a line you add "
+                    "there by hand reads as an outside edit (untrusted: never injected or promoted) until you "
+                    "claim it: reverie trust claim (docs/trust.md)")
 
         emit(o, data, human)
 

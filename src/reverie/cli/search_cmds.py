@@ -40,6 +40,25 @@ def _print_explain(hit: dict) -> None:
         print(f"      MMR: position {mm['before']} -> {mm['after']} (max similarity to earlier picks {mm['penalty']})")
 
 
+def _untrusted_note(hit: dict) -> bool:
+    """An untrusted line of a dated note (the one kind the owner can claim)."""
+    from ..trust.store import tracked
+
+    return (hit.get("provenance") or {}).get("originClass") == "untrusted" and tracked(str(hit.get("path") or ""))
+
+
+def _print_sensitive(data: dict) -> None:
+    rows = data["lines"]
+    if not rows:
+        say("no line of memory looks like it holds a secret")
+        return
+    for r in rows:
+        print(f"{r['citation']}  ({', '.join(r['kinds'])})  {r['text']}")
+    say(f"{len(rows)} line{'s' if len(rows) != 1 else ''} that look{'' if len(rows) != 1 else 's'} like a secret: found by your search, never "
+        "injected, promoted or sent to a reranker or remote model. To remove one everywhere: "
+        "reverie forget --text \"<the line>\" (--dry-run first)")
+
+
 def _print_results(data: dict, explain: bool) -> None:
     if data.get("unavailable"):
         say(f"memory search unavailable: {data['error']}")
@@ -57,12 +76,18 @@ def _print_results(data: dict, explain: bool) -> None:
         if len(snippet) > 160:
             snippet = snippet[:157] + "..."
         vs = "-" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
-        print(f"{i}. {hit['score']:.3f}  {hit['citation']}  (vector {vs}, keyword {hit['textScore']:.3f})")
+        mark = "  [untrusted]" if _untrusted_note(hit) else ""
+        print(f"{i}. {hit['score']:.3f}  {hit['citation']}  (vector {vs}, keyword {hit['textScore']:.3f}){mark}")
         s, e = hit.get("snippetStartLine"), hit.get("snippetEndLine")
         shown = "" if s is None else (f"L{s}: " if s == e else f"L{s}-L{e}: ")  # the lines the snippet shows
-        print(f"   {shown}{snippet}")
+        print(f"   {shown}{snippet}" + ("  [sensitive: never used on its own]" if hit.get("sensitive") else ""))
         if explain:
             _print_explain(hit)
+    outside = sorted({hit["path"] for hit in results if _untrusted_note(hit)})
+    if outside:  # what the mark means, and what to do when the line is the owner's own
+        say("note: [untrusted] lines of dated notes were added outside reverie (an editor, another program) or "
+            "written after reading outside content: agents get them framed, never injected or promoted. "
+            f"Lines you wrote yourself: reverie trust claim {' '.join(outside)}")
     d = data.get("debug", {})
     if explain:  # the summary line, in words, for whoever asked why
         mode = {"hybrid": "hybrid (vectors and keywords)", "keyword-only": "keywords only"}.get(
@@ -89,13 +114,29 @@ def register(app: typer.Typer) -> None:
                query_opt: Annotated[Optional[str], typer.Option("--query", "-q", help="the query (wins over the argument)")] = None,
                max_results: Annotated[Optional[int], typer.Option("--max-results", "-n", min=1, help="how many results (default 6)")] = None,
                min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="threshold before decay (default 0.35)")] = None,
+               sensitive: Annotated[bool, typer.Option("--sensitive", help="list every memory line that looks like a "
+                                                       "secret (password, PIN, key, card or ID number)")] = False,
                explain: Annotated[bool, typer.Option("--explain", help="show each leg, the merge, every multiplier and MMR")] = False,
                project: Annotated[Optional[list[str]], typer.Option("--project", help="active project key (repeatable; "
                                                                     "default: the folder's repository)")] = None,
+               signal: Annotated[bool, typer.Option("--signal", help="count the results as recalled, for "
+                                                    "Dreaming (a search from the command line is yours, looking "
+                                                    "around: by default it does not teach Dreaming what matters)")] = False,
                home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                sets: SetOpt = None, as_json: JsonOpt = False) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         q = query_opt if query_opt is not None else query
+        if sensitive and q is None:
+            from ..trust.sensitive import sensitive_lines
+
+            mem = memory_for(o, create=False)
+            try:
+                mem.sync()  # incremental: unchanged files are skipped
+                rows = sensitive_lines(mem.index.conn())
+            finally:
+                mem.close()
+            emit(o, {"sensitive": True, "lines": rows}, _print_sensitive)
+            return
         if q is None:
             raise UserError("give a query: reverie search \"...\" (or --query)")
         mem = memory_for(o, create=False)
@@ -104,9 +145,11 @@ def register(app: typer.Typer) -> None:
 
             data = mem.search(q, max_results, min_score, explain=explain,
                               projects=folder_scope(mem.settings, project).keys or None,
-                              sync_wait=CLI_SYNC_WAIT_SECONDS)
+                              sync_wait=CLI_SYNC_WAIT_SECONDS, record_signals=signal)
         finally:
             mem.close()
+        if sensitive:  # a query and --sensitive: only its results that look like a secret
+            data["results"] = [r for r in data.get("results") or [] if r.get("sensitive")]
         emit(o, data, lambda d: _print_results(d, explain))
         if data.get("unavailable"):
             raise typer.Exit(1)

@@ -133,7 +133,30 @@ def delete(conn: apsw.Connection, rel: str) -> None:
     conn.execute("DELETE FROM memory_daily_provenance WHERE path = ?", (rel,))
 
 
-def outside_writer() -> seg.Writer:
+OUTSIDE_EDITS = ("untrusted", "owner")  # how an edit made outside reverie is classed (trust_meta)
+
+
+def outside_edits(conn: apsw.Connection | None) -> str:
+    """``untrusted`` (the default), or ``owner`` on a machine whose owner said that nothing but
+    them edits the notes outside reverie (``reverie trust outside-edits owner``, docs/trust.md)."""
+    if conn is None:
+        return "untrusted"
+    row = conn.execute("SELECT value FROM trust_meta WHERE key = 'outside_edits'").fetchone()
+    return row[0] if row and row[0] in OUTSIDE_EDITS else "untrusted"
+
+
+def set_outside_edits(conn: apsw.Connection, mode: str) -> None:
+    if mode not in OUTSIDE_EDITS:
+        raise ValueError(f"outside edits are classed {' or '.join(OUTSIDE_EDITS)}, not {mode!r}")
+    with transaction(conn):
+        # (delete, insert: PostgreSQL keys the table by agent too, so no ON CONFLICT fits both)
+        conn.execute("DELETE FROM trust_meta WHERE key = 'outside_edits'")
+        conn.execute("INSERT INTO trust_meta(key, value) VALUES ('outside_edits', ?)", (mode,))
+
+
+def outside_writer(conn: apsw.Connection | None = None) -> seg.Writer:
+    if outside_edits(conn) == "owner":
+        return seg.Writer("owner", "unknown", None, "outside-owner", now_ms())
     return seg.Writer("untrusted", "unknown", None, "outside", now_ms())
 
 
@@ -141,7 +164,7 @@ def first_sight(conn: apsw.Connection, rel: str, data: bytes, mtime: float | Non
     """A record for a daily file reverie has never recorded (see the module docstring)."""
     legacy = mtime is not None and mtime < installed_at(conn)
     who = (seg.Writer("agent", "unknown", None, "legacy", int((mtime or 0) * 1000)) if legacy
-           else outside_writer())
+           else outside_writer(conn))
     return seg.create(rel, data, who)
 
 
@@ -150,7 +173,45 @@ def current(conn: apsw.Connection, rel: str, data: bytes, mtime: float | None) -
     rec = load(conn, rel)
     if rec is None:
         return first_sight(conn, rel, data, mtime), True
-    return seg.reconcile(rec, data, outside_writer())
+    return seg.reconcile(rec, data, outside_writer(conn))
+
+
+# writers whose lines the owner may claim: edits made outside reverie, lines from before reverie
+# kept records, lines of a record that no longer verified
+CLAIMABLE = frozenset({"outside", "legacy", "fallback"})
+
+
+def claim(conn: apsw.Connection, workspace: Path, rel: str, lines: tuple[int, int] | None = None, *,
+          dry_run: bool = False) -> tuple[int, str | None]:
+    """Class the lines of a daily file that no session of reverie wrote (:data:`CLAIMABLE`) as
+    the owner's own, in ``lines`` (1-based, inclusive) or the whole file: (how many lines, the
+    file's sticky floor class, which still caps them). Lines reverie wrote keep their writer: a
+    tainted agent line stays untrusted whoever claims the file."""
+    def claimed(rec: seg.Record) -> tuple[list[seg.Writer], int]:
+        per_line = [w for _, w in rec.lines()]
+        mine = seg.Writer("owner", "unknown", None, "claimed", now_ms())
+        count = 0
+        for n, w in enumerate(per_line, 1):
+            if w.writer in CLAIMABLE and w.origin != "owner" and (lines is None or lines[0] <= n <= lines[1]):
+                per_line[n - 1] = mine
+                count += 1
+        return per_line, count
+
+    if dry_run:
+        data, mtime = _read(workspace / rel)
+        rec, _ = current(conn, rel, data, mtime)
+        return claimed(rec)[1], rec.floor
+    with transaction(conn):
+        data, mtime = _read(workspace / rel)
+        rec, changed = current(conn, rel, data, mtime)
+        per_line, count = claimed(rec)
+        if count:
+            save(conn, seg.with_floor(seg.create_lines(rel, data, per_line), rec.floor))
+        elif changed:
+            save(conn, rec)
+    with _last_lock:
+        _last.clear()  # the indexer's cached answer for this file is stale now
+    return count, rec.floor
 
 
 def _read(path: Path) -> tuple[bytes, float | None]:
@@ -285,7 +346,7 @@ def file_origins(conn: apsw.Connection | None, workspace: Path, path: str | Path
         return FileOrigins(rel or str(path), None, None, curated(mtime))
     if conn is None:  # no database yet (a dry run on a fresh home): nothing recorded
         data, mtime = _read(absolute)
-        return FileOrigins(rel, seg.sha256(data), seg.create(rel, data, outside_writer()))
+        return FileOrigins(rel, seg.sha256(data), seg.create(rel, data, outside_writer(conn)))
     if not persist:
         data, mtime = _read(absolute)
         rec, _ = current(conn, rel, data, mtime)
@@ -294,7 +355,7 @@ def file_origins(conn: apsw.Connection | None, workspace: Path, path: str | Path
         data, mtime = _read(absolute)
         if mtime is None and not data:
             delete(conn, rel)
-            return FileOrigins(rel, seg.sha256(b""), seg.create(rel, b"", outside_writer()))
+            return FileOrigins(rel, seg.sha256(b""), seg.create(rel, b"", outside_writer(conn)))
         rec, changed = current(conn, rel, data, mtime)
         if changed:
             save(conn, rec)
