@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from .sessions.report import render_context
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runtime import Runtime, TurnResult
+    from .runtime import Runtime
+    from .sessions.turn import TurnResult
 
 HELP = ("Commands: /new or /reset [first message] start a new session (the previous one is saved to "
         "memory/YYYY-MM-DD-HHMM.md); /compact [instructions] summarise older messages now; /context list|detail "
@@ -26,7 +27,7 @@ def parse_command(text: str) -> tuple[str, str] | None:
 
 
 def run_command(rt: "Runtime", name: str, arg: str, raw: str) -> "TurnResult":
-    from .runtime import TurnResult
+    from .sessions.turn import TurnResult
 
     row = rt.session
     result = TurnResult(raw, command=name, session_id=row.session_id)

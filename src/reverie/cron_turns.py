@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 
 from .automation.handlers import RunContext, RunOutcome
-from .automation.scheduler import STALE_CLAIM_MS
 
 log = logging.getLogger("reverie.automation")
 
@@ -83,15 +82,10 @@ def agent_turn_handler(memory):
 
 
 def prune_expired_runs(store, settings) -> int:
-    """After a run: delete the transcripts of the agent's run sessions older than
-    ``cron.sessionRetention``; how many. Never fails the run that called it."""
-    from .sessions.retention import prune_run_sessions
+    """:func:`reverie.sessions.retention.prune_after_run` (its home, below the runtime)."""
+    from .sessions.retention import prune_after_run
 
-    try:
-        return prune_run_sessions(store, settings.cron.session_retention_ms, quiet_ms=STALE_CLAIM_MS).sessions
-    except Exception as exc:  # housekeeping: the run's own result stands
-        log.warning("pruning run sessions failed: %s", exc)
-        return 0
+    return prune_after_run(store, settings)
 
 
 def prune_agent(memory) -> int:

@@ -29,7 +29,7 @@ import inspect
 import json
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -53,24 +53,7 @@ from .recall.lanes import RecallLanes, with_projects
 from .recall.startup import entry_filter
 from .recall.switch import guard_tool
 from .trust.classes import check_kind, sender_origin, turn_writer
-
-@dataclass
-class TurnResult:
-    input: str
-    reply: str | None = None  # what to show; None when suppressed (NO_REPLY) or nothing
-    command: str | None = None
-    suppressed: bool = False
-    session_id: str = ""
-    tool_calls: list[str] = field(default_factory=list)
-    flush: dict | None = None
-    compactions: list[dict] = field(default_factory=list)
-    error: str | None = None
-    notices: list[str] = field(default_factory=list)  # one-liners for people (stderr)
-    data: dict | None = None
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
-
+from .sessions.turn import TurnResult  # noqa: F401 (its home is below the hosts; reverie.runtime.TurnResult stays)
 
 class Runtime:
     """One conversation of one agent (a session key), across its sessions."""

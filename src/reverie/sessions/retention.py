@@ -84,3 +84,17 @@ def _named_by_memory(conn, ids: list[str]) -> set[str]:
             named.update(r[0] for r in conn.execute(
                 f"SELECT DISTINCT {column} FROM {table} WHERE {column} IN ({marks})", tuple(ids)).fetchall())
     return named
+
+
+def prune_after_run(store: TranscriptStore, settings) -> int:
+    """After a run (a cron turn, the heartbeat review): delete the transcripts of the agent's run
+    sessions older than ``cron.sessionRetention``; how many. Never fails the run that called it."""
+    import logging
+
+    from ..automation.scheduler import STALE_CLAIM_MS  # a run claimed this recently may still be writing
+
+    try:
+        return prune_run_sessions(store, settings.cron.session_retention_ms, quiet_ms=STALE_CLAIM_MS).sessions
+    except Exception as exc:  # housekeeping: the run's own result stands
+        logging.getLogger("reverie.automation").warning("pruning run sessions failed: %s", exc)
+        return 0
