@@ -188,7 +188,7 @@ ACROSS = "memory.activeMemory.rememberAcrossConversations=true"
 def test_a_direct_session_recalls_another_direct_session_and_groups_never_leak(reverie_home):
     m = memory(ACROSS, "memory.activeMemory.allowedChatTypes=[\"direct\",\"group\"]")
     a = m.runtime(scripted(turn=[{"reply": "noted"}]), session="telegram:direct:owner")
-    a.send("My locker code is 4711, gym on Main Street.")
+    a.send("My locker is number 47 at the gym on Main Street.")  # (a locker code would be a secret)
     a.close()
     g = m.runtime(scripted(turn=[{"reply": "ok"}]), session="telegram:group:team", sender="owner")
     g.send("The team dinner budget is 900 euros.")
@@ -196,8 +196,8 @@ def test_a_direct_session_recalls_another_direct_session_and_groups_never_leak(r
     # source side: the other direct chat is recalled ...
     model = scripted(turn=[{"reply": "ok"}, {"reply": "ok"}])
     d = m.runtime(model)
-    d.send("What is my locker code?")
-    assert "My locker code is 4711" in system_of(model)
+    d.send("What is my locker number at the gym?")
+    assert "My locker is number 47" in system_of(model)
     src = recall_marks(d, "active-memory")[0]["items"][0]
     assert src["path"].startswith("session:") and src["originClass"] == "owner"
     # ... a group never is
@@ -207,8 +207,8 @@ def test_a_direct_session_recalls_another_direct_session_and_groups_never_leak(r
     # destination side: a group session never recalls private conversations
     model = scripted(turn=[{"reply": "ok"}])
     g = m.runtime(model, session="telegram:group:team", sender="owner")
-    g.send("What is my locker code?")
-    assert "4711" not in system_of(model)
+    g.send("What is my locker number at the gym?")
+    assert "number 47" not in system_of(model)
     g.close()
     m.close()
 
@@ -222,14 +222,15 @@ def test_never_the_current_conversation_nor_another_agent(reverie_home):
     m = memory(ACROSS)
     model = scripted(turn=[{"reply": "ok"}, {"reply": "ok"}])
     rt = m.runtime(model)
-    rt.send("My bike lock code is 2525.")
-    rt.send("What is my bike lock code?")  # said in this very conversation: not an across recall
+    # (a lock code would be a secret, never recalled on its own: docs/trust.md; a bike's colour is not)
+    rt.send("My bike lock is the orange Abus 2525 model.")
+    rt.send("What is my bike lock?")  # said in this very conversation: not an across recall
     assert not any((i.get("path") or "").startswith("session:")
                    for mk in recall_marks(rt, "active-memory") for i in mk["items"])
     rt.send("/new What is my passport number?")
     assert "X1234567" not in system_of(model)  # another agent's transcripts are out of reach
-    rt.send("/new What is my bike lock code?")  # the earlier session of this key is another conversation
-    assert "My bike lock code is 2525" in system_of(model)
+    rt.send("/new What is my bike lock?")  # the earlier session of this key is another conversation
+    assert "My bike lock is the orange Abus 2525 model" in system_of(model)
     rt.close()
     m.close()
 

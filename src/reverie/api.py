@@ -484,6 +484,9 @@ class Memory:
             "indexing": indexing,
             "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
+        from .trust.sensitive import summary as sensitive_summary
+
+        out["sensitive"] = sensitive_summary(conn)  # lines that look like a secret: listed for the owner
         from .rerank import status as rerank_status
 
         out["rerank"] = rerank_status(self.settings.search.rerank, deep=deep)  # "none" unless configured

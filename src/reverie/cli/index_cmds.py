@@ -56,6 +56,10 @@ def _print_status(s: dict) -> None:
             from ..embeddings.openmp import summary
 
             say(f"engine     {summary(s['probe']['engine'])}")
+    sens = s.get("sensitive") or {}
+    if sens.get("lines"):
+        say(f"sensitive  {sens['lines']} line{'s hold' if sens['lines'] != 1 else ' holds'} what looks like a secret "
+            f"(never used on their own): {sens['hint']}")
     for w in s["warnings"]:
         say(f"warning    {w}")
     if s.get("action"):

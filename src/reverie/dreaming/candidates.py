@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..search.signals import claim_hash
 from ..trust import Candidate, Trust
+from ..trust.secrets import holds_secret
 from ..workspace.annotations import parse_annotations
 from ..workspace.entries import Entry, split_entries
 from ..workspace.files import read_regular
@@ -52,7 +53,9 @@ class Selection:
     skipped: list[dict] = field(default_factory=list)  # {key, snippet, reason}
 
     def skip(self, r: Ranked, reason: str) -> None:
-        self.skipped.append({"key": r.key, "snippet": r.entry.snippet[:160], "score": round(r.score, 4),
+        # a secret is reported without its text (docs/trust.md, Secrets)
+        snippet = "[withheld: sensitive]" if holds_secret(r.entry.snippet) else r.entry.snippet[:160]
+        self.skipped.append({"key": r.key, "snippet": snippet, "score": round(r.score, 4),
                              "reason": reason})
 
 

@@ -19,6 +19,7 @@ from ..durations import duration_ms
 from ..models.offline_dreams import HEARTBEAT_PROMPT_PREFIX, PROPOSE_TOOL
 from ..search.signals import claim_hash, signal_key
 from ..tools.base import Tool
+from ..trust.secrets import holds_secret
 from ..trust.store import DAILY_RE
 from ..workspace.entries import split_entries
 from .candidates import Chosen
@@ -70,7 +71,9 @@ def _recent_entries(workspace, since_day, seen: set[str]) -> list[tuple[str, obj
         if not DAILY_RE.match(rel) or day is None or day < since_day or p.is_symlink() or not p.is_file():
             continue
         for e in split_entries(p.read_text(encoding="utf-8", errors="replace")):
-            if len(e.snippet) >= 8 and not contaminated(e.snippet) and claim_hash(e.snippet) not in seen:
+            # a line holding a secret is never shown to the reviewing model, nor proposed (docs/trust.md)
+            if (len(e.snippet) >= 8 and not contaminated(e.snippet) and not holds_secret(e.snippet)
+                    and claim_hash(e.snippet) not in seen):
                 out.append((rel, e))
     return out[-MAX_ENTRIES:]
 
@@ -118,7 +121,7 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
                         "Dreaming checks and writes them; this call writes nothing.",
                         {"type": "object", "properties": {"entries": {"type": "array", "items": {"type": "integer"}}},
                          "required": ["entries"], "additionalProperties": False}, propose, origin="agent")
-            rt = Runtime(mem, model or models_for(mem)[0], session_key=SESSION_KEY, origin="heartbeat",
+            rt = Runtime(mem, models_for(mem, model)[0], session_key=SESSION_KEY, origin="heartbeat",
                          session_kind="heartbeat", tools=[tool])
             try:
                 rt.send(message)

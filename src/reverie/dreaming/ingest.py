@@ -46,11 +46,13 @@ class Ingested:
     daily_files: int = 0
     daily_entries: int = 0
     session_messages: int = 0
+    withheld_sensitive: int = 0  # message pieces holding a secret: never in the corpus (docs/trust.md)
     corpus_lines: list[tuple[str, str]] = field(default_factory=list)  # (corpus path, line) to append
 
     def as_dict(self) -> dict:
         return {"dailyFiles": self.daily_files, "dailyEntries": self.daily_entries,
-                "sessionMessages": self.session_messages}
+                "sessionMessages": self.session_messages,
+                **({"withheldSensitive": self.withheld_sensitive} if self.withheld_sensitive else {})}
 
 
 def note_day(path: str) -> date | None:
@@ -194,6 +196,7 @@ def ingest_sessions(db_path: Path, workspace: Path, view: StoreView, deltas: Del
     from ..sessions.search import redact
     from ..sessions.store import MESSAGE_KINDS, TranscriptStore
     from ..trust import strip_recalled
+    from ..trust.secrets import holds_secret
     from .state import open_readonly
 
     probe = open_readonly(db_path)
@@ -239,6 +242,9 @@ def ingest_sessions(db_path: Path, workspace: Path, view: StoreView, deltas: Del
                         "kind": s.session_kind}
                 for n, piece in enumerate(_pieces(clean)):
                     if contaminated(piece):
+                        continue
+                    if holds_secret(piece):
+                        out.withheld_sensitive += 1
                         continue
                     line_no = corpus.line_of(rel, f"{s.session_id}#{ev.position}.{n}", piece)
                     rec = sig.Recall(rel, line_no, line_no, piece, SESSION_SCORE)

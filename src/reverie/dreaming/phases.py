@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..text.concepts import content_words, jaccard
+from ..trust.secrets import holds_secret
 from .guard import contaminated
 from .state import Deltas, ShortTermEntry, StoreView
 
@@ -55,9 +56,23 @@ def _avg(e: ShortTermEntry) -> float:
     return min(1.0, e.total_score / max(1, e.signals))
 
 
+def sensitive_count(view: StoreView, now_s: int, days: int) -> int:
+    """Recent entries held back because they look like they hold a secret (never staged, reflected on
+    or promoted; reported as "withheld: sensitive" without their text)."""
+    since = now_s - days * DAY_S
+    return sum(1 for e in view.entries.values() if e.last_recalled_at >= since and e.promoted_at is None
+               and not contaminated(e.snippet) and holds_secret(e.snippet))
+
+
+def withheld_line(n: int) -> list[str]:
+    return [f"- withheld: sensitive ({n} entr{'y' if n == 1 else 'ies'} that look like a secret; "
+            "found only by the owner's search)"] if n else []
+
+
 def recent(view: StoreView, now_s: int, days: int) -> list[ShortTermEntry]:
     since = now_s - days * DAY_S
-    out = [e for e in view.entries.values() if e.last_recalled_at >= since and not contaminated(e.snippet)]
+    out = [e for e in view.entries.values() if e.last_recalled_at >= since and not contaminated(e.snippet)
+           and not holds_secret(e.snippet)]
     out.sort(key=lambda e: (-e.last_recalled_at, -e.recall_count, e.path, e.start_line))
     return out
 
@@ -93,7 +108,8 @@ def light(view: StoreView, deltas: Deltas, now_s: int, settings) -> PhaseOutcome
                       "confidence": round(min(1.0, confidence), 4), "recalls": recalls,
                       "merged": [e.key for e in g[1:]]})
         deltas.light.append(lead.key)
-    return PhaseOutcome("light", body or ["- No notable updates."], items)
+    body = (body or ["- No notable updates."]) + withheld_line(sensitive_count(view, now_s, settings.lookback_days))
+    return PhaseOutcome("light", body, items)
 
 
 def truth_confidence(e: ShortTermEntry) -> float:

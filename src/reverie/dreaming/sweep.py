@@ -78,8 +78,10 @@ def models_for(mem, override=None) -> list:
     ``chat.model`` (tried when the first cannot be used)."""
     from ..models import ChatModel, create
 
+    from ..trust.shield import shield  # Dreaming calls on its own: no secret reaches a remote model
+
     if isinstance(override, ChatModel):
-        return [override]
+        return [shield(override)]
     chat = mem.settings.chat
     specs = [override] if override else [mem.settings.memory.dreaming.model, chat.model]
     out, seen = [], set()
@@ -92,7 +94,7 @@ def models_for(mem, override=None) -> list:
                 log.warning("dreaming: model %s cannot be used: %s", spec, exc)
     if not out:
         out.append(create("offline", chat))
-    return out
+    return [shield(m) for m in out]
 
 
 @dataclass

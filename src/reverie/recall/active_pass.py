@@ -25,6 +25,8 @@ from ..tools.base import Tool
 from ..tools.memory import GET_DESCRIPTION, GET_SCHEMA, SEARCH_DESCRIPTION, SEARCH_SCHEMA, memory_get
 from ..trust import RecallItem, items_from_result, least_trusted
 from ..trust.recall import normalise
+from ..trust.secrets import mask_value
+from ..trust.shield import shield
 from ..trust.framing import frame_search
 from .active import Outcome
 from .across import search_conversations
@@ -69,10 +71,11 @@ def recall_tools(mem, *, projects: list[str], across_session: str | None) -> lis
                                                                            args["query"])
             merged.sort(key=lambda r: -float(r.get("score") or 0))
             out["results"] = merged[:max(5, args.get("maxResults") or 5)]
-        return frame_search(out)  # outside content reaches the recall model framed, as everywhere
+        # outside content reaches the recall model framed, as everywhere; secrets never (an automatic pass)
+        return mask_value(frame_search(out))
 
     def get(args: dict) -> dict:
-        return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
+        return mask_value(memory_get(mem, args["path"], args.get("from"), args.get("lines")))
 
     return [Tool("memory_search", SEARCH_DESCRIPTION, SEARCH_SCHEMA, search),
             Tool("memory_get", GET_DESCRIPTION, GET_SCHEMA, get)]
@@ -124,7 +127,7 @@ def run_pass(model, tools: list[Tool], *, style: str, max_chars: int, query: str
         left = deadline - time.monotonic()
         if left <= 0:
             return Outcome("timeout", "the recall pass ran out of time")
-        resp = model.complete(messages, defs if rounds < MAX_ROUNDS else None, timeout=left, max_tokens=400)
+        resp = shield(model).complete(messages, defs if rounds < MAX_ROUNDS else None, timeout=left, max_tokens=400)
         msg = resp.message
         if not msg.tool_calls:
             fact = clean_fact(msg.content, max_chars)

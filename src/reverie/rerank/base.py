@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..embeddings.base import ProviderState
 from ..errors import ReverieError
 from ..retry import call_with_retries
+from ..trust.secrets import mask
 
 
 class RerankError(ReverieError):
@@ -54,6 +55,9 @@ class Reranker:
         rate limits and server errors while ``deadline`` (a ``time.monotonic()`` instant) allows."""
         if not documents:
             return []
+        # a reranker is a service of its own: secrets never reach it, the words around them do
+        # (docs/trust.md, Secrets); the value itself says nothing about relevance
+        query, documents = mask(query), [mask(d) for d in documents]
 
         def attempt() -> list[tuple[int, float]]:
             left = math.inf if deadline is None else deadline - time.monotonic()

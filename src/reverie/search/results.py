@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..trust.secrets import holds_secret
 from .candidates import Candidate
 from .citation import format_citation
 
@@ -81,6 +82,8 @@ def result_row(p: Passage | Candidate, explain: bool) -> dict:
         row["status"] = c.status
     if c.origin_class:
         row["provenance"] = {"originClass": c.origin_class, "sessionKind": c.session_kind}
+    if holds_secret(snippet):  # found for an explicit search, never used on its own (docs/trust.md)
+        row["sensitive"] = True
     if explain:
         row["explain"] = c.trace
         if len(units) > 1:

@@ -199,6 +199,9 @@ def run_flush(model: ChatModel, history: list[ChatMessage], base_system: str, *,
     class of the conversation); ``recall`` the memory recalled into it, which is kept out."""
     result = FlushResult("nothing", trigger, origin=provenance.origin if provenance else None)
     history = recall_free(history, recall)
+    from ..trust.shield import shield
+
+    model = shield(model)  # a flush is memory's own call: no secret reaches a remote model
     ok, why = writable
     if not ok:
         result.status, result.reason = "skipped", why

@@ -50,7 +50,7 @@ class RecallLedger:
 
             return self.trust.may_inject(lane, Candidate(item.text, item.path, item.start_line or 1,
                                                          item.end_line, origin, kind))
-        return injection_decision(lane if auto else "explicit", origin, kind)
+        return injection_decision(lane if auto else "explicit", origin, kind, item.text)  # secrets: never automatic
 
     def mark(self, session_id: str, lane: str, items: list[RecallItem], *, auto: bool | None = None) -> Marked:
         auto = lane in AUTO_LANES if auto is None else auto

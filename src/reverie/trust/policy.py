@@ -7,7 +7,11 @@
 * :meth:`Trust.may_promote` -- may this candidate become a durable memory (Dreaming's promotion
   into ``MEMORY.md``, consolidation)? Never ``untrusted`` or ``system`` content; never anything
   from cron, heartbeat or sub-agent sessions; session-derived candidates only from interactive
-  sessions; never text that carries reverie's own context frames (a copy of injected context).
+  sessions; never text that carries reverie's own context frames (a copy of injected context);
+  never text that holds a secret (:mod:`.secrets`).
+
+Both automatic paths also keep secrets out: an automatic lane never injects text holding one, and
+:meth:`Trust.injectable` (startup notes, bootstrap files) replaces such a line by a marker.
 
 The origin of a candidate is looked up by the program (the daily-note segments of its lines),
 whatever the caller claims: a claimed origin can only lower trust, never raise it.
@@ -22,9 +26,11 @@ from ..store import as_database, transaction
 from .classes import BACKGROUND_KINDS, TRUSTED, least_trusted, weakest_kind
 from .framing import OUR_TAGS
 from .recall import AUTO_LANES, normalise
+from .secrets import holds_secret, withhold_lines
 from .segments import RangeOrigin
 from .store import FileOrigins, file_origins, open_trust_db, rel_of, tracked
 
+SENSITIVE_REASON = "withheld: sensitive (looks like it holds a secret: found by the owner's search only)"
 _FRAME_MARKERS = tuple(normalise(t) for t in ("recalled-memory", "untrusted-content"))
 
 
@@ -82,16 +88,20 @@ def promotion_decision(c: Candidate, found: RangeOrigin | None) -> Decision:
     if _frames_inside(c.text):
         return Decision(False, "carries a recall or untrusted frame: a copy of injected context, not a memory",
                         origin, kind)
+    if holds_secret(c.text):  # the reason never repeats the text
+        return Decision(False, SENSITIVE_REASON, origin, kind)
     return Decision(True, "ok", origin, kind)
 
 
-def injection_decision(lane: str, origin: str | None, kind: str | None = None) -> Decision:
+def injection_decision(lane: str, origin: str | None, kind: str | None = None, text: str | None = None) -> Decision:
     o = origin or "untrusted"  # unknown origin never rides an automatic lane
     k = kind or "unknown"
     if lane not in AUTO_LANES:
         return Decision(True, "explicit lane: returned, framed as untrusted when it is", o, k)
     if o not in TRUSTED:
         return Decision(False, f"origin {o}: automatic recall injects only owner or agent content", o, k)
+    if text and holds_secret(text):
+        return Decision(False, SENSITIVE_REASON, o, k)
     return Decision(True, "ok", o, k)
 
 
@@ -194,7 +204,7 @@ class Trust:
             found = self.origin_of(candidate.path, candidate.start_line, candidate.end_line)
             origin = least_trusted(origin, found.origin) if origin else found.origin
             kind = weakest_kind(kind, found.kind)
-        return injection_decision(lane, origin, kind)
+        return injection_decision(lane, origin, kind, candidate.text)
 
     def injectable_lines(self, path: str, text: str, first_line: int = 1) -> tuple[str, int]:
         """``text`` (lines of ``path`` from ``first_line``) without the lines an automatic lane
@@ -204,7 +214,9 @@ class Trust:
 
     def injectable(self, path: str, text: str, first_line: int = 1) -> tuple[str, int, str, str]:
         """:meth:`injectable_lines`, and the least trusted class and weakest kind of the lines kept
-        (a file whose lines have different writers: a session note, a daily note)."""
+        (a file whose lines have different writers: a session note, a daily note). A kept line that
+        holds a secret is replaced by :data:`~reverie.trust.secrets.LINE_MARKER` (not counted as dropped)."""
+        text, _ = withhold_lines(text)
         origins = self.origins(path)
         kept, dropped, classes, kinds = [], 0, [], []
         for i, line in enumerate(text.split("\n")):

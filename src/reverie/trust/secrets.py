@@ -93,7 +93,9 @@ _WORD_VALUE_KEYS = re.compile(r"pass|pwd|wi-?fi|router|network|密码|口令|密
 
 
 def _plausible_value(value: str, key: str) -> bool:
-    v = value.strip(".!?:)]}>")
+    v = value.strip(".!?:)}>")
+    if v.startswith(("[", "<", "(")):  # a placeholder or a pointer ("[redacted]", "<see vault>"), not the value
+        return False
     if len(v) < 3 or v.lower() in _NOT_VALUES:
         return False
     if re.fullmatch(r"[\u4e00-\u9fff]+", v):  # "密码是我的生日": a hint, not the value
@@ -282,6 +284,24 @@ def mask(text: str, placeholder: str = PLACEHOLDER) -> str:
     return "".join(out)
 
 
+def mask_value(value):
+    """A tool result or request body (dicts, lists, strings) with every string's secrets masked, and
+    each dict whose text held one marked ``"sensitive": true`` -- what a model or service not asked by
+    the owner gets to read."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, list):
+        return [mask_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(mask_value(v) for v in value)
+    if isinstance(value, dict):
+        out = {k: mask_value(v) for k, v in value.items()}
+        if any(isinstance(v, str) and v != out[k] for k, v in value.items()):
+            out["sensitive"] = True
+        return out
+    return value
+
+
 _BULLET = re.compile(r"^(\s*(?:[-*+]\s+|\d+[.)]\s+)?)")
 
 
@@ -309,4 +329,4 @@ def withhold_lines(text: str, marker: str = LINE_MARKER) -> tuple[str, int]:
 
 
 __all__ = ["Finding", "KINDS", "LINE_MARKER", "PLACEHOLDER", "cn_id_ok", "entropy", "find_secrets", "holds_secret",
-           "iban_ok", "kinds_in", "luhn_ok", "mask", "withhold_lines"]
+           "iban_ok", "kinds_in", "luhn_ok", "mask", "mask_value", "withhold_lines"]
