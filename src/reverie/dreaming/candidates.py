@@ -8,6 +8,8 @@
 3. Rehydrate from the live file: the entry must still be there with the same words (a moved entry is
    found by its claim hash, the nearest one when there are several); its annotations (project,
    supersede key) and the sessions that wrote it are read from the file now.
+4. What it says is made a fact (:mod:`.facttext`): role prefixes and transcript framing go; model
+   talk, questions and chit-chat are never candidates.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..trust.secrets import holds_secret
 from ..workspace.annotations import parse_annotations
 from ..workspace.entries import Entry, split_entries
 from ..workspace.files import read_regular
+from .facttext import fact_text
 from .guard import contaminated
 from .memoryfile import supersede_key_in
 from .ranking import Ranked, Thresholds, rank
@@ -34,7 +37,7 @@ class Chosen:
     path: str
     start: int
     end: int
-    snippet: str  # the writer's words, now
+    snippet: str  # the writer's words, now, as a fact (:func:`.facttext.fact_text`: no framing)
     project: str | None
     supersedes: str | None
     sessions: list[str]
@@ -126,6 +129,10 @@ def select(workspace: Path, trust: Trust, view: StoreView, now_s: int, deep, *,
             sel.skip(r, "no longer in the file (removed or reworded)")
             continue
         e, snippet, digest = got
+        text = fact_text(snippet, r.entry.path.startswith("memory/.dreams/"))
+        if text is None:
+            sel.skip(r, "not a fact: model talk, a question, chit-chat or transcript framing")
+            continue
         decision = trust.may_promote(trust_candidate(r.entry, r.entry.path, e.start, e.end, snippet))
         if not decision.allowed:
             sel.skip(r, f"refused by trust: {decision.reason}")
@@ -136,7 +143,7 @@ def select(workspace: Path, trust: Trust, view: StoreView, now_s: int, deep, *,
             sessions = list(prov.get("sessionIds") or [])
         else:
             sessions = sorted(trust.origin_of(r.entry.path, e.start, e.end).sessions)
-        sel.chosen.append(Chosen(r, r.entry.path, e.start, e.end, snippet,
+        sel.chosen.append(Chosen(r, r.entry.path, e.start, e.end, text,
                                  ann.projects[0] if ann.projects else None, supersede_key_in(e.text),
                                  sessions, decision.origin, digest))
     return sel

@@ -1,7 +1,8 @@
 """What the light and REM phases take in besides recalls (reference §16.3 steps 1-2).
 
 **Daily notes** (``memory/YYYY-MM-DD.md`` and ``…-<slug>.md`` within the lookback): managed blocks
-stripped, date headings dropped, each entry (a bullet and its continuation, at most 4 lines, 8+
+stripped, date headings dropped, entries that hold no fact skipped (:mod:`.facttext`: a session
+note's model talk, questions, chit-chat), each entry (a bullet and its continuation, at most 4 lines, 8+
 characters) becomes a short-term entry with a ``daily`` signal of score 0.62. Each entry is counted
 once: the ingestion state keeps the claim hashes a note's entries had, so an entry appended later
 is ingested without counting its older neighbours again (the reference re-counts a whole note
@@ -9,7 +10,8 @@ whenever it changes).
 
 **Transcripts**: interactive sessions only (cron, heartbeat, sub-agent and unknown sessions never),
 user and assistant messages, recalled memory stripped (:func:`reverie.trust.strip_recalled`),
-secrets redacted, commands skipped; each message (cut at sentence ends into pieces of 12-280
+secrets redacted, commands skipped, model talk and chit-chat skipped (:mod:`.facttext`); each
+message (cut at sentence ends into pieces of 12-280
 characters) becomes a line ``[<session id>#<position>] <text>`` of the session corpus
 ``memory/.dreams/session-corpus/YYYY-MM-DD.md`` (the message's day) and a short-term entry with a
 signal of score 0.58 and the origin class the runtime recorded for it. At most 240 messages per
@@ -27,6 +29,7 @@ from pathlib import Path
 from ..search import signals as sig
 from ..trust.store import DAILY_RE
 from ..workspace.entries import split_entries
+from .facttext import fact_text
 from .guard import contaminated
 from .state import GROUNDED_SCORE, Deltas, StoreView
 
@@ -89,8 +92,8 @@ def ingest_daily(workspace: Path, view: StoreView, deltas: Deltas, today: date, 
         seen_set = set(seen)
         for e in split_entries(text):
             snippet = e.snippet
-            if len(snippet) < SNIPPET_MIN or contaminated(snippet):
-                continue
+            if len(snippet) < SNIPPET_MIN or contaminated(snippet) or fact_text(snippet) is None:
+                continue  # a session note's model talk, chit-chat and questions are never staged
             claim = sig.claim_hash(snippet)
             if claim in seen_set:
                 continue
@@ -241,8 +244,8 @@ def ingest_sessions(db_path: Path, workspace: Path, view: StoreView, deltas: Del
                 prov = {"source": "sessions", "sessionIds": [s.session_id], "origin": ev.origin or "untrusted",
                         "kind": s.session_kind}
                 for n, piece in enumerate(_pieces(clean)):
-                    if contaminated(piece):
-                        continue
+                    if contaminated(piece) or fact_text(piece, True) is None:
+                        continue  # the model's own talk (the offline model's replies, refusals), chit-chat
                     if holds_secret(piece):
                         out.withheld_sensitive += 1
                         continue

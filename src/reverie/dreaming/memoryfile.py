@@ -169,8 +169,10 @@ def _one_line(text: str, limit: int = 64) -> str:
     return " ".join(t.split())[:limit].strip()
 
 
-def annotations(tags: list[str], score: float, project: str | None) -> str:
-    triggers = [t for t in (_one_line(x) for x in tags[:3]) if t]
+def annotations(phrases: list[str], score: float, project: str | None) -> str:
+    """The annotation comments of a promoted entry: its trigger phrases (:mod:`.trigger_words`;
+    none written when there are none), importance and project."""
+    triggers = [t for t in (_one_line(x) for x in phrases[:3]) if t]
     parts = []
     if triggers:
         parts.append(f"<!-- trigger: {', '.join(triggers)} -->")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..text.concepts import content_words, jaccard
 from ..trust.secrets import holds_secret
+from .facttext import fact_text
 from .guard import contaminated
 from .state import Deltas, ShortTermEntry, StoreView
 
@@ -48,6 +49,11 @@ def _words(e: ShortTermEntry) -> frozenset[str]:
     return frozenset(content_words(e.snippet, matching=True))
 
 
+def _text(e: ShortTermEntry) -> str | None:
+    """The entry as a fact (:mod:`.facttext`), or None: model talk and chit-chat are never staged."""
+    return fact_text(e.snippet, e.path.startswith("memory/.dreams/"))
+
+
 def _evidence(e: ShortTermEntry) -> str:
     return f"{e.path}:{e.start_line}-{e.end_line}"
 
@@ -72,7 +78,7 @@ def withheld_line(n: int) -> list[str]:
 def recent(view: StoreView, now_s: int, days: int) -> list[ShortTermEntry]:
     since = now_s - days * DAY_S
     out = [e for e in view.entries.values() if e.last_recalled_at >= since and not contaminated(e.snippet)
-           and not holds_secret(e.snippet)]
+           and not holds_secret(e.snippet) and _text(e) is not None]
     out.sort(key=lambda e: (-e.last_recalled_at, -e.recall_count, e.path, e.start_line))
     return out
 
@@ -102,9 +108,9 @@ def light(view: StoreView, deltas: Deltas, now_s: int, settings) -> PhaseOutcome
         lead = g[0]
         recalls = sum(e.recall_count for e in g)
         confidence = sum(e.total_score for e in g) / max(1, sum(e.signals for e in g))
-        body += [f"- Candidate: {lead.snippet}", f"  - confidence: {min(1.0, confidence):.2f}",
+        body += [f"- Candidate: {_text(lead)}", f"  - confidence: {min(1.0, confidence):.2f}",
                  f"  - evidence: {_evidence(lead)}", f"  - recalls: {recalls}", "  - status: staged"]
-        items.append({"key": lead.key, "snippet": lead.snippet, "evidence": _evidence(lead),
+        items.append({"key": lead.key, "snippet": _text(lead), "evidence": _evidence(lead),
                       "confidence": round(min(1.0, confidence), 4), "recalls": recalls,
                       "merged": [e.key for e in g[1:]]})
         deltas.light.append(lead.key)
@@ -150,8 +156,8 @@ def rem(view: StoreView, deltas: Deltas, now_s: int, settings) -> PhaseOutcome:
                     key=lambda t: (-t[0], t[1].path, t[1].start_line))
     items = []
     for conf, e in [t for t in scored if t[0] >= REM_MIN_CONFIDENCE][:max(1, min(3, settings.limit))]:
-        body.append(f"- {e.snippet} [confidence={conf:.2f} evidence={_evidence(e)}]")
-        items.append({"key": e.key, "snippet": e.snippet, "confidence": round(conf, 4), "evidence": _evidence(e)})
+        body.append(f"- {_text(e)} [confidence={conf:.2f} evidence={_evidence(e)}]")
+        items.append({"key": e.key, "snippet": _text(e), "confidence": round(conf, 4), "evidence": _evidence(e)})
         deltas.rem.append(e.key)
     if not items:
         body.append("- No strong patterns surfaced.")

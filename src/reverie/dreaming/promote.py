@@ -35,6 +35,7 @@ from .budget import compact
 from .candidates import Chosen
 from .consolidate import Group, PlanRejected, consolidate
 from .dreamsfile import highlight
+from .trigger_words import triggers_for
 from .memoryfile import (ENTRY_RE, PROMOTED_HEADING, append_section, appended_entry, block, consolidated_entry,
                          display_snippet, entry_key_for, entry_lines, generated_entries, marker_keys,
                          section_text)
@@ -86,9 +87,15 @@ def _budget(settings) -> int:
     return min(deep.memory_max_chars, settings.sessions.bootstrap.max_chars)
 
 
-def _candidate(c: Chosen, alias: str, deep) -> ConsolidationCandidate:
+def _threshold(settings) -> float:
+    return settings.memory.trigger_recall.threshold
+
+
+def _candidate(c: Chosen, alias: str, deep, threshold: float = 0.65) -> ConsolidationCandidate:
     shown = display_snippet(c.snippet, _cap(deep))
-    entry = consolidated_entry(shown, c.path, c.start, c.end, c.ranked.entry.concept_tags, c.ranked.score, c.project)
+    # triggers from the fact's salient words, each tried on ordinary messages first (.trigger_words)
+    entry = consolidated_entry(shown, c.path, c.start, c.end, triggers_for(shown, threshold=threshold),
+                               c.ranked.score, c.project)
     return ConsolidationCandidate(alias, c.key, entry_key_for(c.key), shown, entry, f"{c.path}#L{c.start}-L{c.end}",
                                   c.origin, c.project, c.supersedes)
 
@@ -152,7 +159,7 @@ def promote(chosen: list[Chosen], *, workspace: Path, settings, models: list, da
     faults.point("dream:planned")
     if not todo:
         return out
-    aliases = [_candidate(c, f"c{i}", deep) for i, c in enumerate(todo, 1)]
+    aliases = [_candidate(c, f"c{i}", deep, _threshold(settings)) for i, c in enumerate(todo, 1)]
     by_key = {c.key: c for c in todo}
     reason = None
     try:
@@ -227,7 +234,8 @@ def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: Deep
             out.marked.append(c.key)
             continue
         e = c.ranked.entry
-        entry = appended_entry(a.text, c.path, c.start, c.end, e.concept_tags, c.ranked.score, e.signals,
+        entry = appended_entry(a.text, c.path, c.start, c.end, triggers_for(a.text, threshold=_threshold(settings)),
+                               c.ranked.score, e.signals,
                                e.recall_count, c.ranked.components["relevance"], c.project)
         groups.setdefault(c.project, []).append(block(entry, a.entry_key, c.supersedes))
         written.append((c, a, entry))

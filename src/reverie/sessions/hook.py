@@ -9,7 +9,9 @@ touched, even by a racing writer (a ``-2``, ``-3`` suffix is added instead). The
 this; :meth:`SessionMemoryHook.wait` lets tests and a closing process wait for it.
 
 Trust (docs/trust.md): the agent's lines and sentences that reproduce memory recalled into the
-session are removed first (a recalled fact never comes back as a new memory), and each line of the
+session are removed first (a recalled fact never comes back as a new memory), then what only framed
+them (numbering, quote marks, citations, the "… found:" above them) and replies that are model talk
+(:func:`reply_text`); each line of the
 note is recorded with the class of the message it came from, the header as ``system``
 (``forget --session`` finds and removes the note by the session of those records).
 """
@@ -24,6 +26,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Callable
 
+from ..text.boilerplate import debris, model_talk, quoted_hit
 from ..trust import Provenance, record_whole_file, strip_recalled
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.textclean import clean_text
@@ -49,9 +52,35 @@ def picked_messages(store: TranscriptStore, session_id: str, n: int) -> list[tup
             text = strip_recalled(text, pool).strip()
             if not text:
                 continue
+        if ev.kind == "assistant":
+            text = reply_text(text)
+            if not text:
+                continue
         # an event recorded before origins were (origin NULL) is not trusted by default
         picked.append((ev.kind, text, ev.origin or "untrusted"))
     return picked[-n:] if n else []
+
+
+def reply_text(text: str) -> str:
+    """An assistant message as the note keeps it: without the lines that only frame what memory
+    said (a quoted search hit ``1. “…” [MEMORY.md#L4-L4]``, its debris once the recalled words are
+    stripped: ``2. ” [MEMORY.md#L4-L4]``), without a line that only introduced them (``…found:``),
+    and "" when what is left is model talk (the offline model's replies, refusals, pleasantries:
+    :func:`reverie.text.boilerplate.model_talk`)."""
+    kept: list[str] = []
+    dropped = False
+    for line in text.split("\n"):
+        if debris(line) or quoted_hit(line):
+            dropped = True
+            continue
+        if dropped and kept and kept[-1].rstrip().endswith((":", "：")):
+            kept.pop()  # "… found:" with nothing found below it any more
+        dropped = False
+        kept.append(line)
+    if dropped and kept and kept[-1].rstrip().endswith((":", "：")):
+        kept.pop()
+    out = "\n".join(kept).strip()
+    return "" if not out or model_talk(out) else out
 
 
 def _safe_slug(raw: str) -> str:
