@@ -60,3 +60,39 @@ def test_a_write_by_another_process_is_seen(tmp_path: Path):
     assert "taxi" in text and "Lakeside" not in text
     assert store.recall_pool(sid).reproduces(HOTEL)
     store.close()
+
+
+def _settled(mem) -> dict:
+    import time
+
+    from reverie.index.identity import read_meta
+
+    deadline = time.monotonic() + 60
+    while mem.index.background.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return read_meta(mem.index.conn(), "last_sync") or {}
+
+
+def test_a_conversation_followed_call_by_call_does_not_rescan_the_workspace_each_time(reverie_home: Path):
+    """A warm server opens a runtime per hook; each used to start a full pass over the workspace.
+    A resumed conversation now asks for one at most every RESYNC_SECONDS per open memory."""
+    from reverie import Memory
+    from reverie.sidecar import FollowedSession
+
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    for i in range(30):
+        mem.remember(f"Note {i} about the release train and the budget line {i % 7}.")
+    mem.sync()
+    FollowedSession(mem, host="test", key="warm").start()
+    FollowedSession(mem, host="test", key="warm").before_model("What did we say about the budget?")
+    first = _settled(mem)
+    assert first, "no full pass recorded"
+    for i in range(4):
+        out = FollowedSession(mem, host="test", key="warm").before_model(f"And the release train, take {i}?")
+        assert out.error is None
+    assert _settled(mem) == first  # no new pass over the workspace
+    mem.RESYNC_SECONDS = 0.0  # (the interval, per open memory)
+    FollowedSession(mem, host="test", key="warm").before_model("One more about the budget.")
+    assert _settled(mem) != first  # past the interval, a resumed conversation brings the index up to date
+    mem.close()

@@ -95,6 +95,7 @@ class Memory:
         self._index: MemoryIndex | None = None
         self._search = None
         self._signals = None
+        self._resync_at = 0.0  # monotonic time of the last sync a resumed conversation asked for
         self._intents = None
         self._agent_store = None
         self._lock = threading.RLock()
@@ -244,6 +245,21 @@ class Memory:
         searches meanwhile answer from what is indexed and say how far indexing got."""
         if self.workspace.exists():
             self.index.sync_in_background(full=True)
+
+    RESYNC_SECONDS = 10.0
+
+    def resync_in_background(self) -> None:
+        """:meth:`sync_in_background` for a conversation that resumes, at most once every
+        :data:`RESYNC_SECONDS` per open memory: a warm server (or host adapter) opens a runtime for
+        every call of a conversation it follows, and a full pass over the workspace on each of them
+        made every hook pay for one. Edits still reach the index within seconds (and a search
+        checks for them itself)."""
+        import time
+
+        now = time.monotonic()
+        if not self._resync_at or now - self._resync_at >= self.RESYNC_SECONDS:
+            self._resync_at = now
+            self.sync_in_background()
 
     # -- finding ------------------------------------------------------------------------------
     @property

@@ -120,10 +120,15 @@ class Runtime:
             if row is not None and row.ended_at is None:
                 self._session = row
                 return row
-        row = self.store.current_session(self.key) or self.store.start_session(
-            self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender, origin=self.origin,
-            model=f"{self.model.provider}:{self.model.model}", session_kind=self.kind, hook_source=self.hook_source)
-        self.memory.sync_in_background()  # session start: bring the index up to date, never waiting
+        row = self.store.current_session(self.key)
+        if row is None:
+            row = self.store.start_session(
+                self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender, origin=self.origin,
+                model=f"{self.model.provider}:{self.model.model}", session_kind=self.kind,
+                hook_source=self.hook_source)
+            self.memory.sync_in_background()  # session start: bring the index up to date, never waiting
+        else:
+            self.memory.resync_in_background()  # resumed: now and then is enough
         self._session = row
         return row
 
