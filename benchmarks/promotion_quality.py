@@ -129,6 +129,17 @@ def run(verbose: bool = False) -> dict:
     n_fire, hits = fires(phrase_lists, msgs)
     old_lists = [concept_tags(t)[:3] for t, _ in entries]
     n_old, _ = fires(old_lists, msgs)
+    # the other side: the script's own later questions about a promoted fact, and whether it fires
+    from reverie.recall.triggers import score_message
+
+    asked = fired = 0
+    for t, phrases in entries:
+        for conv in pc.ALL:
+            if any(f.lower() in t.lower() for f in conv.facts):
+                for q in conv.later:
+                    asked += 1
+                    fired += bool(phrases) and score_message(q, "; ".join(phrases), 1.0) + 1e-9 >= 0.65
+                break
     staged = [i["snippet"] for i in sweep["phases"]["light"]["items"]]
     staged_talk = [s for s in staged if problems(s, facts)]
     mem.close()
@@ -137,7 +148,7 @@ def run(verbose: bool = False) -> dict:
         "unclean": unclean, "withTriggers": sum(1 for p in phrase_lists if p),
         "phrases": sum(len(p) for p in phrase_lists), "messages": len(msgs), "falseFires": n_fire,
         "falseFireRate": n_fire / len(msgs), "falseFireExamples": hits[:5], "oldRuleFalseFires": n_old,
-        "staged": len(staged), "stagedUnclean": staged_talk, "heartbeat": beat.get("summary"),
+        "asked": asked, "fired": fired, "staged": len(staged), "stagedUnclean": staged_talk, "heartbeat": beat.get("summary"),
         "segmenter": engine_name(), "seconds": round(seconds, 1), "entries": entries,
     }
     if verbose:
@@ -163,6 +174,8 @@ def render(r: dict) -> str:
         f"({100 * r['falseFireRate']:.1f} %) | ≤ 0.5 % |",
         f"| the same with the old rule (first three concept tags) | {r['oldRuleFalseFires']} "
         f"({100 * r['oldRuleFalseFires'] / max(1, r['messages']):.1f} %) | |",
+        f"| the script's own later questions about a promoted fact that fire its trigger | {r['fired']} of "
+        f"{r['asked']} | (search and Active Memory answer the rest) |",
         f"| entries with triggers / phrases written | {r['withTriggers']} of {r['promoted']} / {r['phrases']} | |",
         "",
         "What was written (text <- triggers):",

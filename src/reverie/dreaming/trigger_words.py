@@ -45,6 +45,7 @@ asked like liked likes love loved prefer prefers preferred hate go goes going we
 make makes making made take takes took taken give gave given come came put keep kept let see saw seen look
 looked use using find found feel felt seem try tried call called start started stop stopped change changed
 plan planned move moved moving buy bought pay paid book booked bring brought leave left work works worked
+behind across around along inside outside next onto toward towards via among beyond except hang hangs hung
 suggest suggested live lives lived living always never usually often sometimes every sure okay yes just really thanks thank please also still maybe actually
 """.split())
 CALENDAR = frozenset("""
