@@ -17,6 +17,12 @@ class ConfigError(UserError):
     """A settings file, variable or flag that names an unknown key or holds a bad value."""
 
 
+class Interrupted(ReverieError):
+    """Ctrl-C (or SIGTERM) stopped a command part-way: exit code 130, as a shell reports it."""
+
+    exit_code = 130
+
+
 class WriteConflict(UserError):
     """A compare-and-set write found the file changed since it was planned."""
 

@@ -66,6 +66,25 @@ def _print_status(s: dict) -> None:
         say(f"next       run: {s['action']}")
 
 
+def _interrupted(mem, force: bool):
+    """The one line for Ctrl-C during ``index``: every batch committed before it stays (the run
+    stops in the batch it was working on), and the next run starts from there."""
+    from ..errors import Interrupted
+
+    if force:  # the new generation is discarded; its vectors are in the embedding cache
+        return Interrupted("interrupted; the index in use is unchanged, and `reverie index --force` "
+                           "reuses the vectors embedded so far")
+    kept = ""
+    try:
+        from ..index.progress import counts
+
+        chunks, vectors = counts(mem.index.conn())
+        kept = f" ({vectors:,} of {chunks:,} chunks have their vector)"
+    except Exception:  # the message must not fail for want of a count
+        pass
+    return Interrupted(f"interrupted; `reverie index` resumes{kept}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command(help="Index the workspace incrementally (only changed files); --force rebuilds into a new "
                       "index generation and publishes it atomically (on PostgreSQL: in one transaction), "
@@ -79,8 +98,11 @@ def register(app: typer.Typer) -> None:
         o = opts(ctx, home, agent, workspace, sets, as_json)
         mem = memory_for(o)
         lower_cpu_priority()  # searches elsewhere stay quick while this runs
-        with progress_bar("indexing") as progress:
-            report = mem.rebuild(progress) if force else mem.sync(progress)
+        try:
+            with progress_bar("indexing") as progress:
+                report = mem.rebuild(progress) if force else mem.sync(progress)
+        except KeyboardInterrupt:
+            raise _interrupted(mem, force) from None
         data = {"agent": mem.places.agent, "workspace": str(mem.workspace), "forced": force,
                 "provider": mem.provider_state.provider, **report.as_dict()}
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from ..errors import EmbeddingError
 from ..retry import call_with_retries
@@ -15,6 +16,7 @@ from ..text.cjk import estimate_tokens
 if TYPE_CHECKING:  # numpy loads with the first embedding: commands that never embed skip it
     import numpy as np
 
+T = TypeVar("T")
 MAX_BATCH_TOKENS = 8_000
 MAX_BATCH_ITEMS = 64
 
@@ -63,9 +65,9 @@ class Embedder:
         import numpy as np
 
         # a provider bug must surface as a provider error, not a crash
-        out = call_with_retries(lambda: np.asarray(self._embed_batch(texts, query=query), dtype=np.float32),
-                                error=EmbeddingError,
-                                wrap=lambda exc: EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}"))
+        out = interruptible(lambda: call_with_retries(
+            lambda: np.asarray(self._embed_batch(texts, query=query), dtype=np.float32), error=EmbeddingError,
+            wrap=lambda exc: EmbeddingError(f"{self.provider}: {type(exc).__name__}: {exc}")))
         if out.ndim != 2 or out.shape[0] != len(texts):
             raise EmbeddingError(f"{self.provider}: expected {len(texts)} vectors, got shape {out.shape}")
         if self.dims and out.shape[1] != self.dims:
@@ -105,6 +107,33 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._call([text], True)[0]
+
+
+def interruptible(work: Callable[[], T]) -> T:
+    """``work()``, run on a helper thread when called on the main thread, which waits for it in a
+    way Ctrl-C can cut short. A C engine busy with a batch (tens of seconds on a loaded machine)
+    does not return to the interpreter, so Python could not raise KeyboardInterrupt until the
+    batch ended; cut short, the batch is abandoned (the process is stopping) and what committed
+    before it stays."""
+    if threading.current_thread() is not threading.main_thread():
+        return work()
+    done = threading.Event()
+    box: dict = {}
+
+    def worker() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=worker, name="reverie-embed", daemon=True).start()
+    while not done.wait(0.5):  # (a wait with a timeout lets the main thread take signals)
+        pass
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 @dataclass
