@@ -93,3 +93,11 @@ def test_the_benchmarks_ordinary_messages_are_a_set_apart_from_the_background_sa
     assert len(ordinary) == len(set(ordinary)) == 1000
     assert sum(1 for m in ordinary if re.search(r"[\u4e00-\u9fff]", m)) == 500
     assert not set(ordinary) & set(messages())
+
+
+def test_without_rjieba_the_fallback_still_never_makes_a_pair_across_a_particle():
+    from reverie.text.segment import _fallback
+
+    words = [n.word for n in _fallback(HOTEL)]
+    assert "湖滨酒店" in words
+    assert not any(w in ("定住", "住西", "边的", "的湖") or "的" in w or len(w) > 4 for w in words), words

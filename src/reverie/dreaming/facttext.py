@@ -30,7 +30,7 @@ from ..text.concepts import content_words
 
 _REQUEST = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|and|also|btw|by the way|fyi|just so you know|for the record)[,:]?\s+)*"
-    r"(?:(?:please\s+)?(?:remember|note|don'?t forget|keep in mind|make a note)(?:\s+that)?[\s:,]+)?", re.I)
+    r"(?:(?:please\s+)?(?:remember|note|don'?t forget|keep in mind|make a note)(?!\s+to\b)(?:\s+that)?[\s:,]+)?", re.I)
 _REQUEST_ZH = re.compile(r"^(?:对了|顺便说一下|顺便说|另外)?[，,：:\s]*(?:请)?(?:记住|记下|记一下|记得|帮我记(?:一下|住)?|备忘)?"
                          r"[，,：:\s]*")
 _PROPER = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+|\d")
