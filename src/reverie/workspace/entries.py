@@ -2,10 +2,14 @@
 
 A bullet (``-``, ``*``, ``+``, ``1.``) with its continuation lines (indented, or plain lines that do
 not start a new bullet, heading or block) is one entry; a plain paragraph is one entry, cut every
-:data:`MAX_ENTRY_LINES` lines. Headings are context, not entries; a date heading (``# 2026-07-01``)
-is not even context. HTML-comment-only lines (markers) belong to no entry. Blocks a dreaming system
-manages inside a note (``<!-- reverie:dreaming:light:start -->`` ... ``:end -->``, and OpenClaw's
-``openclaw:dreaming:…`` blocks) are skipped whole: a summary of memory is never learned as memory.
+:data:`MAX_ENTRY_LINES` lines. A line of a session note's conversation (``user: …`` or
+``assistant: …`` at the line's start, as :mod:`reverie.sessions.hook` writes them) starts an entry
+of its own: each message is one entry, never glued to its neighbours (the owner's words beside what
+the agent said after reading a web page). Headings are context, not entries; a date heading
+(``# 2026-07-01``) is not even context. HTML-comment-only lines (markers) belong to no entry. Blocks
+a dreaming system manages inside a note (``<!-- reverie:dreaming:light:start -->`` ...
+``:end -->``, and OpenClaw's ``openclaw:dreaming:…`` blocks) are skipped whole: a summary of memory
+is never learned as memory.
 
 :func:`snippet_of` turns an entry into the words a person wrote: no bullet, no ``HH:MM`` stamp
 (``reverie remember`` adds one), no annotation comments, one line.
@@ -23,6 +27,7 @@ _DATE_HEADING = re.compile(r"^\d{4}-\d{2}-\d{2}\b.*$")
 _COMMENT_ONLY = re.compile(r"^\s*(?:<!--.*?-->\s*)+$")
 _MANAGED_START = re.compile(r"<!--\s*(?:reverie|openclaw):dreaming:([a-z-]+):start\s*-->")
 _MANAGED_END = r"<!--\s*(?:reverie|openclaw):dreaming:{}:end\s*-->"
+_ROLE_LINE = re.compile(r"^(?:user|assistant):\s")  # a session note's message (sessions/hook.py)
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _STAMP = re.compile(r"^(?:\d{1,2}:\d{2}(?::\d{2})?)\s+")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -100,7 +105,7 @@ def split_entries(text: str, max_lines: int = MAX_ENTRY_LINES) -> list[Entry]:
         if not line.strip() or _COMMENT_ONLY.match(line):
             close()
             continue
-        if _BULLET.match(line) and not line.startswith(("  ", "\t")):
+        if (_BULLET.match(line) and not line.startswith(("  ", "\t"))) or _ROLE_LINE.match(line):
             close()
             cur.append(i)
             continue
