@@ -56,7 +56,10 @@ def register(app: typer.Typer) -> None:
         if stdin:
             if text:
                 raise UserError("give the note as arguments or with --stdin, not both")
-            raw = sys.stdin.buffer.read()
+            from ..workspace.writes import MAX_ENTRY_BYTES, check_entry_size
+
+            raw = sys.stdin.buffer.read(MAX_ENTRY_BYTES + 1)  # never the whole of a stream too big to keep
+            check_entry_size(len(raw), read_all=False)
             try:
                 body = raw.decode("utf-8")
             except UnicodeDecodeError as exc:

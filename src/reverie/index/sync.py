@@ -30,11 +30,13 @@ from ..trust.store import chunk_origin
 from ..workspace.annotations import parse_annotations
 from ..workspace.files import NotRegularFile, read_regular
 from ..workspace.textclean import decode_note
+from ..workspace.writes import MAX_ENTRY_BYTES
 from . import cache, progress as run_progress, rows
 from .chunking import Chunk, Window, chunk_markdown, is_curated
 from .discover import SourceFile, discover
 from .discover import _refusal as refusal_of  # one rule for what a memory file is
 from .identity import compare, read_identity, write_identity, write_meta
+from .oversize import read_oversized
 from .vector_fill import (VectorFill, _mean_blob, _vec_blob, embedding_input,  # noqa: F401  (API)
                           unit_embedding_input)
 
@@ -104,15 +106,21 @@ def chunk_id(source: str, path: str, chunk: Chunk) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
 
-def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]:
-    """(text, raw bytes, problem) for a file. Without text the file is skipped and the problem
-    says why; with text and a problem it is indexed and the problem says what was replaced (NUL
-    bytes, invalid UTF-8: one bad segment must not hide the rest of a daily note). Only regular
-    files are opened, never blocking: a FIFO named ``*.md`` must not hang the sync."""
+def _read_source(src: SourceFile) -> tuple[str | None, str | None, str | None]:
+    """(text, SHA-256 of the file's bytes, problem) for a file. Without text the file is skipped
+    and the problem says why; with text and a problem it is indexed and the problem says what was
+    replaced (NUL bytes, invalid UTF-8, an oversized entry: one bad segment must not hide the rest
+    of a daily note). Only regular files are opened, never blocking: a FIFO named ``*.md`` must
+    not hang the sync."""
     if src.render is not None:  # generated text (a table file's description), see discover.py
-        return src.render()
+        text, raw, problem = src.render()
+        return text, (hashlib.sha256(raw).hexdigest() if raw is not None else None), problem
+    cut: list[tuple[int, int]] = []
     try:
         raw, st = read_regular(src.abspath, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
+        digest = hashlib.sha256(raw).hexdigest() if raw is not None else None
+        if raw is None:  # over the limit: maybe a note with one enormous entry (see oversize.py)
+            raw, digest, cut = read_oversized(src.abspath, MAX_FILE_BYTES)
     except NotRegularFile as exc:
         return None, None, f"not a regular file ({exc.kind}); skipped"
     except OSError as exc:
@@ -120,7 +128,12 @@ def _read_source(src: SourceFile) -> tuple[str | None, bytes | None, str | None]
     if raw is None:
         return None, None, f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,}); not indexed"
     text, problem = decode_note(raw)
-    return text, (raw if text is not None else None), problem
+    if cut and text is not None:
+        left_out = "; ".join(f"line {line:,} ({size:,} bytes)" for line, size in cut[:3])
+        more = f" and {len(cut) - 3} more" if len(cut) > 3 else ""
+        problem = "; ".join(p for p in (problem, f"entry over {MAX_ENTRY_BYTES:,} bytes not indexed at "
+                                                  f"{left_out}{more}; the rest of the file is") if p)
+    return text, (digest if text is not None else None), problem
 
 
 class Syncer(VectorFill):
@@ -303,13 +316,12 @@ class Syncer(VectorFill):
                 if src.path in repaired and repaired[src.path][1:] == (st.st_mtime, st.st_size):
                     report.problems.setdefault(src.path, repaired[src.path][0])
                 continue
-            text, raw, problem = _read_source(src)
+            text, digest, problem = _read_source(src)
             if problem:
                 report.problems[src.path] = problem
-            if text is None:
+            if text is None or digest is None:
                 continue
             live.add(key)
-            digest = hashlib.sha256(raw).hexdigest()
             if old and old[1] == digest:
                 touched.append((st.st_mtime, st.st_size, old[0]))
                 report.unchanged += 1

@@ -29,6 +29,9 @@ from .files import NotRegularFile, open_regular, read_regular
 from .textclean import clean_text
 
 PREIMAGES_KEPT = 8
+# The most one write to a daily note may add. A note is a few lines; a document belongs in a file of
+# its own. (The indexer leaves an entry over this out of the index, and the rest of the file in.)
+MAX_ENTRY_BYTES = 1024 * 1024
 AppendGuard = Callable[[Path, int, bytes], ContextManager]
 APPEND_LOCK = ".reverie-append.lock"  # dot-named: discovery and watch never take it for a note
 
@@ -121,6 +124,15 @@ def format_bullet(text: str, when: datetime) -> str:
     return "\n".join([first, *rest])
 
 
+def check_entry_size(size: int, *, read_all: bool = True) -> None:
+    """Refuse an entry over :data:`MAX_ENTRY_BYTES` before anything is written (``read_all``
+    off: ``size`` is only what was read of a longer stream)."""
+    if size > MAX_ENTRY_BYTES:
+        how = f"{size:,} bytes" if read_all else f"over {MAX_ENTRY_BYTES:,} bytes"
+        raise UserError(f"the note is too long ({how}; at most {MAX_ENTRY_BYTES:,} per note): nothing was "
+                        "remembered; keep a long document as a file of its own under memory/")
+
+
 def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
                  tz: tzinfo | None = None, bullet: bool = True, guard: AppendGuard | None = None) -> Path:
     """Append an entry to today's note ``memory/YYYY-MM-DD.md`` (today in ``tz``).
@@ -130,6 +142,7 @@ def append_daily(workspace: Path, text: str, *, now: datetime | None = None,
     text = clean_text(text or "").text
     if not text.strip():
         raise UserError("nothing to remember: the text is empty")
+    check_entry_size(len(text.encode("utf-8")))
     when = (now or datetime.now(tz)).astimezone(tz) if tz else (now or datetime.now().astimezone())
     path = daily_note_path(workspace, when)
     body = format_bullet(text, when) if bullet else text.rstrip("\n")
