@@ -20,7 +20,7 @@ from engines import engine_env, rows_holding
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
-SECRET = "locker code 7781-ZEBRA"
+SECRET = "locker number 7781-ZEBRA"  # (a fact to forget, not a secret: a code would never be promoted)
 
 
 def grep_home(home: Path, needle: str) -> list[str]:
@@ -36,8 +36,8 @@ def test_forget_removes_a_promoted_entry_its_diary_quotes_and_every_dreaming_tra
     sid = rt.session.session_id
     rt.close()
     mem.remember("I water the plants on Sundays.", now=day(0, 1))
-    recall(mem, {1: ["locker code gym", "water plants Sundays"], 2: ["gym locker", "plants Sunday"],
-                 3: ["7781-ZEBRA locker", "watering the plants"], 4: ["what is my locker code", "plants"]})
+    recall(mem, {1: ["locker number gym", "water plants Sundays"], 2: ["gym locker", "plants Sunday"],
+                 3: ["7781-ZEBRA locker", "watering the plants"], 4: ["what is my locker number", "plants"]})
     mem.dream(phase="light", now=day(0, 20))  # ingests the session into the corpus
     out = mem.dream(now=night(4)).as_dict()
     promoted = [p["snippet"] for p in out["phases"]["deep"]["promoted"]]

@@ -151,6 +151,11 @@ def score_entry(e: ShortTermEntry, ps: PhaseSignal | None, now_s: int, th: Thres
         reasons.append(f"signals {signals} < minRecallCount {th.min_recall_count}")
     if diversity_count < th.min_unique_queries:
         reasons.append(f"distinct queries/days {diversity_count} < minUniqueQueries {th.min_unique_queries}")
+    if e.recall_count and len(e.recall_days) < 2 and len(e.recall_contexts) < 2:
+        # what keeps proving useful is proven by use across conversations or days: one caller's own
+        # searches on one day (an agent searching for the note it just wrote) prove nothing
+        reasons.append("recalled on one day by one conversation only (use across conversations or days proves "
+                       "an entry)")
     if th.max_age_days >= 0 and age > th.max_age_days:
         reasons.append(f"last recalled {age:.1f} days ago > maxAgeDays {th.max_age_days}")
     if score < th.min_score:

@@ -72,6 +72,7 @@ class ShortTermEntry:
     claim_hash: str | None = None
     promoted_at: int | None = None
     provenance: dict | None = None
+    recall_contexts: list[str] = field(default_factory=list)  # conversations whose tool calls recalled it
 
     @property
     def signals(self) -> int:
@@ -88,7 +89,8 @@ class ShortTermEntry:
                 "maxScore": round(self.max_score, 6), "firstRecalledAt": self.first_recalled_at,
                 "lastRecalledAt": self.last_recalled_at, "queryHashes": self.query_hashes,
                 "recallDays": self.recall_days, "conceptTags": self.concept_tags, "claimHash": self.claim_hash,
-                "promotedAt": self.promoted_at, "provenance": self.provenance}
+                "promotedAt": self.promoted_at, "provenance": self.provenance,
+                "recallContexts": len(self.recall_contexts)}
 
 
 @dataclass
@@ -107,10 +109,11 @@ _COLS = ("key, path, start_line, end_line, snippet, recall_count, daily_count, g
 
 
 def _entry(row) -> ShortTermEntry:
-    (key, path, a, b, snippet, rc, dc, gc, total, mx, first, last, qh, days, tags, claim, promoted, prov) = row
+    (key, path, a, b, snippet, rc, dc, gc, total, mx, first, last, qh, days, tags, claim, promoted, prov,
+     *rest) = row
     return ShortTermEntry(key, path, a, b, snippet, rc, dc, gc, total, mx, first, last, json.loads(qh or "[]"),
                           json.loads(days or "[]"), json.loads(tags or "[]"), claim, promoted,
-                          json.loads(prov) if prov else None)
+                          json.loads(prov) if prov else None, json.loads(rest[0] or "[]") if rest else [])
 
 
 def open_db(db_path: Path) -> apsw.Connection:
@@ -150,7 +153,8 @@ def load(conn: apsw.Connection | None) -> StoreView:
     if _has(conn, sig.TABLE):
         cols = {r[1] for r in conn.execute(f"PRAGMA table_info({sig.TABLE})")}
         if "daily_count" in cols:
-            for row in conn.execute(f"SELECT {_COLS} FROM {sig.TABLE}"):
+            extra = ", recall_contexts" if "recall_contexts" in cols else ""
+            for row in conn.execute(f"SELECT {_COLS}{extra} FROM {sig.TABLE}"):
                 e = _entry(row)
                 view.entries[e.key] = e
         else:  # a store from before Dreaming (read-only look: no migration)

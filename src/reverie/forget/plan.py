@@ -30,6 +30,7 @@ from ..trust import lineage as lin
 from ..trust import segments as seg
 from ..trust import store as trust_store
 from ..trust.recall import MIN_WEIGHT, normalise, weight
+from ..dreaming.facttext import fact_text as promoted_text
 from ..text.facts import fact_text
 from ..trust.tombstones import line_body, line_key, message_key, message_texts, text_key
 from ..workspace.entries import snippet_of
@@ -297,8 +298,11 @@ class Planner:
                 if weight(norm) >= MIN_WEIGHT:
                     plan.snippets.add(norm)
                     plan.scrub_texts.append(_body(line))
-                # the words alone, as Dreaming quotes them (no bullet, time, Source or annotations)
-                for core in (normalise(snippet_of(_CORPUS_PREFIX.sub("", line))), normalise(fact_text(line))):
+                # the words alone, as Dreaming quotes them (no bullet, time, Source or annotations),
+                # and as it writes a candidate or promotion (framing and requests taken off)
+                body = snippet_of(_CORPUS_PREFIX.sub("", line))
+                written = promoted_text(body, conversation=True) or ""
+                for core in (normalise(body), normalise(fact_text(line)), normalise(written)):
                     if weight(core) >= MIN_WEIGHT:
                         plan.snippets.add(core)
         if not plan.snippets:

@@ -3,7 +3,7 @@ notes, counted per entry in the agent database, for Dreaming to promote what kee
 
 One row per entry (``memory_recall_signals``), keyed ``memory:<path>:<start>:<end>``: recall count,
 total and best score, when it was first and last recalled, the newest 32 query hashes, the newest
-16 recall days, concept tags, the claim hash of its text; Dreaming adds its daily-ingestion and
+16 recall days, the newest 16 conversations (or MCP connections) whose tool calls recalled it, concept tags, the claim hash of its text; Dreaming adds its daily-ingestion and
 grounded counts and marks it promoted. Caps: 512 entries (promoted, then least recently recalled
 ones leave first), snippets of 800 characters.
 
@@ -68,7 +68,10 @@ ALTER TABLE memory_recall_signals ADD COLUMN claim_hash TEXT;
 ALTER TABLE memory_recall_signals ADD COLUMN promoted_at INTEGER;
 ALTER TABLE memory_recall_signals ADD COLUMN provenance TEXT;
 CREATE INDEX memory_recall_signals_last ON memory_recall_signals(last_recalled_at);
+"""), Migration("0003_recall_contexts", """
+ALTER TABLE memory_recall_signals ADD COLUMN recall_contexts TEXT NOT NULL DEFAULT '[]';
 """)])
+MAX_RECALL_CONTEXTS = 16
 
 
 def query_hash(query: str) -> str:
@@ -148,13 +151,19 @@ def recalls_of(query: str, result: dict, workspace: Path | None = None, *, lead:
 
 
 def upsert_recall(conn, rec: Recall, qh: str | None, day: str | None, at: int, *, count: int = 1,
-                  daily: int = 0, grounded: int = 0, provenance: dict | None = None, key: str | None = None) -> str:
+                  daily: int = 0, grounded: int = 0, provenance: dict | None = None, key: str | None = None,
+                  context: str | None = None) -> str:
     """Add one signal to an entry (creating it). Call inside a transaction. ``qh``/``day`` are
-    None for signals that must not count as query or day diversity (daily ingestion, backfill)."""
+    None for signals that must not count as query or day diversity (daily ingestion, backfill);
+    ``context`` is the conversation or connection whose tool call recalled it (None: not a tool's)."""
     key = key or signal_key(rec.path, rec.start, rec.end)
-    old = conn.execute(f"SELECT query_hashes, recall_days FROM {TABLE} WHERE key=?", (key,)).fetchone()
+    old = conn.execute(f"SELECT query_hashes, recall_days, recall_contexts FROM {TABLE} WHERE key=?",
+                       (key,)).fetchone()
     hashes = json.loads(old[0]) if old else []
     days = json.loads(old[1]) if old else []
+    contexts = json.loads(old[2] or "[]") if old else []
+    if context is not None and context not in contexts:
+        contexts = (contexts + [context])[-MAX_RECALL_CONTEXTS:]
     if qh is not None:
         if qh in hashes:
             hashes.remove(qh)
@@ -166,7 +175,7 @@ def upsert_recall(conn, rec: Recall, qh: str | None, day: str | None, at: int, *
     conn.execute(
         f"INSERT INTO {TABLE}(key, path, start_line, end_line, source, snippet, recall_count, daily_count, "
         "grounded_count, total_score, max_score, first_recalled_at, last_recalled_at, query_hashes, recall_days, "
-        "concept_tags, claim_hash, provenance) VALUES (?,?,?,?,'memory',?,?,?,?,?,?,?,?,?,?,?,?,?) "
+        "concept_tags, claim_hash, provenance, recall_contexts) VALUES (?,?,?,?,'memory',?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
         f"ON CONFLICT(key) DO UPDATE SET recall_count = {TABLE}.recall_count + excluded.recall_count, "
         f"daily_count = {TABLE}.daily_count + excluded.daily_count, "
         f"grounded_count = {TABLE}.grounded_count + excluded.grounded_count, "
@@ -175,11 +184,11 @@ def upsert_recall(conn, rec: Recall, qh: str | None, day: str | None, at: int, *
         f"last_recalled_at = max({TABLE}.last_recalled_at, excluded.last_recalled_at), snippet = excluded.snippet, "
         "query_hashes = excluded.query_hashes, recall_days = excluded.recall_days, "
         "concept_tags = excluded.concept_tags, claim_hash = excluded.claim_hash, "
-        f"provenance = coalesce(excluded.provenance, {TABLE}.provenance)",
+        f"provenance = coalesce(excluded.provenance, {TABLE}.provenance), recall_contexts = excluded.recall_contexts",
         (key, rec.path, rec.start, rec.end, snippet, count, daily, grounded,
          rec.score * (count + daily + grounded), rec.score, at, at, json.dumps(hashes), json.dumps(days),
          json.dumps(concept_tags(snippet, rec.path), ensure_ascii=False), claim_hash(snippet),
-         json.dumps(provenance, ensure_ascii=False) if provenance else None))
+         json.dumps(provenance, ensure_ascii=False) if provenance else None, json.dumps(contexts)))
     return key
 
 
@@ -194,7 +203,7 @@ def enforce_cap(conn, cap: int = MAX_ENTRIES) -> int:
 
 
 def record(db_path: Path, query: str, results: list[dict], day: str, now: int | None = None,
-           workspace: Path | None = None) -> int:
+           workspace: Path | None = None, context: str | None = None) -> int:
     """Count the surfaced daily-note entries of one search. Returns how many were recorded."""
     rows = [r for r in results if r.get("source") == "memory" and is_short_term(r.get("path", ""))]
     if not rows:
@@ -214,7 +223,7 @@ def record(db_path: Path, query: str, results: list[dict], day: str, now: int | 
                 if key in seen:  # the same entry twice in one answer counts once
                     continue
                 seen.add(key)
-                upsert_recall(conn, rec, qh, day, at)
+                upsert_recall(conn, rec, qh, day, at, context=context)
             enforce_cap(conn)
     finally:
         conn.close()
@@ -233,10 +242,11 @@ class SignalRecorder:
         self.recorded = 0
         self.errors = 0
 
-    def submit(self, query: str, results: list[dict], day: str, at: int | None = None) -> None:
+    def submit(self, query: str, results: list[dict], day: str, at: int | None = None,
+               context: str | None = None) -> None:
         if not any(is_short_term(r.get("path", "")) for r in results):
             return
-        self._q.put((query, results, day, at))
+        self._q.put((query, results, day, at, context))
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._drain, name="reverie-signals", daemon=True)
@@ -245,11 +255,11 @@ class SignalRecorder:
     def _drain(self) -> None:
         while True:
             try:
-                query, results, day, at = self._q.get(timeout=0.5)
+                query, results, day, at, context = self._q.get(timeout=0.5)
             except queue.Empty:
                 return
             try:
-                self.recorded += record(self.db_path, query, results, day, at, self.workspace)
+                self.recorded += record(self.db_path, query, results, day, at, self.workspace, context)
             except Exception:
                 self.errors += 1  # never let bookkeeping hurt a search
             finally:

@@ -16,6 +16,7 @@ message in a group or channel starts every turn tainted (see ``Runtime``).
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,9 +60,12 @@ class ToolSession:
     base: Provenance
     taint: str = field(init=False)
     reasons: list[str] = field(default_factory=list)
+    context: str = field(init=False)  # what recalls made through it are counted under
 
     def __post_init__(self) -> None:
         self.taint = self.base.origin
+        # the session it writes for; without one (an MCP connection that declared none) itself
+        self.context = self.base.session_id or f"tools:{uuid.uuid4().hex[:12]}"
 
     def writer(self, tool_name: str | None = None) -> Provenance:
         return Provenance(least_trusted(self.base.origin, self.taint), self.base.kind, self.base.session_id,
@@ -75,7 +79,7 @@ class ToolSession:
 
     def call(self, tool: Any, arguments: dict | None) -> tuple[dict, str]:
         """Run one call; returns (result as the model should see it, its origin class)."""
-        with writing_as(self.writer(tool.name)):
+        with writing_as(self.writer(tool.name), self.context):
             result = tool.call(arguments)
         origin = result_origin(tool, result)
         if getattr(tool, "origin", None) == "untrusted":

@@ -21,8 +21,17 @@ OWNER_CLI = Provenance("owner", "interactive", None, "remember")
 _current: contextvars.ContextVar[Provenance | None] = contextvars.ContextVar("reverie_writer", default=None)
 
 
+_context: contextvars.ContextVar[str | None] = contextvars.ContextVar("reverie_recall_context", default=None)
+
+
 def current_writer() -> Provenance | None:
     return _current.get()
+
+
+def current_context() -> str | None:
+    """The conversation (or MCP connection) a tool call in progress belongs to: what a recall is
+    counted under, so Dreaming can tell use across conversations from one caller's own searches."""
+    return _context.get()
 
 
 def resolve_writer(explicit: Provenance | None = None) -> Provenance:
@@ -31,9 +40,12 @@ def resolve_writer(explicit: Provenance | None = None) -> Provenance:
 
 
 @contextlib.contextmanager
-def writing_as(provenance: Provenance) -> Iterator[Provenance]:
+def writing_as(provenance: Provenance, context: str | None = None) -> Iterator[Provenance]:
     token = _current.set(provenance)
+    ctx_token = _context.set(context) if context is not None else None
     try:
         yield provenance
     finally:
+        if ctx_token is not None:
+            _context.reset(ctx_token)
         _current.reset(token)

@@ -693,6 +693,10 @@ CREATE INDEX transcript_search_tokens ON {SCHEMA}.transcript_search USING gin (t
     PgMigration(6, "keyword_postings", _POSTINGS),
     PgMigration(7, "source_path_keys", _PATH_KEYS),
     PgMigration(8, "inline_unit_vectors", _INLINE_UNIT_VECTORS),
+    # the conversations whose tool calls recalled an entry (search/signals.py's 0003)
+    PgMigration(9, "recall_contexts", f"""
+ALTER TABLE {SCHEMA}.memory_recall_signals ADD COLUMN recall_contexts text NOT NULL DEFAULT '[]';
+"""),
 ]
 
 # run after every batch of migrations (new tables get the app role's rights); harmless to repeat
