@@ -190,3 +190,24 @@ def test_transcript_scores_use_the_memory_keyword_score(mem):
     assert score_of("the rental car was returned") == pytest.approx(
         q.coverage(q.mask("the rental car was returned", "cjk")), abs=1e-6)
     rt.close()
+
+
+PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+       "QyNTUxOQAAACDv3Rq0Zk8yX2pL7mNwQe5tUa9cVbH4jKd0sFgT1xYzAAAAJgR7c1EEe3NR\n-----END OPENSSH PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize("secret, value", [
+    ('{"user": "ana", "password": "Sunflower99!"}', "Sunflower99"),
+    ("门禁的密码是 4471abc，别告诉别人", "4471abc"),
+    (f"here is the deploy key:\n{PEM}\nkeep it safe", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU"),
+])
+def test_search_and_history_redact_json_chinese_and_pem_secrets(mem, secret, value):
+    rt = mem.runtime("offline")
+    say(rt.store, "agent:main:main", [f"lighthouse notes {secret}"])
+    hits = tools_of(rt)["sessions_search"].call({"query": "lighthouse", "limit": 5})
+    hist = tools_of(rt)["sessions_history"].call({"limit": 50})
+    for out in (hits, hist):
+        blob = json.dumps(out, ensure_ascii=False)
+        assert "lighthouse" in blob and "[redacted]" in blob, blob
+        assert value not in blob, blob
+    rt.close()

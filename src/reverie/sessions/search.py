@@ -34,6 +34,7 @@ MAX_PAYLOAD_BYTES = 32 * 1024
 KEY_CHUNK = 200
 HISTORY_MESSAGE_CHARS = 8_000
 OMITTED = "[sessions_history omitted: message too large]"
+REDACTED = "[redacted]"
 
 _SECRET = re.compile(
     r"(sk-[A-Za-z0-9_\-]{12,}|xox[abpr]-[A-Za-z0-9\-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}"
@@ -45,12 +46,17 @@ class Forbidden(Exception):
 
 
 def redact(text: str) -> str:
+    """``text`` with secrets replaced by ``[redacted]``: the shapes above, then every value the
+    shared detector finds (:mod:`reverie.trust.secrets`: JSON and Chinese credentials, PEM private
+    keys, cards, random-looking tokens), so a past conversation never hands one back."""
+    from ..trust.secrets import mask
+
     def repl(m: re.Match) -> str:
         s = m.group(0)
         kv = re.match(r"(?i)((?:password|passwd|api[_-]?key|secret|token)\s*[:=]\s*)", s)
-        return (kv.group(1) if kv else "") + "[redacted]"
+        return (kv.group(1) if kv else "") + REDACTED
 
-    return _SECRET.sub(repl, text)
+    return mask(_SECRET.sub(repl, text), REDACTED)
 
 
 def can_see(caller: SessionRow, target: SessionRow, *, visibility: str, owner: bool) -> bool:

@@ -56,7 +56,8 @@ _EN_BRIDGE = r"(?:\s+(?!is\b|are\b|was\b)[\w'’-]+){0,6}?"
 _EN_VERB = (r"(?:\s*[:=]\s*|\s+(?:is|are|was|=)(?:\s+(?:now|still|just|actually))?(?:\s+(?:changed|set|updated)\s+to)?\s+"
             r"|\s+(?:changed|set|updated|reset)\s+to\s+|\s*[-–—]>?\s*)")
 _VALUE = r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`,;，。；、]+)"
-_EN_STATED = re.compile(rf"\b(?P<key>{_EN_KEY})\b{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
+# (a quote may close the keyword: JSON and YAML, '"password": "hunter2"')
+_EN_STATED = re.compile(rf"\b(?P<key>{_EN_KEY})\b[\"']?{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
 
 _ZH_KEY = (r"(?:密码|口令|密钥|暗码|门禁码|开门码|门锁码|锁码|储物柜码|柜子码|取件码|验证码|安全码|"
            r"(?:PIN|pin|Pin)\s*码?|支付码|密碼|門禁碼)")
