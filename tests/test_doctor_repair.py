@@ -89,10 +89,13 @@ def test_a_truncated_agent_database_names_the_repair_and_is_salvaged(reverie_hom
     with open(agent_db, "r+b") as fh:
         fh.truncate(int(size * 0.6))
     damaged = _sha(agent_db)
-    for r in batch(reverie_home, ["status"], ["intent", "list"], ["sessions", "list"], ["index"],
-                   ["chat", "-m", "hello"]):
+    status, *others = batch(reverie_home, ["status", "--json"], ["intent", "list"], ["sessions", "list"], ["index"],
+                            ["chat", "-m", "hello"])
+    for r in others:
         line = one_error(r)  # exit 1, one line, no traceback, no "internal error"
         assert "is damaged" in line and "reverie doctor --repair" in line and str(agent_db) in line, r.args
+    seen = json.loads(ok(status).stdout)  # status reports what it can, and names the repair
+    assert seen["store"]["damaged"] is True and seen["action"] == "reverie doctor --repair"
 
     report = _repair(reverie_home)
     assert report["status"] == "repaired" and "malformed" in report["problem"]
@@ -211,3 +214,71 @@ def test_an_mcp_tool_meeting_a_damaged_database_names_the_repair(reverie_home, a
         mem.close()
     text = result.content[0].text
     assert result.is_error and "is damaged" in text and "reverie doctor --repair" in text
+
+
+# -- the migration ledger (issue 31 item 1) ----------------------------------------------------------
+def _root_page(db: Path, table: str) -> tuple[int, int]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        root = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = ?", (table,)).fetchone()[0]
+        return root, conn.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _installed_at(db: Path) -> str:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute("SELECT value FROM trust_meta WHERE key = 'installed_at'").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_a_damaged_ledger_page_is_seen_and_the_repaired_file_indexes_again(reverie_home, agent_db):
+    """The ledger's own page damaged: the repaired file used to keep the trust tables without their
+    ledger rows, and every later `index` failed with 'table ... already exists'."""
+    installed = _installed_at(agent_db)
+    root, page_size = _root_page(agent_db, "reverie_migrations")
+    with open(agent_db, "r+b") as fh:
+        fh.seek((root - 1) * page_size)
+        fh.write(os.urandom(page_size))
+    status = json.loads(ok(cli(reverie_home, "status", "--json")).stdout)
+    assert status["store"]["damaged"] is True and status["action"] == "reverie doctor --repair"
+    assert any(w.startswith("agent database damaged: ") for w in status["warnings"])
+
+    report = _repair(reverie_home)
+    assert report["status"] == "repaired"
+    remember, index, force, again = batch(reverie_home, ["remember", "after the repair: the kayak is blue"],
+                                          ["index"], ["index", "--force"], ["doctor", "--repair"])
+    ok(remember)
+    assert "provenance not recorded" not in remember.stderr
+    ok(index), ok(force)
+    assert again.stderr.startswith("agent database: healthy")
+    found = json.loads(ok(cli(reverie_home, "search", "kayak", "--json")).stdout)["results"]
+    assert found and "kayak" in found[0]["snippet"]
+    assert _installed_at(agent_db) == installed  # the file's own install time, not the repair's
+
+
+def test_a_ledger_that_lost_rows_is_named_and_repaired(reverie_home, agent_db):
+    """A file left by the old repair (tables there, their ledger rows gone): commands name the
+    repair instead of an internal error, `doctor` fails the leg, `doctor --repair` fixes it."""
+    conn = apsw.Connection(str(agent_db))
+    conn.execute("DELETE FROM reverie_migrations WHERE component = 'trust'")
+    conn.close()
+    installed = _installed_at(agent_db)
+    ok(cli(reverie_home, "remember", "a new note the index must read"))
+    line = one_error(cli(reverie_home, "index"))
+    assert "migration ledger does not record trust/0001_daily_provenance" in line and "doctor --repair" in line
+    doctor = cli(reverie_home, "doctor", "--json")
+    assert doctor.returncode == 1
+    (leg,) = [g for g in json.loads(doctor.stdout)["legs"] if g["name"] == "agent database"]
+    assert not leg["ok"] and "trust/0001_daily_provenance" in leg["detail"]
+
+    before = _counts(agent_db)
+    report = _repair(reverie_home)
+    assert report["status"] == "repaired" and "migration ledger" in report["problem"]
+    assert report["complete"] is True and _counts(agent_db) == before
+    ok(cli(reverie_home, "index", "--force"))
+    assert _installed_at(agent_db) == installed
+    status = json.loads(ok(cli(reverie_home, "status", "--json")).stdout)
+    assert status["store"]["ok"] is True and "damaged" not in status["store"]

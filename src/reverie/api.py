@@ -414,6 +414,13 @@ class Memory:
 
         idx = self.index
         store_health = self.agent_store.health()  # an unreachable shared database is reported, not raised
+        if self.agent_store.engine == "sqlite":  # a damaged ledger page, or a ledger that lost rows
+            from .repair import REPAIR_HINT, agent_migrations
+            from .store.ledger import ledger_problem
+
+            damage = ledger_problem(self.places.agent_db, agent_migrations())
+            if damage:
+                store_health.update(ok=False, damaged=True, error=f"{damage}; {REPAIR_HINT}")
         if idx.pg and not store_health["ok"]:
             return self._status_unreachable(store_health)
         conn = idx.conn()
@@ -457,7 +464,8 @@ class Memory:
         if state.error:
             warnings.append(f"embedding provider: {state.error}")
         if not store_health["ok"]:
-            warnings.append(f"agent database unreachable: {store_health.get('error')}")
+            warnings.append(f"agent database {'damaged' if store_health.get('damaged') else 'unreachable'}: "
+                            f"{store_health.get('error')}")
         if last_sync.get("embedding_error"):
             warnings.append(f"last sync could not embed: {last_sync['embedding_error']}")
         if check.status == "mismatched":
@@ -501,7 +509,8 @@ class Memory:
             "warnings": warnings,
             **recall_status,
             "indexing": indexing,
-            "action": index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
+            "action": "reverie doctor --repair" if store_health.get("damaged")
+            else index_progress.next_step(check, dirty.dirty, indexing),  # one instruction, or None
         }
         from .trust.sensitive import summary as sensitive_summary
 

@@ -74,6 +74,13 @@ def run_doctor(configured: Memory) -> dict:
                                                   if h.get("pending_migrations") else "")
                                                if h["ok"] else f"unreachable: {h.get('error')}"),
             action=None if h["ok"] else "run reverie db status")
+    if configured.agent_store.engine == "sqlite":  # this agent's own files: pages and migration ledger
+        from .repair import REPAIR_HINT, databases, problem_of
+
+        for what, path, migrations in databases(configured.places):
+            problem = problem_of(path, migrations) if path.exists() else None
+            leg(what, problem is None, f"{path}: " + (problem or ("healthy" if path.exists() else "not created yet")),
+                action=REPAIR_HINT if problem else None)
     if configured.workspace.is_dir():  # what a session of yours starts with, and what is cut there
         from .recall.report import doctor_leg
 

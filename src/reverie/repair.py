@@ -32,6 +32,7 @@ import apsw
 from .errors import UserError
 from .paths import Places
 from .store import connect
+from .store.ledger import ledger_problem
 from .store.salvage import check, salvage
 from .workspace.writes import _fsync_dir  # the one directory fsync
 
@@ -43,14 +44,21 @@ class DamagedDatabase(UserError):
 
 
 def agent_migrations() -> list:
-    """Every migration set that builds the agent database (each component owns its tables)."""
+    """Every migration set that builds the agent database (each component owns its tables). All of
+    them: a repaired file given only some would get the others' tables from the damaged file's
+    ``CREATE`` statements without their ledger rows, and fail on the next start (issue 31)."""
     from .index.schema import AGENT_CACHE_MIGRATIONS
     from .intents.schema import INTENT_MIGRATIONS
     from .dreaming.state import DREAM_MIGRATIONS
     from .search.signals import SIGNAL_MIGRATIONS
     from .sessions.schema import TRANSCRIPT_MIGRATIONS
+    from .tables.log import TABLE_LOG_MIGRATIONS
+    from .trust.lineage import LINEAGE_MIGRATIONS
+    from .trust.store import TRUST_MIGRATIONS
+    from .trust.tombstones import TOMBSTONE_MIGRATIONS
 
-    return [AGENT_CACHE_MIGRATIONS, TRANSCRIPT_MIGRATIONS, INTENT_MIGRATIONS, SIGNAL_MIGRATIONS, DREAM_MIGRATIONS]
+    return [AGENT_CACHE_MIGRATIONS, TRANSCRIPT_MIGRATIONS, INTENT_MIGRATIONS, SIGNAL_MIGRATIONS, DREAM_MIGRATIONS,
+            TRUST_MIGRATIONS, TOMBSTONE_MIGRATIONS, LINEAGE_MIGRATIONS, TABLE_LOG_MIGRATIONS]
 
 
 def state_migrations() -> list:
@@ -79,18 +87,25 @@ def _rebuild_derived(fresh: apsw.Connection, report) -> None:
     item.note = f"session search index rebuilt from the saved conversation events ({n} rows)"
 
 
+def problem_of(path: Path, migrations: list) -> str | None:
+    """Why the database at ``path`` needs a repair, or None: its pages (``quick_check``), then its
+    migration ledger against its tables."""
+    return check(path) or ledger_problem(path, migrations)
+
+
 def diagnose(exc: BaseException, places_seen: list[Places]) -> DamagedDatabase | None:
     """When a database error reached the top: is one of the state databases of the agents this
     process opened damaged? Then say so, and how to repair it, instead of an internal error."""
-    if not isinstance(exc, (apsw.CorruptError, apsw.NotADBError, apsw.IOError, apsw.CantOpenError)):
+    ledger = isinstance(exc, apsw.SQLError) and "already exists" in str(exc)  # a ledger that lost rows
+    if not ledger and not isinstance(exc, (apsw.CorruptError, apsw.NotADBError, apsw.IOError, apsw.CantOpenError)):
         return None
     seen: set[Path] = set()
     for places in reversed(places_seen):
-        for what, path, _ in databases(places):
+        for what, path, migrations in databases(places):
             if path in seen:
                 continue
             seen.add(path)
-            problem = check(path)
+            problem = problem_of(path, migrations) if ledger else check(path)
             if problem is not None:
                 return DamagedDatabase(f"the {what} {path} is damaged ({problem}); {REPAIR_HINT}")
     return None
@@ -102,7 +117,7 @@ def repair_database(path: Path, migrations: list, *, what: str = "database") -> 
     out: dict = {"database": what, "path": str(path)}
     if not path.exists():
         return {**out, "status": "missing"}
-    problem = check(path)
+    problem = problem_of(path, migrations)
     if problem is None:
         return {**out, "status": "healthy"}
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -42,7 +42,8 @@ def _print_status(s: dict) -> None:
         f"backend {v['backend']})")
     say(f"cache      {'?' if s['cache_entries'] is None else s['cache_entries']} embeddings")
     st = s.get("store") or {}
-    say(f"database   {st.get('engine')} {'ok' if st.get('ok') else 'UNREACHABLE: ' + str(st.get('error'))}  "
+    trouble = "DAMAGED: " if st.get("damaged") else "UNREACHABLE: "
+    say(f"database   {st.get('engine')} {'ok' if st.get('ok') else trouble + str(st.get('error'))}  "
         f"({st.get('where')})" + (f", PostgreSQL {st['server']}, pgvector {st.get('pgvector')}" if st.get("server") else ""))
     rr = s.get("rerank") or {}
     if rr.get("requested", "none") != "none":

@@ -155,12 +155,8 @@ def _prepare_target(conn) -> None:
     if engine_of(conn) == "postgres":
         return
     from ..repair import agent_migrations
-    from ..tables.log import TABLE_LOG_MIGRATIONS
-    from ..trust.lineage import LINEAGE_MIGRATIONS
-    from ..trust.store import TRUST_MIGRATIONS
-    from ..trust.tombstones import TOMBSTONE_MIGRATIONS
 
-    for m in [*agent_migrations(), TRUST_MIGRATIONS, TOMBSTONE_MIGRATIONS, LINEAGE_MIGRATIONS, TABLE_LOG_MIGRATIONS]:
+    for m in agent_migrations():
         m.apply(conn)
 
 

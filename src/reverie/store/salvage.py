@@ -280,6 +280,12 @@ def _copy_tables(src, raw: RawDatabase, schema, fresh: apsw.Connection, report: 
         if kind != "table" or name.startswith("sqlite_") or _is_shadow(name, virtual):
             continue
         item = report.table(name)
+        if name in have and name != "reverie_migrations" and not _is_virtual(have[name]):
+            # what a migration put in a new table (trust_meta's install time) is a default: the
+            # damaged file's rows replace it, and where they are lost it goes too (a lost install
+            # time must not make every older note look recorded by reverie). The ledger's rows
+            # stay: they describe the schema the fresh file has.
+            fresh.execute(f'DELETE FROM "{name}"')
         if name not in have:
             try:
                 fresh.execute(sql)
