@@ -22,6 +22,7 @@ import json
 import re
 import uuid
 
+from ..text.boilerplate import model_talk
 from ..text.cjk import CJK_RUN_RE, estimate_tokens, has_cjk, similarity_tokens
 from .base import ChatMessage, ChatModel, ChatResponse, ToolCall, Usage
 from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX, HEARTBEAT_PROMPT_PREFIX, PROPOSE_TOOL
@@ -68,7 +69,9 @@ _SALIENT = re.compile("|".join([
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week)\b",
     r"\d+月\d+[日号]", r"明天", r"后天", r"下周", r"周[一二三四五六日天末]", r"星期", r"今晚",
 ]), re.IGNORECASE)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+# (not after a title: "Dr. Alvarez" is one sentence)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
+                             r"(?<!\be\.g\.)(?<!\bi\.e\.)\s+|(?<=[。！？；])|\n+")
 _REMEMBER_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:remember|note)\b[\s:,]*(?:that\s+)?|^\s*(?:请)?(?:记住|记下|帮我记)[\s:：,，]*",
                                re.IGNORECASE)
 MAX_STATEMENT_CHARS = 300
@@ -82,6 +85,36 @@ def _content_tokens(text: str) -> set[str]:
     """Words that carry meaning: ASCII words of 3+ letters that are not stop words, CJK bigrams."""
     return {t for t in similarity_tokens(text)
             if (t.isascii() and len(t) > 2 and t not in _SLUG_STOP) or (not t.isascii() and len(t) == 2)}
+
+
+# "Do you remember ...", "remind me ...", "你还记得 ... 吗": the asking, not what is asked about
+_RECALL_FRAMING = re.compile(
+    r"^\s*(?:(?:hey|so|and|ok(?:ay)?)[,\s]+)?(?:do|did|can|could) you (?:still )?(?:remember|recall)(?: (?:that|what|when|where|who|"
+    r"which|how))?\s+|^\s*(?:remind me|tell me again)(?: (?:of|about|what|when|where|who|which|how))?\s+|"
+    r"^\s*(?:你|您)?还?记得(?:我)?(?:说过|提过|讲过)?|^\s*(?:提醒我|告诉我)|[吗呢吧]?\s*[?？]\s*$", re.I)
+# A conversation hit (cross-conversation recall) is scored against its own session's messages, on
+# another scale than a note: it may count below the style's bar when it shares the question's words.
+SESSION_BAR = 0.2
+
+
+def _without_recall_framing(text: str) -> str:
+    return _RECALL_FRAMING.sub("", _RECALL_FRAMING.sub("", text or "")).strip()
+
+
+def _recall_order(hits: list[dict]) -> list[dict]:
+    """Notes as ranked, then what the owner said in a conversation before what was answered: the
+    owner's statement is the memory; the assistant's reply only repeats (or misses) it."""
+    return sorted(hits, key=lambda h: (h.get("source") == "sessions" and h.get("role") != "user",))
+
+
+def _clears_bar(hit: dict, bar: float, want: set[str]) -> bool:
+    score = float(hit.get("score") or 0)
+    if score >= bar:
+        return True
+    if hit.get("source") != "sessions" or score < SESSION_BAR:
+        return False
+    shared = want & _content_tokens(str(hit.get("snippet") or ""))
+    return len(shared) >= 2 and 3 * len(shared) >= len(want)
 
 
 def is_no_recall(answer: str) -> bool:
@@ -249,9 +282,9 @@ class OfflineModel(ChatModel):
                          last.content)
             asked = next((ln[len(RECALL_LATEST_LABEL):].strip() for ln in lines if ln.startswith(RECALL_LATEST_LABEL)), "")
             if len(_content_tokens(asked)) >= 2:  # a message that stands on its own is searched as it is
-                query = asked
+                query = _without_recall_framing(asked) or asked
             return ChatMessage("assistant", "", tool_calls=[ToolCall(_call_id(), "memory_search",
-                                                                     {"query": query[:480], "maxResults": 5})])
+                                                                     {"query": query[:480], "maxResults": 8})])
         style = re.search(r"Prompt style: ([a-z-]+)", system)
         bar = RECALL_BARS.get(style.group(1) if style else "balanced", 0.4)
         query = ""
@@ -265,11 +298,13 @@ class OfflineModel(ChatModel):
             data = json.loads(last.content)
         except ValueError:
             return ChatMessage("assistant", "NONE")
-        want = _content_tokens(asked) or _content_tokens(query)
-        for hit in data.get("results") or []:
-            if hit.get("untrusted") or float(hit.get("score") or 0) < bar:
+        want = _content_tokens(_without_recall_framing(asked) or asked) or _content_tokens(query)
+        for hit in _recall_order(data.get("results") or []):
+            if hit.get("untrusted") or not _clears_bar(hit, bar, want):
                 continue  # outside content is never summarised into the context
             text = re.sub(r"<!--.*?-->", " ", str(hit.get("snippet") or ""), flags=re.S)
+            if model_talk(text):
+                continue  # a model's own reply (this one's "I checked memory..." above all) recalls nothing
             best, best_overlap = "", 0
             for s in split_sentences(text):
                 s = re.sub(r"^(?:#+\s.*|[-*+]\s+|\d+[.)]\s+|\[?\d{1,2}:\d{2}\]?\s*)+", "", s).strip()

@@ -1,0 +1,60 @@
+"""Offline Active Memory answers natural questions about earlier conversations with what the owner
+said there — not with the assistant's reply in that conversation (the offline model's own "I
+checked memory for ..." above all), and nothing for a question memory cannot answer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reverie import Memory
+
+ACROSS = ["memory.activeMemory.enabled=true", "memory.activeMemory.mode=always", 'memory.activeMemory.model="offline"',
+          "memory.activeMemory.rememberAcrossConversations=true"]
+SAID = ["My sister's dog is called Biscuit and he is a beagle.", "I started learning the cello in September.",
+        "我女儿的学校在西湖区，叫做求是小学。", "We moved the team offsite to the lake house on Friday.",
+        "My dentist appointment is on the 14th at Dr. Alvarez."]
+
+
+@pytest.fixture
+def mem(reverie_home):
+    m = Memory(overrides=ACROSS)
+    m.init()
+    rt = m.runtime("offline", session="agent:main:earlier")
+    for line in SAID:  # the offline model answers each with its own framing ("I checked memory ...")
+        rt.send(line)
+    rt.close()
+    yield m
+    m.close()
+
+
+def recalled(mem: Memory, question: str, key: str) -> str | None:
+    rt = mem.runtime("offline", session=f"agent:main:{key}")
+    try:
+        rt.send(question)
+        system = " ".join(m.content for m in rt.last_input.messages if m.role == "system")
+    finally:
+        rt.close()
+    found = re.search(r"<active_memory_plugin>(.*?)</active_memory_plugin>", system, re.S)
+    return found.group(1).strip() if found else None
+
+
+@pytest.mark.parametrize("question, words", [
+    ("Do you remember what my sister's dog is called?", "Biscuit and he is a beagle"),
+    ("What instrument did I start learning?", "learning the cello"),
+    ("你还记得我女儿的学校叫什么吗？", "叫做求是小学"),
+    ("我女儿在哪个学校上学？", "求是小学"),
+    ("Where was the team offsite?", "to the lake house"),
+    ("When is my dentist appointment?", "on the 14th at Dr. Alvarez"),
+])
+def test_a_natural_question_recalls_what_the_owner_said(mem, question, words):
+    got = recalled(mem, question, "q")
+    assert got is not None and words in got, got
+    assert "checked memory" not in got and "离线模型" not in got  # never the assistant's old reply
+
+
+@pytest.mark.parametrize("question", ["What's the capital of Peru?", "Do you remember the weather in Oslo?",
+                                      "你还记得那部电影的导演吗？"])
+def test_a_question_memory_cannot_answer_recalls_nothing(mem, question):
+    assert recalled(mem, question, "unrelated") is None
