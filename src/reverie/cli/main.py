@@ -109,6 +109,10 @@ def _os_error(exc: OSError) -> str | None:
     if exc.errno not in _USER_ERRNOS:
         return None
     where = exc.filename if exc.filename is not None else ""
+    if isinstance(where, (str, bytes)):
+        from ..workspace.read import shown  # one line, never 4 KB of path
+
+        where = shown(os.fsdecode(where))
     return f"cannot use {where}: {_USER_ERRNOS[exc.errno]}" if where else _USER_ERRNOS[exc.errno]
 
 
@@ -172,6 +176,8 @@ def execute(args: list[str]) -> int:
             code = _fail(_os_error(exc), 1)  # type: ignore[arg-type]
         elif (damaged := _damaged(exc)) is not None:
             code = _fail(str(damaged), damaged.exit_code)
+        elif type(exc).__name__ == "ReadOnlyError" and type(exc).__module__.startswith("apsw"):
+            code = _fail(_read_only_home(), 1)
         else:
             code = _internal(exc)
     return code
@@ -223,6 +229,15 @@ def _damaged(exc: Exception):
         return diagnose(exc, OPENED)
     except Exception:  # a diagnosis must never hide the original error
         return None
+
+
+def _read_only_home() -> str:
+    """A command that must write met a database it can only read (a read-only home or mount)."""
+    from .common import OPENED
+
+    where = f" in {OPENED[-1].home}" if OPENED else ""
+    return (f"cannot write reverie's database{where}: it is read-only (a read-only file, folder or mount); "
+            "nothing was changed")
 
 
 def _internal(exc: Exception) -> int:

@@ -25,13 +25,40 @@ def connect(path, *, readonly: bool = False) -> apsw.Connection:
     path = Path(path)
     if not readonly:
         path.parent.mkdir(parents=True, exist_ok=True)
-    flags = apsw.SQLITE_OPEN_READONLY if readonly else (apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE)
-    conn = apsw.Connection(str(path), flags=flags)
-    conn.setbusytimeout(BUSY_TIMEOUT_MS)
-    if not readonly:
-        conn.execute("PRAGMA journal_mode=WAL")
+    if readonly:
+        conn = read_only(path)
+    else:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE)
+        conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+        except apsw.ReadOnlyError:
+            # SQLite opened it read-only (a read-only file, folder or mount): reads work, and a
+            # write fails with ReadOnlyError, which the command line names in one line
+            conn.close()
+            conn = read_only(path)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def read_only(path: Path | str) -> apsw.Connection:
+    """A read-only connection to a file nobody can write. A WAL database needs its ``-shm`` to be
+    read; where that cannot be made (a read-only folder) the file is opened as immutable: nobody
+    can change it while the folder is read-only."""
+    path = Path(path)
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    conn.setbusytimeout(BUSY_TIMEOUT_MS)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        return conn
+    except (apsw.CantOpenError, apsw.ReadOnlyError):
+        conn.close()
+    from urllib.parse import quote
+
+    conn = apsw.Connection(f"file:{quote(str(path.absolute()))}?immutable=1",
+                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn.setbusytimeout(BUSY_TIMEOUT_MS)
     return conn
 
 

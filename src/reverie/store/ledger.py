@@ -20,7 +20,7 @@ from pathlib import Path
 
 import apsw
 
-from .connection import connect
+from .connection import connect, read_only
 from .migrations import Migrations
 
 _SHADOW = ("_data", "_idx", "_content", "_docsize", "_config")
@@ -47,7 +47,7 @@ def ledger_problem(path: Path | str, migration_sets: list[Migrations]) -> str | 
     if not path.exists():
         return None
     try:
-        src = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        src = read_only(path)
     except apsw.Error as exc:
         return f"the file cannot be opened ({_why(exc)})"
     try:

@@ -31,10 +31,23 @@ class PathRefused(UserError):
     pass
 
 
+PATH_MAX = 4096  # bytes, with the terminating NUL: longer paths fail every system call (ENAMETOOLONG)
+SHOWN_MAX = 160  # characters of a path a refusal shows; a longer one is cut in the middle
+
+
 def shown(path: str) -> str:
     """A path as a refusal names it: as it is, or quoted with escapes when it holds a newline or
-    another character that does not print (a refusal is one line, and hides nothing)."""
-    return path if path.isprintable() else repr(path)
+    another character that does not print (a refusal is one line, and hides nothing); a very long
+    one keeps its start and its end, and says how long it was."""
+    text = path if path.isprintable() else repr(path)
+    if len(text) <= SHOWN_MAX:
+        return text
+    return f"{text[:100]}…{text[-40:]} ({len(path.encode('utf-8', 'surrogateescape')):,} bytes)"
+
+
+def _quoted(raw: str) -> str:
+    """``raw`` in quotes, as ``repr`` gives it, cut like :func:`shown` when very long."""
+    return repr(raw) if len(raw) <= SHOWN_MAX else repr(raw[:100]) + f"…{repr(raw[-40:])} ({len(raw):,} characters)"
 
 
 def _no_symlinks(root: Path, target: Path) -> None:
@@ -68,10 +81,14 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
     try:
         candidate = Path(raw).expanduser()
     except RuntimeError:  # ~someone with no such user
-        raise PathRefused(f"path refused: {raw!r}: no such user for '~'") from None
+        raise PathRefused(f"path refused: {_quoted(raw)}: no such user for '~'") from None
     if ".." in candidate.parts:
-        raise PathRefused(f"path refused: {raw!r} contains '..'")
+        raise PathRefused(f"path refused: {_quoted(raw)} contains '..'")
     absolute = candidate if candidate.is_absolute() else ws / candidate
+    size = len(str(absolute).encode("utf-8"))
+    if size >= PATH_MAX:  # every stat would fail with ENAMETOOLONG: refuse it here, in one short line
+        raise PathRefused(f"path refused: {shown(raw)} is too long ({size:,} bytes with the workspace; "
+                          f"at most {PATH_MAX - 1:,})")
     # inside the workspace: only memory paths, Markdown only
     try:
         rel = absolute.relative_to(ws)
@@ -106,7 +123,7 @@ def resolve_memory_path(workspace: Path, raw: str, extra_paths: list[str | Extra
             raise PathRefused(f"path refused: extra path {shown(str(ep))} is a symlink")
         _no_symlinks(base, absolute)
         return absolute, raw
-    raise PathRefused(f"path refused: {raw!r} is not a memory file (MEMORY.md, USER.md, memory/**/*.md "
+    raise PathRefused(f"path refused: {_quoted(raw)} is not a memory file (MEMORY.md, USER.md, memory/**/*.md "
                       "or a configured extra path)")
 
 
