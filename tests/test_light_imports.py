@@ -14,14 +14,13 @@ it where it is used instead (see reverie.lazy_exports for package namespaces).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from import_probe import probe
 from reverie import Memory
 
 NONE = "memory.search.provider=none"
@@ -34,27 +33,9 @@ HEAVY = (
     "reverie.embeddings.remote", "reverie.ui", "reverie.dreaming", "reverie.automation", "reverie.runtime",
 )
 
-# Runs one command in-process, as ``reverie`` does, then writes the modules it imported.
-PROBE = """
-import json, sys
-from reverie.cli.main import run
-code = 0
-try:
-    run(sys.argv[2:])
-except SystemExit as exc:
-    code = exc.code
-with open(sys.argv[1], "w") as fh:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
-"""
-
-
 def imports_of(tmp_path: Path, *args: str) -> tuple[list[str], subprocess.CompletedProcess]:
-    out = tmp_path / "modules.json"
     env = dict(os.environ, REVERIE_SERVE="off")  # run here, never in a `reverie serve` of this home
-    r = subprocess.run([sys.executable, "-c", PROBE, str(out), *args], capture_output=True, text=True, env=env,
-                       timeout=120)
-    assert out.exists(), r.stderr
-    result = json.loads(out.read_text())
+    result, r = probe(tmp_path / "modules.txt", list(args), env)
     assert result["code"] in (0, None), (result["code"], r.stdout, r.stderr)
     return result["modules"], r
 

@@ -256,33 +256,13 @@ def test_remote_binding_needs_an_explicit_flag(reverie_home):
     assert "--allow-remote" in one_error(r)
 
 
-# Runs one command line as `reverie` does, then writes the modules it imported.
-PROBE = """
-import json, sys
-from reverie.cli.main import run
-code = 0
-try:
-    run(sys.argv[2:])
-except SystemExit as exc:
-    code = exc.code
-mods = sorted(sys.modules)
-with open(sys.argv[1], "w") as fh:
-    fh.write(repr({"code": code, "modules": mods}))
-"""
-
-PROBE_LIGHT = PROBE.replace("import json, sys", "import sys").replace("json.dump", "")
-
-
 def test_a_command_the_server_answers_starts_nothing_it_does_not_use(served, reverie_home, tmp_path):
     """The process of a delegated command (every hook of a host) loads only the road to the server:
     no command-line framework, no settings, no JSON, no regular expressions, no socket wrapper."""
-    out = tmp_path / "modules.txt"
-    before = served.health()["cliCalls"]
-    r = subprocess.run([sys.executable, "-c", PROBE_LIGHT, str(out), "search", "parrot"], capture_output=True,
-                       text=True, env=_env(reverie_home), timeout=60)
-    import ast
+    from import_probe import probe
 
-    found = ast.literal_eval(out.read_text())
+    before = served.health()["cliCalls"]
+    found, r = probe(tmp_path / "modules.txt", ["search", "parrot"], _env(reverie_home))
     assert found["code"] == 0 and "Captain Flint" in r.stdout, r.stderr
     assert served.health()["cliCalls"] == before + 1  # answered by the server, not here
     loaded = set(found["modules"])

@@ -18,28 +18,17 @@ machine leaks in). The only key is a placeholder the custom provider reads from
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
-import shutil
 import subprocess
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from .npm_cache import installed, npm_install
+
 CODEX_VERSION = "0.171.0"
 PACKAGE = "@openai/codex"
-NPM_TIMEOUT = 900
 KEY_ENV = "SCRIPTED_MODEL_KEY"  # not REVERIE_*: reverie would warn of it, and its server refuse a caller with it
-
-# Read at import: the autouse fixture in tests/conftest.py removes every REVERIE_* variable per test.
-_HOSTS_DIR = os.environ.get("REVERIE_TEST_HOSTS")
-
-
-def hosts_dir() -> Path:
-    return Path(_HOSTS_DIR) if _HOSTS_DIR else Path.home() / ".cache" / "reverie-test-hosts"
 
 
 def _version_of(binary: Path) -> str | None:
@@ -68,45 +57,9 @@ def _binary_in(prefix: Path, version: str) -> Path | None:
 
 def install_codex(version: str = CODEX_VERSION) -> Path:
     """The path of a working ``codex`` of ``version``, installing it first when needed."""
-    root = hosts_dir()
-    root.mkdir(parents=True, exist_ok=True)
-    prefix = root / f"codex-{version}"
-    with open(root / f"codex-{version}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits here, then finds the install made
-        if (prefix / ".installed").exists():
-            binary = _binary_in(prefix, version)
-            if binary is not None:
-                return binary
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(f"npm is missing: the Codex host test installs {PACKAGE}@{version} with npm "
-                        "(Debian: apt-get install nodejs npm; .ci/run does this)", pytrace=False)
-        staging = root / f".codex-{version}.{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
-        started = time.monotonic()
-        try:
-            done = subprocess.run([npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund",
-                                   "--loglevel=warn", f"{PACKAGE}@{version}"],
-                                  capture_output=True, text=True, timeout=NPM_TIMEOUT, cwd=root)
-        except subprocess.TimeoutExpired:
-            shutil.rmtree(staging, ignore_errors=True)
-            pytest.fail(f"npm install {PACKAGE}@{version} took more than {NPM_TIMEOUT} s", pytrace=False)
-        if done.returncode != 0:
-            shutil.rmtree(staging, ignore_errors=True)
-            pytest.fail(f"npm install {PACKAGE}@{version} failed (exit {done.returncode}):\n"
-                        f"{(done.stdout + done.stderr)[-3000:]}", pytrace=False)
-        binary = _binary_in(staging, version)
-        if binary is None:
-            shutil.rmtree(staging, ignore_errors=True)
-            pytest.fail(f"npm installed {PACKAGE}@{version} but no codex binary there answers --version "
-                        f"with {version}:\n{(done.stdout + done.stderr)[-3000:]}", pytrace=False)
-        shutil.rmtree(prefix, ignore_errors=True)
-        staging.rename(prefix)  # a complete install appears at once, or not at all
-        (prefix / ".installed").write_text(f"{PACKAGE}@{version} installed in {time.monotonic() - started:.1f} s\n")
-        binary = _binary_in(prefix, version)
-        assert binary is not None
-        return binary
+    return installed(f"codex-{version}",
+                     lambda staging: npm_install(staging, f"{PACKAGE}@{version}", cwd=staging.parent),
+                     lambda prefix: _binary_in(prefix, version), f"{PACKAGE}@{version}")
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,10 @@ caller's environment but PATH, LANG, TZ and TMPDIR reaches OpenClaw.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import platform
 import secrets
-import shutil
 import socket
 import subprocess
 import time
@@ -32,18 +30,11 @@ from pathlib import Path
 
 import pytest
 
+from .npm_cache import installed, npm_install
+
 OPENCLAW_VERSION = "2026.9.6"
 NODE_VERSION = "24.22.3"
-NPM_TIMEOUT = 900  # a fresh machine downloads about 60 MB of Node and 650 MB unpacked of OpenClaw
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
-
-# Read at import: the autouse fixture in tests/conftest.py removes every REVERIE_* variable per test.
-_HOSTS_DIR = os.environ.get("REVERIE_TEST_HOSTS")
-
-
-def hosts_dir() -> Path:
-    return Path(_HOSTS_DIR) if _HOSTS_DIR else Path.home() / ".cache" / "reverie-test-hosts"
-
 
 def _node_package() -> str:
     arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
@@ -80,61 +71,21 @@ def _found(prefix: Path) -> OpenClaw | None:
     return OpenClaw(prefix, node, entry)
 
 
-def _npm(npm: str, args: list[str], *, path: str, cwd: Path, what: str) -> None:
-    try:
-        done = subprocess.run([npm, *args, "--no-audit", "--no-fund", "--loglevel=warn"], capture_output=True,
-                              text=True, timeout=NPM_TIMEOUT, cwd=cwd, env={**os.environ, "PATH": path})
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"npm install {what} took more than {NPM_TIMEOUT} s", pytrace=False)
-    if done.returncode != 0:
-        pytest.fail(f"npm install {what} failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}",
-                    pytrace=False)
-
-
 def install_openclaw() -> OpenClaw:
     """A working OpenClaw of the pinned version on the pinned Node, installing them first when needed."""
-    root = hosts_dir()
-    root.mkdir(parents=True, exist_ok=True)
-    name = f"openclaw-{OPENCLAW_VERSION}-node-{NODE_VERSION}"
-    prefix = root / name
-    with open(root / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits here, then finds the install made
-        if (prefix / ".installed").exists():
-            found = _found(prefix)
-            if found is not None:
-                return found
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(f"npm is missing: the OpenClaw host test installs node and openclaw@{OPENCLAW_VERSION} with "
-                        "npm (Debian: apt-get install nodejs npm; .ci/run does this)", pytrace=False)
-        staging = root / f".{name}.{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        (staging / "node").mkdir(parents=True)
+    def build(staging: Path) -> None:
+        package = _node_package()
+        (staging / "node").mkdir()
         (staging / "openclaw").mkdir()
-        started = time.monotonic()
-        try:
-            package = _node_package()
-            _npm(npm, ["install", "--prefix", str(staging / "node"), f"{package}@{NODE_VERSION}"],
-                 path=os.environ.get("PATH", ""), cwd=root, what=f"{package}@{NODE_VERSION}")
-            node_bin = staging / "node" / "node_modules" / package / "bin"
-            (staging / "openclaw" / "package.json").write_text('{"name": "reverie-test-openclaw", "private": true}\n')
-            # npm itself runs on the new Node, so the package's engines (node >= 24.16) are met
-            _npm(npm, ["install", "--prefix", str(staging / "openclaw"), f"openclaw@{OPENCLAW_VERSION}"],
-                 path=f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}", cwd=staging / "openclaw",
-                 what=f"openclaw@{OPENCLAW_VERSION}")
-            if _found(staging) is None:
-                pytest.fail(f"npm installed node {NODE_VERSION} and openclaw {OPENCLAW_VERSION} but they do not "
-                            f"answer with those versions (in {staging})", pytrace=False)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        shutil.rmtree(prefix, ignore_errors=True)
-        staging.rename(prefix)  # a complete install appears at once, or not at all
-        (prefix / ".installed").write_text(f"node {NODE_VERSION} and openclaw {OPENCLAW_VERSION} installed in "
-                                           f"{time.monotonic() - started:.1f} s\n")
-        found = _found(prefix)
-        assert found is not None
-        return found
+        npm_install(staging / "node", f"{package}@{NODE_VERSION}", cwd=staging.parent)
+        node_bin = staging / "node" / "node_modules" / package / "bin"
+        (staging / "openclaw" / "package.json").write_text('{"name": "reverie-test-openclaw", "private": true}\n')
+        # npm itself runs on the new Node, so the package's engines (node >= 24.16) are met
+        npm_install(staging / "openclaw", f"openclaw@{OPENCLAW_VERSION}", cwd=staging / "openclaw",
+                    path=f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}")
+
+    return installed(f"openclaw-{OPENCLAW_VERSION}-node-{NODE_VERSION}", build, _found,
+                     f"node {NODE_VERSION} and openclaw {OPENCLAW_VERSION}")
 
 
 @pytest.fixture(scope="session")
