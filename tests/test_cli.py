@@ -215,3 +215,40 @@ def test_every_command_is_in_the_readme():
     missing = [p[0] for p in command_names() if len(p) == 1
                and not re.search(rf"reverie(\s+--?\S+(\s+[^\s-]\S*)?)*\s+{re.escape(p[0])}\b", text)]
     assert not missing, f"commands not shown in README.md as `reverie <cmd>`: {missing}"
+
+
+def test_get_past_the_end_and_an_empty_search_are_one_line_errors(reverie_home: Path):
+    assert cli("init", env=FAKE_ENV).returncode == 0
+    assert cli("remember", "the heron nests by the north pier", env=FAKE_ENV).returncode == 0
+    note = next((reverie_home / "workspace" / "memory").glob("*.md")).relative_to(reverie_home / "workspace")
+    past = cli("get", f"{note.as_posix()}#L99-L120", env=FAKE_ENV)
+    assert f"{note.as_posix()} ends before line 99" in one_error_line(past)
+    inside = cli("get", f"{note.as_posix()}#L3-L3", env=FAKE_ENV)
+    assert inside.returncode == 0 and "heron" in inside.stdout
+    for query in ("", "   "):
+        assert "the query is empty" in one_error_line(cli("search", query, env=FAKE_ENV))
+
+
+def test_db_password_variable_is_known(reverie_home: Path):
+    r = cli("status", env={**FAKE_ENV, "REVERIE_DB_PASSWORD": "pw", "REVERIE_PG_OS_USER": "pg"})
+    assert "REVERIE_DB_PASSWORD" not in r.stderr and "REVERIE_PG_OS_USER" not in r.stderr
+    typo = cli("status", env={**FAKE_ENV, "REVERIE_DB_PASWORD": "pw"})
+    assert "REVERIE_DB_PASWORD" in typo.stderr  # an unknown one is still named
+
+
+def test_forget_dry_run_leaves_every_file_of_the_home_as_it_was(reverie_home: Path):
+    assert cli("init", env=FAKE_ENV).returncode == 0
+    assert cli("remember", "the vault code is in the blue box", env=FAKE_ENV).returncode == 0
+    assert cli("index", env=FAKE_ENV).returncode == 0
+
+    def files() -> dict[str, tuple[int, int, str]]:
+        import hashlib
+
+        return {p.relative_to(reverie_home).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns,
+                                                         hashlib.sha256(p.read_bytes()).hexdigest())
+                for p in sorted(reverie_home.rglob("*")) if p.is_file()}
+
+    before = files()
+    r = cli("forget", "--text", "blue box", "--dry-run", env=FAKE_ENV)
+    assert r.returncode == 0 and "dry run: nothing was changed" in r.stderr, r.stderr
+    assert files() == before  # no -wal or -shm made, nothing rewritten

@@ -172,3 +172,28 @@ def test_cron_add_errors_are_one_line(reverie_home):
     for r, (args, needle) in zip(refused, cases):
         assert needle in one_error(r), args
     assert "does not exist" in one_error(listed) and not reverie_home.exists()  # nothing was written
+
+
+def test_a_dry_run_check_reports_the_intent_as_it_is_and_what_a_fire_would_make_it(reverie_home):
+    made = ok_json(cli(reverie_home, "intent", "create", "--description", "确认返程车票", "--trigger", "杭州",
+                       "--channel", "telegram", "--sender", "42", "--json"))["intent"]
+    check, listed = batch(reverie_home,
+                          ["intent", "check", "我下周去杭州", "--channel", "telegram", "--sender", "42", "--json"],
+                          ["intent", "list", "--json"])
+    check = ok_json(check)
+    assert check["dryRun"] is True and check["block"]
+    [hit] = check["fired"]
+    assert (hit["id"], hit["status"], hit["fireCount"]) == (made["id"], "armed", 0)  # nothing was spent
+    assert hit["wouldBecome"] == {"fireCount": 1, "status": "fired"}
+    assert [(i["status"], i["fireCount"]) for i in ok_json(listed)["intents"]] == [("armed", 0)]
+
+
+def test_cron_add_refuses_a_name_of_ten_thousand_characters(reverie_home):
+    long_name, newline, jobs = batch(
+        reverie_home,
+        ["cron", "add", "--every", "1h", "--text", "look at the tickets", "--name", "n" * 10_000],
+        ["cron", "add", "--every", "1h", "--text", "look at the tickets", "--name", "two\nlines"],
+        ["cron", "list", "--json"])
+    assert "1 to 200 characters (this one: 10,000)" in one_error(long_name)
+    assert "nothing was added" in one_error(newline)
+    assert "does not exist" in one_error(jobs) and not reverie_home.exists()  # nothing was written at all

@@ -109,6 +109,34 @@ def test_a_busy_port_is_a_user_error(workspace_home):
     assert f"port {port} on 127.0.0.1 is in use" in r.stderr and r.stdout == ""
 
 
+def test_a_host_that_does_not_resolve_is_blamed_not_the_port(workspace_home):
+    r = subprocess.run([sys.executable, "-m", "reverie.cli.main", "ui", "--host", "bogus.invalid.", "--port", "0"],
+                       capture_output=True, text=True, env={**os.environ, "REVERIE_HOME": str(workspace_home)},
+                       timeout=60)
+    assert r.returncode == 1 and r.stdout == ""
+    last = r.stderr.strip().splitlines()[-1]  # (after the warning an explicit host always gets)
+    assert last.startswith("reverie: error: cannot listen on bogus.invalid.:") and "port" not in last, r.stderr
+
+
+def test_sigterm_stops_the_server_while_the_engine_is_stuck_in_a_batch(workspace_home, monkeypatch):
+    monkeypatch.setenv("FAKE_EMBEDDER_STUCK_AFTER", "0")  # every batch of passages never returns
+    notes = workspace_home / "workspace" / "memory" / "notes"
+    notes.mkdir(parents=True, exist_ok=True)
+    for i in range(80):  # not indexed yet: a search starts a background run that embeds them
+        (notes / f"n{i}.md").write_text(f"- otter note {i}\n", encoding="utf-8")
+    proc, url, err = _start(env_home=workspace_home)
+    try:
+        u = urlsplit(url)
+        _, headers, _ = _get(url, f"/?{u.query}")
+        cookie = headers["set-cookie"].split(";", 1)[0]
+        status, _, _ = _get(url, "/a/main/search?q=otter", {"Cookie": cookie})
+        assert status == 200
+    finally:
+        code = _stop(proc, signal.SIGTERM)  # (fails if the process outlives a generous 15 s)
+    assert code == 0, err
+    assert any("reverie ui stopped" in line for line in err)
+
+
 def test_file_changes_reach_an_open_page_as_events(workspace_home):
     proc, url, err = _start(env_home=workspace_home)
     try:

@@ -369,3 +369,28 @@ def test_search_results_carry_origin_badges(app, mem):
     mem.sync()
     html = client(app).get("/a/main/search", params={"q": "湖景房"}).text
     assert 'class="badge origin-untrusted"' in html and 'class="badge origin-agent"' in html
+
+
+def test_intents_page_names_the_sender_and_the_zone_of_times(reverie_home):
+    from reverie.intents import TurnContext
+
+    m = Memory(overrides=['memory.search.provider="fake"', 'timezone="Asia/Shanghai"'])
+    m.init()
+    made = m.intents.create(TurnContext(channel="telegram", sender="42", owner=True), description="确认返程车票",
+                            trigger_keywords=["杭州"])["intent"]
+    m.intents.match("我下周去杭州", TurnContext(channel="telegram", sender="42", owner=False))
+    m.close()
+    acting = client(make_app(overrides=['memory.search.provider="fake"', 'timezone="Asia/Shanghai"'])) \
+        .get("/a/main/acting").text
+    row = acting[acting.index(f'id="{made["id"]}"'):]
+    row = row[:row.index("</tr>")]
+    assert "sender 42" in row, row
+    # creation, the fire and the expiry: each time carries the memory's zone
+    times = re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d( [A-Z][A-Za-z0-9+:-]*)?", row)
+    assert len(times) >= 3 and all(t == " CST" for t in times), times
+
+
+def test_explain_never_shows_rank_none(app, mem):
+    mem.sync()
+    html = client(app).get("/a/main/search", params={"q": "湖景房"}).text
+    assert "#None" not in html and "vector leg" in html

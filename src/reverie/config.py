@@ -607,7 +607,10 @@ ENV_KEYS: dict[str, str] = {
 }
 # Read by the entry points (paths), not settings keys; listed so they are not "unknown".
 ENV_OTHER = {"REVERIE_HOME", "REVERIE_AGENT", "REVERIE_WORKSPACE", "REVERIE_CONFIG", "REVERIE_LOG",
-             "REVERIE_SERVE"}  # REVERIE_SERVE=off: never ask a running server (cli/fast.py)
+             "REVERIE_SERVE",  # REVERIE_SERVE=off: never ask a running server (cli/fast.py)
+             "REVERIE_DB_PASSWORD",  # the password `db grant` gives a role (never a settings value)
+             "REVERIE_PG_OS_USER",  # the OS user of the local PostgreSQL server (store/postgres/server.py)
+             "REVERIE_FAULTS", "REVERIE_FAULTS_DIR"}  # fault injection for the crash tests (faults.py)
 
 # A settings file is small; reading one without a cap let REVERIE_CONFIG=/dev/zero hang for ever.
 MAX_CONFIG_BYTES = 1024 ** 2

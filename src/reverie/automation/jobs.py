@@ -39,6 +39,10 @@ class Job:
         return {**self.job, "state": self.state}
 
 
+MAX_NAME_CHARS = 200  # a name is a label in lists and run logs, not a second message
+MAX_DESCRIPTION_CHARS = 2_000
+
+
 def make_job(*, schedule: dict, payload: dict, now_ms: int, agent: str, name: str | None = None,
              description: str | None = None, keep: bool = False, default_tz=None) -> Job:
     kind = payload.get("kind")
@@ -47,8 +51,14 @@ def make_job(*, schedule: dict, payload: dict, now_ms: int, agent: str, name: st
     body = payload.get("text" if kind == "systemEvent" else "message")
     if not isinstance(body, str) or not body.strip():
         raise UserError("the payload needs a non-empty " + ("--text" if kind == "systemEvent" else "--message"))
+    if name is not None and (not name.strip() or len(name) > MAX_NAME_CHARS or "\n" in name):
+        raise UserError(f"a job's name is one line of 1 to {MAX_NAME_CHARS} characters (this one: {len(name):,}); "
+                        "nothing was added")
+    if description is not None and len(description) > MAX_DESCRIPTION_CHARS:
+        raise UserError(f"a job's description is at most {MAX_DESCRIPTION_CHARS:,} characters "
+                        f"(this one: {len(description):,}); nothing was added")
     job_id = "job_" + secrets.token_hex(5)
-    label = name or " ".join(body.split())[:60]
+    label = name.strip() if name else " ".join(body.split())[:60]
     job = {"id": job_id, "agentId": agent, "name": label, "enabled": True,
            "deleteAfterRun": schedule["kind"] == "at" and not keep,
            "createdAtMs": now_ms, "updatedAtMs": now_ms, "schedule": schedule,

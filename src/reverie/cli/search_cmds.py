@@ -19,8 +19,13 @@ def _print_explain(hit: dict) -> None:
     ex = hit.get("explain") or {}
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
     legs = []
-    legs.append(f"vector cos {v['cosine']:.3f} -> {v['calibrated']:.3f} (#{v['rank']})" if v else "vector -")
-    legs.append(f"keyword {k['score']:.3f} (bm25 {k['bm25']:.2f}, coverage {k['coverage']:.2f}, #{k['rank']})" if k else "keyword -")
+    rank = lambda leg: f" (#{leg['rank']})" if leg.get("rank") is not None else ""  # noqa: E731  (never '#None')
+    legs.append(f"vector cos {v['cosine']:.3f} -> {v['calibrated']:.3f}{rank(v)}" if v else "vector -")
+    if k and k.get("bm25") is None:  # found through its window or file, not by its own text
+        legs.append(f"keyword {k['score']:.3f} (through its context){rank(k)}")
+    else:
+        legs.append(f"keyword {k['score']:.3f} (bm25 {k['bm25']:.2f}, coverage {k['coverage']:.2f}"
+                    + (f", #{k['rank']})" if k.get("rank") is not None else ")") if k else "keyword -")
     if p:
         legs.append(f"path {p['score']:.3f} tier {p['exactTier']}")
     print("      legs: " + "; ".join(legs))
@@ -139,6 +144,8 @@ def register(app: typer.Typer) -> None:
             return
         if q is None:
             raise UserError("give a query: reverie search \"...\" (or --query)")
+        if not q.strip():  # (the MCP tool answers mode "empty-query"; a command says so and fails)
+            raise UserError("the query is empty: give words to look for, e.g. reverie search \"hotel booking\"")
         mem = memory_for(o, create=False)
         try:
             from ..recall.projects import folder_scope
@@ -169,6 +176,11 @@ def register(app: typer.Typer) -> None:
             if o.json:
                 emit(o, data)
             raise UserError(f"not found: {data['path']} (in {mem.workspace})")
+        if data.get("lines") == 0 and data.get("from", 1) > 1:  # a citation or --from past the last line
+            if o.json:
+                emit(o, data)
+            raise UserError(f"{data['path']} ends before line {data['from']}; nothing to show (a lower --from, "
+                            "or search again: the file may have changed since it was cited)")
 
         def human(d):
             if d.get("error"):

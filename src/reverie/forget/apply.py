@@ -40,7 +40,11 @@ def forget(mem, sel: Selectors, *, dry_run: bool = False) -> dict:
     sel.check()
     index_dir = mem.places.index_dir
     if dry_run:
-        return report(Planner(mem, sel).build(), dry_run=True)
+        from ..store.walfiles import leaves_no_wal
+
+        folders = (mem.places.agent_dir, mem.places.state_db.parent, mem.workspace / "tables")
+        with leaves_no_wal(*folders):  # a dry run changes no file
+            return report(Planner(mem, sel).build(), dry_run=True)
     with generations.lock(index_dir, "sync"), generations.lock(index_dir, "rebuild"):
         plan = Planner(mem, sel).build()
         write_tombstones_for(mem, plan)

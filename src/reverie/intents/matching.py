@@ -135,7 +135,11 @@ def _match(store: "IntentStore", message: str, ctx: TurnContext | None, now: dat
                 if dry_run:
                     raise _DryRun()
         except _DryRun:
-            pass
+            # nothing was spent: each intent is as it was, and says what a real turn would make it
+            for f in result.fired:
+                f["wouldBecome"] = {"fireCount": f["fireCount"], "status": f["status"]}
+                f["fireCount"] -= 1
+                f["status"] = "armed"
         finally:
             conn.set_progress_handler(None)
             conn.setbusytimeout(BUSY_TIMEOUT_MS)

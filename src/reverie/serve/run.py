@@ -9,6 +9,7 @@ more (an interrupted job is redone once at the next start), and removes the sock
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -37,6 +38,10 @@ def bind_tcp(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
+        # a name that does not resolve, or an address that is not this machine's: the host is wrong
+        if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+            raise UserError(f"cannot listen on {host}: {exc.strerror or exc}; give --host an address of this "
+                            "machine (default 127.0.0.1)") from None
         why = "is in use" if exc.errno in (98, 48, 10048) else f"cannot be used ({exc.strerror or exc})"
         raise UserError(f"port {port} on {host} {why}; choose another with --port (0 picks a free one)") from None
     sock.listen(256)

@@ -54,11 +54,16 @@ def _multiplier(label: str, value: float | None, note: str) -> BarRow:
     return row
 
 
+def _rank(leg: dict) -> str:
+    """', rank #N' when the leg ranked the unit (the vector leg's trace may not say: never '#None')."""
+    return f", rank #{leg['rank']}" if leg.get("rank") is not None else ""
+
+
 def _keyword_note(k: dict) -> str:
     """The keyword leg's parts; a unit found only through its window or file has no bm25 of its own."""
     if k.get("bm25") is None:
         return f"through its context: window {k.get('window') or 0:.2f}, file {k.get('file') or 0:.2f}"
-    note = f"bm25 {k['bm25']:.2f}, coverage {k.get('coverage') or 0:.2f}, rank #{k.get('rank')}"
+    note = f"bm25 {k['bm25']:.2f}, coverage {k.get('coverage') or 0:.2f}" + _rank(k)
     return note + ("" if k.get("allTerms") else ", not every term")
 
 
@@ -68,7 +73,7 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     out: list[BarRow] = []
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
     out.append(bar("vector leg", v and v["calibrated"], "vector",
-                    f"cosine {v['cosine']:.3f}, rank #{v['rank']}" if v else ""))
+                    f"cosine {v['cosine']:.3f}" + _rank(v) if v else ""))
     out.append(bar("keyword leg", k and k["score"], "keyword", _keyword_note(k) if k else ""))
     if p:
         out.append(bar("path leg", p["score"], "path", f"exact tier {p['exactTier']}"))

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 from ..config import load_settings
 from ..errors import UserError
 from ..paths import DEFAULT_AGENT, Places, check_agent_id
+
+SHUTDOWN_WAIT_SECONDS = 1.0  # what stopping the server waits for the memories to close
 
 
 class AgentRefused(Exception):
@@ -109,11 +112,24 @@ class UIHome:
     def open_workspaces(self) -> dict[str, Path]:
         return {a: self.memory(a).workspace for a in self.served()}
 
-    def close(self) -> None:
+    def close(self, wait: float = SHUTDOWN_WAIT_SECONDS) -> None:
+        """Close every memory, all at once, waiting at most ``wait`` seconds. Each flushes its
+        recall signals, then stops its background indexing between two batches; a batch in the
+        local engine takes seconds on a busy machine (SIGTERM took 3-7 s), and the server is
+        exiting: what the batches committed stays, and the next run embeds the rest."""
         with self._lock:
             memories, self._memories = self._memories, {}
-        for mem in memories.values():
+
+        def close(mem) -> None:
             try:
                 mem.close()
             except Exception:
                 pass  # closing on shutdown: nothing left to report to
+
+        threads = [threading.Thread(target=close, args=(m,), name="reverie-ui-close", daemon=True)
+                   for m in memories.values()]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + wait
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))

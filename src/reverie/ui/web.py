@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import parse_qsl, quote
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
@@ -61,6 +61,11 @@ def render(request: Request, template: str, *, agent: str | None, active: str = 
     ui = ui_of(request)
     sid = request.scope.get("state", {}).get("ui_session")
     known = ui.home.known_agents()
+    if agent is not None and "tz" not in ctx and ui.home.is_served(agent):
+        try:
+            ctx["tz"] = ui.home.memory(agent).settings.tz()
+        except Exception:  # an unreadable zone setting: the machine's zone, named
+            pass
     body = ui.env.get_template(template).render(
         agent=agent, active=active, nav=NAV, csrf=ui.guard.csrf_of(sid) or "",
         agents=[{"id": a, "served": ui.home.is_served(a)} for a in known], home=str(ui.home.home), **ctx)
@@ -95,9 +100,19 @@ def _as_datetime(value) -> datetime | None:
         return None
 
 
-def when(value) -> str:
+@pass_context
+def when(ctx, value) -> str:
+    """A time in the memory's zone (its ``timezone`` setting, else this machine's), zone named:
+    the page is read from anywhere, and '09:00' alone does not say whose nine o'clock."""
     dt = _as_datetime(value)
-    return dt.astimezone().strftime("%Y-%m-%d %H:%M") if dt else "–"
+    if dt is None:
+        return "–"
+    local = dt.astimezone(ctx.get("tz"))
+    name = local.tzname() or ""
+    if not name or name[0] in "+-":  # zones without an abbreviation name themselves by offset
+        off = int((local.utcoffset() or timedelta(0)).total_seconds() // 60)
+        name = "UTC" + (f"{'+' if off >= 0 else '-'}{abs(off) // 60:02d}:{abs(off) % 60:02d}" if off else "")
+    return local.strftime("%Y-%m-%d %H:%M ") + name
 
 
 def ago(value) -> str:
