@@ -454,6 +454,29 @@ def grep_home(home: Path, needle: str) -> list[str]:
     return [str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 
 
+def other_stores(mem, fact: str) -> None:
+    """Where ``forget --text`` must reach besides notes, index and transcripts (issue 31): a table
+    file (and so its search description) and the table write log, a cron job's message, and the
+    damaged copy ``doctor --repair`` keeps of the agent database."""
+    from reverie.automation.jobs import insert, make_job
+    from reverie.automation.schema import open_state_db
+    from reverie.tables.store import TableStore
+
+    tables = TableStore(mem.workspace, mem.places.agent_db)
+    tables.write("vault", "CREATE TABLE IF NOT EXISTS boxes (name TEXT, note TEXT)", origin="owner", surface="cli")
+    tables.write("vault", "INSERT INTO boxes VALUES (?, ?)", ["box", fact], origin="owner", surface="cli")
+    now = int(time.time() * 1000)
+    conn = open_state_db(mem.places.state_db)
+    try:
+        insert(conn, make_job(schedule={"kind": "every", "everyMs": 3_600_000, "anchorMs": now},
+                              payload={"kind": "agentTurn", "message": f"check that {fact}"}, now_ms=now,
+                              agent=mem.places.agent), now)
+    finally:
+        conn.close()
+    db = mem.places.agent_db
+    shutil.copyfile(db, db.with_name(f"{db.name}.damaged-20260101-000000"))
+
+
 def forget_trial(root: Path, n: int, mode: str) -> dict:
     from reverie.forget import Selectors, forget
     from reverie.sessions import TranscriptStore, export_lines, import_jsonl
@@ -484,6 +507,8 @@ def forget_trial(root: Path, n: int, mode: str) -> dict:
     pre = mem.places.agent_dir / "preimages"
     pre.mkdir(parents=True, exist_ok=True)
     (pre / "MEMORY.md.20260101T000000000000").write_text(f"- {fact}.\n", encoding="utf-8")
+    if mode == "text":
+        other_stores(mem, fact)
     mem.sync()
     mem.search(f"safe deposit box {token}")
     store = TranscriptStore(mem.places.agent_db)

@@ -13,6 +13,9 @@ CHOSEN = [
     "a garbage index generation (repairs itself)",
     # found by the fuzzing: these were exit 2 (internal errors)
     "a workspace that is a symlink loop", "a search query of 100,000 characters",
+    # issue 31: exit 2 or a raw exception before
+    "get a path over 4,096 bytes", "index with a note name that is not UTF-8",
+    "a damaged page of the migration ledger (status)",
 ]
 
 

@@ -59,6 +59,21 @@ def _garbage_current(home: Path, _: Path) -> dict:
     return {}
 
 
+def _damaged_ledger_page(home: Path, _: Path) -> dict:
+    """Random bytes over the page of the migration ledger (issue 31: the repair used to lose its
+    rows and the file never indexed again)."""
+    db = home / "agents" / "main" / "agent" / "reverie-agent.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    root = con.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'reverie_migrations'").fetchone()[0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    with open(db, "r+b") as fh:
+        fh.seek((root - 1) * size)
+        fh.write(os.urandom(size))
+    return {}
+
+
 def _garbage_generation(home: Path, _: Path) -> dict:
     idx = _index_dir(home)
     name = (idx / "CURRENT").read_text(encoding="utf-8").strip()
@@ -145,8 +160,15 @@ def rows() -> list[Row]:
             setup=lambda h, s: (os.mkfifo(h / "workspace" / "memory" / "fifo.md"), {})[1]),
         Row("a note holding NUL bytes (get)", ["get", "memory/nul.md"], 0, "bad",
             setup=lambda h, s: (_file(h / "workspace" / "memory" / "nul.md", b"ok\n\x00\x00bad\n"), {})[1]),
+        Row("get a path over 4,096 bytes", ["get", "memory/" + "/".join(["abcdefgh"] * 600) + ".md"], 1,
+            "is too long"),
+        Row("index with a note name that is not UTF-8", ["index"], 0, r"memory/trip-\xff.md: the name is not valid UTF-8",
+            setup=lambda h, s: (_file(Path(os.fsdecode(os.fsencode(h / "workspace" / "memory") + b"/trip-\xff.md")),
+                                      "- a canoe\n"), {})[1]),
         # damaged state
         Row("a truncated agent database", ["intent", "list"], 1, "doctor --repair", setup=_truncate_agent_db),
+        Row("a damaged page of the migration ledger (status)", ["status"], 0, "run: reverie doctor --repair",
+            setup=_damaged_ledger_page),
         Row("a garbage index/CURRENT (repairs itself)", ["search", "hello"], 0, "hello from the first note",
             setup=_garbage_current),
         Row("a garbage index generation (repairs itself)", ["search", "hello"], 0,
@@ -170,7 +192,7 @@ def _notes_digest(home: Path) -> str:
     h = hashlib.sha256()
     for p in sorted((home / "workspace" / "memory").glob("*.md")):
         if p.is_file() and not p.is_symlink():
-            h.update(p.name.encode() + p.read_bytes())
+            h.update(os.fsencode(p.name) + p.read_bytes())
     return h.hexdigest()
 
 

@@ -23,6 +23,18 @@ def _human(d: dict) -> None:
         f"{a['indexChunks']} index chunk(s), {a['vectorRows']} vector(s), {a['embeddingCacheRows']} cached "
         f"embedding(s), {a['shortTermEntries']} recall signal(s), {a['transcriptEvents']} transcript event(s), "
         f"{a['backups']} preimage(s), {a['standingIntents']} standing intent(s)")
+    scrub = "would scrub" if d["dryRun"] else "scrubbed"
+    if a["tableCells"] or a["tableWriteLogRows"]:
+        say(f"  {scrub} {a['tableCells']} cell(s) in {a['tableFiles']} table file(s) and "
+            f"{a['tableWriteLogRows']} row(s) of the table write log")
+    for job in d["cronJobs"]:
+        say(f"  {scrub} the text from cron job {job} (it keeps its schedule: review it "
+            "with reverie cron list)")
+    if a["cronRunLogs"]:
+        say(f"  {scrub} {a['cronRunLogs']} automation run record(s)")
+    for p in d["damagedCopies"]:
+        say(f"  {'would delete' if d['dryRun'] else 'deleted'} {p}: a damaged copy kept by doctor --repair "
+            "cannot be searched or scrubbed with certainty")
     for key in d["mixedLineageEntryKeys"]:
         say(f"  entry {key} also came from other sessions (removed; re-add what they support)")
     for key in d["untargetableEntryKeys"]:
@@ -38,7 +50,8 @@ def _human(d: dict) -> None:
 def register(app: typer.Typer) -> None:
     @app.command(help="Forget sessions (--session ID|KEY, --participant, --hook-source) or a fact (--text): "
                       "removes every note, entry, index row, vector, cached embedding, recall signal and "
-                      "transcript derived from them, and keeps tombstones so nothing comes back. "
+                      "transcript derived from them (scrubbing table files, their write log and cron jobs, "
+                      "deleting doctor --repair's damaged copies), and keeps tombstones so nothing comes back. "
                       "Plan first with --dry-run.")
     def forget(ctx: typer.Context,
                session: Annotated[Many, typer.Option("--session", help="session id or key (repeatable)",

@@ -60,6 +60,9 @@ def forget(mem, sel: Selectors, *, dry_run: bool = False) -> dict:
         follow_files(mem, plan)
         purge_index(mem, plan)
         purge_agent_db(mem, plan)
+        from .stores import apply_stores
+
+        apply_stores(mem, plan, _scrubber([*plan.selectors.texts, *plan.scrub_texts]))
         scrub_preimages(plan)
         compact(mem, plan)
         return report(plan, dry_run=False)

@@ -108,6 +108,12 @@ class Plan:
     intents: list[int] = field(default_factory=list)
     origin_rows: int = 0
     tombstones: list[tuple[str, str]] = field(default_factory=list)
+    # the stores of forget/stores.py: table files, their write log, automations, damaged copies
+    table_cells: dict[str, list[tuple]] = field(default_factory=dict)  # table file -> cells holding the text
+    table_log_rows: list[int] = field(default_factory=list)
+    cron_jobs: list[tuple[str, str]] = field(default_factory=list)
+    cron_logs: list[tuple[str, str, int]] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)
 
 
 def strings(value):
@@ -201,6 +207,9 @@ class Planner:
             self._signals(plan, agent_db)
             self._preimages(plan)
             self._intents(plan, agent_db, tset)
+            from .stores import plan_stores
+
+            plan_stores(self.mem, plan, agent_db)
         finally:
             if agent_db is not None:
                 agent_db.close()
