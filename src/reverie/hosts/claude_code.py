@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from .hooks import HookAnswer, HookInputError
+from .hooks import HookAnswer, HookInputError, check_kind, read_event  # noqa: F401 (HookInputError: callers')
 
 HOST = "claude-code"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd")
@@ -35,8 +35,7 @@ CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 def run_hook(open_memory, raw: str, event: str | None, kind: str = "main") -> HookAnswer:
     """One hook call from its stdin to its answer; ``open_memory()`` gives the agent's memory (the
     caller's way: a warm server lends an open one). Bad input raises :class:`HookInputError`."""
-    if kind not in ("main", "group", "cron", "subagent"):
-        raise HookInputError(f"--kind must be main, group, cron or subagent, not {kind!r}")
+    check_kind(kind)
     name, payload = read_input(raw, event)
     mem = open_memory()
     try:
@@ -47,20 +46,7 @@ def run_hook(open_memory, raw: str, event: str | None, kind: str = "main") -> Ho
 
 def read_input(raw: str, event: str | None) -> tuple[str, dict]:
     """(the event, its payload) from the hook's stdin; ``event`` as the command line names it."""
-    try:
-        payload = json.loads(raw)
-    except ValueError:
-        raise HookInputError("the hook's input is not JSON (Claude Code sends one JSON object on stdin)") from None
-    if not isinstance(payload, dict):
-        raise HookInputError("the hook's input must be a JSON object")
-    named = event or payload.get("hook_event_name")
-    if not named:
-        raise HookInputError("no hook event: give it on the command line or in hook_event_name")
-    if named not in EVENTS:
-        raise HookInputError(f"unknown hook event {named!r} (reverie answers {', '.join(EVENTS)})")
-    if not isinstance(payload.get("session_id"), str) or not payload["session_id"].strip():
-        raise HookInputError("the hook's input has no session_id")
-    return named, payload
+    return read_event(raw, event, EVENTS, "Claude Code")
 
 
 def handle(memory, event: str, payload: dict, *, kind: str = "main") -> HookAnswer:

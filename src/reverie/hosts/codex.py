@@ -34,7 +34,7 @@ import os
 from pathlib import Path
 
 from .claude_code import _note
-from .hooks import HookAnswer, HookInputError
+from .hooks import HookAnswer, HookInputError, check_kind, read_event
 
 HOST = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
@@ -52,8 +52,7 @@ def codex_home(given: str | None = None) -> Path:
 def run(open_memory, event: str | None, raw: str, *, kind: str = "main", home: str | None = None) -> HookAnswer:
     """One hook (the event's JSON in ``raw``, from stdin) or one notify call (``event`` ``notify``,
     its JSON argument in ``raw``) from its input to its answer. Bad input raises HookInputError."""
-    if kind not in ("main", "group", "cron", "subagent"):
-        raise HookInputError(f"--kind must be main, group, cron or subagent, not {kind!r}")
+    check_kind(kind)
     if event == NOTIFY:
         payload = read_notify(raw)
         if payload.get("type") != "agent-turn-complete":
@@ -69,20 +68,7 @@ def run(open_memory, event: str | None, raw: str, *, kind: str = "main", home: s
 
 
 def read_input(raw: str, event: str | None) -> tuple[str, dict]:
-    try:
-        payload = json.loads(raw)
-    except ValueError:
-        raise HookInputError("the hook's input is not JSON (Codex sends one JSON object on stdin)") from None
-    if not isinstance(payload, dict):
-        raise HookInputError("the hook's input must be a JSON object")
-    named = event or payload.get("hook_event_name")
-    if not named:
-        raise HookInputError("no hook event: give it on the command line or in hook_event_name")
-    if named not in EVENTS:
-        raise HookInputError(f"unknown Codex hook event {named!r} (reverie answers {', '.join(EVENTS)}, and notify)")
-    if not isinstance(payload.get("session_id"), str) or not payload["session_id"].strip():
-        raise HookInputError("the hook's input has no session_id")
-    return named, payload
+    return read_event(raw, event, EVENTS, "Codex", also=", and notify")
 
 
 def read_notify(raw: str) -> dict:

@@ -9,6 +9,7 @@ hosts report and go on (exit 2 would block the prompt in Claude Code and Codex a
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, field
 from typing import Callable
@@ -32,6 +33,33 @@ class HookAnswer:
         for line in self.problems:
             print(f"reverie: {line}", file=sys.stderr, flush=True)
         return self.exit_code
+
+
+KINDS = ("main", "group", "cron", "subagent")
+
+
+def check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise HookInputError(f"--kind must be main, group, cron or subagent, not {kind!r}")
+
+
+def read_event(raw: str, event: str | None, events: tuple[str, ...], host: str, *, also: str = "") -> tuple[str, dict]:
+    """(the event, its payload) from a hook's stdin as ``host`` sends it (one JSON object with
+    ``session_id`` and ``hook_event_name``); ``event`` as the command line names it, which wins."""
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise HookInputError(f"the hook's input is not JSON ({host} sends one JSON object on stdin)") from None
+    if not isinstance(payload, dict):
+        raise HookInputError("the hook's input must be a JSON object")
+    named = event or payload.get("hook_event_name")
+    if not named:
+        raise HookInputError("no hook event: give it on the command line or in hook_event_name")
+    if named not in events:
+        raise HookInputError(f"unknown {host} hook event {named!r} (reverie answers {', '.join(events)}{also})")
+    if not isinstance(payload.get("session_id"), str) or not payload["session_id"].strip():
+        raise HookInputError("the hook's input has no session_id")
+    return named, payload
 
 
 def _first_line(exc: BaseException) -> str:
