@@ -35,6 +35,33 @@ def _target(user: bool, project: bool, folder: Optional[Path]):
     return target("project" if project or folder else "user", folder)
 
 
+def _host_target(o, transport: str, host: str) -> dict:
+    """The part of a host's install that every host shares: the home (named unless it is the
+    default: hooks run without the user's REVERIE_HOME), the agent, and for ``--transport http``
+    the running server's URL and token."""
+    from ..errors import UserError
+    from ..paths import default_home
+    from ..serve import state
+
+    if transport not in ("stdio", "http"):
+        raise UserError(f"--transport must be stdio or http, not {transport!r}")
+    home_path = (o.home.expanduser() if o.home else default_home()).absolute()
+    if not home_path.is_dir():
+        raise UserError(f"reverie home {home_path} does not exist (`reverie init` creates it)")
+    url = token = None
+    if transport == "http":
+        info = state.running(home_path)
+        url = f"http://127.0.0.1:{(info or {}).get('port') or state.DEFAULT_PORT}"
+        token = state.token(home_path)
+        if not info:
+            say(f"note: reverie serve is not running for {home_path}; start it (reverie serve, or reverie "
+                f"service install) before {host} connects")
+    default = (Path.home() / ".reverie").absolute()
+    return {"home": None if home_path == default else str(home_path),
+            "agent": o.agent or os.environ.get("REVERIE_AGENT") or None,
+            "transport": transport, "url": url, "token": token}
+
+
 def register(app: typer.Typer) -> None:
     install_app = typer.Typer(help="Install reverie into an agent host: its hooks and MCP server.",
                               no_args_is_help=True)
@@ -59,33 +86,15 @@ def register(app: typer.Typer) -> None:
                 home: HomeOpt = None, agent: AgentOpt = None, as_json: JsonOpt = False) -> None:
         from ..errors import UserError
         from ..hosts.claude_code_install import SettingsError, plan_install
-        from ..paths import default_home
-        from ..serve import state
 
         o = opts(ctx, home, agent, None, None, as_json)
-        if transport not in ("stdio", "http"):
-            raise UserError(f"--transport must be stdio or http, not {transport!r}")
-        home_path = (o.home.expanduser() if o.home else default_home()).absolute()
-        if not home_path.is_dir():
-            raise UserError(f"reverie home {home_path} does not exist (`reverie init` creates it)")
-        url = token = None
         if transport == "http" and (project or folder):
             raise UserError("--transport http puts reverie serve's token into the project's .mcp.json, a file that "
                             "is usually committed: use it with --user, or stdio for a project")
-        if transport == "http":
-            info = state.running(home_path)
-            port = (info or {}).get("port") or state.DEFAULT_PORT
-            url, token = f"http://127.0.0.1:{port}", state.token(home_path)
-            if not info:
-                say(f"note: reverie serve is not running for {home_path}; start it (reverie serve, or reverie "
-                    "service install) before Claude Code connects")
+        where = _host_target(o, transport, "Claude Code")
         t = _target(user, project, folder)
         try:
-            # the home is named unless it is the default one: hooks run without the user's REVERIE_HOME
-            default = (Path.home() / ".reverie").absolute()
-            plan = plan_install(t, reverie=_reverie(), home=None if home_path == default else str(home_path),
-                                agent=o.agent or os.environ.get("REVERIE_AGENT") or None,
-                                transport=transport, url=url, token=token)
+            plan = plan_install(t, reverie=_reverie(), **where)
         except SettingsError as exc:
             raise UserError(str(exc)) from None
         _finish(o, plan, dry_run, "installed", "reverie is already installed in Claude Code ({scope}): nothing changed")
@@ -139,29 +148,11 @@ def register_codex(install_app: typer.Typer, uninstall_app: typer.Typer) -> None
                       home: HomeOpt = None, agent: AgentOpt = None, as_json: JsonOpt = False) -> None:
         from ..errors import UserError
         from ..hosts.codex_install import SettingsError, config_path, plan_install
-        from ..paths import default_home
-        from ..serve import state
 
         o = opts(ctx, home, agent, None, None, as_json)
-        if transport not in ("stdio", "http"):
-            raise UserError(f"--transport must be stdio or http, not {transport!r}")
-        home_path = (o.home.expanduser() if o.home else default_home()).absolute()
-        if not home_path.is_dir():
-            raise UserError(f"reverie home {home_path} does not exist (`reverie init` creates it)")
-        url = token = None
-        if transport == "http":
-            info = state.running(home_path)
-            url = f"http://127.0.0.1:{(info or {}).get('port') or state.DEFAULT_PORT}"
-            token = state.token(home_path)
-            if not info:
-                say(f"note: reverie serve is not running for {home_path}; start it (reverie serve, or reverie "
-                    "service install) before Codex connects")
-        default = (Path.home() / ".reverie").absolute()
+        where = _host_target(o, transport, "Codex")
         try:
-            plan = plan_install(config_path(codex_home), reverie=_reverie(),
-                                home=None if home_path == default else str(home_path),
-                                agent=o.agent or os.environ.get("REVERIE_AGENT") or None,
-                                transport=transport, url=url, token=token, hooks=not no_hooks)
+            plan = plan_install(config_path(codex_home), reverie=_reverie(), **where, hooks=not no_hooks)
         except SettingsError as exc:
             raise UserError(str(exc)) from None
         for note in plan.notes:
