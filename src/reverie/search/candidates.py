@@ -72,3 +72,4 @@ class VectorQuery:
 
     matrix: WindowMatrix | None
     query: np.ndarray
+    offset: float = 0.0  # added to every cosine with ``query`` (search/language.py)

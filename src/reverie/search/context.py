@@ -103,8 +103,8 @@ def coarse(vq: VectorQuery, cands: dict[int, Candidate]) -> tuple[np.ndarray, np
 
     m = vq.matrix
     q = vq.query.astype(np.float32)
-    wcos = _matvec(m.mat, q)
-    fcos = _matvec(m.files, q)
+    wcos = _matvec(m.mat, q) + vq.offset
+    fcos = _matvec(m.files, q) + vq.offset
     k = min(COARSE_WINDOWS, len(wcos))
     if k:
         best = np.argpartition(-wcos, k - 1)[:k]
@@ -211,7 +211,7 @@ def _vector_context(cands: list[Candidate], vq: VectorQuery, wlist: list[_Window
     for i, c in enumerate(cands):
         if has_vec[i]:
             unit[i] = np.frombuffer(c.embedding, dtype=np.float32)
-    raw = _matvec(unit, vq.query.astype(np.float32))
+    raw = _matvec(unit, vq.query.astype(np.float32)) + vq.offset
     own = _calibrate(raw, floor)
     # the windows' and files' cosines from the coarse pass (rows found by window seq)
     seqs = np.array([w.seq for w in wlist], dtype=np.int64)

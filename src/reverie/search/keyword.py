@@ -30,18 +30,20 @@ from ..index import reads
 from ..text.cjk import CJK_RUN_RE, LazyPattern, has_cjk
 from ..text.fts import TOKENIZERS, bm25_to_score, build_query, escape_like, segment_for_index
 
-# Words that carry no meaning in a query (English, Chinese, Japanese, Korean function words and
-# the filler of conversational queries); FTS5's operator words are among them.
+# Words that carry no meaning in a query (English, Chinese, Japanese, Korean function words, the
+# filler of conversational queries, and the frame of a counting question: "how many … in total",
+# "一共 … 多少", which matched any note saying "many"); FTS5's operator words are among them.
 STOP_WORDS = frozenset(
     "a an and are as at be but by for from has have i in is it me my not of on or our so that the "
     "their them they this to was we were what when where which who why will with you your near "
     "do does did done can could would should shall may might must am been being had its it's "
     "about into over than then there these those here how any all some just also very really "
     "yes no ok okay oh hi hey hello thanks thank please well so um uh yeah sure let lets "
+    "many much total altogether "
     "的 了 是 在 和 也 就 都 而 及 与 吗 呢 吧 啊 呀 哦 嗯 哈 我 你 他 她 它 们 这 那 "
     "什么 为什么 怎么 怎么样 哪 哪里 我们 你们 他们 她们 自己 这个 那个 这些 那些 一个 一些 一下 "
     "可以 知道 觉得 现在 时候 真的 还是 就是 没有 不是 因为 所以 但是 如果 已经 有点 非常 比较 然后 "
-    "还有 的话 是不是 有没有 怎样 这样 那样 哈哈 谢谢 你好 好的 对了 其实 "
+    "还有 的话 是不是 有没有 怎样 这样 那样 哈哈 谢谢 你好 好的 对了 其实 一共 总共 多少 到现在 "
     "の は が を に で と も です ます 이 가 은 는 을 를 에 의".split())
 MAX_QUERY_TOKENS = 24
 COMMON_SHARE = 0.2  # a token in more of the index than this is left out of the FTS query ...
@@ -82,6 +84,12 @@ def _stop_tokens(tokenizer: str) -> frozenset[str]:
     for w in STOP_WORDS:
         out.update(_query_tokens_of(w, tokenizer))
     return frozenset(out)
+
+
+def has_content(text: str, tokenizer: str) -> bool:
+    """Whether ``text`` holds a query token that is not a stop word."""
+    stop = _stop_tokens(tokenizer)
+    return any(t not in stop for t in _query_tokens_of(text, tokenizer))
 
 
 def _query_tokens_of(text: str, tokenizer: str) -> list[str]:

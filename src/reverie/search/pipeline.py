@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, rerank
+from . import context, rerank, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
-from .keyword import analyse_query, is_conversational, keyword_leg, memory_doc_count, memory_index_version, path_leg, \
-    recent_turn
+from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
+    memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
-from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, project_multiplier,
-                      status_multiplier)
+from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
+                      project_multiplier, status_multiplier)
 from .rerank import Reranking
 from .results import Passage, passages, result_row
 
@@ -64,6 +64,7 @@ class SearchParams:
     explain: bool = False
     legs: str = "hybrid"  # "hybrid", or "vector" to rank by the vector leg alone (benchmarks)
     rerank: Reranking | None = None  # a reranker for the wide pool before MMR (search.rerank)
+    when: timeq.TimeRange | None = None  # the dates the query names (set by run)
 
 
 def query_vector(embedder, query: str) -> np.ndarray:
@@ -147,10 +148,17 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     pg = engine_of(conn) == "postgres"
     use_vectors = vectors is not None and (pg or not vectors.matrix.empty)
     use_kw = params.legs != "vector"
+    # "last week", "上个月": the notes dated then are lifted, and the words leave the keyword query
+    # (a dialogue: only its most recent turn says when, and its words stay as they are)
+    chatty = is_conversational(params.query)
+    params.when = timeq.resolve(recent_turn(params.query) if chatty else params.query, params.now)
+    kw_query = params.query
+    if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
+        kw_query = params.when.text
     if pg:  # the same legs from that engine's queries (search/postgres.py)
         from . import postgres as engine
 
-        analysis = engine.analyse(conn, params.query, params.tokenizer)
+        analysis = engine.analyse(conn, kw_query, params.tokenizer)
         qt = analysis.terms
         if use_vectors:  # the nearest windows, found by the server while the other legs are read
             near = engine.nearest_ahead(conn, vectors.query, qt.n_docs)
@@ -158,7 +166,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         p_hits = engine.path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     else:
         version = memory_index_version(conn)
-        qt = analyse_query(conn, params.query, params.tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
+        qt = analyse_query(conn, kw_query, params.tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
         kw_hits = keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
         p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     for hit in kw_hits:
@@ -172,7 +180,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         c.path_score, c.specificity = h.score, h.specificity
     wcos = fcos = None
     if use_vectors and pg:  # the windows this query needs, with their files' (see postgres.window_matrix)
-        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), near()), vectors.query)
+        vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), near()), vectors.query,
+                              vectors.offset)
         use_vectors = not vectors.matrix.empty
     if use_vectors:
         wcos, fcos = context.coarse(vectors, cands)
@@ -248,19 +257,20 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         imp = importance_multiplier(c.importance)
         proj = project_multiplier(c.project_key, params.projects)
         status = status_multiplier(c.status)
+        when = timeq.TIME_BOOST if params.when is not None and params.when.holds(note_date(c.path)) else 1.0
         gate = 1.0 if c.specificity else boost_gate(c.content, top)
-        c.pre_decay = base * gated(imp * proj * status, gate)
+        c.pre_decay = base * gated(imp * proj * status * when, gate)
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw)
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
-           use_vectors: bool, use_kw: bool) -> dict:
+           use_vectors: bool, use_kw: bool, when: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     out = {
         "vector": None if c.vector_raw is None else {
@@ -281,12 +291,14 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         "importance": {"value": c.importance, "multiplier": r4(imp)},
         "status": {"value": c.status, "multiplier": status},
         "project": {"key": c.project_key, "active": params.projects or [], "multiplier": proj},
-        "boost": {"gate": r4(gate), "applied": r4(gated(imp * proj * status, gate))},
+        "boost": {"gate": r4(gate), "applied": r4(gated(imp * proj * status * when, gate))},
         "preDecay": r4(c.pre_decay),
         "eligible": c.eligible,
         "decay": {"multiplier": r4(c.decay), "ageDays": None if c.age_days is None else round(c.age_days, 2)},
         "score": r4(c.score),
     }
+    if params.when is not None:  # only when the query names a time
+        out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": when}
     if params.rerank is not None:  # only when one is configured
         out["rerank"] = rerank.trace(c, params.rerank.weight)
     return out

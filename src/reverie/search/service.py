@@ -32,7 +32,7 @@ from ..index.identity import read_meta
 from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
 from ..index.sync import FILE_GROUP
-from . import pipeline
+from . import language, pipeline
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder, ProviderState
@@ -291,12 +291,16 @@ class SearchService:
                         return unavailable(str(exc), exc.quota, self.state.provider, self.state.model)
                     debug["embeddingBootstrap"] = f"query embedding failed, keyword-only: {exc}"
                 embed_ms = (time.perf_counter() - te) * 1000
+                if qv is not None and np_any(qv):
+                    # the query without the language it is written in (a measured axis of the model)
+                    qv, offset = language.neutral(emb.model, qv)
                 if qv is not None and np_any(qv) and self.index.pg:
-                    vector_hits = pipeline.VectorQuery(None, qv)  # the pipeline asks the engine (search/postgres.py)
+                    # the pipeline asks the engine (search/postgres.py)
+                    vector_hits = pipeline.VectorQuery(None, qv, offset)
                 elif qv is not None and np_any(qv):
                     snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
                     conn, self._generation = snap.conn, snap.generation  # the previous one while the new loads
-                    vector_hits = pipeline.VectorQuery(snap.view, qv)
+                    vector_hits = pipeline.VectorQuery(snap.view, qv, offset)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding
             # another provider's vectors: say why they go unused instead of dropping them silently.

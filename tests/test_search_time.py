@@ -1,0 +1,126 @@
+"""Time in the query (search/timeq.py): "last week", "上个月", "in March" resolved against the search's
+``now``, lifting the daily notes dated then; and the frame of a counting question ("how many … in
+total", "一共") left out of the keyword query. Real SQLite, keyword-only (the date is what decides)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+
+from reverie import Memory
+from reverie.search.timeq import resolve
+
+NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)  # a Wednesday
+
+
+@pytest.mark.parametrize("query, start, end", [
+    ("Where did I go hiking last week?", date(2026, 5, 25), date(2026, 5, 31)),
+    ("what did we cook last month", date(2026, 5, 1), date(2026, 5, 31)),
+    ("Which film did I watch in March?", date(2026, 3, 1), date(2026, 3, 31)),
+    ("who called me two weeks ago", date(2026, 5, 18), date(2026, 5, 24)),
+    ("what did I buy yesterday", date(2026, 6, 2), date(2026, 6, 2)),
+    ("in December", date(2025, 12, 1), date(2025, 12, 31)),  # the latest December that has begun
+    ("我上周去哪里爬山了？", date(2026, 5, 25), date(2026, 5, 31)),
+    ("上个月我和谁喝了咖啡？", date(2026, 5, 1), date(2026, 5, 31)),
+    ("我三月份做了什么新菜", date(2026, 3, 1), date(2026, 3, 31)),
+    ("三个月前的体检结果", date(2026, 3, 1), date(2026, 3, 31)),
+    ("去年的旅行", date(2025, 1, 1), date(2025, 12, 31)),
+])
+def test_time_expressions_resolve_against_now(query, start, end):
+    got = resolve(query, NOW)
+    assert got is not None and (got.start, got.end) == (start, end)
+
+
+def test_no_range_without_a_calendar_expression():
+    for q in ("I may go hiking", "the week before my trip to Kyoto", "recently", "我想去爬山", "march on"):
+        assert resolve(q, NOW) is None, q
+
+
+def test_the_expression_leaves_the_keyword_text():
+    assert resolve("Where did I go hiking last week?", NOW).text == "Where did I go hiking  ?"
+    assert resolve("上个月我和谁喝了咖啡？", NOW).text == "我和谁喝了咖啡？"
+
+
+HIKES = {  # the same kind of event on five days; only one in the week before NOW's
+    "memory/2026-02-04.md": "- Went hiking up Eagle Peak today, the view was amazing.\n",
+    "memory/2026-03-12.md": "- Went hiking up the north ridge today, the view was amazing.\n",
+    "memory/2026-04-20.md": "- Went hiking up the river gorge today, the view was amazing.\n",
+    "memory/2026-05-27.md": "- Went hiking up Bear Hill today, the view was amazing.\n",
+    "memory/2026-06-02.md": "- Went hiking up Cedar Top today, the view was amazing.\n",
+    "memory/2026-05-29.md": "- Last week of the project; the team week ended with a review.\n",
+    "memory/2026-05-10.md": "- 今天去爬山了，爬的是香山，风景太美了。\n",
+    "memory/2026-04-12.md": "- 今天去爬山了，爬的是松山，风景太美了。\n",
+    "memory/2026-06-01.md": "- 今天去爬山了，爬的是鹰嘴峰，风景太美了。\n",
+}
+
+
+@pytest.fixture
+def mem(reverie_home):
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    for rel, text in HIKES.items():
+        (m.workspace / rel).write_text(text, encoding="utf-8")
+    m.sync()
+    yield m
+    m.close()
+
+
+def first(mem: Memory, query: str, **kw) -> list[str]:
+    return [r["path"] for r in mem.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)["results"]]
+
+
+def test_last_week_lifts_the_note_dated_last_week(mem):
+    # without a time expression the newest hike leads (decay breaks the tie)
+    assert first(mem, "Where did I go hiking?")[0] == "memory/2026-06-02.md"
+    got = first(mem, "Where did I go hiking last week?")
+    assert got[0] == "memory/2026-05-27.md"
+    # "last" and "week" left the keyword query: the note that merely says them is not lifted to the top
+    assert "memory/2026-05-29.md" not in got[:2]
+
+
+def test_a_named_month_and_a_chinese_month(mem):
+    assert first(mem, "Which hike did I do in March?")[0] == "memory/2026-03-12.md"
+    assert first(mem, "我上个月去哪里爬山了？")[0] == "memory/2026-05-10.md"
+    assert first(mem, "我去哪里爬山了？")[0] == "memory/2026-06-01.md"  # no range: the newest
+
+
+def test_explain_shows_the_range_and_its_multiplier(mem):
+    out = mem.search("Where did I go hiking last week?", 5, 0.0, now=NOW, explain=True, record_signals=False)
+    row = out["results"][0]["explain"]
+    assert row["time"] == {"range": ["2026-05-25", "2026-05-31"], "multiplier": 1.25}
+    other = next(r for r in out["results"] if r["path"] == "memory/2026-06-02.md")
+    assert other["explain"]["time"]["multiplier"] == 1.0
+    plain = mem.search("hiking", 5, 0.0, now=NOW, explain=True, record_signals=False)
+    assert "time" not in plain["results"][0]["explain"]
+
+
+def test_a_query_of_time_words_only_still_searches_its_words(mem):
+    # nothing but the expression and stop words: the whole query stays the keyword query
+    got = first(mem, "what about last week")
+    assert got and got[0] == "memory/2026-05-29.md"
+
+
+def test_the_frame_of_a_counting_question_matches_nothing(reverie_home):
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    notes = {"memory/2026-05-01.md": "- Dimming screens an hour before bed helps many people.\n",
+             "memory/2026-05-02.md": "- Went to a jazz concert at the old theatre tonight.\n",
+             "memory/2026-05-03.md": "- 超市一共有多少种牛奶不清楚。\n",
+             "memory/2026-05-04.md": "- 今晚在老剧院听了一场爵士音乐会。\n"}
+    for rel, text in notes.items():
+        (m.workspace / rel).write_text(text, encoding="utf-8")
+    m.sync()
+    try:
+        assert first(m, "How many concerts did I attend in total?") == ["memory/2026-05-02.md"]
+        assert first(m, "我一共听了多少场音乐会？") == ["memory/2026-05-04.md"]
+    finally:
+        m.close()
+
+
+def test_in_a_dialogue_only_the_last_turn_says_when(mem):
+    early = "User: I was so tired yesterday\nAssistant: sounds tiring, rest a bit\n"  # yesterday: the 06-02 hike
+    out = mem.search(early + "User: where did I go hiking in March?", 5, 0.0, now=NOW, explain=True,
+                     record_signals=False)
+    assert out["results"][0]["path"] == "memory/2026-03-12.md"
+    assert out["results"][0]["explain"]["time"]["range"] == ["2026-03-01", "2026-03-31"]
