@@ -6,7 +6,6 @@ memory_search; workspace files are injected within budgets (§3) and every cut i
 from __future__ import annotations
 
 import json
-import time
 from datetime import datetime, timezone
 
 import pytest
@@ -134,9 +133,8 @@ def test_new_writes_session_note_and_a_fresh_session_finds_the_decision(mem):
     rt.send("For the Hangzhou trip we decided on the Lakeside Hotel near West Lake.")
     rt.send("/context")
     rt.send("Also the budget is 800 yuan per night.")
-    t0 = time.perf_counter()
-    r = rt.send("/new")
-    assert time.perf_counter() - t0 < 2 and r.command == "new"
+    r = rt.send("/new")  # (that the hook never delays it: test_the_hook_never_delays_the_reset_...)
+    assert r.command == "new"
     assert rt.wait_for_hooks(10)
     (status,) = rt.hook.results
     assert status["status"] == "written"
@@ -170,16 +168,16 @@ def test_session_note_keeps_the_last_15_after_filtering_commands(reverie_home):
     rt.close()
 
 
-def test_the_hook_never_delays_the_reset_and_can_use_a_model_slug(reverie_home):
+def test_the_hook_never_delays_the_reset_and_can_use_a_model_slug(reverie_home, tmp_path):
     mem = Memory(overrides=['memory.search.provider="none"', "sessions.memoryHook.llmSlug=true"])
     mem.init()
-    model = ScriptedModel(script={"steps": {"slug": [{"sleep": 1.0, "reply": "Hangzhou Trip Plan!"}]}})
+    go = tmp_path / "slug-may-answer"
+    model = ScriptedModel(script={"steps": {"slug": [{"waitFor": str(go), "reply": "Hangzhou Trip Plan!"}]}})
     rt = mem.runtime(model)
     rt.send("Plan the Hangzhou trip")
-    t0 = time.perf_counter()
-    rt.send("/new")
-    assert time.perf_counter() - t0 < 0.5  # the slow slug runs in the background
+    rt.send("/new")  # returns while the slug's model call is held: it runs in the background
     assert rt.hook.results[0]["status"] == "running"
+    go.touch()
     assert rt.wait_for_hooks(10)
     assert rt.hook.results[0]["path"].endswith("-hangzhou-trip-plan.md")
     rt.close()

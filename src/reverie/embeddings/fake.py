@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import threading
 import time
 
 import numpy as np
@@ -27,6 +28,8 @@ class FakeEmbedder(Embedder):
     provider = "fake"
     remote = False
     calls = 0  # texts embedded by all fake instances, for tests
+    # set by a test: model slow-query's queries and model slow's batches of passages wait for it
+    hold: threading.Event | None = None
     def __init__(self, model: str | None = None):
         self.model = model or "hash-64"
         self.dims = 64
@@ -37,9 +40,15 @@ class FakeEmbedder(Embedder):
         if self.model == "broken":
             raise EmbeddingError("fake provider 'broken' always fails")
         if self.model == "slow":
-            time.sleep(0.2)
+            if FakeEmbedder.hold is not None and not query:  # a test holds the batches of passages
+                FakeEmbedder.hold.wait(60)
+            else:
+                time.sleep(0.2)
         if self.model == "slow-query" and query:
-            time.sleep(2.0)
+            if FakeEmbedder.hold is not None:  # a test holds queries until it has looked (no race with a clock)
+                FakeEmbedder.hold.wait(60)
+            else:
+                time.sleep(2.0)
         stuck_after = os.environ.get("FAKE_EMBEDDER_STUCK_AFTER")
         if stuck_after and not query:
             self._batches += 1

@@ -13,7 +13,9 @@ Each kind of call consumes its own queue in order; when a queue is empty, or its
 A step is ``{"reply": "text"}``, ``{"toolCalls": [{"name": .., "arguments": {..}}]}``,
 ``{"error": "overflow" | "error" | "timeout", "message": ".."}``, and may add ``"sleep": seconds``
 (honouring the caller's timeout unless ``"ignoreTimeout": true``) and ``"signal": "/path"`` (a file created just before sleeping,
-so a test knows the model is "thinking").
+so a test knows the model is "thinking"). ``"waitFor": "/path"`` holds the answer until that file
+exists (at most 60 s): a test looks at what happens meanwhile, then lets the model answer, with no
+race against a clock.
 """
 
 from __future__ import annotations
@@ -94,6 +96,10 @@ class ScriptedModel(ChatModel):
             return self._fallback.complete(messages, tools, timeout=timeout, max_tokens=max_tokens)
         if step.get("signal"):
             Path(step["signal"]).touch()
+        if step.get("waitFor"):
+            gate, until = Path(step["waitFor"]), time.monotonic() + 60
+            while not gate.exists() and time.monotonic() < until:
+                time.sleep(0.01)
         if step.get("sleep"):
             pause = float(step["sleep"])
             if timeout is not None and pause > timeout and not step.get("ignoreTimeout"):
