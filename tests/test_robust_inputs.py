@@ -97,6 +97,9 @@ def test_a_read_only_home_answers_status_and_search_and_chat_says_why(read_only_
     (daily,) = (read_only_home / "workspace" / "memory").glob("*.md")
     got = _run(read_only_home, "get", f"memory/{daily.name}")
     assert got.returncode == 0 and "kayak is blue" in got.stdout, got.stderr
+    doctor = _run(read_only_home, "doctor", "--json")  # reads the agent's databases, writes only in a temporary home
+    legs = {g["name"]: g for g in json.loads(doctor.stdout)["legs"]}
+    assert legs["agent database"]["ok"] is True, legs["agent database"]
     line = one_error(_run(read_only_home, "chat", "-m", "hello"))
     assert "read-only" in line and "nothing was changed" in line and str(read_only_home) in line
     assert _tree(read_only_home) == before  # nothing written, nothing lost

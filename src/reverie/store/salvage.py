@@ -42,8 +42,10 @@ def check(path: Path) -> str | None:
     path = Path(path)
     if not path.exists():
         return None
+    from .connection import read_only  # (a read-only home: the -shm cannot be made, the file still reads)
+
     try:
-        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        conn = read_only(path)
     except apsw.Error as exc:
         return _why(exc)
     try:
