@@ -63,6 +63,19 @@ class ContextOverflowError(ChatModelError):
     """The provider said the input is larger than the model's context window: compact and retry."""
 
 
+def model_error(label: str, message: str, secrets=(), *, retryable: bool = False, status: int | None = None,
+                overflow: bool = False, retry_after: float | None = None) -> ChatModelError:
+    """A model's failure as reverie says it: ``label: message`` on one line, bounded, with
+    ``secrets`` scrubbed (servers, OpenAI's 401 among them, echo keys back)."""
+    text = " ".join(str(message).split())
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    if len(text) > 400:
+        text = text[:397] + "..."
+    cls = ContextOverflowError if overflow else ChatModelError
+    return cls(f"{label}: {text}", retryable=retryable, status=status, retry_after=retry_after)
+
+
 # Provider messages that mean "the prompt is too long" (reference §13), matched case-insensitively.
 OVERFLOW_MARKERS = (
     "request_too_large", "context length exceeded", "context_length_exceeded", "maximum context length",

@@ -28,8 +28,8 @@ from typing import Any, Callable
 
 from ..errors import ConfigError, UserError
 from ..retry import call_with_retries
-from .base import ChatMessage, ChatModel, ChatModelError, ChatResponse, ContextOverflowError, ToolCall, Usage
-from .base import is_overflow_message
+from .base import ChatMessage, ChatModel, ChatModelError, ChatResponse, ToolCall, Usage
+from .base import is_overflow_message, model_error
 
 PROVIDER = "langchain"
 DEFAULT_CONTEXT_WINDOW = 128_000  # when neither chat.contextWindow nor the model's profile says
@@ -195,14 +195,8 @@ class LangChainChat(ChatModel):
     # -- failures -----------------------------------------------------------------------------------
     def _fail(self, message: str, *, retryable: bool = False, status: int | None = None, overflow: bool = False,
               retry_after: float | None = None) -> ChatModelError:
-        text = " ".join(str(message).split())
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        if len(text) > 400:
-            text = text[:397] + "..."
-        cls = ContextOverflowError if overflow else ChatModelError
-        return cls(f"{PROVIDER}:{self.model} ({self.kind}): {text}", retryable=retryable, status=status,
-                   retry_after=retry_after)
+        return model_error(f"{PROVIDER}:{self.model} ({self.kind})", message, self._secrets,
+                           retryable=retryable, status=status, overflow=overflow, retry_after=retry_after)
 
     def _error(self, exc: Exception) -> ChatModelError:
         """What the LangChain model raised, as reverie's error: LangChain's own classes first

@@ -25,10 +25,10 @@ from .base import (
     ChatModel,
     ChatModelError,
     ChatResponse,
-    ContextOverflowError,
     ToolCall,
     Usage,
     is_overflow_message,
+    model_error,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -96,15 +96,8 @@ class HttpChatModel(ChatModel):
     # -- errors -------------------------------------------------------------------------------
     def _fail(self, message: str, *, retryable: bool = False, status: int | None = None,
               overflow: bool = False, retry_after: float | None = None) -> ChatModelError:
-        # One line, bounded, and scrubbed: servers (OpenAI's 401 among them) echo keys back.
-        text = " ".join(str(message).split())
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        if len(text) > 400:
-            text = text[:397] + "..."
-        cls = ContextOverflowError if overflow else ChatModelError
-        return cls(f"{self.provider}:{self.model} ({self.base_url}): {text}", retryable=retryable, status=status,
-                   retry_after=retry_after)
+        return model_error(f"{self.provider}:{self.model} ({self.base_url})", message, self._secrets,
+                           retryable=retryable, status=status, overflow=overflow, retry_after=retry_after)
 
     def not_ready(self) -> str | None:
         # The vendor's own host always wants a key: say so before sending anything, rather than
