@@ -177,3 +177,29 @@ def test_memory_context_is_reverie_and_does_not_taint(mem):
                               tool_name="mcp__reverie__memory_context", host_id="r1"),
                   HostMessage("assistant", "Ready.", "agent", host_id="a1")])
     assert {e.text: e.origin for e in _events(s, ("assistant",))} == {"Ready.": "agent"}
+
+
+def test_a_failed_step_is_visible_in_status(reverie_home):
+    """A host's turn goes on when memory fails; the owner sees it in `reverie status`."""
+    from reverie import Memory
+    from reverie.sidecar import FollowedSession
+
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    assert (mem.status().get("hosts") or {}).get("count") == 0
+    s = FollowedSession(mem, host="test-host", key="broken-transcript")
+
+    def read(state):  # the host's transcript cannot be read
+        with open(reverie_home / "no-such-folder" / "transcript.jsonl", encoding="utf-8") as f:
+            return [], state, f.read()
+
+    out = s.follow(read)
+    assert out.error and "FileNotFoundError" in out.error
+    hosts = mem.status()["hosts"]
+    assert hosts["count"] == 1 and hosts["last"]["host"] == "test-host" and hosts["last"]["step"] == "follow"
+    assert "FileNotFoundError" in hosts["last"]["error"]
+    mem.close()
+    from cli_helpers import cli, ok
+
+    shown = ok(cli(reverie_home, "--set", 'memory.search.provider="fake"', "status")).stderr
+    assert "hosts      1 memory failure in a host's hooks" in shown and "test-host follow" in shown

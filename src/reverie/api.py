@@ -515,6 +515,9 @@ class Memory:
         from .trust.sensitive import summary as sensitive_summary
 
         out["sensitive"] = sensitive_summary(conn)  # lines that look like a secret: listed for the owner
+        from .sidecar.problems import summary as host_problems
+
+        out["hosts"] = host_problems(self.places.agent_dir / "sidecar")  # a hook never blocks: its failures show here
         from .rerank import status as rerank_status
 
         out["rerank"] = rerank_status(self.settings.search.rerank, deep=deep)  # "none" unless configured

@@ -61,6 +61,11 @@ def _print_status(s: dict) -> None:
     if sens.get("lines"):
         say(f"sensitive  {sens['lines']} line{'s hold' if sens['lines'] != 1 else ' holds'} what looks like a secret "
             f"(never used on their own): {sens['hint']}")
+    hosts = s.get("hosts") or {}
+    if hosts.get("count"):
+        last = hosts["last"]
+        say(f"hosts      {hosts['count']} memory failure{'s' if hosts['count'] != 1 else ''} in a host's hooks in the "
+            f"last day (the turns went on without memory); last: {last['host']} {last['step']}: {last['error']}")
     for w in s["warnings"]:
         say(f"warning    {w}")
     if s.get("action"):

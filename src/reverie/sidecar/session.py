@@ -128,6 +128,9 @@ class FollowedSession:
                 work(out)
         except Exception as exc:  # memory failing never fails the host's turn
             out.error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+            from .problems import note
+
+            note(self.memory.places.agent_dir / "sidecar", self.host, step, out.error)  # `reverie status` shows it
         out.ms = round((time.perf_counter() - t0) * 1000, 2)
         return out
 
