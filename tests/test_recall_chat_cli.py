@@ -93,9 +93,9 @@ def test_active_memory_answers_or_says_none_and_a_slow_model_never_holds_the_rep
     assert "<active_memory_plugin>" in first and "9am train" in first.split("<active_memory_plugin>")[1]
     assert "status=ok" in r.stderr and "status=none" in r.stderr
     assert "<active_memory_plugin>" not in systems[-1]
-    script = {"steps": {"recall": [{"sleep": 30, "ignoreTimeout": True, "reply": "too late"}],
+    script = {"steps": {"recall": [{"sleep": 300, "ignoreTimeout": True, "reply": "too late"}],
                         "turn": [{"reply": "answered on time"}]}}
     r, _, took = chat(home, tmp_path, "Which train did we decide to take?\n", "--session", "slow", *on,
                       "--set", "memory.activeMemory.timeoutMs=500", script=script, name="slow")
     assert "answered on time" in r.stdout and "status=timeout" in r.stderr
-    assert took < 25  # the process ended long before the recall model's 30 s
+    assert took < 120  # (generous) the process ended long before the recall model's 300 s
