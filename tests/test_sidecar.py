@@ -203,3 +203,30 @@ def test_a_failed_step_is_visible_in_status(reverie_home):
 
     shown = ok(cli(reverie_home, "--set", 'memory.search.provider="fake"', "status")).stderr
     assert "hosts      1 memory failure in a host's hooks" in shown and "test-host follow" in shown
+
+
+def test_ending_a_session_sweeps_the_state_of_sessions_abandoned_long_ago(reverie_home):
+    import os
+    import time
+
+    from reverie import Memory
+    from reverie.sidecar import FollowedSession
+    from reverie.sidecar.session import STALE_DAYS
+
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    old, recent, now = (FollowedSession(mem, host="test-host", key=k) for k in ("abandoned", "recent", "ending"))
+    for s in (old, recent, now):
+        assert s.start().error is None
+    folder = mem.places.agent_dir / "sidecar"
+    old_files = list(folder.glob(f"{old._name()}.*"))
+    assert old_files  # its lock (and state) are there
+    long_ago = time.time() - (STALE_DAYS + 1) * 86400
+    for f in old_files:
+        os.utime(f, (long_ago, long_ago))
+    assert now.end("exit").error is None
+    assert not list(folder.glob(f"{old._name()}.*"))           # swept
+    assert list(folder.glob(f"{recent._name()}.*"))            # used lately: kept
+    assert list(folder.glob(f"{now._name()}.*"))               # the one ending now: kept
+    assert old.before_model("Back after months?").error is None  # it still works, from scratch
+    mem.close()

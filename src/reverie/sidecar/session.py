@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable
@@ -124,7 +125,8 @@ class FollowedSession:
         t0 = time.perf_counter()
         out = Outcome(step)
         try:
-            with self._lock():
+            with self._lock() as held:
+                _touch(held.lock_file)  # its age says when the session was last used (see _sweep)
                 work(out)
         except Exception as exc:  # memory failing never fails the host's turn
             out.error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
@@ -285,12 +287,38 @@ class FollowedSession:
                 rt.hook.fire(row.session_id, reason, rt.now())
                 rt.wait_for_hooks(60)
                 out.data = {"notes": list(rt.hook.results)}
+            _sweep(self._folder(), keep=f"{self._name()}.")
 
         return self._run("end", work)
 
     def close(self) -> None:
         if self._rt is not None:
             self._rt.close()
+
+
+STALE_DAYS = 30  # a followed session untouched this long has ended or been abandoned by its host
+
+
+def _touch(path: str) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _sweep(folder, keep: str) -> None:
+    """Remove the state and lock files of followed sessions untouched for :data:`STALE_DAYS` (a
+    host that never sent its end, a session resumed months later reads its transcript again, which
+    records nothing twice). ``keep``: the prefix of the files of the session ending now."""
+    cutoff = time.time() - STALE_DAYS * 86400
+    for path in folder.glob("*"):
+        if path.name.startswith(keep) or not path.name.endswith((".json", ".lock")):
+            continue
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:
+            pass  # another process has it, or took it away first
 
 
 def _safe(key: str) -> str:
