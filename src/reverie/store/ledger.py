@@ -10,7 +10,8 @@ a damaged file but not its ledger rows (issue 31).
 (``sqlite_schema``) and its ledger into an in-memory database, runs the pending migrations there,
 and compares the tables with those every migration makes from nothing. It reads the ledger table
 itself (not its index), so a damaged ledger page is found too. Cheap enough for ``reverie
-status``: the schema and the ledger are a few pages.
+status``: the schema and the ledger are a few pages, and the replay (a few milliseconds) runs again
+in a process only when they changed.
 """
 
 from __future__ import annotations
@@ -39,6 +40,22 @@ def _tables(conn: apsw.Connection) -> set[str]:
                                        "AND name NOT LIKE 'sqlite_%'")}
 
 
+_REFERENCE: dict[tuple, set[str]] = {}  # the tables every migration makes from nothing: fixed per code
+
+
+def _reference_tables(migration_sets: list[Migrations]) -> set[str]:
+    key = tuple((m.component, tuple(s.name for s in m.steps)) for m in migration_sets)
+    if key not in _REFERENCE:
+        conn = connect(":memory:")
+        try:
+            for m in migration_sets:
+                m.apply(conn)
+            _REFERENCE[key] = _tables(conn)
+        finally:
+            conn.close()
+    return _REFERENCE[key]
+
+
 def ledger_problem(path: Path | str, migration_sets: list[Migrations]) -> str | None:
     """None when the ledger of the SQLite database at ``path`` agrees with its tables for
     ``migration_sets`` (every pending migration would apply, every table a recorded migration made
@@ -59,8 +76,22 @@ def ledger_problem(path: Path | str, migration_sets: list[Migrations]) -> str | 
         return f"the schema or the migration ledger cannot be read ({_why(exc)})"
     finally:
         src.close()
+    key = (str(path), tuple(map(tuple, schema)), tuple(sorted(map(tuple, ledger))),
+           tuple((m.component, tuple(s.name for s in m.steps)) for m in migration_sets))
+    if key in _SEEN:  # unchanged since the last look (a server answering status again and again)
+        return _SEEN[key]
+    problem = _replay(schema, has_ledger, ledger, migration_sets)
+    if len(_SEEN) > 32:
+        _SEEN.clear()
+    _SEEN[key] = problem
+    return problem
+
+
+_SEEN: dict[tuple, str | None] = {}
+
+
+def _replay(schema, has_ledger: bool, ledger, migration_sets: list[Migrations]) -> str | None:
     copy = connect(":memory:")
-    reference = connect(":memory:")
     try:
         virtual = [n for t, n, sql in schema if t == "table" and _virtual(sql)]
         ordered = sorted(schema, key=lambda r: r[0] != "table")  # tables before their indexes and triggers
@@ -81,11 +112,9 @@ def ledger_problem(path: Path | str, migration_sets: list[Migrations]) -> str | 
                 step = (m.pending(copy) or ["?"])[0]
                 return (f"the migration ledger does not record {m.component}/{step}, "
                         f"but the tables it makes are there ({_why(exc)})")
-            m.apply(reference)
-        missing = sorted(_tables(reference) - _tables(copy))
+        missing = sorted(_reference_tables(migration_sets) - _tables(copy))
         if missing:
             return f"the migration ledger records tables that are missing: {', '.join(missing[:5])}"
         return None
     finally:
         copy.close()
-        reference.close()
