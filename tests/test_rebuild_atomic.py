@@ -18,6 +18,7 @@ from reverie import Memory
 from reverie.embeddings.fake import FakeEmbedder
 from reverie.errors import EmbeddingError
 from reverie.index import generations
+from reverie.store import connect
 from reverie.text.fts import build_query
 
 FAKE = ['memory.search.provider="fake"']
@@ -41,6 +42,16 @@ def fill_workspace(mem: Memory, files: int, lines: int) -> None:
         (mem.workspace / "memory" / f"n{f:03d}.md").write_text(f"# Note {f}\n\n{body}\n", encoding="utf-8")
 
 
+def _vectors_in(path: Path) -> int:
+    conn = connect(path, readonly=True)
+    try:
+        return conn.execute("SELECT count(*) FROM memory_index_chunks WHERE embedding IS NOT NULL").fetchone()[0]
+    except Exception:  # (the table may not be there yet)
+        return 0
+    finally:
+        conn.close()
+
+
 def test_kill_9_during_forced_rebuild_keeps_old_generation(fake_memory: Memory):
     fill_workspace(fake_memory, files=150, lines=200)  # ~1,400 chunks: ~4.5 s of "slow" embedding
     fake_memory.sync()
@@ -54,7 +65,8 @@ def test_kill_9_during_forced_rebuild_keeps_old_generation(fake_memory: Memory):
     # A new model means cache misses, so the rebuild embeds everything with 0.2 s per batch.
     proc = subprocess.Popen([*CLI, "index", "--force", "--set", 'memory.search.provider="fake"',
                              "--set", 'memory.search.model="slow"'],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, "FAKE_EMBEDDER_STUCK_AFTER": "3"})  # never finishes by itself
     try:
         deadline = time.monotonic() + 30
         while not [n for n in generation_files(index_dir) if n != old and n.endswith(".sqlite")]:
@@ -65,8 +77,13 @@ def test_kill_9_during_forced_rebuild_keeps_old_generation(fake_memory: Memory):
         reader = Memory(overrides=FAKE)
         assert reader.index.generation == old
         assert keyword_count(reader, "hotel") == hotels
-        time.sleep(0.5)  # well into embedding
-        assert proc.poll() is None, "the rebuild finished before it could be killed: make it slower"
+        # well into embedding (a batch of vectors stored in the new generation); the fourth batch
+        # never returns, so the kill always lands mid-rebuild
+        building = index_dir / next(n for n in generation_files(index_dir) if n != old and n.endswith(".sqlite"))
+        while not _vectors_in(building):
+            assert proc.poll() is None and time.monotonic() < deadline + 60, "the rebuild never embedded"
+            time.sleep(0.05)
+        assert proc.poll() is None, "the rebuild ended by itself"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:

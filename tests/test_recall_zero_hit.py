@@ -3,7 +3,6 @@ query on 167k chunks once blew the deadline rebuilding the index and left a shad
 
 from __future__ import annotations
 
-import time
 
 from tests.recall_helpers import write
 
@@ -17,7 +16,7 @@ def test_a_zero_hit_query_never_reindexes(fake_memory):
     for q in ("zyxwvut qqqq", "完全不存在的词语组合", "xylophone quartz"):
         out = fake_memory.search(q, min_score=0.99)
         assert out["results"] == [] and not out.get("stale")
-    time.sleep(0.3)  # a background sync, had one started, would have run by now
+    assert fake_memory.searcher.wait_for_sync(60)  # a background sync, had one started, has finished now
     after = fake_memory.status()
     assert after["index"] == before["index"]  # same generation, same revision
     assert after["last_sync"] == before["last_sync"]

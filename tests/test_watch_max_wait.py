@@ -24,12 +24,12 @@ def test_a_burst_is_synced_once_after_the_quiet_period(tmp_path: Path):
     calls: list[set[str]] = []
     stop, ready = threading.Event(), threading.Event()
     th = threading.Thread(target=watch_paths, args=([root], calls.append),
-                          kwargs={"debounce_ms": 400, "max_wait_ms": 30_000, "stop": stop, "ready": ready})
+                          kwargs={"debounce_ms": 3000, "max_wait_ms": 30_000, "stop": stop, "ready": ready})
     th.start()
     try:
         assert ready.wait(10)
         time.sleep(0.3)
-        for i in range(3):
+        for i in range(3):  # (a 3 s quiet period: a busy machine pausing between writes does not split them)
             (root / "memory" / f"n{i}.md").write_text(f"- note {i}\n", encoding="utf-8")
         deadline = time.monotonic() + 20
         while not calls and time.monotonic() < deadline:
