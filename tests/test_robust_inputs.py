@@ -71,6 +71,7 @@ def read_only_home(reverie_home, tmp_path):
     ok(cli(reverie_home, "init"))
     ok(cli(reverie_home, "remember", "the kayak is blue"))
     ok(cli(reverie_home, "index"))
+    ok(cli(reverie_home, "intent", "create", "-d", "remind me to wax the kayak", "-t", "kayak"))
     ok(cli(reverie_home, "status"))
     for p in [reverie_home, *reverie_home.rglob("*")]:  # as a read-only mount: every folder and file
         if not p.is_symlink():
@@ -85,7 +86,7 @@ def _tree(home: Path) -> dict[str, bytes]:
     return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
 
 
-def test_a_read_only_home_answers_status_and_search_and_chat_says_why(read_only_home):
+def test_a_read_only_home_answers_status_search_get_and_intents_and_chat_says_why(read_only_home):
     before = _tree(read_only_home)
     status = _run(read_only_home, "status", "--json")
     assert status.returncode == 0, status.stderr
@@ -97,6 +98,9 @@ def test_a_read_only_home_answers_status_and_search_and_chat_says_why(read_only_
     (daily,) = (read_only_home / "workspace" / "memory").glob("*.md")
     got = _run(read_only_home, "get", f"memory/{daily.name}")
     assert got.returncode == 0 and "kayak is blue" in got.stdout, got.stderr
+    intents = _run(read_only_home, "intent", "list", "--json")  # listed as last written
+    assert intents.returncode == 0, intents.stderr
+    assert [i["description"] for i in json.loads(intents.stdout)["intents"]] == ["remind me to wax the kayak"]
     doctor = _run(read_only_home, "doctor", "--json")  # reads the agent's databases, writes only in a temporary home
     legs = {g["name"]: g for g in json.loads(doctor.stdout)["legs"]}
     assert legs["agent database"]["ok"] is True, legs["agent database"]

@@ -139,13 +139,17 @@ class IntentStore:
             raise IntentError(f"status must be one of {', '.join(STATUSES)}")
         with self._lock:
             conn = self.conn()
-            with transaction(conn):
-                maintain(conn, now_ms(now))
-                sql = f"SELECT {COLUMNS} FROM standing_intents"
-                args: tuple = ()
-                if status is not None:
-                    sql += " WHERE status = ?"
-                    args = (status,)
+            sql = f"SELECT {COLUMNS} FROM standing_intents"
+            args: tuple = ()
+            if status is not None:
+                sql += " WHERE status = ?"
+                args = (status,)
+            try:
+                with transaction(conn):
+                    maintain(conn, now_ms(now))
+                    rows = conn.execute(sql + " ORDER BY created_at, id", args).fetchall()
+            except apsw.ReadOnlyError:
+                # a read-only home: listed as last written (expiry and re-arming wait for a write)
                 rows = conn.execute(sql + " ORDER BY created_at, id", args).fetchall()
         return [IntentRow.from_row(r).as_dict() for r in rows]
 
