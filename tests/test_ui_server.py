@@ -390,7 +390,10 @@ def test_intents_page_names_the_sender_and_the_zone_of_times(reverie_home):
     assert len(times) >= 3 and all(t == " CST" for t in times), times
 
 
-def test_explain_never_shows_rank_none(app, mem):
+def test_explain_gives_the_vector_legs_rank_never_none(app, mem):
     mem.sync()
+    hits = mem.search("hotel travel plans", explain=True)["results"]
+    ranks = sorted(h["explain"]["vector"]["rank"] for h in hits if h["explain"]["vector"])
+    assert ranks and ranks[0] == 1 and len(set(ranks)) == len(ranks), ranks  # places in the vector leg
     html = client(app).get("/a/main/search", params={"q": "湖景房"}).text
-    assert "#None" not in html and "vector leg" in html
+    assert "#None" not in html and "vector leg" in html and re.search(r"cosine [\d.]+, rank #\d+", html)

@@ -35,6 +35,7 @@ class Candidate:
     vector_raw: float | None = None  # the unit's own cosine
     vector: float | None = None  # the vector leg with context, calibrated, in [0, 1]
     vector_parts: tuple = ()
+    vector_rank: int | None = None  # 1-based place in the vector leg (by ``vector``), for --explain
     kw: KeywordHit | None = None
     kw_unit: float = 0.0
     keyword: float = 0.0  # the keyword leg with context, in [0, 1]

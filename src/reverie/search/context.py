@@ -234,3 +234,6 @@ def _vector_context(cands: list[Candidate], vq: VectorQuery, wlist: list[_Window
             c.vector_raw = float(raw[i])
             c.vector_parts = (float(own[i]), float(v_win[i]), float(v_file[i]))
             c.vector = float(vec[i])
+    ranked = sorted((i for i in range(len(cands)) if has_vec[i]), key=lambda i: -float(vec[i]))
+    for place, i in enumerate(ranked, 1):
+        cands[i].vector_rank = place

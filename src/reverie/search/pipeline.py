@@ -276,7 +276,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         "vector": None if c.vector_raw is None else {
             "cosine": r4(c.vector_raw), "calibrated": r4(c.vector), "floor": params.score_floor,
             "unit": r4(c.vector_parts[0]), "window": r4(c.vector_parts[1]), "file": r4(c.vector_parts[2]),
-            "rank": None},
+            "rank": c.vector_rank},
         "keyword": None if not c.keyword_parts or (c.kw is None and not c.keyword) else {
             "score": r4(c.keyword), "unit": r4(c.keyword_parts[0]), "window": r4(c.keyword_parts[1]),
             "file": r4(c.keyword_parts[2]), "coverage": r4(c.kw_unit),
