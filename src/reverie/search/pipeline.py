@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, rerank, timeq
+from . import context, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -65,6 +65,7 @@ class SearchParams:
     legs: str = "hybrid"  # "hybrid", or "vector" to rank by the vector leg alone (benchmarks)
     rerank: Reranking | None = None  # a reranker for the wide pool before MMR (search.rerank)
     when: timeq.TimeRange | None = None  # the dates the query names (set by run)
+    advice: bool = False  # the query asks for a recommendation (set by run)
 
 
 def query_vector(embedder, query: str) -> np.ndarray:
@@ -152,6 +153,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # (a dialogue: only its most recent turn says when, and its words stay as they are)
     chatty = is_conversational(params.query)
     params.when = timeq.resolve(recent_turn(params.query) if chatty else params.query, params.now)
+    params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -260,17 +262,21 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         when = timeq.TIME_BOOST if params.when is not None and params.when.holds(note_date(c.path)) else 1.0
         gate = 1.0 if c.specificity else boost_gate(c.content, top)
         c.pre_decay = base * gated(imp * proj * status * when, gate)
+        liked = 1.0
+        if params.advice and not c.specificity and taste.states_taste(c.text):  # "I love…" for "recommend me…"
+            liked = gated(taste.TASTE_BOOST, taste.gate(c.content, top))
+            c.pre_decay *= liked
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when)
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
-           use_vectors: bool, use_kw: bool, when: float = 1.0) -> dict:
+           use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     out = {
         "vector": None if c.vector_raw is None else {
@@ -299,6 +305,8 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
     }
     if params.when is not None:  # only when the query names a time
         out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": when}
+    if params.advice:  # only when the query asks for a recommendation
+        out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
     if params.rerank is not None:  # only when one is configured
         out["rerank"] = rerank.trace(c, params.rerank.weight)
     return out

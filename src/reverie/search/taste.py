@@ -1,0 +1,41 @@
+"""Preferences: a question asking for advice ("recommend me a podcast", "有什么建议") lifts the
+entries where the owner stated a taste ("I love history podcasts", "我不喜欢人多的地方").
+
+Such a question rarely shares its words with the taste that answers it, so the taste ranks among
+the candidates but below entries that merely share a word ("dinner", "podcast"). The lift is
+gated by relevance as every boost is (rescore.py), on a wider band: it applies in full to an entry
+within 80 % of the best result's relevance and fades to nothing at 65 % (a taste unrelated to the
+question stays where it was).
+"""
+
+from __future__ import annotations
+
+from ..text.cjk import LazyPattern
+
+TASTE_BOOST = 1.35
+GATE_NONE = 0.65  # below this share of the best relevance, no lift
+GATE_FULL = 0.80  # from this share on, all of it
+
+_ASKS = LazyPattern(
+    r"\b(?:recommend\w*|suggest\w*|ideas?|advice|advise|tips?|should i|shall i|would i like)\b"
+    r"|推荐|建议|有什么好|主意|适合我|我该|应该.{0,4}什么", 0)
+_TASTE = LazyPattern(
+    r"\b(?:i|we)\s+(?:really\s+|absolutely\s+|truly\s+|just\s+|always\s+|'ve\s+always\s+|have\s+always\s+|"
+    r"do\s+not\s+|don't\s+|never\s+)?(?:love|loved|like|enjoy|enjoyed|prefer|hate|dislike|adore|can't\s+stand)\b"
+    r"|\bmy\s+favou?rite\b|\bi'?m\s+(?:a\s+)?(?:vegetarian|vegan|big\s+fan|not\s+a\s+fan)\b|\bnot\s+a\s+fan\b"
+    r"|喜欢|喜爱|爱吃|爱喝|爱看|爱听|讨厌|最爱|偏爱|受不了|吃素|不爱")
+
+
+def asks_for_advice(query: str) -> bool:
+    return _ASKS.search(query.lower()) is not None
+
+
+def states_taste(text: str) -> bool:
+    return _TASTE.search(text.lower()) is not None
+
+
+def gate(content: float, best: float) -> float:
+    if best <= 0:
+        return 1.0
+    r = content / best
+    return max(0.0, min(1.0, (r - GATE_NONE) / (GATE_FULL - GATE_NONE)))

@@ -1,0 +1,74 @@
+"""Preferences (search/taste.py): a question asking for advice lifts the entries where the owner
+stated a taste, with the real bundled embedder (the taste rarely shares the question's words)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from reverie import Memory
+from reverie.search import taste
+
+pytestmark = pytest.mark.semantic
+
+NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)
+NOTES = {
+    "memory/2026-05-04.md": "- I'm vegetarian and I really love spicy Sichuan food.\n",
+    "memory/2026-05-09.md": "- Dinner was leftovers tonight.\n",
+    "memory/2026-05-14.md": "- My mum called about the family dinner next month.\n",
+    "memory/2026-05-20.md": "- The team lunch was at the noodle place near the office.\n",
+    "memory/2026-05-22.md": "- My brother's birthday party was loud and fun.\n",
+    "memory/2026-05-25.md": "- I cooked stuffed peppers for dinner, first time trying the recipe.\n",
+    "memory/2026-04-03.md": "- 我一直喜欢动手做东西，比如木工和陶艺。\n",
+    "memory/2026-04-10.md": "- 冬天的暖气费比去年贵多了。\n",
+    "memory/2026-04-18.md": "- 新买的羽绒服很暖和。\n",
+    "memory/2026-04-26.md": "- 同事最近迷上了滑雪。\n",
+}
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory):
+    home = tmp_path_factory.mktemp("taste-home")
+    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
+    m.init()
+    for rel, text in NOTES.items():
+        (m.workspace / rel).write_text(text, encoding="utf-8")
+    m.sync()
+    yield m
+    m.close()
+
+
+def ranked(mem: Memory, query: str, **kw) -> list[dict]:
+    out = mem.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)
+    assert out["mode"] == "hybrid", out.get("debug")
+    return out["results"]
+
+
+@pytest.mark.parametrize("query, answer", [
+    ("Any ideas for a restaurant for my birthday dinner?", "memory/2026-05-04.md"),
+    ("能推荐一个冬天的新爱好吗？", "memory/2026-04-03.md"),
+])
+def test_a_request_for_advice_finds_the_stated_taste(mem, monkeypatch, query, answer):
+    assert ranked(mem, query)[0]["path"] == answer
+    monkeypatch.setattr(taste, "TASTE_BOOST", 1.0)  # without the lift, a note sharing a word leads
+    assert ranked(mem, query)[0]["path"] != answer
+
+
+def test_explain_names_the_taste_lift_and_plain_questions_have_none(mem):
+    rows = ranked(mem, "Any ideas for a restaurant for my birthday dinner?", explain=True)
+    liked = next(r for r in rows if r["path"] == "memory/2026-05-04.md")["explain"]["taste"]
+    assert liked["stated"] and liked["multiplier"] > 1.0
+    other = next(r for r in rows if r["path"] == "memory/2026-05-09.md")["explain"]["taste"]
+    assert other == {"stated": False, "multiplier": 1.0}
+    assert "taste" not in ranked(mem, "what did I have for dinner", explain=True)[0]["explain"]
+
+
+def test_what_asks_for_advice_and_what_states_a_taste():
+    assert taste.asks_for_advice("Can you recommend a podcast for my commute?")
+    assert taste.asks_for_advice("能推荐一个冬天的新爱好吗？")
+    assert not taste.asks_for_advice("Where do I work now?")
+    assert not taste.asks_for_advice("我现在开的是什么车？")
+    assert taste.states_taste("I hate crowded beaches, I prefer quiet villages.")
+    assert taste.states_taste("我一直喜欢动手做东西")
+    assert not taste.states_taste("The printer at work jammed again.")
