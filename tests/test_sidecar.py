@@ -230,3 +230,21 @@ def test_ending_a_session_sweeps_the_state_of_sessions_abandoned_long_ago(reveri
     assert list(folder.glob(f"{now._name()}.*"))               # the one ending now: kept
     assert old.before_model("Back after months?").error is None  # it still works, from scratch
     mem.close()
+
+
+def test_a_prompt_with_an_image_is_recorded_once(reverie_home):
+    """before_model records the prompt's text; the host's transcript has the image beside it."""
+    from reverie import Memory
+    from reverie.sidecar import FollowedSession, HostMessage
+
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    s = FollowedSession(mem, host="test-host", key="with-image")
+    s.start()
+    assert s.before_model("What breed is the dog in this photo?").error is None
+    out = s.after_turn([HostMessage("user", "What breed is the dog in this photo?\n[image]", "owner", host_id="u1"),
+                        HostMessage("assistant", "It looks like a beagle.", "agent", host_id="a1")])
+    assert (out.recorded, out.skipped) == (1, 1), out
+    users = [e for e in s.rt.store.events(s.rt.session.session_id, kinds=("user",))]
+    assert len(users) == 1
+    mem.close()

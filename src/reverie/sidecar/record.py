@@ -12,11 +12,22 @@ write it back into memory.
 from __future__ import annotations
 
 import json
+import re
 
 from ..models.base import ChatMessage, ToolCall
 from ..sessions.host import HostMessage, reverie_tool
 from ..trust import Provenance, ToolSession, items_from_result
 from ..trust.classes import least_trusted, turn_writer
+
+
+# what a transcript adds to a message's words for its non-text parts (sessions.native.common)
+_PART_MARKERS = re.compile(r"\[(?:image|tool [^\]\n]+)\]")
+
+
+def _words(text: str) -> str:
+    """A message's words for matching: the markers of its images and tool references left out
+    (``before_model`` records the prompt's text; the host's transcript has the image beside it)."""
+    return " ".join(_PART_MARKERS.sub(" ", text or "").split())
 
 
 def _recorded(events) -> tuple[set[str], list[tuple[str, str]]]:
@@ -28,7 +39,7 @@ def _recorded(events) -> tuple[set[str], list[tuple[str, str]]]:
         if ev.data.get("hostId"):
             ids.add(ev.data["hostId"])
         else:
-            unnamed.append((ev.kind, ev.text))
+            unnamed.append((ev.kind, _words(ev.text)))
     return ids, unnamed
 
 
@@ -46,8 +57,8 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     for m in messages:
         kind = "tool_call" if m.role == "tool_call" else m.role
         known = bool(m.host_id and m.host_id in ids)
-        if not known and (kind, m.text) in tail:
-            tail.discard((kind, m.text))
+        if not known and (kind, _words(m.text)) in tail:
+            tail.discard((kind, _words(m.text)))
             known = True
         if known:
             skipped += 1
