@@ -30,13 +30,17 @@ def _bad_names(ws: Path) -> tuple[Path, Path]:
     return bad_file, bad_dir
 
 
-def test_a_name_that_is_not_utf8_is_skipped_with_a_warning_and_the_rest_indexed(reverie_home):
+def test_a_name_that_is_not_utf8_is_skipped_with_a_warning_and_the_rest_indexed(reverie_home, tmp_path):
     ok(cli(reverie_home, "init"))
     ws = reverie_home / "workspace"
     (ws / "memory" / "2026-11-02.md").write_text("- the kayak is blue\n", encoding="utf-8")
     bad_file, bad_dir = _bad_names(ws)
-    index, force, status, search = batch(reverie_home, ["index"], ["index", "--force"], ["status", "--json"],
-                                         ["search", "kayak", "--json"])
+    index, force, status, search, export = batch(reverie_home, ["index"], ["index", "--force"], ["status", "--json"],
+                                                 ["search", "kayak", "--json"], ["export", str(tmp_path / "out")])
+    ok(export)
+    left = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))["left"]
+    assert {x["path"] for x in left} >= {r"memory/trip-\xff\xfe.md", r"memory/old-\xe9t\xe9/"}
+    assert (tmp_path / "out" / "workspace" / "memory" / "2026-11-02.md").exists()
     for r in (index, force):
         ok(r)
         assert r"warning: memory/trip-\xff\xfe.md: the name is not valid UTF-8 text" in r.stderr

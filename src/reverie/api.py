@@ -418,7 +418,7 @@ class Memory:
             from .repair import REPAIR_HINT, agent_migrations
             from .store.ledger import ledger_problem
 
-            damage = ledger_problem(self.places.agent_db, agent_migrations())
+            damage = ledger_problem(self.places.agent_db, agent_migrations(dreaming=False))
             if damage:
                 store_health.update(ok=False, damaged=True, error=f"{damage}; {REPAIR_HINT}")
         if idx.pg and not store_health["ok"]:

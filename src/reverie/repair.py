@@ -43,13 +43,14 @@ class DamagedDatabase(UserError):
     """A database reverie keeps state in cannot be read; ``reverie doctor --repair`` is the way back."""
 
 
-def agent_migrations() -> list:
+def agent_migrations(*, dreaming: bool = True) -> list:
     """Every migration set that builds the agent database (each component owns its tables). All of
     them: a repaired file given only some would get the others' tables from the damaged file's
-    ``CREATE`` statements without their ledger rows, and fail on the next start (issue 31)."""
+    ``CREATE`` statements without their ledger rows, and fail on the next start (issue 31).
+    ``dreaming=False`` leaves Dreaming's out, for ``reverie status``: a light command that must not
+    import the Dreaming package (``doctor`` and ``doctor --repair`` check them all)."""
     from .index.schema import AGENT_CACHE_MIGRATIONS
     from .intents.schema import INTENT_MIGRATIONS
-    from .dreaming.state import DREAM_MIGRATIONS
     from .search.signals import SIGNAL_MIGRATIONS
     from .sessions.schema import TRANSCRIPT_MIGRATIONS
     from .tables.log import TABLE_LOG_MIGRATIONS
@@ -57,8 +58,12 @@ def agent_migrations() -> list:
     from .trust.store import TRUST_MIGRATIONS
     from .trust.tombstones import TOMBSTONE_MIGRATIONS
 
-    return [AGENT_CACHE_MIGRATIONS, TRANSCRIPT_MIGRATIONS, INTENT_MIGRATIONS, SIGNAL_MIGRATIONS, DREAM_MIGRATIONS,
-            TRUST_MIGRATIONS, TOMBSTONE_MIGRATIONS, LINEAGE_MIGRATIONS, TABLE_LOG_MIGRATIONS]
+    sets = [AGENT_CACHE_MIGRATIONS, TRANSCRIPT_MIGRATIONS, INTENT_MIGRATIONS, SIGNAL_MIGRATIONS]
+    if dreaming:
+        from .dreaming.state import DREAM_MIGRATIONS
+
+        sets.append(DREAM_MIGRATIONS)
+    return sets + [TRUST_MIGRATIONS, TOMBSTONE_MIGRATIONS, LINEAGE_MIGRATIONS, TABLE_LOG_MIGRATIONS]
 
 
 def state_migrations() -> list:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..config import ExtraPath
-from ..workspace.files import hard_link_problem, kind_of
+from ..workspace.files import UNDECODABLE, hard_link_problem, kind_of
+from ..workspace.files import undecodable as _undecodable
 from ..workspace.globs import glob_match
 
 
@@ -57,19 +58,6 @@ def _refusal(p: Path, allow_hard_links: bool) -> str | None:
     return None
 
 
-def _undecodable(name: str) -> str | None:
-    """The name with its bytes escaped (``\\xff``) when it is not valid UTF-8 (``os.walk`` hands such
-    bytes over as surrogates, which no database, JSON or terminal takes), else None."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return None
-
-
-UNDECODABLE = "the name is not valid UTF-8 text; skipped (rename it to index it)"
-
-
 def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str | None = None,
                    allow_hard_links: bool = False, skip_top: tuple[str, ...] = ()) -> list[Path]:
     out: list[Path] = []
@@ -79,7 +67,7 @@ def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str |
         for d in sorted(dirnames):
             if d.startswith(".") or d in ("node_modules", "__pycache__") or (here == root and d in skip_top):
                 continue
-            if _undecodable(str(here / d)) is not None:
+            if _undecodable(d) is not None:  # one such name must not stop the whole index (issue 31)
                 found.problems[_undecodable(_rel(workspace, here / d))] = UNDECODABLE
                 continue
             if (here / d).is_symlink():
@@ -91,10 +79,9 @@ def _walk_markdown(root: Path, found: Discovery, workspace: Path, pattern: str |
             if name.startswith("."):
                 continue
             p = here / name
-            escaped = _undecodable(_rel(workspace, p))
-            if escaped is not None:  # one such name must not stop the whole index (issue 31)
+            if _undecodable(name) is not None:
                 if pattern is not None or name.lower().endswith(".md"):
-                    found.problems[escaped] = UNDECODABLE
+                    found.problems[_undecodable(_rel(workspace, p))] = UNDECODABLE
                 continue
             if pattern is not None:
                 if not glob_match(p.relative_to(root).as_posix(), pattern):

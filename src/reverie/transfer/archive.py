@@ -30,6 +30,7 @@ from pathlib import Path
 import apsw
 
 from ..errors import UserError
+from ..workspace.files import UNDECODABLE, undecodable
 from .copying import Copy, Report
 from .target import finish_files, restore_sessions
 
@@ -80,13 +81,21 @@ def _export_workspace(workspace: Path, out: Path, left: list[dict]) -> list[dict
     for dirpath, dirnames, filenames in os.walk(workspace):
         here = Path(dirpath)
         for d in sorted(dirnames):
+            if undecodable(d) is not None:  # a manifest cannot name it: left, and said so (issue 31)
+                left.append({"path": undecodable((here / d).relative_to(workspace).as_posix()) + "/",
+                             "reason": UNDECODABLE})
+                continue
             if d in SKIP_DIRS or (here / d).is_symlink():
                 left.append({"path": (here / d).relative_to(workspace).as_posix() + "/",
                              "reason": "symlink" if (here / d).is_symlink() else "version control data"})
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not (here / d).is_symlink())
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not (here / d).is_symlink()
+                             and undecodable(d) is None)
         for name in sorted(filenames):
             p = here / name
             rel = p.relative_to(workspace).as_posix()
+            if undecodable(name) is not None:
+                left.append({"path": undecodable(rel), "reason": UNDECODABLE})
+                continue
             if name.startswith(".reverie-") and name.endswith(".lock"):
                 continue  # reverie's own lock files: machinery of this machine, not memory
             if p.is_symlink() or not p.is_file():

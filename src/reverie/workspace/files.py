@@ -35,6 +35,20 @@ class NotRegularFile(OSError):
         self.kind = kind
 
 
+UNDECODABLE = "the name is not valid UTF-8 text; skipped (rename it)"
+
+
+def undecodable(name: str) -> str | None:
+    """The name with its bytes escaped (``\\xff``) when it is not valid UTF-8, else None. ``os.walk``
+    and ``os.listdir`` hand such bytes over as surrogates, which no database, JSON document or
+    terminal takes: a walker skips the name and reports it escaped."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return None
+
+
 def kind_of(mode: int) -> str:
     """A human name for a file type (``stat.S_IFMT`` of ``mode``)."""
     for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO"),
