@@ -25,6 +25,8 @@ def test_generated_paths_cover_every_family(generated):
     joined = "".join(generated)
     for piece in ("..", "\x00", "\ud800", "\\", "#L", "%2", "\uff0e", "~", "file://", "/proc/", "a" * 256):
         assert piece in joined, piece
+    # over 4,096 bytes of short parts (issue 31: a raw OSError from the tool, a 4 KB line from the CLI)
+    assert any(len(p.encode("utf-8", "surrogatepass")) > 4096 and "abcdefgh/abcdefgh" in p for p in generated)
     assert len(set(generated)) == len(generated) == 500
 
 

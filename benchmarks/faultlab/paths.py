@@ -26,6 +26,7 @@ from pathlib import Path
 from .common import CLI, FAKE, clean_env, clean_error
 
 DAILY = "memory/2026-11-20.md"
+MAX_MESSAGE = 400  # characters: a refusal is one short line, whatever the path (issue 31: one was 4 KB)
 MEMORY_FILES = ["MEMORY.md", "USER.md", "DREAMS.md", DAILY, "memory/sub/deep.md", "memory/café.md",
                 "memory/2026-11-21.md"]
 SECRET_INSIDE = ["AGENTS.md", "SOUL.md", "notes.md", ".env", "memory/notes.txt", "memory/sub/readme.txt"]
@@ -121,13 +122,15 @@ def _mutate(rng: random.Random, p: str, a: Arena) -> str:
         i = rng.randrange(len(p) + 1)
         return p[:i] + rng.choice(["\x00", "\n", "\r", "\t", "\x1b", "\x7f", "\x00\x00", "\u2028"]) + p[i:]
     if choice == 5:  # long names and long paths
-        kind = rng.randrange(4)
+        kind = rng.randrange(5)
         if kind == 0:
             return "memory/" + "a" * rng.choice([252, 253, 255, 256, 300, 5000]) + ".md"
         if kind == 1:
             return "memory/" + "/".join(["d"] * rng.choice([50, 400, 2000])) + "/x.md"
         if kind == 2:
             return "memory/" + "é" * rng.choice([125, 126, 128, 200]) + ".md"
+        if kind == 3:  # over 4,096 bytes of short parts: the system call fails (ENAMETOOLONG), not the name
+            return "memory/" + "/".join(["abcdefgh"] * rng.choice([460, 600, 2000])) + ".md"
         return p + "/" + "x" * rng.choice([255, 4096])
     if choice == 6:  # Windows-style separators, drive letters, UNC
         q = p.replace("/", "\\")
@@ -255,6 +258,8 @@ def fuzz_python(arena: Arena, paths: list[str], per_call_s: float = 10.0) -> Tal
                     t.escapes.append({"path": p, "why": "the refusal quoted a secret"})
                 elif len(msg.splitlines()) > 1:
                     t.internal.append({"path": p, "why": f"a refusal over more than one line: {msg[:120]!r}"})
+                elif len(msg) > MAX_MESSAGE:
+                    t.internal.append({"path": p, "why": f"a refusal of {len(msg):,} characters: {msg[:80]!r}…"})
                 else:
                     t.refused += 1
                 continue
@@ -312,6 +317,8 @@ def fuzz_cli(arena: Arena, paths: list[str], workers: int = 2, timeout: float = 
                 t.internal.append({"path": p, "why": "hang"})
                 continue
             bad = clean_error(r.returncode, r.stderr)
+            if not bad and len(r.stderr.strip()) > MAX_MESSAGE:
+                bad = f"an error line of {len(r.stderr.strip()):,} characters"
             if bad:
                 t.internal.append({"path": p, "why": bad, "stderr": r.stderr[-300:]})
                 continue
