@@ -124,3 +124,32 @@ def test_in_a_dialogue_only_the_last_turn_says_when(mem):
                      record_signals=False)
     assert out["results"][0]["path"] == "memory/2026-03-12.md"
     assert out["results"][0]["explain"]["time"]["range"] == ["2026-03-01", "2026-03-31"]
+
+
+def test_a_span_before_an_event_hangs_on_the_note_of_that_event(reverie_home):
+    from reverie.search.timeq import anchored
+
+    a = anchored("Who did I have coffee with the week before my trip to Kyoto?")
+    assert (a.event, a.before, a.days) == ("my trip to Kyoto", True, 7)
+    z = anchored("去桂林旅行的前一周我看了哪部电影？")
+    assert (z.event, z.before, z.days) == ("去桂林旅行", True, 7)
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    notes = {"memory/2026-05-20.md": "- Flying to Kyoto tomorrow for my trip, the suitcase is packed.\n",
+             "memory/2026-05-15.md": "- Had coffee with Priya and caught up on everything.\n",
+             "memory/2026-04-10.md": "- Had coffee with Maya and caught up on everything.\n",
+             "memory/2026-05-28.md": "- Had coffee with Jonas and caught up on everything.\n",
+             "memory/2026-05-01.md": "- Flying to Oslo next week for my trip.\n"}
+    for rel, text in notes.items():
+        (m.workspace / rel).write_text(text, encoding="utf-8")
+    m.sync()
+    try:
+        out = m.search("Who did I have coffee with the week before my trip to Kyoto?", 10, 0.0, now=NOW,
+                       explain=True, record_signals=False)
+        got = [r["path"] for r in out["results"]]
+        assert set(got[:2]) == {"memory/2026-05-20.md", "memory/2026-05-15.md"}
+        assert out["results"][0]["explain"]["time"]["range"] == ["2026-05-13", "2026-05-20"]
+        # without the span, the newest coffee leads
+        assert first(m, "Who did I have coffee with?")[0] == "memory/2026-05-28.md"
+    finally:
+        m.close()

@@ -142,6 +142,28 @@ def _first_chunks(conn: apsw.Connection, paths: list[str]) -> dict[str, int]:
     return out
 
 
+def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
+    """(the date, the path) of the daily note whose unit best matches ``event`` by keyword (the
+    first of the five best hits that sits in a dated note), or (None, None)."""
+    if pg:
+        from . import postgres as engine
+
+        hits = engine.keyword_leg(conn, engine.analyse(conn, event, tokenizer), 5)
+    else:
+        version = memory_index_version(conn)
+        qt = analyse_query(conn, event, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
+        hits = keyword_leg(conn, qt, 5)
+    if not hits:
+        return None, None
+    where, args = _one_of(conn, "seq", [h.seq for h in hits], "bigint")
+    paths = dict(conn.execute(f"SELECT seq, path FROM memory_index_chunks WHERE {where}", args))
+    for h in hits:
+        d = note_date(paths.get(h.seq, ""))
+        if d is not None:
+            return d, paths[h.seq]
+    return None, None
+
+
 def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
     """Rank the index for ``params``; ``vectors`` is None when the vector leg is off."""
     t0 = time.perf_counter()
@@ -152,7 +174,12 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # "last week", "上个月": the notes dated then are lifted, and the words leave the keyword query
     # (a dialogue: only its most recent turn says when, and its words stay as they are)
     chatty = is_conversational(params.query)
-    params.when = timeq.resolve(recent_turn(params.query) if chatty else params.query, params.now)
+    said = recent_turn(params.query) if chatty else params.query
+    params.when = timeq.resolve(said, params.now)
+    anchor = timeq.anchored(said) if params.when is None else None
+    if anchor is not None:  # "the week before my trip to Kyoto": the date of the note that best says the event
+        day, event_path = _event_date(conn, pg, anchor.event, params.tokenizer)
+        params.when = anchor.around(day, event_path) if day is not None else None
     params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
@@ -254,14 +281,20 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
     """Each candidate's score from its relevance (``content``) and the multipliers. ``judge``
     decides eligibility (minScore), which is judged once, on reverie's own relevance."""
     top = max((c.content for c in pool if not c.specificity), default=0.0)
+    # the time lift is gated against the best result outside the event a range hangs on ("my trip"):
+    # that note says the event's words, not what was asked about the week before it
+    event = params.when.event_path if params.when is not None else None
+    top_when = max((c.content for c in pool if not c.specificity and c.path != event), default=0.0)
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
         proj = project_multiplier(c.project_key, params.projects)
         status = status_multiplier(c.status)
-        when = timeq.TIME_BOOST if params.when is not None and params.when.holds(note_date(c.path)) else 1.0
         gate = 1.0 if c.specificity else boost_gate(c.content, top)
-        c.pre_decay = base * gated(imp * proj * status * when, gate)
+        when = 1.0
+        if params.when is not None and not c.specificity and params.when.holds(note_date(c.path)):
+            when = gated(timeq.TIME_BOOST, timeq.gate(c.content, top_when))  # the question said when: a wider band
+        c.pre_decay = base * gated(imp * proj * status, gate) * when
         liked = 1.0
         if params.advice and not c.specificity and taste.states_taste(c.text):  # "I love…" for "recommend me…"
             liked = gated(taste.TASTE_BOOST, taste.gate(c.content, top))
@@ -297,14 +330,14 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         "importance": {"value": c.importance, "multiplier": r4(imp)},
         "status": {"value": c.status, "multiplier": status},
         "project": {"key": c.project_key, "active": params.projects or [], "multiplier": proj},
-        "boost": {"gate": r4(gate), "applied": r4(gated(imp * proj * status * when, gate))},
+        "boost": {"gate": r4(gate), "applied": r4(gated(imp * proj * status, gate))},
         "preDecay": r4(c.pre_decay),
         "eligible": c.eligible,
         "decay": {"multiplier": r4(c.decay), "ageDays": None if c.age_days is None else round(c.age_days, 2)},
         "score": r4(c.score),
     }
     if params.when is not None:  # only when the query names a time
-        out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": when}
+        out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": r4(when)}
     if params.advice:  # only when the query asks for a recommendation
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
     if params.rerank is not None:  # only when one is configured

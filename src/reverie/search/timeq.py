@@ -19,7 +19,9 @@ from datetime import date, datetime, timedelta
 
 from ..text.cjk import LazyPattern
 
-TIME_BOOST = 1.25  # a dated note inside the range; gated by relevance like any boost (rescore.py)
+TIME_BOOST = 1.25  # a dated note inside the range, gated by relevance on a wider band than other boosts:
+GATE_NONE = 0.40  # below this share of the best result's relevance, no lift
+GATE_FULL = 0.60  # from this share on, all of it (the question said when; the words alone tie)
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
@@ -44,9 +46,16 @@ class TimeRange:
     start: date  # inclusive
     end: date  # inclusive
     text: str  # the query with the expression taken out
+    event_path: str | None = None  # the note of the event the range hangs on (Anchor)
 
     def holds(self, d: date | None) -> bool:
         return d is not None and self.start <= d <= self.end
+
+
+def gate(content: float, best: float) -> float:
+    if best <= 0:
+        return 1.0
+    return max(0.0, min(1.0, (content / best - GATE_NONE) / (GATE_FULL - GATE_NONE)))
 
 
 def _month_range(y: int, m: int) -> tuple[date, date]:
@@ -126,4 +135,39 @@ def resolve(query: str, now: datetime) -> TimeRange | None:
         if span is not None:
             text = (query[:m.start()] + " " + query[m.end():]).strip()
             return TimeRange(span[0], span[1], text)
+    return None
+
+
+# -- a range relative to an event: "the week before my trip to Kyoto", "去桂林旅行的前一周" ----------
+_EN_ANCHOR = LazyPattern(r"\b(?:the\s+|a\s+)?(?P<unit>day|week|month)\s+(?P<dir>before|after)\s+(?P<anchor>[^?.!,;]+)",
+                         re.I)
+_ZH_ANCHOR = LazyPattern(r"(?P<anchor>[\u4e00-\u9fffA-Za-z0-9]{2,16}?)(?:的|之)(?P<dir>前|后)一?个?(?P<unit>周|星期|天|月)")
+_SPAN = {"day": 1, "天": 1, "week": 7, "周": 7, "星期": 7, "month": 31, "月": 31}
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A span before or after an event the memory holds: its date is the date of the note that
+    best matches ``event`` (the pipeline looks it up), and the range includes that day."""
+
+    event: str
+    before: bool
+    days: int
+    text: str  # the query without the span words (the event's words stay: its note is evidence too)
+
+    def around(self, d: date, path: str | None = None) -> TimeRange:
+        if self.before:
+            return TimeRange(d - timedelta(days=self.days), d, self.text, path)
+        return TimeRange(d, d + timedelta(days=self.days), self.text, path)
+
+
+def anchored(query: str) -> Anchor | None:
+    for pattern in (_EN_ANCHOR, _ZH_ANCHOR):
+        m = pattern.search(query)
+        if m is None:
+            continue
+        event = m.group("anchor").strip()
+        before = m.group("dir").lower() in ("before", "前")
+        rest = query[:m.start()] + " " + event + " " + query[m.end("anchor") if pattern is _EN_ANCHOR else m.end():]
+        return Anchor(event, before, _SPAN[m.group("unit").lower()], rest.strip())
     return None
