@@ -26,8 +26,6 @@ import apsw
 from ..store import connect, transaction
 from ..trust.recall import normalise
 
-FORGOTTEN = "[forgotten]"
-
 
 def _needles(plan) -> list[str]:
     return [n for n in (normalise(t) for t in [*plan.selectors.texts, *plan.scrub_texts]) if n]
@@ -160,8 +158,9 @@ def plan_stores(mem, plan, agent_db) -> None:
 
 
 def _has(conn, table: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone() \
-        is not None if getattr(conn, "engine", "sqlite") == "sqlite" else True
+    if getattr(conn, "engine", "sqlite") != "sqlite":
+        return True  # PostgreSQL's schema holds every table from the start
+    return conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
 
 
 def _plan_automations(mem, plan, needles: list[str]) -> None:
