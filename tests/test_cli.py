@@ -252,3 +252,14 @@ def test_forget_dry_run_leaves_every_file_of_the_home_as_it_was(reverie_home: Pa
     r = cli("forget", "--text", "blue box", "--dry-run", env=FAKE_ENV)
     assert r.returncode == 0 and "dry run: nothing was changed" in r.stderr, r.stderr
     assert files() == before  # no -wal or -shm made, nothing rewritten
+
+
+def test_every_reverie_variable_the_code_reads_is_known():
+    """A variable reverie reads must never be warned about as unknown (REVERIE_DB_PASSWORD was)."""
+    from reverie.config import ENV_KEYS, ENV_OTHER
+
+    names = set()
+    for path in (ROOT / "src" / "reverie").rglob("*.py"):
+        names |= set(re.findall(r"[\"'](REVERIE_[A-Z][A-Z0-9_]*)[\"']", path.read_text(encoding="utf-8")))
+    assert names and "REVERIE_DB_PASSWORD" in names
+    assert sorted(names - set(ENV_KEYS) - set(ENV_OTHER)) == []
