@@ -96,3 +96,31 @@ def test_a_conversation_followed_call_by_call_does_not_rescan_the_workspace_each
     FollowedSession(mem, host="test", key="warm").before_model("One more about the budget.")
     assert _settled(mem) != first  # past the interval, a resumed conversation brings the index up to date
     mem.close()
+
+
+def test_a_fold_reads_only_what_is_new_and_sees_another_process(tmp_path: Path):
+    from reverie.sessions.folds import fold
+
+    db = tmp_path / "agent.sqlite"
+    store = TranscriptStore(db)
+    sid = store.start_session("agent:main:fold").session_id
+    seen: list[int] = []
+
+    def texts() -> list[str]:
+        def step(state: list, ev) -> None:
+            seen.append(ev.position)
+            state.append(ev.text)
+        return fold(store, sid, "test-texts", ("user",), list, step)
+
+    store.append_message(sid, "user", ChatMessage("user", "one"), origin="owner")
+    store.append_message(sid, "assistant", ChatMessage("assistant", "reply"), origin="agent")
+    assert texts() == ["one"]
+    script = ("import sys\nfrom reverie.sessions import TranscriptStore\nfrom reverie.models.base import ChatMessage\n"
+              "s = TranscriptStore(sys.argv[1])\n"
+              "s.append_message(sys.argv[2], 'user', ChatMessage('user', 'two'), origin='owner')\ns.close()\n")
+    subprocess.run([sys.executable, "-c", script, str(db), sid], check=True, timeout=120)
+    assert texts() == ["one", "two"]
+    assert seen == [1, 3]  # each event read once: the second call read only what was new
+    store.drop_cached([sid])  # what a rewrite (forget, retention) does
+    assert texts() == ["one", "two"] and seen == [1, 3, 1, 3]
+    store.close()

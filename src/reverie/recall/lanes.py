@@ -83,8 +83,14 @@ class RecallLanes:
         self.strong_hit = False
 
     def _lane_events(self, sid: str, lane: str) -> list[dict]:
-        return [ev.data for ev in self.rt.store.events(sid, kinds=("system",))
-                if ev.data.get("event") == "recall" and ev.data.get("lane") == lane]
+        """The session's recall marks of ``lane`` (what it injected), read incrementally."""
+        from ..sessions.folds import fold
+
+        def step(found: list, ev) -> None:
+            if ev.data.get("event") == "recall" and ev.data.get("lane") == lane:
+                found.append(ev.data)
+
+        return list(fold(self.rt.store, sid, f"recall-lane:{lane}", ("system",), list, step))
 
     # -- 1. startup context --------------------------------------------------------------------
     def startup_lane(self, text: str) -> None:

@@ -243,10 +243,24 @@ class TranscriptStore:
         with self._lock, transaction(self._conn) as conn:
             yield conn
 
+    @property
+    def cache_key(self):
+        """What names this store's database for the caches a process keeps of it."""
+        return os.path.realpath(self.db_path) if self.db_path else id(self)
+
+    def event_count(self, session_id: str) -> int:
+        with self._lock:
+            row = self._conn.execute("SELECT event_count FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return int(row[0]) if row else 0
+
     def drop_cached(self, session_ids: Iterable[str]) -> None:
-        """Forget what this store keeps in memory about these sessions (their events changed)."""
+        """Forget what this process keeps in memory about these sessions (their events changed)."""
+        from . import folds
+
+        session_ids = list(session_ids)
         with self._lock:
             self._pools.drop(session_ids)
+        folds.drop(self.cache_key, session_ids)
 
     # -- sessions -------------------------------------------------------------------------------
     def start_session(self, session_key: str, *, chat_type: str = "direct", channel: str = "cli",
@@ -320,7 +334,7 @@ class TranscriptStore:
 
     # -- events ---------------------------------------------------------------------------------
     def append(self, session_id: str, kind: str, payload: dict, *, at: int | None = None,
-               origin: str | None = None) -> Event:
+               origin: str | None = None, event_id: str | None = None) -> Event:
         """Record one event now, in its own transaction (with its search row: an agent message is
         indexed without the memory recalled into the session before it, :mod:`.search_text`).
 
@@ -328,7 +342,7 @@ class TranscriptStore:
         with self._lock:
             try:
                 with transaction(self._conn):
-                    return self._insert_event(session_id, kind, payload, at, origin=origin)
+                    return self._insert_event(session_id, kind, payload, at, origin=origin, event_id=event_id)
             except BaseException:
                 self._pools.drop([session_id])  # it may hold what was rolled back
                 raise
@@ -533,6 +547,19 @@ class TranscriptStore:
     def event(self, seq: int) -> Event | None:
         with self._lock:
             row = self._conn.execute(f"SELECT {_EVENT_COLS} FROM transcript_events WHERE seq = ?", (seq,)).fetchone()
+        return _row_to_event(row) if row else None
+
+    def count_events(self, session_id: str, kind: str) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT count(*) FROM transcript_events WHERE session_id = ? AND kind = ?",
+                                      (session_id, kind)).fetchone()[0]
+
+    def event_by_id(self, event_id: str) -> Event | None:
+        """The event with this id (ids are unique: a caller that names its events finds them
+        without reading the session)."""
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_EVENT_COLS} FROM transcript_events WHERE event_id = ?",
+                                     (event_id,)).fetchone()
         return _row_to_event(row) if row else None
 
     def latest_event(self, session_id: str, kind: str) -> Event | None:

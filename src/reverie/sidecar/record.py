@@ -30,28 +30,40 @@ def _words(text: str) -> str:
     return " ".join(_PART_MARKERS.sub(" ", text or "").split())
 
 
-def _recorded(events) -> tuple[set[str], list[tuple[str, str]]]:
-    """(the host ids recorded in the session, (kind, text) of its messages recorded without one, in
-    order: a user message ``before_model`` recorded, a message of a host that gives no ids)."""
-    ids: set[str] = set()
-    unnamed: list[tuple[str, str]] = []
-    for ev in events:
-        if ev.data.get("hostId"):
-            ids.add(ev.data["hostId"])
-        else:
-            unnamed.append((ev.kind, _words(ev.text)))
-    return ids, unnamed
+UNNAMED_KEPT = 512  # the newest messages recorded without a host id that a later call can match
+
+
+def _new_state() -> dict:
+    return {"ids": set(), "unnamed": [], "turn": []}
+
+
+def _step(state: dict, ev) -> None:
+    """One recorded message into what ``record`` keeps of the session: the host ids recorded, the
+    (kind, words) of the newest messages recorded without one (a user message ``before_model``
+    recorded, a message of a host that gives no ids), and the current turn's (kind, origin)."""
+    if ev.data.get("hostId"):
+        state["ids"].add(ev.data["hostId"])
+    else:
+        state["unnamed"].append((ev.kind, _words(ev.text)))
+        del state["unnamed"][:-UNNAMED_KEPT]
+    if ev.kind == "user":
+        state["turn"] = [("user", ev.origin)]
+    elif ev.kind == "tool_result":
+        state["turn"].append(("tool_result", ev.origin))
 
 
 def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     """(recorded, skipped as already recorded, notices)."""
+    from ..sessions.folds import fold
+
     sid = rt.session.session_id
-    # the session's messages, read once: what is recorded already, and the turn's taint so far
-    events = rt.store.events(sid, kinds=("user", "assistant", "tool_call", "tool_result"))
-    ids, unnamed = _recorded(events)
-    tail = set(unnamed[-max(8, 2 * len(messages)):])  # recent messages recorded without the host's id
+    # what is recorded already, and the turn's taint so far (kept between calls, read incrementally)
+    state = fold(rt.store, sid, "sidecar-recorded", ("user", "assistant", "tool_call", "tool_result"),
+                 _new_state, _step)
+    ids = state["ids"]
+    tail = set(state["unnamed"][-max(8, 2 * len(messages)):])  # recent messages recorded without the host's id
     row = rt.session
-    taint = _turn_so_far(rt, sid, row, [ev for ev in events if ev.kind in ("user", "tool_result")])
+    taint = _turn_so_far(rt, sid, row, list(state["turn"]))
     recorded = skipped = 0
     notices: list[str] = []
     for m in messages:
@@ -100,21 +112,18 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     return recorded, skipped, notices
 
 
-def _turn_so_far(rt, sid: str, row, events) -> ToolSession:
-    """The taint of the turn in progress as recorded so far: a host may hand one turn over in two
-    calls (Claude Code's Stop runs before the last answer is in its transcript; a compaction can
-    fall mid-turn), and what the agent says after untrusted output stays untrusted across them."""
-    start = 0
-    for i, ev in enumerate(events):
-        if ev.kind == "user":
-            start = i
-    first = events[start] if events and events[start].kind == "user" else None
-    base = turn_writer(first.origin, rt.kind, sid, low_trust=bool(row.low_trust)) if first is not None \
+def _turn_so_far(rt, sid: str, row, turn: list[tuple[str, str | None]]) -> ToolSession:
+    """The taint of the turn in progress as recorded so far (``turn``: the (kind, origin) of its
+    user message and tool results): a host may hand one turn over in two calls (Claude Code's Stop
+    runs before the last answer is in its transcript; a compaction can fall mid-turn), and what the
+    agent says after untrusted output stays untrusted across them."""
+    first = turn[0] if turn and turn[0][0] == "user" else None
+    base = turn_writer(first[1], rt.kind, sid, low_trust=bool(row.low_trust)) if first is not None \
         else Provenance("agent", rt.kind, sid, rt.origin)
     taint = ToolSession(base)
-    for ev in events[start:]:
-        if ev.kind == "tool_result" and ev.origin not in ("owner", "agent", "system"):
-            taint.observe(ev.origin or "untrusted", "earlier in this turn")
+    for kind, origin in turn:
+        if kind == "tool_result" and origin not in ("owner", "agent", "system"):
+            taint.observe(origin or "untrusted", "earlier in this turn")
     return taint
 
 

@@ -196,7 +196,8 @@ class FollowedSession:
                 out.notices = list(result.notices)
                 rt.store.append(sid, "system", {"event": "sidecar-before", "turn": key, "text": "injected "
                                                 f"{len(out.blocks)} block(s) for the host",
-                                                "blocks": [list(b) for b in out.blocks]}, origin="system")
+                                                "blocks": [list(b) for b in out.blocks]}, origin="system",
+                                event_id=_marker_id(sid, "sidecar-before", key))
             out.text = "\n\n".join([TURN_HEADER, *(b for _, b in out.blocks)]) if out.blocks else ""
 
         return self._run("before_model", work)
@@ -333,20 +334,24 @@ def _turn_key(rt, text: str) -> str:
     """A turn the host gave no id: the message and how many user messages came before it, so the
     same words said again later are a new turn, and a retried hook is the same one."""
     sid = rt.session.session_id
-    users = rt.store.events(sid, kinds=("user",))
-    last = users[-1] if users else None
-    count = len(users)
+    count = rt.store.count_events(sid, "user")
+    last = rt.store.latest_event(sid, "user")
     if last is not None and last.text == text and not _answered_after(rt, sid, last.position):
         count -= 1  # the same message again before any answer: the retried turn
     return hashlib.sha256(f"{count}\0{text}".encode()).hexdigest()[:20]
 
 
 def _answered_after(rt, sid: str, position: int) -> bool:
-    return any(ev.position > position for ev in rt.store.events(sid, kinds=("assistant",)))
+    answer = rt.store.latest_event(sid, "assistant")
+    return answer is not None and answer.position > position
+
+
+def _marker_id(sid: str, event: str, turn: str) -> str:
+    """The id of the event that marks ``turn`` done: found again by its id alone (reading the whole
+    session's events on every hook made each turn cost more than the last)."""
+    return "sc-" + hashlib.sha256(f"{sid}\0{event}\0{turn}".encode()).hexdigest()[:40]
 
 
 def _find(rt, sid: str, event: str, turn: str) -> dict | None:
-    for ev in reversed(rt.store.events(sid, kinds=("system",))):
-        if ev.data.get("event") == event and ev.data.get("turn") == turn:
-            return ev.data
-    return None
+    ev = rt.store.event_by_id(_marker_id(sid, event, turn))
+    return ev.data if ev is not None and ev.session_id == sid else None
