@@ -197,7 +197,7 @@ def test_headings_only_file_makes_no_unit_and_is_fast():
     text = "\n".join(f"## heading {i}" for i in range(50_000))
     t = time.perf_counter()
     assert chunk_markdown(text).units == []
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 30  # (generous: 0.4 s on a busy 2-core machine)
 
 
 def test_hash_follows_text_heading_and_annotations():

@@ -475,7 +475,7 @@ def test_waiting_on_a_locked_database_times_out_open(store, db):
     blocker.execute("BEGIN IMMEDIATE")
     try:
         r = store.match("hangzhou", OWNER, now=T0 + HOUR, deadline_seconds=0.3)
-        assert r.block == "" and r.error and r.ms < 3000
+        assert r.block == "" and r.error and r.ms < 8000  # (generous) not the database's own 10 s busy wait
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
