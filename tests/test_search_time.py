@@ -11,6 +11,8 @@ import pytest
 from reverie import Memory
 from reverie.search.timeq import resolve
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # on both engines (the anchor asks each for its event)
+
 NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)  # a Wednesday
 
 
@@ -126,7 +128,7 @@ def test_in_a_dialogue_only_the_last_turn_says_when(mem):
     assert out["results"][0]["explain"]["time"]["range"] == ["2026-03-01", "2026-03-31"]
 
 
-def test_a_span_before_an_event_hangs_on_the_note_of_that_event(reverie_home):
+def test_a_span_before_an_event_hangs_on_the_note_of_that_event(reverie_home, store_backend):
     from reverie.search.timeq import anchored
 
     a = anchored("Who did I have coffee with the week before my trip to Kyoto?")
@@ -147,6 +149,7 @@ def test_a_span_before_an_event_hangs_on_the_note_of_that_event(reverie_home):
         out = m.search("Who did I have coffee with the week before my trip to Kyoto?", 10, 0.0, now=NOW,
                        explain=True, record_signals=False)
         got = [r["path"] for r in out["results"]]
+        assert out["debug"]["backend"] == store_backend
         assert set(got[:2]) == {"memory/2026-05-20.md", "memory/2026-05-15.md"}
         assert out["results"][0]["explain"]["time"]["range"] == ["2026-05-13", "2026-05-20"]
         # without the span, the newest coffee leads
