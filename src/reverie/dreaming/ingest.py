@@ -196,7 +196,7 @@ class Corpus:
 
 def ingest_sessions(db_path: Path, workspace: Path, view: StoreView, deltas: Deltas, now: datetime, tz,
                     lookback_days: int, at: int, out: Ingested) -> None:
-    from ..sessions.search import redact
+    from ..sessions.search import redact_shapes as redact  # a piece still holding a secret is withheld below
     from ..sessions.store import MESSAGE_KINDS, TranscriptStore
     from ..trust import strip_recalled
     from ..trust.secrets import holds_secret

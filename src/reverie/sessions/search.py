@@ -45,18 +45,24 @@ class Forbidden(Exception):
     pass
 
 
+def redact_shapes(text: str) -> str:
+    """``text`` with the key shapes above replaced by ``[redacted]`` (Dreaming's ingest uses this
+    alone: it withholds a whole piece that still holds a secret, rather than keep it masked)."""
+    def repl(m: re.Match) -> str:
+        s = m.group(0)
+        kv = re.match(r"(?i)((?:password|passwd|api[_-]?key|secret|token)\s*[:=]\s*)", s)
+        return (kv.group(1) if kv else "") + REDACTED
+
+    return _SECRET.sub(repl, text)
+
+
 def redact(text: str) -> str:
     """``text`` with secrets replaced by ``[redacted]``: the shapes above, then every value the
     shared detector finds (:mod:`reverie.trust.secrets`: JSON and Chinese credentials, PEM private
     keys, cards, random-looking tokens), so a past conversation never hands one back."""
     from ..trust.secrets import mask
 
-    def repl(m: re.Match) -> str:
-        s = m.group(0)
-        kv = re.match(r"(?i)((?:password|passwd|api[_-]?key|secret|token)\s*[:=]\s*)", s)
-        return (kv.group(1) if kv else "") + REDACTED
-
-    return mask(_SECRET.sub(repl, text), REDACTED)
+    return mask(redact_shapes(text), REDACTED)
 
 
 def can_see(caller: SessionRow, target: SessionRow, *, visibility: str, owner: bool) -> bool:
