@@ -72,3 +72,32 @@ def test_what_asks_for_advice_and_what_states_a_taste():
     assert taste.states_taste("I hate crowded beaches, I prefer quiet villages.")
     assert taste.states_taste("我一直喜欢动手做东西")
     assert not taste.states_taste("The printer at work jammed again.")
+
+
+FILLER = ["The printer at work jammed again this morning.", "My manager wants the quarterly slides by Friday.",
+          "The heating makes a strange clicking noise.", "The bus was late twice this week.",
+          "I made a big pot of soup for the week.", "My brother is busy with his new baby.",
+          "I cancelled a streaming subscription I never use.", "The weather is finally warmer.",
+          "My laptop battery drains really fast.", "I backed up my photos to an external drive.",
+          "Traffic was terrible on the way home.", "The supermarket was out of oat milk again.",
+          "We argued about the new ticket system.", "I finally cleaned the windows in the living room.",
+          "The tests pass locally but fail in CI.", "Rent is due next week."]
+
+
+def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_home, monkeypatch, tmp_path):
+    m = Memory(home=tmp_path / "h", env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
+    m.init()
+    for i in range(48):  # one note a day, each its own window
+        day = f"memory/2026-03-{1 + i % 28:02d}-{i}.md"
+        (m.workspace / day).write_text(f"- {FILLER[i % len(FILLER)]} ({i})\n- {FILLER[(i * 7 + 3) % len(FILLER)]}\n",
+                                       encoding="utf-8")
+    (m.workspace / "memory/2026-02-10.md").write_text(
+        "- I've always enjoyed working with my hands, like woodwork and pottery.\n", encoding="utf-8")
+    m.sync()
+    try:
+        query = "Can you suggest a new hobby for the winter?"
+        assert [r["path"] for r in ranked(m, query)[:3]].count("memory/2026-02-10.md") == 1
+        monkeypatch.setattr(taste, "LEG_LIMIT", 0)  # without the leg it is not even a candidate
+        assert "memory/2026-02-10.md" not in [r["path"] for r in ranked(m, query)]
+    finally:
+        m.close()

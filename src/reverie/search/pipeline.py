@@ -164,6 +164,20 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
     return None, None
 
 
+def _taste_leg(conn: apsw.Connection, pg: bool, tokenizer: str) -> list:
+    """Units stating a taste ("I love…", "我喜欢…"), by keyword, for an advice question."""
+    if pg:
+        from . import postgres as engine
+
+        a = engine.analyse(conn, taste.TASTE_WORDS, tokenizer)
+        a.terms.strict = None  # any of the words
+        return engine.keyword_leg(conn, a, taste.LEG_LIMIT)
+    version = memory_index_version(conn)
+    qt = analyse_query(conn, taste.TASTE_WORDS, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
+    qt.strict = None  # any of the words
+    return keyword_leg(conn, qt, taste.LEG_LIMIT)
+
+
 def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
     """Rank the index for ``params``; ``vectors`` is None when the vector leg is off."""
     t0 = time.perf_counter()
@@ -200,6 +214,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     for hit in kw_hits:
         cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
+    if params.advice and use_vectors and use_kw:  # the taste leg (search/taste.py)
+        for hit in _taste_leg(conn, pg, params.tokenizer):
+            cands.setdefault(hit.seq, Candidate(hit.seq))
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
         seq = firsts.get(h.path)

@@ -1,8 +1,11 @@
 """Preferences: a question asking for advice ("recommend me a podcast", "有什么建议") lifts the
 entries where the owner stated a taste ("I love history podcasts", "我不喜欢人多的地方").
 
-Such a question rarely shares its words with the taste that answers it, so the taste ranks among
-the candidates but below entries that merely share a word ("dinner", "podcast"). The lift is
+Such a question rarely shares its words with the taste that answers it, so the taste ranks below
+entries that merely share a word ("dinner", "podcast"), or is not a candidate at all: an advice
+question also asks the keyword index for the verbs of a taste (:data:`TASTE_WORDS`), and the
+statements found join the candidates, judged by the vector leg like any other (keyword-only, they
+have no relevance to the question and stay where they were). The lift is
 gated by relevance as every boost is (rescore.py), on a wider band: it applies in full to an entry
 within 80 % of the best result's relevance and fades to nothing at 65 % (a taste unrelated to the
 question stays where it was).
@@ -20,10 +23,16 @@ _ASKS = LazyPattern(
     r"\b(?:recommend\w*|suggest\w*|ideas?|advice|advise|tips?|should i|shall i|would i like)\b"
     r"|推荐|建议|有什么好|主意|适合我|我该|应该.{0,4}什么", 0)
 _TASTE = LazyPattern(
-    r"\b(?:i|we)\s+(?:really\s+|absolutely\s+|truly\s+|just\s+|always\s+|'ve\s+always\s+|have\s+always\s+|"
-    r"do\s+not\s+|don't\s+|never\s+)?(?:love|loved|like|enjoy|enjoyed|prefer|hate|dislike|adore|can't\s+stand)\b"
-    r"|\bmy\s+favou?rite\b|\bi'?m\s+(?:a\s+)?(?:vegetarian|vegan|big\s+fan|not\s+a\s+fan)\b|\bnot\s+a\s+fan\b"
+    r"\b(?:i|we)(?:'ve|'d|\s+have|\s+had|\s+do|\s+don't|\s+do\s+not|\s+never)?"
+    r"(?:\s+(?:really|absolutely|truly|just|always|also|still|so|much))*"
+    r"\s+(?:love|loved|like|liked|enjoy|enjoyed|prefer|preferred|hate|hated|dislike|adore)\b"
+    r"|\bcan'?t\s+stand\b|\bmy\s+favou?rite\b|\bi'?m\s+(?:a\s+)?(?:vegetarian|vegan|big\s+fan)\b|\bnot\s+a\s+fan\b"
     r"|喜欢|喜爱|爱吃|爱喝|爱看|爱听|讨厌|最爱|偏爱|受不了|吃素|不爱")
+
+
+# what the taste leg asks the keyword index for: the verbs of a stated taste (each a query token)
+TASTE_WORDS = "love loves enjoy enjoyed prefer hate favourite favorite vegetarian vegan 喜欢 讨厌 最爱 爱吃 吃素"
+LEG_LIMIT = 64  # taste statements made candidates for an advice question (their vectors then judge them)
 
 
 def asks_for_advice(query: str) -> bool:
