@@ -14,6 +14,11 @@ EXAMPLES = ("[bold]Examples[/bold]\n"
             "  echo '{\"session_id\": \"s1\", \"source\": \"startup\"}' | reverie hook claude-code SessionStart")
 
 
+CODEX_EXAMPLES = ("[bold]Examples[/bold]\n"
+                  "  reverie install codex                  # writes these hooks and notify into Codex's config.toml\n"
+                  "  echo '{\"session_id\": \"s1\", \"source\": \"startup\"}' | reverie hook codex SessionStart")
+
+
 def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(help="Answer an agent host's hook events (the memory sidecar): startup context, "
                                 "recall before the model call, the transcript, the flush, the session note.",
@@ -39,7 +44,7 @@ def register(app: typer.Typer) -> None:
     @hook_app.command("codex", help="A Codex hook (the event's JSON on stdin; SessionStart, UserPromptSubmit, Stop, "
                                     "PreCompact, SessionEnd) or Codex's notify program (`notify`, its JSON as the "
                                     "last argument). Memory failing never blocks the prompt: one line on stderr, "
-                                    "exit 1.")
+                                    "exit 1.", epilog=CODEX_EXAMPLES)
     def codex(ctx: typer.Context,
               event: Annotated[Optional[str], typer.Argument(help="the hook event, or notify (default: the input's "
                                                              "hook_event_name)", show_default=False)] = None,

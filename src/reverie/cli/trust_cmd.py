@@ -64,7 +64,9 @@ def register(app: typer.Typer) -> None:
         emit(o, {"dryRun": dry_run, "claimed": [c.as_dict() for c in done]}, lambda _: human(done))
 
     @trust_app.command("outside-edits", help="How a line added or changed outside reverie is classed: "
-                                             "untrusted (the default) or owner. Without a value: the current one.")
+                                             "untrusted (the default) or owner. Without a value: the current one.",
+                       epilog="[bold]Examples[/bold]\n  reverie trust outside-edits            # how they are classed now\n"
+                              "  reverie trust outside-edits owner      # nothing but you edits the notes here")
     def outside_edits(ctx: typer.Context,
                       mode: Annotated[Optional[str], typer.Argument(help="untrusted | owner",
                                                                    show_default=False)] = None,
