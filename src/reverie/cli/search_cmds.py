@@ -82,6 +82,8 @@ def _print_results(data: dict, explain: bool) -> None:
             snippet = snippet[:157] + "..."
         vs = "-" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
         mark = "  [untrusted]" if _untrusted_note(hit) else ""
+        if hit.get("supersededBy"):
+            mark += f"  [superseded by {hit['supersededBy']}]"
         print(f"{i}. {hit['score']:.3f}  {hit['citation']}  (vector {vs}, keyword {hit['textScore']:.3f}){mark}")
         s, e = hit.get("snippetStartLine"), hit.get("snippetEndLine")
         shown = "" if s is None else (f"L{s}: " if s == e else f"L{s}-L{e}: ")  # the lines the snippet shows

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, rerank, taste, timeq
+from . import context, newest, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -280,8 +280,14 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             mode = "lexical-fallback"
         elif lexical:
             mode = "strict+lexical"
-    # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader
-    chosen = passages(strict if mode == "strict" else strict + lexical)[:n]
+    # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader; a
+    # later note that updates an earlier one goes just above it, the earlier marked superseded
+    merged, superseded = newest.order(passages(strict if mode == "strict" else strict + lexical),
+                                      lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units)),
+                                      lambda p: p.text, lambda p: p.citation)
+    for p in merged:
+        p.superseded_by = superseded.get(id(p))
+    chosen = merged[:n]
     t_end = time.perf_counter()
     return {
         "chosen": chosen,

@@ -17,10 +17,20 @@ class Passage:
     is unchanged, and ten results cite more of the memory than ten units would)."""
 
     units: list[Candidate]
+    superseded_by: str | None = None  # the citation of a later note that updates it (search/newest.py)
 
     @property
     def lead(self) -> Candidate:
         return self.units[0]
+
+    @property
+    def citation(self) -> str:
+        c = self.lead
+        return format_citation(c.path, c.window_start or c.start_line, c.window_end or c.end_line)
+
+    @property
+    def text(self) -> str:
+        return " ".join(u.text for u in self.units)
 
 
 def passages(ordered: list[Candidate]) -> list[Passage]:
@@ -84,6 +94,8 @@ def result_row(p: Passage | Candidate, explain: bool) -> dict:
         row["provenance"] = {"originClass": c.origin_class, "sessionKind": c.session_kind}
     if holds_secret(snippet):  # found for an explicit search, never used on its own (docs/trust.md)
         row["sensitive"] = True
+    if isinstance(p, Passage) and p.superseded_by:
+        row["supersededBy"] = p.superseded_by
     if explain:
         row["explain"] = c.trace
         if len(units) > 1:

@@ -1,0 +1,98 @@
+"""The newest fact first: when a later note updates an earlier one, search shows the later one first
+and marks the earlier one as superseded (its history stays readable, nothing is removed).
+
+A result *updates* another when both come from dated notes (``memory/YYYY-MM-DD.md``; the same day:
+the later line), the later one is about the same subject — at least two shared content words and
+two fifths of the smaller text's — and says something else about it: other numbers ("December 22"
+after "December 15", "room 1208" after "room 812"), or words that announce a change ("now",
+"moved", "no longer", "新的", "改为"...). Undated results (MEMORY.md, USER.md, conversations) are
+left where they are: Dreaming keeps the curated files current (``status: superseded``).
+
+How this compares with other designs (add-only stores that read time-aware, invalidation windows,
+expiry) is in docs/search.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.concepts import content_words, numbers
+
+_DATED = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})(?:-[^/]+)?\.md$")
+_CHANGE = re.compile(r"\b(?:now|new|newly|changed?|moved|instead|no longer|anymore|updated?|rescheduled|postponed|"
+                     r"switched|replaced|actually)\b|新的|改为|改成|换成|换到|现在|搬到|推迟|提前|不再|改到|更新", re.I)
+# words that say when or how, not what about: left out of the subject
+_NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
+                          "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
+                          "date", "today", "yesterday", "tomorrow"})
+
+
+def dated(path: str, line: int) -> tuple[str, int] | None:
+    """(the note's date, the line) of a result in a dated note, or None."""
+    m = _DATED.match(path or "")
+    return (m.group(1), int(line or 0)) if m else None
+
+
+def _subject(text: str) -> frozenset[str]:
+    nums = numbers(text)
+    return frozenset(w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
+                     and not w.isdigit())
+
+
+def updates(later: str, earlier: str) -> bool:
+    """Whether ``later`` updates ``earlier`` (see the module text)."""
+    a, b = _subject(later), _subject(earlier)
+    shared = a & b
+    if len(shared) < 2 or 5 * len(shared) < 2 * min(len(a), len(b)):
+        return False
+    na, nb = numbers(later), numbers(earlier)
+    if na and nb and na != nb:
+        return True
+    return bool(_CHANGE.search(later)) and later.strip() != earlier.strip()
+
+
+def order(items: list, when, text, cite) -> tuple[list, dict[int, str]]:
+    """``items`` with each updated one's newest update moved just above it when it ranked lower,
+    and {id(updated item): the update's citation}. ``when(item)`` is :func:`dated`'s answer for
+    it, ``text(item)`` its words, ``cite(item)`` how to name it. Order is otherwise kept."""
+    out = list(items)
+    info = [(it, when(it)) for it in out]
+    subjects = {id(it): _subject(text(it)) for it, w in info if w is not None}
+    by: dict[int, object] = {}
+    marks: dict[int, str] = {}
+    for older, when_old in info:
+        if when_old is None:
+            continue
+        newest = None
+        for newer, when_new in info:
+            if newer is older or when_new is None or when_new <= when_old:
+                continue
+            if len(subjects[id(newer)] & subjects[id(older)]) < 2:  # cheap first look: the same subject?
+                continue
+            if updates(text(newer), text(older)) and (newest is None or when_new > newest[1]):
+                newest = (newer, when_new)
+        if newest is not None:
+            by[id(older)] = newest[0]
+            marks[id(older)] = cite(newest[0])
+    for _ in range(len(out)):  # an update of an update moves up in turn
+        moved = False
+        for i, older in enumerate(out):
+            newer = by.get(id(older))
+            if newer is not None and out.index(newer) > i:
+                out.insert(i, out.pop(out.index(newer)))
+                moved = True
+                break
+        if not moved:
+            break
+    return out, marks
+
+
+def prefer_newest(results: list[dict]) -> list[dict]:
+    """Result rows (``memory_search``'s shape) ordered by :func:`order`, each updated row marked
+    ``supersededBy``."""
+    rows, marks = order(results, lambda r: dated(str(r.get("path") or ""), r.get("snippetStartLine") or r.get("startLine")),
+                        lambda r: str(r.get("snippet") or ""), lambda r: r.get("citation") or r.get("path"))
+    for r in rows:
+        if id(r) in marks:
+            r["supersededBy"] = marks[id(r)]
+    return rows
