@@ -84,7 +84,8 @@ FILLER = ["The printer at work jammed again this morning.", "My manager wants th
           "The tests pass locally but fail in CI.", "Rent is due next week."]
 
 
-def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_home, monkeypatch, tmp_path):
+def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_home, store_backend, monkeypatch, tmp_path):
+    # on both engines: each asks its own index for the taste words
     m = Memory(home=tmp_path / "h", env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
     m.init()
     for i in range(48):  # one note a day, each its own window
@@ -96,6 +97,7 @@ def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_hom
     m.sync()
     try:
         query = "Can you suggest a new hobby for the winter?"
+        assert m.search(query, 3, 0.0, now=NOW, record_signals=False)["debug"]["backend"] == store_backend
         assert [r["path"] for r in ranked(m, query)[:3]].count("memory/2026-02-10.md") == 1
         monkeypatch.setattr(taste, "LEG_LIMIT", 0)  # without the leg it is not even a candidate
         assert "memory/2026-02-10.md" not in [r["path"] for r in ranked(m, query)]
