@@ -86,7 +86,7 @@ FILLER = ["The printer at work jammed again this morning.", "My manager wants th
 
 def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_home, store_backend, monkeypatch, tmp_path):
     # on both engines: each asks its own index for the taste words
-    m = Memory(home=tmp_path / "h", env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
+    m = Memory(home=tmp_path / "h", overrides=['memory.search.provider="local"'])  # (env= would hide the engine)
     m.init()
     for i in range(48):  # one note a day, each its own window
         day = f"memory/2026-03-{1 + i % 28:02d}-{i}.md"
