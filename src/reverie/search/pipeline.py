@@ -307,7 +307,8 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
     # the time lift is gated against the best result outside the event a range hangs on ("my trip"):
     # that note says the event's words, not what was asked about the week before it
     event = params.when.event_path if params.when is not None else None
-    top_when = max((c.content for c in pool if not c.specificity and c.path != event), default=0.0)
+    top_when = top if event is None else max((c.content for c in pool if not c.specificity and c.path != event),
+                                             default=0.0)
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
