@@ -41,6 +41,15 @@ class QuerySettings(_Model):
     max_results: int = Field(6, ge=1, le=1000, alias="maxResults", description="results returned by default")
     min_score: float = Field(0.35, ge=0.0, le=1.0, alias="minScore",
                              description="threshold judged on the score before temporal decay")
+    relevance_floor: float | None = Field(
+        None, ge=0.0, le=1.0, alias="relevanceFloor",
+        description="hybrid: the evidence the best result needs for any result to be returned (how far its cosine "
+        "stands out of the candidates' median, as a share of the way to 1, + 0.15 x its keyword coverage); unset: "
+        "the embedder's calibrated value (0.27 for the bundled model, none for others); 0: off")
+    keyword_floor: float | None = Field(
+        None, ge=0.0, le=1.0, alias="keywordFloor",
+        description="keyword-only: the keyword coverage the best result needs for any result to be returned "
+        "(the IDF-weighted share of the query's words it holds); unset: 0.08; 0: off")
 
 
 class FtsSettings(_Model):

@@ -38,6 +38,8 @@ class Embedder:
     #: cosine below which two texts are unrelated for this model; search maps [floor, 1] onto
     #: [0, 1] so that minScore means the same for every provider (e5 rarely scores below 0.6)
     score_floor: float = 0.0
+    #: the relevance floor of hybrid search (search/floor.py), measured for this model; None: none
+    relevance_floor: float | None = None
     #: batching limits of the provider's API (estimated tokens and inputs per request)
     batch_tokens: int = MAX_BATCH_TOKENS
     batch_items: int = MAX_BATCH_ITEMS

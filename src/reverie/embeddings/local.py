@@ -57,6 +57,10 @@ class LocalE5(Embedder):
     # importance or project multiplier reorders near-ties instead of lifting an unrelated entry
     # over the answer (measured on the tour and on the fixtures in tests/test_search_semantic.py).
     score_floor = 0.6
+    # the relevance floor (search/floor.py): an answer needs its best unit to stand this far out of
+    # the candidates (plus 0.15 x its keyword coverage); benchmarks/no_memory.py, 60 unanswerable and
+    # 60 answerable questions in English and Chinese
+    relevance_floor = 0.27
 
     def __init__(self, model: str | None = None):
         self.model = model or MODEL

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, newest, rerank, taste, timeq
+from . import context, floor, newest, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -66,6 +66,8 @@ class SearchParams:
     rerank: Reranking | None = None  # a reranker for the wide pool before MMR (search.rerank)
     when: timeq.TimeRange | None = None  # the dates the query names (set by run)
     advice: bool = False  # the query asks for a recommendation (set by run)
+    vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
+    keyword_floor: float | None = None
 
 
 def query_vector(embedder, query: str) -> np.ndarray:
@@ -270,11 +272,13 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                 head[i].trace["mmr"] = {"before": i + 1, "after": pos + 1, "penalty": round(pen, 4)}
         ordered.extend(head[i] for i in order)
         ordered.extend(rest)
-    # selection: minScore judged before decay; keyword-backed hits fill in when too few qualify
+    # selection: minScore judged before decay; keyword-backed hits fill in when too few qualify;
+    # when even the best candidate is no evidence of a memory about the query, nothing (floor.py)
     n = params.max_results
-    strict = [c for c in ordered if c.eligible]
-    lexical = [c for c in ordered if c.kw is not None and not c.eligible]
-    mode = "strict"
+    evidence = floor.judge(pool, params.vector_floor, params.keyword_floor, use_vectors, use_kw)
+    strict = [c for c in ordered if c.eligible and (evidence.passed or c.specificity)]
+    lexical = [c for c in ordered if c.kw is not None and not c.eligible] if evidence.passed else []
+    mode = "strict" if evidence.passed else "no-memory"
     if len(passages(strict)) < n:
         if not strict and lexical:
             mode = "lexical-fallback"
@@ -297,6 +301,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                  "path": len(p_hits)},
         "ms": {"legs": round((t_legs - t0) * 1000, 2), "total": round((t_end - t0) * 1000, 2)},
         "rerank": reranked,
+        "relevance": evidence.debug(),
     }
 
 

@@ -32,7 +32,7 @@ from ..index.identity import read_meta
 from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
 from ..index.sync import FILE_GROUP
-from . import language, pipeline
+from . import floor, language, pipeline
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder, ProviderState
@@ -46,6 +46,7 @@ FIRST_CHECK_WAIT = 0.1    # ... and this long for a dirty check of unknown cost
 VECTOR_GAP = 16
 VECTOR_RETRY_SECONDS = 60.0
 SYNC_ACTION = "Run: reverie index"
+NO_MEMORY = "Nothing in memory matches this: no memory of it."
 log = logging.getLogger("reverie.search")
 
 
@@ -313,12 +314,18 @@ class SearchService:
             score_floor=emb.score_floor if emb is not None else 0.0, explain=explain,
             half_life_days=(self.settings.temporal_decay.half_life_days
                             if self.settings.temporal_decay.enabled else 0.0),
-            decay_floor=self.settings.temporal_decay.floor, rerank=reranking)
+            decay_floor=self.settings.temporal_decay.floor, rerank=reranking,
+            # minScore 0 asks for everything, ranked: no floor then either
+            vector_floor=_vector_floor(self.settings.query.relevance_floor, emb) if threshold > 0 else None,
+            keyword_floor=None if threshold <= 0 else (
+                floor.KEYWORD_FLOOR if self.settings.query.keyword_floor is None
+                else self.settings.query.keyword_floor))
         out = pipeline.run(conn, params, vector_hits)
         results = [pipeline.result_row(c, explain) for c in out["chosen"]]
         debug.update({
             "effectiveMode": "hybrid" if vector_hits is not None else "keyword-only",
             "selection": out["mode"], "candidates": out["candidates"], "window": window,
+            "relevance": out["relevance"],
             "legs": out["legs"], "hits": len(results), "embedMs": round(embed_ms, 2),
             "rankMs": out["ms"]["total"], "searchMs": round((time.perf_counter() - t0) * 1000, 2),
         })
@@ -328,6 +335,8 @@ class SearchService:
         self.last_generation = self._generation  # (kept off the answer: every token of it costs)
         answer = {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug}
         answer.update(self._freshness(conn, check, dirty, index_vectors))
+        if not results:  # "no memory of this", said plainly (not weak hits an agent must second-guess)
+            answer["note"] = NO_MEMORY + (" (the index is behind the files: see warning)" if answer.get("stale") else "")
         return answer
 
     def _freshness(self, conn, check, dirty: DirtyState | None, index_vectors: bool) -> dict:
@@ -370,6 +379,14 @@ class SearchService:
         return {"stale": True, "warning": f"Memory could not be brought up to date: {why}. "
                 "Search results may be incomplete.",
                 "action": REPAIR_HINT if damaged is not None else SYNC_ACTION}
+
+
+def _vector_floor(configured: float | None, emb) -> float | None:
+    """The vector side of the relevance floor: the setting, else the embedder's calibrated value
+    (None for an embedder never measured: not floored on that side)."""
+    if configured is not None:
+        return configured
+    return getattr(emb, "relevance_floor", None) if emb is not None else None
 
 
 def np_any(v) -> bool:

@@ -1,0 +1,69 @@
+"""An honest "no memory": the relevance floor (docs/search.md, "Nothing found").
+
+``minScore`` alone cannot say "nothing in memory is about this": the bundled embedder's cosines
+crowd into 0.7–0.95, so an unrelated question still finds notes at 0.36–0.45. The floor asks of
+the *best* candidate whether it stands out at all, on evidence that means the same for every
+workspace, and when it does not the answer is empty (no lexical fill either):
+
+* **hybrid**: how far the best unit's cosine stands above the typical candidate's (the median of
+  the candidates' cosines), as a share of the way from there to 1, plus ``COVERAGE_WEIGHT`` times
+  the best unit's keyword coverage (a question that names the note's rare words). An unrelated
+  question is about as close to every note; an answered one stands out. The bar is calibrated per
+  embedder (the embedder's ``relevance_floor``); an embedder that has none is not floored. Judged
+  only among at least ``MIN_UNITS`` candidates with a vector: in a memory of a handful of notes the
+  median is one of them, and nothing is floored.
+* **keyword-only**: the best unit's keyword coverage (the IDF-weighted share of the query's tokens
+  it holds, words the index never saw included) against ``KEYWORD_FLOOR``.
+
+A path match (the query names a file) always passes.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from .candidates import Candidate
+
+MIN_UNITS = 24  # candidates with a vector needed before the vector side judges
+COVERAGE_WEIGHT = 0.15  # hybrid: the keyword coverage's share in the evidence
+KEYWORD_FLOOR = 0.08  # keyword-only: the best unit's coverage (measured: benchmarks/no_memory.py)
+
+
+@dataclass
+class Evidence:
+    stand_out: float | None  # how far the best cosine stands out (None: not judged)
+    coverage: float  # the best unit's keyword coverage
+    vector_floor: float | None
+    keyword_floor: float | None
+    passed: bool
+
+    def debug(self) -> dict:
+        r = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
+        out = {"coverage": r(self.coverage), "passed": self.passed}
+        if self.stand_out is not None:
+            out["standOut"] = r(self.stand_out)
+            out["evidence"] = r(self.stand_out + COVERAGE_WEIGHT * self.coverage)
+        out["floor"] = r(self.vector_floor if self.stand_out is not None else self.keyword_floor)
+        return out
+
+
+def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: float | None,
+          use_vectors: bool, use_kw: bool) -> Evidence:
+    """Whether the best candidate of ``pool`` is evidence of a memory about the query. A floor of
+    None or 0 is off; with both sides off everything passes."""
+    if any(c.specificity for c in pool):
+        return Evidence(None, 0.0, vector_floor, keyword_floor, True)
+    coverage = max((c.kw_unit for c in pool if c.kw is not None), default=0.0) if use_kw else 0.0
+    stand_out = None
+    cosines = [c.vector_raw for c in pool if c.vector_raw is not None] if use_vectors else []
+    if len(cosines) >= MIN_UNITS:
+        typical = statistics.median(cosines)
+        stand_out = (max(cosines) - typical) / max(1e-6, 1.0 - typical)
+    vf = vector_floor if vector_floor else None
+    kf = keyword_floor if keyword_floor else None
+    if use_vectors:
+        if vf is None or stand_out is None:  # not calibrated, or too few notes to judge: as before
+            return Evidence(stand_out, coverage, vf, kf, True)
+        return Evidence(stand_out, coverage, vf, kf, stand_out + COVERAGE_WEIGHT * coverage >= vf)
+    return Evidence(stand_out, coverage, vf, kf, kf is None or coverage >= kf)
