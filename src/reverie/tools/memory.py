@@ -23,8 +23,8 @@ SEARCH_DESCRIPTION = (
     "memory/*.md) before answering anything about prior work, decisions, dates, people, preferences "
     "or todos. Returns the most relevant snippets with path, line range, score and a citation; then "
     "use memory_get to read only the lines you need. Works in any language (Chinese included). If the "
-    "result says disabled/unavailable, tell the user memory search is not working. If nothing "
-    "relevant comes back, say you checked memory.")
+    "result says disabled/unavailable, tell the user memory search is not working. Empty results "
+    "with a note mean memory holds nothing about it: say you checked memory and have no record of it.")
 GET_DESCRIPTION = (
     "Read lines of a memory file (MEMORY.md, USER.md, memory/YYYY-MM-DD.md or a configured extra "
     "path), usually the citation a memory_search result printed (path#Lstart-Lend reads those lines). Returns at most `lines` "
