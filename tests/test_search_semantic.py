@@ -16,7 +16,10 @@ from reverie.embeddings.local import LocalE5
 
 from reverie import Memory
 
-pytestmark = [pytest.mark.semantic, pytest.mark.usefixtures("store_backend")]  # on both engines
+# SQLite only: the memory is built once for the module, and a module-wide memory cannot follow the
+# per-test engine fixture (run under it, the "postgres" variants ran on SQLite all the same). The
+# ranking code is the engines' shared code; PostgreSQL's own legs are tested in test_postgres_index.py.
+pytestmark = [pytest.mark.semantic]
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 LAKE_ROOM_ZH = "memory/2026-11-20.md"
