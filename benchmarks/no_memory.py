@@ -10,7 +10,7 @@ notes") and plausible personal facts that were never written down (a PIN, a door
 A quarter of each set is held out: written after the floor was calibrated on the rest.
 
 Measured with the bundled local embedder (hybrid) and keyword-only, before (the relevance floor
-off: ``relevanceFloor = 0``) and after (the shipped default), in one run:
+off, the default) and after (``noMemoryFloor = true``, its calibrated bars), in one run:
 
 * **no result**: share of unanswerable questions whose ``memory_search`` answer is empty;
 * **found**: share of answerable questions whose note is among the results (default maxResults 6),
@@ -102,13 +102,12 @@ def top_features(out: dict) -> dict | None:
             "floor": out.get("debug", {}).get("relevance")}
 
 
-def measure(m: Memory, answerable: list[dict], unanswerable: list[dict], floor: float | None,
+def measure(m: Memory, answerable: list[dict], unanswerable: list[dict], floor: bool,
             features: list | None = None, label: str = "") -> dict:
-    """Each question's outcome, with the floor set to ``floor`` (None: the default)."""
+    """Each question's outcome, the floor on (its calibrated defaults) or off."""
     q = m.settings.search.query
-    saved = q.relevance_floor, q.keyword_floor
-    if floor is not None:
-        q.relevance_floor = q.keyword_floor = floor
+    saved = q.no_memory_floor
+    q.no_memory_floor = floor
     try:
         t = time.perf_counter()
         ms, rows = [], []
@@ -136,7 +135,7 @@ def measure(m: Memory, answerable: list[dict], unanswerable: list[dict], floor: 
                                  "floor": out.get("debug", {}).get("relevance")})
         return {"rows": rows, "ms_median": statistics.median(ms), "seconds": time.perf_counter() - t}
     finally:
-        q.relevance_floor, q.keyword_floor = saved
+        q.no_memory_floor = saved
 
 
 def summary(rows: list[dict]) -> dict:
@@ -169,7 +168,7 @@ def locomo(path: Path, work: Path, limit: int) -> list[str]:
             for mode, m in mems.items():
                 q = m.settings.search.query
                 for when in ("before", "after"):
-                    q.relevance_floor = q.keyword_floor = (0.0 if when == "before" else None)
+                    q.no_memory_floor = when == "after"
                     st = stats[(mode, when)]
                     for qa in conv.questions:
                         out = m.search(qa["question"], now=conv.now, record_signals=False)
@@ -217,8 +216,8 @@ def main() -> None:
         try:
             mode = m.search("warm up", now=NOW, record_signals=False)["mode"]
             assert mode == label, (label, mode)
-            results[label] = {"before": measure(m, answerable, unanswerable, 0.0, features, label + "/before"),
-                              "after": measure(m, answerable, unanswerable, None, None)}
+            results[label] = {"before": measure(m, answerable, unanswerable, False, features, label + "/before"),
+                              "after": measure(m, answerable, unanswerable, True, None)}
         finally:
             m.close()
     extra = locomo(args.locomo, args.locomo_work, args.locomo_conversations) if args.locomo else []
@@ -232,7 +231,7 @@ def main() -> None:
         f"{len(unanswerable)} unanswerable questions (half in each language; of them "
         f"{sum(a['held'] for a in answerable)} and {sum(u['held'] for u in unanswerable)} held out: written "
         f"after the floor was calibrated on the others), default maxResults 6. Before: the floor off "
-        f"(`relevanceFloor = 0`, `keywordFloor = 0`); after: the defaults. Run "
+        f"(the default); after: `noMemoryFloor = true` with its calibrated bars. Run "
         f"{datetime.now(timezone.utc):%Y-%m-%d}, {took:.0f} s, load average {load0[0]:.1f} → {load1[0]:.1f} "
         f"on {os.cpu_count()} cores.",
         "",

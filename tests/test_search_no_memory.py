@@ -82,7 +82,8 @@ def write_notes(m: Memory) -> None:
 @pytest.fixture(scope="module")
 def hybrid(tmp_path_factory):
     home = tmp_path_factory.mktemp("no-memory-hybrid")
-    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
+    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"',
+                                                                             "memory.search.query.noMemoryFloor=true"])
     m.init()
     write_notes(m)
     m.sync()
@@ -92,7 +93,8 @@ def hybrid(tmp_path_factory):
 
 @pytest.fixture
 def keyword(tmp_path):
-    m = Memory(home=tmp_path / "kw", env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"'])
+    m = Memory(home=tmp_path / "kw", env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"',
+                                                                                  "memory.search.query.noMemoryFloor=true"])
     m.init()
     write_notes(m)
     m.sync()
@@ -201,3 +203,19 @@ def test_keyword_only_judges_coverage():
     assert floor.judge(pool, None, 0.0, False, True).passed  # 0: off
     pool[2].kw_unit = 0.3
     assert floor.judge(pool, None, 0.08, False, True).passed
+
+
+def test_the_floor_is_off_by_default_and_an_empty_answer_still_says_so(tmp_path):
+    m = Memory(home=tmp_path / "plain", env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"'])
+    m.init()
+    write_notes(m)
+    m.sync()
+    try:
+        assert m.settings.search.query.no_memory_floor is False
+        weak = ask(m, "quantum chromodynamics gluon lattice renormalisation lecture seminar syllabus textbook exam "
+                      "printer")
+        assert [r["snippet"] for r in weak["results"]] == ["- The office printer jammed twice."]
+        none = ask(m, "quantum chromodynamics")
+        assert none["results"] == [] and none["note"] == NO_MEMORY
+    finally:
+        m.close()

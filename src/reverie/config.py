@@ -41,6 +41,11 @@ class QuerySettings(_Model):
     max_results: int = Field(6, ge=1, le=1000, alias="maxResults", description="results returned by default")
     min_score: float = Field(0.35, ge=0.0, le=1.0, alias="minScore",
                              description="threshold judged on the score before temporal decay")
+    no_memory_floor: bool = Field(
+        False, alias="noMemoryFloor",
+        description="answer 'no memory of this' (no result) when even the best result is no evidence of a memory "
+        "about the query (the relevance floor: relevanceFloor, keywordFloor); off by default: it also loses some "
+        "loosely worded answerable questions (docs/search.md, 'Nothing found')")
     relevance_floor: float | None = Field(
         None, ge=0.0, le=1.0, alias="relevanceFloor",
         description="hybrid: the evidence the best result needs for any result to be returned (how far its cosine "

@@ -15,7 +15,8 @@ workspace, and when it does not the answer is empty (no lexical fill either):
 * **keyword-only**: the best unit's keyword coverage (the IDF-weighted share of the query's tokens
   it holds, words the index never saw included) against ``KEYWORD_FLOOR``.
 
-A path match (the query names a file) always passes.
+A path match (the query names a file) always passes. Off unless ``memory.search.query.noMemoryFloor``
+is set (and at minScore 0): it also loses some loosely worded answerable questions.
 """
 
 from __future__ import annotations

@@ -307,6 +307,7 @@ class SearchService:
             # another provider's vectors: say why they go unused instead of dropping them silently.
             debug["vectorSkipped"] = f"{self.state.reason}; the index holds {stored['provider']} vectors"
         reranking, rerank_state = self.reranking()
+        floored = self.settings.query.no_memory_floor and threshold > 0
         tokenizer = fts_tokenizer_of(conn) or stored.get("ftsTokenizer", "cjk")
         params = pipeline.SearchParams(
             query=q, max_results=n, min_score=threshold, window=window, tokenizer=tokenizer,
@@ -315,9 +316,9 @@ class SearchService:
             half_life_days=(self.settings.temporal_decay.half_life_days
                             if self.settings.temporal_decay.enabled else 0.0),
             decay_floor=self.settings.temporal_decay.floor, rerank=reranking,
-            # minScore 0 asks for everything, ranked: no floor then either
-            vector_floor=_vector_floor(self.settings.query.relevance_floor, emb) if threshold > 0 else None,
-            keyword_floor=None if threshold <= 0 else (
+            # the relevance floor when turned on; minScore 0 asks for everything, ranked: no floor then
+            vector_floor=_vector_floor(self.settings.query.relevance_floor, emb) if floored else None,
+            keyword_floor=None if not floored else (
                 floor.KEYWORD_FLOOR if self.settings.query.keyword_floor is None
                 else self.settings.query.keyword_floor))
         out = pipeline.run(conn, params, vector_hits)
