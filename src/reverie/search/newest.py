@@ -15,8 +15,11 @@ expiry) is in docs/search.md.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..text.concepts import content_words, numbers
+
+HORIZON = 24  # how far down the ranked list an update is looked for
 
 _DATED = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})(?:-[^/]+)?\.md$")
 _CHANGE = re.compile(r"\b(?:now|new|newly|changed?|moved|instead|no longer|anymore|updated?|rescheduled|postponed|"
@@ -39,16 +42,26 @@ def _subject(text: str) -> frozenset[str]:
                      and not w.isdigit())
 
 
-def updates(later: str, earlier: str) -> bool:
-    """Whether ``later`` updates ``earlier`` (see the module text)."""
-    a, b = _subject(later), _subject(earlier)
+@lru_cache(maxsize=4096)
+def _facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, str]:
+    """What an update is judged on, once per text: its subject, its numbers, whether it announces a
+    change, its words."""
+    return _subject(text), numbers(text), bool(_CHANGE.search(text)), text.strip()
+
+
+def _updates(later: tuple, earlier: tuple) -> bool:
+    (a, na, change, words_a), (b, nb, _, words_b) = later, earlier
     shared = a & b
     if len(shared) < 2 or 5 * len(shared) < 2 * min(len(a), len(b)):
         return False
-    na, nb = numbers(later), numbers(earlier)
     if na and nb and na != nb:
         return True
-    return bool(_CHANGE.search(later)) and later.strip() != earlier.strip()
+    return change and words_a != words_b
+
+
+def updates(later: str, earlier: str) -> bool:
+    """Whether ``later`` updates ``earlier`` (see the module text)."""
+    return _updates(_facts(later), _facts(earlier))
 
 
 def order(items: list, when, text, cite) -> tuple[list, dict[int, str]]:
@@ -56,8 +69,10 @@ def order(items: list, when, text, cite) -> tuple[list, dict[int, str]]:
     and {id(updated item): the update's citation}. ``when(item)`` is :func:`dated`'s answer for
     it, ``text(item)`` its words, ``cite(item)`` how to name it. Order is otherwise kept."""
     out = list(items)
-    info = [(it, when(it)) for it in out]
-    subjects = {id(it): _subject(text(it)) for it, w in info if w is not None}
+    # the first HORIZON of the ranked list, whatever the number of results asked for: the same
+    # order for 1 or 20 (and a bounded cost on a long list)
+    info = [(it, when(it)) for it in out[:HORIZON]]
+    facts = {id(it): _facts(text(it)) for it, w in info if w is not None}
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
     for older, when_old in info:
@@ -67,9 +82,7 @@ def order(items: list, when, text, cite) -> tuple[list, dict[int, str]]:
         for newer, when_new in info:
             if newer is older or when_new is None or when_new <= when_old:
                 continue
-            if len(subjects[id(newer)] & subjects[id(older)]) < 2:  # cheap first look: the same subject?
-                continue
-            if updates(text(newer), text(older)) and (newest is None or when_new > newest[1]):
+            if _updates(facts[id(newer)], facts[id(older)]) and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:
             by[id(older)] = newest[0]
