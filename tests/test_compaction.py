@@ -17,12 +17,12 @@ from reverie.sessions import split_for_compaction, units
 FILLER = "We talked about trains, hotels, museums and the budget for the trip in some detail. " * 4
 
 
-def make(*sets: str, script: dict | None = None, window: int | None = None):
+def make(*sets: str, script: dict | None = None, window: int | None = None, headroom: int = 1_500):
     mem = Memory(overrides=['memory.search.provider="none"', *sets])
     mem.init()
     mem.sync()  # indexed before the session: its first search answers without indexing news (token counts)
     model = ScriptedModel(script=script or {})
-    return mem, model, mem.runtime(model, context_window=window or roomy_window(mem, model))
+    return mem, model, mem.runtime(model, context_window=window or roomy_window(mem, model, headroom))
 
 
 def kinds(rt) -> list[str]:
@@ -32,7 +32,7 @@ def kinds(rt) -> list[str]:
 def test_overflow_compacts_flushes_first_and_retries(reverie_home):
     script = {"steps": {"turn": [{"match": "trigger", "error": "overflow",
                                   "message": "This model's maximum context length is 8192 tokens"}]}}
-    mem, model, rt = make(script=script)
+    mem, model, rt = make(script=script, headroom=3_000)  # four turns with their searches fit below it
     for i in range(4):  # stays below the flush threshold (see roomy_window)
         rt.send(f"I prefer aisle seats. Turn {i}. {FILLER}")
     assert not rt.store.events(rt.session.session_id, kinds=("flush",))  # below every threshold so far
