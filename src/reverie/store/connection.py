@@ -31,7 +31,7 @@ def connect(path, *, readonly: bool = False) -> apsw.Connection:
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE)
         conn.setbusytimeout(BUSY_TIMEOUT_MS)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            _wal(conn)
         except apsw.ReadOnlyError:
             # SQLite opened it read-only (a read-only file, folder or mount): reads work, and a
             # write fails with ReadOnlyError, which the command line names in one line
@@ -40,6 +40,25 @@ def connect(path, *, readonly: bool = False) -> apsw.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
+
+
+def _wal(conn: apsw.Connection) -> None:
+    """``journal_mode=WAL``. On a new file, switching the mode takes a lock the busy handler does
+    not wait for: several first openers at once (threads of one process, or processes) get
+    "database is locked" at once. Retried within the busy timeout, as any other wait is."""
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
 
 def read_only(path: Path | str) -> apsw.Connection:
