@@ -6,18 +6,17 @@ environment variables, then ``--set key=value`` flags. Keys use the reference's 
 naming the key, never a traceback.
 """
 
-# No ``from __future__ import annotations`` here: pydantic would then evaluate each field's
-# annotation from its text (~180 of them, ~7 ms of every command's start).
+# No ``from __future__ import annotations`` here: each field's annotation is read as the object it
+# is (settings_model.py turns it into a check), never parsed from its text.
 
-import json
 import os
-from urllib.parse import urlparse
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
+# json, urllib.parse and zoneinfo are imported where used: ~25 ms of a cold command that needs none
+
+from .settings_model import Field, Invalid, Model, PrivateAttr, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
@@ -26,6 +25,8 @@ def _time_zone(v: str | None) -> str | None:
     """A ``timezone`` setting: an IANA zone name, or None when unset."""
     if v in (None, ""):
         return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         ZoneInfo(v)
     except (ZoneInfoNotFoundError, ValueError) as exc:
@@ -33,8 +34,9 @@ def _time_zone(v: str | None) -> str | None:
     return v
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
+class _Model(Model):
+    """A table of settings: unknown keys refused, keys by their user spelling or Python name,
+    assignments checked (settings_model.py)."""
 
 
 class QuerySettings(_Model):
@@ -86,6 +88,8 @@ class RemoteSettings(_Model):
         environment variable, and that one only when the endpoint is the provider's own host."""
         if self.api_key and not self._api_key_is_openai_env:
             return self.api_key
+        from urllib.parse import urlparse
+
         host = urlparse(self.base_url).hostname if self.base_url else own_host
         return self._env_keys.get(provider, "") if host == own_host else ""
 
@@ -140,6 +144,8 @@ class RerankSettings(_Model):
         the endpoint is the provider's own host."""
         if self.api_key:
             return self.api_key
+        from urllib.parse import urlparse
+
         host = urlparse(self.base_url).hostname if self.base_url else own_host
         return self._env_keys.get(provider, "") if host == own_host else ""
 
@@ -170,9 +176,7 @@ class DecaySettings(_Model):
 
 
 def _new_list() -> list:
-    """A new empty list. The factory of a field's default, instead of ``list``: pydantic reads a
-    factory's signature, and ``list``'s is text whose parsing compiled the tokenizer (~5 ms of
-    every command)."""
+    """A new empty list (the default of a list field)."""
     return []
 
 
@@ -568,13 +572,19 @@ class Settings(_Model):
 
     def tz(self) -> tzinfo:
         if self.timezone:
+            from zoneinfo import ZoneInfo
+
             return ZoneInfo(self.timezone)
         return datetime.now().astimezone().tzinfo  # host zone
 
     def dreaming_tz(self) -> tzinfo:
         """The zone Dreaming dates recalls and sweeps in: its own, else the top-level one."""
         zone = self.memory.dreaming.timezone
-        return ZoneInfo(zone) if zone else self.tz()
+        if not zone:
+            return self.tz()
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(zone)
 
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(by_alias=True, mode="json")
@@ -647,14 +657,14 @@ def _did_you_mean(word: str, known) -> str:
     return f"; did you mean {close!r}?" if close else ""
 
 
-def settings_keys(model: type[BaseModel] = None, prefix: str = "") -> list[str]:  # type: ignore[assignment]
+def settings_keys(model: type[Model] = None, prefix: str = "") -> list[str]:  # type: ignore[assignment]
     """Every dotted settings key, spelt as users write it (``memory.search.query.maxResults``)."""
     model = model or Settings
     out: list[str] = []
     for name, field in model.model_fields.items():
         key = prefix + (field.alias or name)
         sub = field.annotation
-        if isinstance(sub, type) and issubclass(sub, BaseModel):
+        if isinstance(sub, type) and issubclass(sub, Model):
             out += settings_keys(sub, key + ".")
         else:
             out.append(key)
@@ -744,10 +754,12 @@ def _set_dotted(tree: dict, key: str, value: Any) -> None:
 
 def _parse_flag_value(raw: str) -> Any:
     # Only JSON arrays, objects, quoted strings and null are decoded. A bare 1024 or true stays a
-    # string (pydantic turns it into a number or bool where the key wants one): decoding it made a
+    # string (the settings turn it into a number or bool where the key wants one): decoding it made a
     # digit-only model name or API key ("--set memory.search.model=1024") fail as "not a string".
     text = raw.strip()
     if text[:1] in ('[', '{', '"') or text == "null":
+        import json
+
         try:
             return json.loads(text)
         except ValueError:
@@ -757,47 +769,17 @@ def _parse_flag_value(raw: str) -> Any:
     return raw
 
 
-def _error_key(loc: tuple) -> str:
-    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p in ("str", "ExtraPath")))
-
-
-def _plain(err: dict) -> str:
-    """A pydantic error in words a user knows (no Python type names, no library URLs)."""
-    kind, ctx = err["type"], err.get("ctx") or {}
-    given = err.get("input")
-    shown = f" (got {given!r})" if isinstance(given, (str, int, float, bool)) and len(repr(given)) <= 60 else ""
-    words = {
-        "int_parsing": "must be a whole number", "int_type": "must be a whole number",
-        "int_from_float": "must be a whole number", "float_parsing": "must be a number",
-        "float_type": "must be a number", "bool_parsing": "must be true or false",
-        "bool_type": "must be true or false", "string_type": "must be text (a quoted string)",
-        "dict_type": "must be a table of keys and values", "model_type": "must be a table of keys and values",
-        "list_type": "must be a list", "missing": "is required",
-        "greater_than_equal": f"must be at least {ctx.get('ge')}", "greater_than": f"must be more than {ctx.get('gt')}",
-        "less_than_equal": f"must be at most {ctx.get('le')}", "less_than": f"must be less than {ctx.get('lt')}",
-        "literal_error": f"must be one of {ctx.get('expected', '').replace(chr(39), '')}",
-        "finite_number": "must be a finite number",
-    }
-    if kind in words:
-        return words[kind] + shown
-    return str(err["msg"]).removeprefix("Value error, ")
-
-
 def _validate(tree: dict) -> Settings:
     try:
         return Settings.model_validate(tree)
     except RecursionError:
         raise ConfigError("settings are nested too deeply") from None
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        # a value that fits no member of a union (str | ExtraPath) reports each member; the first
-        # member's complaint is the one a user can act on
-        err = errors[0]
-        key = _error_key(err["loc"]) or "(settings)"
-        if err["type"] == "extra_forbidden":
+    except Invalid as exc:
+        key = ".".join(str(p) for p in exc.loc) or "(settings)"
+        if exc.unknown:
             known = {k.rsplit(".", n)[0] for k in settings_keys() for n in range(k.count(".") + 1)}
             raise ConfigError(f"unknown settings key {key!r}{_did_you_mean(key, known)}") from None
-        raise ConfigError(f"bad value for {key!r}: {_plain(err)}") from None
+        raise ConfigError(f"bad value for {key!r}: {exc.words}") from None
 
 
 def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
@@ -836,14 +818,21 @@ def load_settings(config_file: Path | None, env: dict[str, str] | None = None,
     remote = settings.memory.search.remote
     search = settings.memory.search
     uses_openai = "openai" in (search.provider, search.fallback)
-    # OPENAI_API_KEY only ever goes to OpenAI itself, never to another OpenAI-compatible host.
-    to_openai = not remote.base_url or urlparse(remote.base_url).hostname == "api.openai.com"
-    if uses_openai and to_openai and not remote.api_key and env.get("OPENAI_API_KEY"):
+    if uses_openai and not remote.api_key and env.get("OPENAI_API_KEY") and _to_openai(remote.base_url):
         remote.api_key = env["OPENAI_API_KEY"]
         remote._api_key_is_openai_env = True
     remote._env_keys = _keys_from_env(env, PROVIDER_KEY_ENV)
     search.rerank._env_keys = _keys_from_env(env, RERANK_KEY_ENV)
     return settings
+
+
+def _to_openai(base_url: str | None) -> bool:
+    """OPENAI_API_KEY only ever goes to OpenAI itself, never to another OpenAI-compatible host."""
+    if not base_url:
+        return True
+    from urllib.parse import urlparse
+
+    return urlparse(base_url).hostname == "api.openai.com"
 
 
 def _keys_from_env(env: dict[str, str], table: dict[str, tuple[str, ...]]) -> dict[str, str]:
