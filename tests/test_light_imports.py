@@ -73,6 +73,10 @@ def test_remember_imports_no_heavy_package(tmp_path: Path, workspace: Path):
     assert heavy_in(modules) == []
     assert "reverie.embeddings" not in modules  # writing and indexing a note's text needs no provider
     assert not [m for m in modules if m.startswith(("reverie.search.", "reverie.intents", "reverie.sessions"))]
+    # answered before the command-line framework loads (cli/fast.py); settings need no pydantic;
+    # built-ins load without scanning installed packages; locks are reverie's own
+    assert not [m for m in modules if m.split(".")[0] in ("typer", "click", "pydantic", "filelock")]
+    assert "importlib.metadata" not in modules
 
 
 def test_get_imports_no_heavy_package_nor_the_index(tmp_path: Path, workspace: Path):
@@ -103,3 +107,4 @@ def test_keyword_only_search_imports_no_heavy_package(tmp_path: Path, workspace:
     assert "Hangzhou" in r.stdout  # found, ranked (MMR included) and printed without numpy
     assert heavy_in(modules) == []
     assert "reverie.search.vectors" not in modules
+    assert not [m for m in modules if m.split(".")[0] in ("typer", "click", "pydantic", "filelock")]

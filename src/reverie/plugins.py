@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib import metadata
+
+# importlib.metadata (~50 ms: email, zipfile, csv) is imported only to scan installed packages; a
+# built-in is loaded from its "module:attribute" directly (every cold command opens a built-in store)
 
 from .errors import ConfigError
 
@@ -73,7 +78,7 @@ class Plugin:
     version: str | None
     builtin: bool
     shadowed: bool = False
-    entry_point: metadata.EntryPoint | None = None
+    entry_point: metadata.EntryPoint | None = None  # None for a built-in: loaded from ``value``
 
     def as_dict(self) -> dict:
         return {"group": self.group, "name": self.name, "value": self.value, "distribution": self.distribution,
@@ -85,6 +90,8 @@ _lock = threading.Lock()
 
 
 def _reverie_version() -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version("reverie")
     except metadata.PackageNotFoundError:
@@ -94,10 +101,10 @@ def _reverie_version() -> str | None:
 def plugins(group: str) -> list[Plugin]:
     """What is installed for ``group``: built-ins first, then third-party entry points (sorted by
     name, each with the distribution it comes from)."""
+    from importlib import metadata
+
     version = _reverie_version()
-    out = [Plugin(group, name, value, "reverie", version, True,
-                  entry_point=metadata.EntryPoint(name, value, group))
-           for name, value in BUILTIN.get(group, {}).items()]
+    out = [Plugin(group, name, value, "reverie", version, True) for name, value in BUILTIN.get(group, {}).items()]
     taken = {p.name.lower() for p in out}
     found: list[Plugin] = []
     try:
@@ -124,8 +131,7 @@ def find(group: str, name: str) -> Plugin | None:
     key = name.lower()
     builtin = BUILTIN.get(group, {})
     if key in builtin:  # built-ins win, and need no scan of installed packages (a one-shot CLI call)
-        return Plugin(group, key, builtin[key], "reverie", None, True,
-                      entry_point=metadata.EntryPoint(key, builtin[key], group))
+        return Plugin(group, key, builtin[key], "reverie", None, True)
     return next((p for p in plugins(group) if p.name.lower() == key and not p.shadowed), None)
 
 
@@ -136,9 +142,8 @@ def load(plugin: Plugin) -> Any:
     with _lock:
         if key in _loaded:
             return _loaded[key]
-    assert plugin.entry_point is not None
     try:
-        obj = plugin.entry_point.load()
+        obj = plugin.entry_point.load() if plugin.entry_point is not None else _import(plugin.value)
     except Exception as exc:
         raise ConfigError(f"plugin {plugin.name!r} from {plugin.distribution} ({plugin.value}) failed to load: "
                           f"{type(exc).__name__}: {exc}") from None
@@ -146,6 +151,17 @@ def load(plugin: Plugin) -> Any:
         raise ConfigError(f"plugin {plugin.name!r} from {plugin.distribution}: {plugin.value} is not callable")
     with _lock:
         _loaded[key] = obj
+    return obj
+
+
+def _import(value: str) -> Any:
+    """The object ``"package.module:attribute"`` names."""
+    import importlib
+
+    module, _, attr = value.partition(":")
+    obj = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
     return obj
 
 

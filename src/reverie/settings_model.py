@@ -140,13 +140,19 @@ def _got(value) -> str:
 
 
 def _fresh(value):
-    """A default each object owns (a nested table or a list that one object changes is not shared)."""
+    """A copy each object owns of a default or a value (a nested table, list or dict that one object
+    changes is never shared); settings hold only tables, lists, dicts and plain values. Faster than
+    ``copy.deepcopy``, which a command's settings went through ~40 times."""
     if isinstance(value, Model):
-        return value.model_copy(deep=True)
-    if isinstance(value, (list, dict, set)):
-        import copy
-
-        return copy.deepcopy(value)
+        clone = type(value).__new__(type(value))
+        clone.__dict__.update({k: _fresh(v) for k, v in value.__dict__.items()})
+        return clone
+    if isinstance(value, list):
+        return [_fresh(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, set):
+        return {_fresh(v) for v in value}
     return value
 
 
@@ -405,15 +411,12 @@ class Model:
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False):
         """A copy; ``update`` sets fields by name without checking them (as pydantic's does)."""
-        clone = type(self).__new__(type(self))
         if deep:
-            import copy
-
-            state = copy.deepcopy(self.__dict__)
+            clone = _fresh(self)
         else:
-            state = dict(self.__dict__)
-            state["_fields_set"] = set(state["_fields_set"])
-        clone.__dict__.update(state)
+            clone = type(self).__new__(type(self))
+            clone.__dict__.update(self.__dict__)
+            clone.__dict__["_fields_set"] = set(self.__dict__["_fields_set"])
         for name, value in (update or {}).items():
             clone.__dict__[name] = value
             clone.__dict__["_fields_set"].add(name)

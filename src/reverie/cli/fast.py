@@ -8,6 +8,10 @@ their arguments here, with nothing imported but the standard library; anything t
 not fully understand (``--help``, an unknown option, a typo) goes on to the full command line,
 which gives the usual help and errors.
 
+``reverie remember`` and ``reverie search`` run here too, without typer, when their arguments are
+ones this module reads (theirs, ``--json`` and the options every command takes); anything else
+(``--help``, a bad value) goes on to the full command line.
+
 With ``reverie serve`` running for the home, ``search``, ``get``, ``remember``, ``status``,
 ``context``, ``tools`` and the host hooks (``hook``) are sent to it over its Unix socket, with
 their standard input when they read it, and run there by the same code (its imports done, its
@@ -72,8 +76,84 @@ def dispatch(args: list[str]) -> int | None:
         code = delegate(args, loose[1], loose[0])
         if code is None and loose[1][0] == "hook":
             code = hook_here(args)
+        elif code is None and loose[1][0] == "remember":
+            code = remember_here(args)
+        elif code is None and loose[1][0] == "search":
+            code = search_here(args)
         return code
     return None
+
+
+def remember_here(args: list[str]) -> int | None:
+    """``reverie remember TEXT`` (or ``--stdin``) in this process without the command-line framework:
+    noting something is the command people and agents' shells run most, and its start is their
+    wait. None: arguments this does not understand (the full command line answers, or explains)."""
+    if "--" in args:
+        return None
+    use_stdin = "--stdin" in args
+    parsed = parse_common([a for a in args if a != "--stdin"])
+    if parsed is None or parsed[1][:1] != ["remember"]:
+        return None
+    found, words = parsed
+    from .basics import Opts
+    from .main import guarded
+    from .remember_run import remember
+
+    o = Opts(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
+             sets=list(found["sets"]), json=found["json"])
+    return guarded(lambda: remember(o, words[1:], use_stdin))
+
+
+_SEARCH_VALUES = {"--query": "query", "-q": "query", "--max-results": "max_results", "-n": "max_results",
+                  "--min-score": "min_score", "--project": "project"}
+_SEARCH_FLAGS = {"--sensitive": "sensitive", "--explain": "explain", "--signal": "signal"}
+
+
+def search_here(args: list[str]) -> int | None:
+    """``reverie search`` in this process without the command-line framework (its options read
+    here; a value this does not accept, such as ``-n 0``, goes to the full command line, which
+    says what is wrong). None: arguments this does not understand."""
+    values: dict = {"project": []}
+    flags = {name: False for name in _SEARCH_FLAGS.values()}
+    rest: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--":
+            return None
+        name, eq, value = arg.partition("=")
+        if name in _SEARCH_VALUES:
+            if not eq:
+                value = next(it, None)
+                if value is None:
+                    return None
+            key = _SEARCH_VALUES[name]
+            if key == "project":
+                values["project"].append(value)
+            else:
+                values[key] = value
+        elif arg in _SEARCH_FLAGS:
+            flags[_SEARCH_FLAGS[arg]] = True
+        else:
+            rest.append(arg)
+    parsed = parse_common(rest)
+    if parsed is None or parsed[1][:1] != ["search"] or len(parsed[1]) > 2:
+        return None
+    found, words = parsed
+    try:
+        n = int(values["max_results"]) if "max_results" in values else None
+        floor = float(values["min_score"]) if "min_score" in values else None
+    except ValueError:
+        return None
+    if (n is not None and n < 1) or (floor is not None and not 0.0 <= floor <= 1.0):
+        return None
+    query = values.get("query", words[1] if len(words) > 1 else None)
+    from .basics import Opts
+    from .main import guarded
+    from .search_run import search
+
+    o = Opts(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
+             sets=list(found["sets"]), json=found["json"])
+    return guarded(lambda: search(o, query, n, floor, project=values["project"] or None, **flags))
 
 
 def hook_here(args: list[str]) -> int | None:

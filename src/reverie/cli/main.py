@@ -152,8 +152,14 @@ def execute(args: list[str]) -> int:
     if bad:
         return _fail(bad, 1)
     command = _command(args)
+    return guarded(lambda: command.main(args=list(args), prog_name="reverie", standalone_mode=False))
+
+
+def guarded(work) -> int:
+    """The exit code of ``work()`` (a command's body; its int result, else 0), every error turned into
+    one line and its code. The full command line and the commands fast.py answers share it."""
     try:
-        rv = command.main(args=list(args), prog_name="reverie", standalone_mode=False)
+        rv = work()
         code = rv if isinstance(rv, int) else 0
     except KeyboardInterrupt:
         code = _fail("interrupted", 130)
@@ -223,7 +229,7 @@ def _damaged(exc: Exception):
     if not type(exc).__module__.startswith("apsw"):
         return None
     from ..repair import diagnose
-    from .common import OPENED
+    from .basics import OPENED
 
     try:
         return diagnose(exc, OPENED)
@@ -233,7 +239,7 @@ def _damaged(exc: Exception):
 
 def _read_only_home() -> str:
     """A command that must write met a database it can only read (a read-only home or mount)."""
-    from .common import OPENED
+    from .basics import OPENED
 
     where = f" in {OPENED[-1].home}" if OPENED else ""
     return (f"cannot write reverie's database{where}: it is read-only (a read-only file, folder or mount); "

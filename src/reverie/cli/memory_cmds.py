@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
 
-from ..errors import UserError
 from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
 
 
@@ -52,26 +50,6 @@ def register(app: typer.Typer) -> None:
                  stdin: Annotated[bool, typer.Option("--stdin", help="read the note from standard input")] = False,
                  home: HomeOpt = None, agent: AgentOpt = None, workspace: WorkspaceOpt = None,
                  sets: SetOpt = None, as_json: JsonOpt = False) -> None:
-        o = opts(ctx, home, agent, workspace, sets, as_json)
-        if stdin:
-            if text:
-                raise UserError("give the note as arguments or with --stdin, not both")
-            from ..workspace.writes import MAX_ENTRY_BYTES, check_entry_size
+        from .remember_run import remember as run
 
-            raw = sys.stdin.buffer.read(MAX_ENTRY_BYTES + 1)  # never the whole of a stream too big to keep
-            check_entry_size(len(raw), read_all=False)
-            try:
-                body = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise UserError(f"standard input is not valid UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                                f"offset {exc.start}); nothing was remembered") from None
-        else:
-            body = " ".join(text or [])
-        if not body.strip():
-            raise UserError("nothing to remember: give the text as arguments or with --stdin")
-        mem = memory_for(o)
-        from ..trust import OWNER_CLI
-
-        path = mem.remember(body, provenance=OWNER_CLI)  # the owner at the terminal
-        emit(o, {"path": str(path), "workspace": str(mem.workspace), "chars": len(body.strip())},
-             lambda d: say(f"remembered in {d['path']}"))
+        run(opts(ctx, home, agent, workspace, sets, as_json), text, stdin)

@@ -54,14 +54,14 @@ class promotion_lock:
     sharing it and across processes). Failing to get it skips the work (fail closed)."""
 
     def __init__(self, places, timeout: float = LOCK_TIMEOUT_S):
-        from filelock import FileLock
+        from ..locks import FileLock
 
         path = lock_path(places)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = FileLock(path, timeout=timeout, preserve_lock_file=True)
+        self._lock = FileLock(path, timeout=timeout)
 
     def __enter__(self):
-        from filelock import Timeout
+        from ..locks import Timeout
 
         try:
             self._lock.acquire()

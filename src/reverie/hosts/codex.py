@@ -151,7 +151,7 @@ def _end(answer: HookAnswer, session, transcript, reason: str) -> None:
     notify and SessionEnd at once, and both end the session: one after the other (a lock of
     their own, around the session's), and the second, finding the session ended and nothing new
     in the rollout, does nothing (catching up would start an empty session just to end it)."""
-    from filelock import FileLock
+    from ..locks import FileLock
 
     with FileLock(str(session._folder() / f"{session._name()}.end.lock"), timeout=60):
         if _ended_and_read(session, transcript):

@@ -88,16 +88,16 @@ def discard_others(index_dir: Path, keep: str | None) -> None:
 @contextlib.contextmanager
 def lock(index_dir: Path, name: str, *, blocking: bool = True, wait: float = 0.0) -> Iterator[bool]:
     """An exclusive lock file ``<index_dir>/<name>.lock`` held across processes and threads
-    (``filelock``: flock on POSIX, LockFileEx on Windows). Yields False when ``blocking`` is off
+    (:mod:`reverie.locks`). Yields False when ``blocking`` is off
     and another holder has it (after up to ``wait`` seconds when ``wait`` is set). The file is kept after release: unlinking it would let two
     holders lock two different inodes."""
-    from filelock import FileLock, Timeout  # lazy (~40 ms): a search on an up-to-date index takes no lock
+    from ..locks import FileLock, Timeout
 
     index_dir.mkdir(parents=True, exist_ok=True)
     if wait > 0:
-        held = FileLock(index_dir / f"{name}.lock", timeout=wait, preserve_lock_file=True)
+        held = FileLock(index_dir / f"{name}.lock", timeout=wait)
     else:
-        held = FileLock(index_dir / f"{name}.lock", blocking=blocking, preserve_lock_file=True)
+        held = FileLock(index_dir / f"{name}.lock", blocking=blocking)
     try:
         held.acquire()
     except Timeout:  # only when not blocking (or after ``wait``): someone else holds it

@@ -78,17 +78,20 @@ def text_tokens(text: str, tokenizer: str = "cjk") -> frozenset[str]:
     return frozenset(_tokenize(tokenizer, segment_for_index(text, tokenizer), False))
 
 
-@lru_cache(maxsize=1)
-def _stop_tokens(tokenizer: str) -> frozenset[str]:
+@lru_cache(maxsize=4)
+def _stop_tokens(tokenizer: str, ascii_only: bool = False) -> frozenset[str]:
+    """The tokens of the stop words; ``ascii_only``: of the ASCII ones only, all an ASCII text can
+    hold (the CJK ones need the CJK pattern compiled, ~10 ms a cold command need not pay)."""
     out: set[str] = set()
     for w in STOP_WORDS:
-        out.update(_query_tokens_of(w, tokenizer))
+        if w.isascii() or not ascii_only:
+            out.update(_query_tokens_of(w, tokenizer))
     return frozenset(out)
 
 
 def has_content(text: str, tokenizer: str) -> bool:
     """Whether ``text`` holds a query token that is not a stop word."""
-    stop = _stop_tokens(tokenizer)
+    stop = _stop_tokens(tokenizer, text.isascii())
     return any(t not in stop for t in _query_tokens_of(text, tokenizer))
 
 
@@ -194,7 +197,7 @@ def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: 
     ``frequencies(tokens)`` counts documents per token where the rows are not FTS5's (PostgreSQL)."""
     conversational = is_conversational(query)
     recent = recent_turn(query) if conversational else ""
-    stop = _stop_tokens(tokenizer)
+    stop = _stop_tokens(tokenizer, query.isascii())  # (the recent turn is a part of the query)
     weights: dict[str, float] = {}
     for tok in _query_tokens_of(query, tokenizer):
         if tok not in stop:

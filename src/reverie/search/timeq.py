@@ -114,6 +114,8 @@ def resolve(query: str, now: datetime) -> TimeRange | None:
     """The range of dates ``query`` names, relative to ``now`` (the first expression found), or None."""
     today = now.date()
     for pattern, zh in ((_EN, False), (_ZH, True)):
+        if zh and query.isascii():  # every Chinese expression holds a Chinese character
+            continue
         m = pattern.search(query)
         if m is None:
             continue
@@ -163,6 +165,8 @@ class Anchor:
 
 def anchored(query: str) -> Anchor | None:
     for pattern in (_EN_ANCHOR, _ZH_ANCHOR):
+        if pattern is _ZH_ANCHOR and query.isascii():  # it needs 的 or 之
+            continue
         m = pattern.search(query)
         if m is None:
             continue

@@ -150,7 +150,7 @@ def run(argv: list[str], *, cwd: str | None = None, lender=None, stdin: str = ""
     """Run one command line here; ``{"code", "stdout", "stderr"}``. ``cwd`` is the caller's folder
     (a search ranks that folder's project first); ``lender`` lends the command open agents
     (:mod:`reverie.serve.lending`)."""
-    from ..cli.common import LENDER
+    from ..cli.basics import LENDER
     from ..cli.main import execute
     from ..recall.projects import CALLER_FOLDER
 

@@ -1,6 +1,6 @@
 """Where a running ``reverie serve`` can be found, and the one-per-home rule.
 
-``<home>/run/serve.lock`` is held (``filelock``) for the whole life of the server: a second server
+``<home>/run/serve.lock`` is held (:mod:`reverie.locks`) for the whole life of the server: a second server
 for the same home finds it held and says which process has it; a killed server's lock goes with
 its process, so a stale ``serve.json`` or socket left behind is recognised (its process is gone)
 and replaced.
@@ -102,7 +102,7 @@ class Lock:
         self._lock = None
 
     def acquire(self) -> None:
-        from filelock import FileLock, Timeout
+        from ..locks import FileLock, Timeout
 
         os.makedirs(run_dir(self.home), exist_ok=True)
         os.chmod(run_dir(self.home), 0o700)

@@ -117,7 +117,7 @@ class FollowedSession:
         return hashlib.sha256(f"{self.host}\0{self.host_key}".encode()).hexdigest()[:24]
 
     def _lock(self):
-        from filelock import FileLock
+        from ..locks import FileLock
 
         return FileLock(str(self._folder() / f"{self._name()}.lock"), timeout=30)
 

@@ -18,7 +18,6 @@ without keeping a copy of the file.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from dataclasses import dataclass, field, replace
 
@@ -143,6 +142,8 @@ def reconcile(record: Record, data: bytes, outside: Writer) -> tuple[Record, boo
             s += 1
         blocks = [(0, 0, p), (len(old_hashes) - s, len(new_hashes) - s, s)]
     else:
+        import difflib  # an edited file only: a plain append never compares
+
         blocks = difflib.SequenceMatcher(None, old_hashes, new_hashes, autojunk=False).get_matching_blocks()
     for a, b, n in blocks:
         for k in range(n):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import re
 import threading
 import time
@@ -33,7 +32,13 @@ from ..store import Migration, Migrations, connect, transaction
 from . import segments as seg
 from .classes import Provenance
 
-log = logging.getLogger(__name__)
+
+def _warn(message: str, *args) -> None:
+    import logging  # only when something goes wrong: ~7 ms of every cold write otherwise
+
+    logging.getLogger(__name__).warning(message, *args)
+
+
 DAILY_RE = re.compile(r"^memory/\d{4}-\d{2}-\d{2}(?:-[^/]+)?\.md$")
 
 _CLASS_CHECK = "('owner', 'agent', 'untrusted', 'system')"
@@ -265,7 +270,7 @@ def _recording(db_path: Path, record: Callable[[apsw.Connection], None]) -> Iter
         conn.execute("BEGIN IMMEDIATE")
         record(conn)
     except Exception as exc:
-        log.warning("provenance not recorded (the write goes ahead, classed untrusted): %s", exc)
+        _warn("provenance not recorded (the write goes ahead, classed untrusted): %s", exc)
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.execute("ROLLBACK")
@@ -282,7 +287,7 @@ def _recording(db_path: Path, record: Callable[[apsw.Connection], None]) -> Iter
     try:
         conn.execute("COMMIT")
     except Exception as exc:  # the bytes are on disk: they will read as an outside write
-        log.warning("provenance not recorded after the write: %s", exc)
+        _warn("provenance not recorded after the write: %s", exc)
         with contextlib.suppress(Exception):
             conn.execute("ROLLBACK")
     finally:
