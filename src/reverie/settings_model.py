@@ -257,11 +257,12 @@ def _union(members: list, kinds: list):
             try:
                 return member(v, loc)
             except Invalid as exc:
-                # a table given for a union with a table member: that member's complaint is the useful one
-                if first is None or (isinstance(v, dict) and isinstance(kind, type) and issubclass(kind, Model)):
+                # the first member's complaint, never "must be empty" when something else was meant; a
+                # table given for a union with a table member: that member's complaint is the useful one
+                if (first is None and kind is not type(None)) or (
+                        isinstance(v, dict) and isinstance(kind, type) and issubclass(kind, Model)):
                     first = exc
-        assert first is not None
-        raise first
+        raise first if first is not None else Invalid(loc, f"must be empty (null){_got(v)}")
 
     return check
 
@@ -317,6 +318,10 @@ class Model:
         validators = [fn for fn in (getattr(v, "__func__", v) for v in cls.__dict__.values())
                       if callable(fn) and hasattr(fn, "_reverie_validates")]
         for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            if isinstance(annotation, str):  # a module with ``from __future__ import annotations``
+                import sys
+
+                annotation = eval(annotation, vars(sys.modules[cls.__module__]), dict(vars(cls)))  # noqa: S307
             value = cls.__dict__.get(name, _MISSING)
             if name.startswith("_"):
                 privates[name] = value if isinstance(value, _Private) else _Private(

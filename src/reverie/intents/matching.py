@@ -27,6 +27,7 @@ import apsw
 
 from ..store import engine_of, transaction
 from ..store.connection import BUSY_TIMEOUT_MS
+from ..text.cjk import LazyPattern
 from .model import (COLUMNS, MAX_CANDIDATES, MAX_INJECTED, MAX_INJECTED_CHARS, PAGE_SIZE, IntentRow, TurnContext,
                     now_ms)
 from .store import maintain
@@ -39,7 +40,7 @@ log = logging.getLogger("reverie.intents")
 
 OPEN_TAG = "<standing_intents>"
 CLOSE_TAG = "</standing_intents>"
-_TAG_RE = re.compile(r"<\s*/?\s*standing_intents\s*>", re.IGNORECASE)
+_TAG_RE = LazyPattern(r"<\s*/?\s*standing_intents\s*>", re.IGNORECASE)
 
 
 class DeadlineExceeded(Exception):

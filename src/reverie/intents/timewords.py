@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..text.cjk import LazyPattern
+
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
 _MONTHS = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
            r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
@@ -50,7 +52,7 @@ _CHINESE = [
     r"[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号號]",
     r"(?:过|過)(?:一会儿?|一會兒?|几分钟|幾分鐘|半小时)",
 ]
-_PATTERNS = [re.compile(p, re.IGNORECASE) for p in _ENGLISH + _CHINESE]
+_PATTERNS = [LazyPattern(p, re.IGNORECASE) for p in _ENGLISH + _CHINESE]
 
 
 def time_phrase(text: str) -> str | None:

@@ -23,7 +23,7 @@ import re
 import uuid
 
 from ..text.boilerplate import model_talk
-from ..text.cjk import CJK_RUN_RE, estimate_tokens, has_cjk, similarity_tokens
+from ..text.cjk import CJK_RUN_RE, LazyPattern, estimate_tokens, has_cjk, similarity_tokens
 from .base import ChatMessage, ChatModel, ChatResponse, ToolCall, Usage
 from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX, HEARTBEAT_PROMPT_PREFIX, PROPOSE_TOOL
 
@@ -41,13 +41,13 @@ NO_RECALL = frozenset({"none", "no_reply", "nothing useful", "no relevant memory
 # the offline recall pass: the relevance a hit needs, by prompt style
 RECALL_BARS = {"recall-heavy": 0.3, "balanced": 0.4, "contextual": 0.4, "preference-only": 0.4, "strict": 0.5,
                "precision-heavy": 0.55}
-_PREFERENCE = re.compile(r"\b(?:prefer\w*|always|never|likes?|loves?|hates?|dislikes?|favou?rite|usually)\b|"
+_PREFERENCE = LazyPattern(r"\b(?:prefer\w*|always|never|likes?|loves?|hates?|dislikes?|favou?rite|usually)\b|"
                          r"喜欢|偏好|讨厌|习惯|总是|从不|不要", re.IGNORECASE)
 NO_REPLY = "NO_REPLY"
 OFFLINE_SUMMARY_LABEL = "(extractive summary by the offline model: selected sentences, not a model-written summary)"
 
 # -- statements worth keeping -----------------------------------------------------------------------
-_SALIENT = re.compile("|".join([
+_SALIENT = LazyPattern("|".join([
     # decisions
     r"\bdecid\w*", r"\bdecision\b", r"\bwe(?:'ll| will) go with\b", r"\bgoing with\b", r"\bchose\b", r"\bchoose\b",
     r"\bsettled on\b", r"\bagreed\b", r"决定", r"定了", r"选了", r"就这么", r"決め", r"결정",
@@ -70,9 +70,9 @@ _SALIENT = re.compile("|".join([
     r"\d+月\d+[日号]", r"明天", r"后天", r"下周", r"周[一二三四五六日天末]", r"星期", r"今晚",
 ]), re.IGNORECASE)
 # (not after a title: "Dr. Alvarez" is one sentence)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
+_SENTENCE_SPLIT = LazyPattern(r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
                              r"(?<!\be\.g\.)(?<!\bi\.e\.)\s+|(?<=[。！？；])|\n+")
-_REMEMBER_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:remember|note)\b[\s:,]*(?:that\s+)?|^\s*(?:请)?(?:记住|记下|帮我记)[\s:：,，]*",
+_REMEMBER_REQUEST = LazyPattern(r"^\s*(?:please\s+)?(?:remember|note)\b[\s:,]*(?:that\s+)?|^\s*(?:请)?(?:记住|记下|帮我记)[\s:：,，]*",
                                re.IGNORECASE)
 MAX_STATEMENT_CHARS = 300
 
@@ -88,7 +88,7 @@ def _content_tokens(text: str) -> set[str]:
 
 
 # "Do you remember ...", "remind me ...", "你还记得 ... 吗": the asking, not what is asked about
-_RECALL_FRAMING = re.compile(
+_RECALL_FRAMING = LazyPattern(
     r"^\s*(?:(?:hey|so|and|ok(?:ay)?)[,\s]+)?(?:do|did|can|could) you (?:still )?(?:remember|recall)(?: (?:that|what|when|where|who|"
     r"which|how))?\s+|^\s*(?:remind me|tell me again)(?: (?:of|about|what|when|where|who|which|how))?\s+|"
     r"^\s*(?:你|您)?还?记得(?:我)?(?:说过|提过|讲过)?|^\s*(?:提醒我|告诉我)|[吗呢吧]?\s*[?？]\s*$", re.I)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ..text.cjk import LazyPattern
+
 _NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|several)"
 _MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
           r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
@@ -50,8 +52,8 @@ GERMAN = ([r"\berinnerst du dich\b", r"\bletztes mal\b", r"\bgestern\b", r"\bhab
            r"\bfrüher\b", r"\bvorhin\b"],
           [r"\bmorgen\b", r"\bnächste woche\b", r"\bspäter\b"], [r"\bgestern\b", r"\bletztes mal\b", r"\bbesprochen\b"])
 
-_PLAIN = re.compile("|".join(ENGLISH + SPANISH), re.IGNORECASE)
-_FAMILIES = [tuple(re.compile("|".join(group), re.IGNORECASE) for group in fam)
+_PLAIN = LazyPattern("|".join(ENGLISH + SPANISH), re.IGNORECASE)
+_FAMILIES = [tuple(LazyPattern("|".join(group), re.IGNORECASE) for group in fam)
              for fam in (CHINESE, JAPANESE, KOREAN, GERMAN)]
 
 

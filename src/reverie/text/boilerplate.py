@@ -22,20 +22,22 @@ from __future__ import annotations
 
 import re
 
+from .cjk import LazyPattern
+
 ROLE_WORDS = ("user", "assistant", "human", "ai", "bot", "model", "system", "tool", "用户", "助手", "助理", "系统",
               "模型")
-ROLE_PREFIX = re.compile(r"^\s*(?:\*\*|__)?\[?(?:" + "|".join(ROLE_WORDS) + r")\]?(?:\*\*|__)?\s*[:：]\s*", re.I)
+ROLE_PREFIX = LazyPattern(r"^\s*(?:\*\*|__)?\[?(?:" + "|".join(ROLE_WORDS) + r")\]?(?:\*\*|__)?\s*[:：]\s*", re.I)
 # a role marker in the middle of a text (a paragraph that ran several messages together)
-ROLE_INSIDE = re.compile(r"(?:(?<=\s)|(?<=^))(?:user|assistant|用户|助手)\s*[:：]\s+", re.I)
-CITATION = re.compile(r"\s*\[(?:[^\[\]\s]+#L\d+(?:-L\d+)?|[^\[\]\s]+\.md(?::\d+(?:-\d+)?)?)\]")
-SOURCE_TAIL = re.compile(r"\s+Source:\s+\S+#L\d+-L\d+\s*$")
-NUMBERING = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*+•])\s+")
+ROLE_INSIDE = LazyPattern(r"(?:(?<=\s)|(?<=^))(?:user|assistant|用户|助手)\s*[:：]\s+", re.I)
+CITATION = LazyPattern(r"\s*\[(?:[^\[\]\s]+#L\d+(?:-L\d+)?|[^\[\]\s]+\.md(?::\d+(?:-\d+)?)?)\]")
+SOURCE_TAIL = LazyPattern(r"\s+Source:\s+\S+#L\d+-L\d+\s*$")
+NUMBERING = LazyPattern(r"^\s*(?:\d{1,3}[.)、]|[-*+•])\s+")
 _QUOTES = {"“": "”", '"': '"', "「": "」", "『": "』", "‘": "’", "'": "'", "«": "»"}
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
+_SENTENCE = LazyPattern(r"(?<=[.!?;])\s+|(?<=[。！？；])")
 
 # The opening of a message that is model talk through and through: the offline model's own replies,
 # refusals, disclaimers. A message that starts like this says nothing of the owner's.
-_MODEL_TALK = re.compile("|".join([
+_MODEL_TALK = LazyPattern("|".join([
     # the offline model (models/offline.py) in both languages
     r"\bI(?:'m| am) the offline model\b", r"\bno language model is configured\b", r"^Memory search for\b",
     r"^I checked memory\b", r"^Nothing was saved\b", r"^I could not save that note\b",
@@ -53,7 +55,7 @@ _MODEL_TALK = re.compile("|".join([
 ]), re.I)
 
 # Sentences that are only pleasantries or offers of help: dropped, the rest of the message kept.
-_PLEASANTRY = re.compile("|".join([
+_PLEASANTRY = LazyPattern("|".join([
     r"^(?:you're|you are) (?:very )?welcome\b", r"^(?:let me know|feel free|is there anything|anything else|"
     r"how can I (?:help|assist)|happy to help|glad (?:I could|to) help|hope (?:this|that) helps)\b",
     r"^(?:sure|of course|certainly|great|okay|ok|got it|no problem|thanks|thank you)[!.]?$",
@@ -112,7 +114,7 @@ def strip_framing(text: str) -> str:
     return " ".join(t.split())
 
 
-_QUOTED_HIT = re.compile(r"^\s*(?:\d{1,3}[.)、]\s*)?[“\"「].*[”\"」]\s*\[[^\[\]\s]+\]\s*$")
+_QUOTED_HIT = LazyPattern(r"^\s*(?:\d{1,3}[.)、]\s*)?[“\"「].*[”\"」]\s*\[[^\[\]\s]+\]\s*$")
 
 
 def quoted_hit(line: str) -> bool:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from .cjk import CJK_RUN_RE
+from .cjk import CJK_RUN_RE, LazyPattern
 
 MAX_TAGS = 8
-_LATIN = re.compile(r"[a-z][a-z0-9'’-]*[a-z0-9]|[a-z]", re.I)
-_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*[a-z%]*", re.I)
+_LATIN = LazyPattern(r"[a-z][a-z0-9'’-]*[a-z0-9]|[a-z]", re.I)
+_NUMBER = LazyPattern(r"\d+(?:[.,:/-]\d+)*[a-z%]*", re.I)
 STOP = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can could did do does doing done down during each else ever every few for from further

@@ -31,6 +31,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..text.cjk import LazyPattern
+
 PLACEHOLDER = "[secret withheld]"
 LINE_MARKER = "[sensitive line withheld: ask to search]"
 KINDS = ("credential", "key", "entropy", "card", "id")
@@ -57,26 +59,26 @@ _EN_VERB = (r"(?:\s*[:=]\s*|\s+(?:is|are|was|=)(?:\s+(?:now|still|just|actually)
             r"|\s+(?:changed|set|updated|reset)\s+to\s+|\s*[-–—]>?\s*)")
 _VALUE = r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`,;，。；、]+)"
 # (a quote may close the keyword: JSON and YAML, '"password": "hunter2"')
-_EN_STATED = re.compile(rf"\b(?P<key>{_EN_KEY})\b[\"']?{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
+_EN_STATED = LazyPattern(rf"\b(?P<key>{_EN_KEY})\b[\"']?{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
 
 _ZH_KEY = (r"(?:密码|口令|密钥|暗码|门禁码|开门码|门锁码|锁码|储物柜码|柜子码|取件码|验证码|安全码|"
            r"(?:PIN|pin|Pin)\s*码?|支付码|密碼|門禁碼)")
 _ZH_VERB = r"(?:\s*(?:是|为|為|：|:|=|改成了?|改为|改為|换成了?|設為|设为|设置为|设成|就是)\s*)"
 _ZH_VALUE = r"[\"'“‘`「]?(?P<value>[A-Za-z0-9#*@!$%^&_+.-]+)"
-_ZH_STATED = re.compile(rf"(?P<key>{_ZH_KEY})[^，。；,;\n]{{0,4}}?{_ZH_VERB}{_ZH_VALUE}")
+_ZH_STATED = LazyPattern(rf"(?P<key>{_ZH_KEY})[^，。；,;\n]{{0,4}}?{_ZH_VERB}{_ZH_VALUE}")
 # "4471 is the door code", "sunflower99 is our wifi password", "4471 是门禁密码"
 # "password hunter2!" with no verb: only a value that looks made up (letters with digits or symbols)
-_EN_BARE = re.compile(r"\b(?P<key>pass(?:word|code)|passwd|pwd)\s+(?P<value>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])"
+_EN_BARE = LazyPattern(r"\b(?P<key>pass(?:word|code)|passwd|pwd)\s+(?P<value>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])"
                       r"[A-Za-z0-9!@#$%^&*_+.-]{4,})")
 # "locker code 3318", "PIN 0451": a code keyword followed straight by digits
-_EN_CODE_DIGITS = re.compile(rf"\b(?P<key>{_EN_KEY})\s*#?\s*(?P<value>\d{{3,}}[#*]?)(?![\d.,:/-]\d|\s*(?:%|kg|km|mb|gb|ms|px|[a-z]))", re.I)
+_EN_CODE_DIGITS = LazyPattern(rf"\b(?P<key>{_EN_KEY})\s*#?\s*(?P<value>\d{{3,}}[#*]?)(?![\d.,:/-]\d|\s*(?:%|kg|km|mb|gb|ms|px|[a-z]))", re.I)
 # "token: 9f8e…", "key=…": a generic word with an assignment and a long made-up value
-_ASSIGNED = re.compile(r"\b(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=]\s*[\"']?"
+_ASSIGNED = LazyPattern(r"\b(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=]\s*[\"']?"
                        r"(?P<value>(?=[^\s]*\d)[A-Za-z0-9_+/=.-]{12,})", re.I)
-_ZH_BARE = re.compile(rf"(?P<key>{_ZH_KEY}|门禁(?!卡))\s*(?:[:：]\s*)?(?P<value>(?=[^\s，。]*\d)[A-Za-z0-9#*@!$%^&_+-]{{3,}})")
-_EN_BEFORE = re.compile(rf"(?P<value>(?<![\w-])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s+(?:is|was)\s+(?:the|my|our|your|his|her|their)"
+_ZH_BARE = LazyPattern(rf"(?P<key>{_ZH_KEY}|门禁(?!卡))\s*(?:[:：]\s*)?(?P<value>(?=[^\s，。]*\d)[A-Za-z0-9#*@!$%^&_+-]{{3,}})")
+_EN_BEFORE = LazyPattern(rf"(?P<value>(?<![\w-])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s+(?:is|was)\s+(?:the|my|our|your|his|her|their)"
                         rf"(?:\s+[\w'’-]+)?\s+(?P<key>{_EN_KEY})\b", re.I)
-_ZH_BEFORE = re.compile(rf"(?P<value>(?<![A-Za-z0-9])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s*(?:是|就是)[^，。；,;\n]{{0,6}}?(?P<key>{_ZH_KEY})")
+_ZH_BEFORE = LazyPattern(rf"(?P<value>(?<![A-Za-z0-9])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s*(?:是|就是)[^，。；,;\n]{{0,6}}?(?P<key>{_ZH_KEY})")
 
 # values that follow "password is" in ordinary talk about passwords, not a password
 _NOT_VALUES = frozenset("""
@@ -90,7 +92,7 @@ below above following attached enclosed same-as printed taped on-file
 """.split())
 # keywords after which a plain word can be the value ("the wifi password is sunflower"); after
 # "combination", "secret" or "PIN" a plain word is talk ("the secret is patience")
-_WORD_VALUE_KEYS = re.compile(r"pass|pwd|wi-?fi|router|network|密码|口令|密碼", re.I)
+_WORD_VALUE_KEYS = LazyPattern(r"pass|pwd|wi-?fi|router|network|密码|口令|密碼", re.I)
 
 
 def _plausible_value(value: str, key: str) -> bool:
@@ -128,7 +130,7 @@ def _stated(text: str) -> list[Finding]:
 
 
 # -- keys and tokens by shape -------------------------------------------------------------------
-_KEY_SHAPES = re.compile("|".join([
+_KEY_SHAPES = LazyPattern("|".join([
     r"\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}",
     r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
     r"\bgh[pousr]_[A-Za-z0-9]{30,}", r"\bgithub_pat_[A-Za-z0-9_]{30,}",
@@ -145,10 +147,10 @@ _KEY_SHAPES = re.compile("|".join([
 
 
 # -- random-looking tokens ----------------------------------------------------------------------
-_TOKEN = re.compile(r"[A-Za-z0-9_+/=-]{20,}")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_WORDY = re.compile(r"(?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d{1,4})")
+_TOKEN = LazyPattern(r"[A-Za-z0-9_+/=-]{20,}")
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = LazyPattern(r"[0-9a-fA-F]+")
+_WORDY = LazyPattern(r"(?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d{1,4})")
 
 
 def entropy(s: str) -> float:
@@ -184,11 +186,11 @@ def _random_looking(tok: str) -> bool:
 
 
 # -- numbers with a checksum ------------------------------------------------------------------------
-_CARD = re.compile(r"(?<![\d.,-])(?:\d[ -]?){12,18}\d(?![\d.,]\d)")
-_CN_ID = re.compile(r"(?<!\d)[1-8]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
-_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
-_ID_STATED = re.compile(
+_CARD = LazyPattern(r"(?<![\d.,-])(?:\d[ -]?){12,18}\d(?![\d.,]\d)")
+_CN_ID = LazyPattern(r"(?<!\d)[1-8]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])")
+_IBAN = LazyPattern(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
+_SSN = LazyPattern(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_ID_STATED = LazyPattern(
     r"(?:\b(?:passport|ssn|social security|national id|id card|driver'?s? licen[cs]e|tax id)(?:\s+(?:number|no\.?|#))?"
     r"(?:\s+(?:is|was))?\s*[:#]?\s*|(?:护照|身份证|驾驶证|驾照|社保卡|社会保障)(?:号码|号)?\s*(?:是|为|：|:)?\s*)"
     r"(?P<value>[A-Z]{0,2}\d[A-Z0-9]{5,17})\b", re.I)
@@ -303,7 +305,7 @@ def mask_value(value):
     return value
 
 
-_BULLET = re.compile(r"^(\s*(?:[-*+]\s+|\d+[.)]\s+)?)")
+_BULLET = LazyPattern(r"^(\s*(?:[-*+]\s+|\d+[.)]\s+)?)")
 
 
 def withhold_lines(text: str, marker: str = LINE_MARKER) -> tuple[str, int]:
