@@ -47,8 +47,12 @@ def test_model_talk_questions_and_chit_chat_are_never_candidates():
                  "assistant: I don't have access to your calendar or email.", "assistant: 抱歉，我无法帮您完成这个请求。",
                  "assistant: 作为一个人工智能语言模型，我没有访问外部系统的权限。", "assistant: Great! Anything else?",
                  "user: What do you know about the cabin?", "user: 杭州那次住哪里来着？", "user: Just tired, long week.",
-                 "user: 今天好累啊", "user: lol yeah", "2. ” [MEMORY.md#L4-L4]"]:
+                 "user: 今天好累啊", "user: lol yeah", "2. ” [MEMORY.md#L4-L4]",
+                 # a tool's JSON echoed into a reply (seen through OpenClaw): data, never a fact
+                 'assistant: Found: { "results": [ { "path": "memory/2026-12-02.md", "startLine": 1, "score": 0.22, '
+                 '"snippet": "The cabin\'s boat is called Saltwater Dream." } ] }']:
         assert fact_text(talk) is None, talk
+    assert fact_text('user: Our boat is named "Dreamy": my daughter chose it.') is not None  # one quoted word is speech
     assert model_talk("I'm sorry, but I can't do that.") and not model_talk("I'm sorry I missed the dentist.")
     assert strip_framing("2. “The cabin has a stove.” [MEMORY.md#L4-L4]") == "The cabin has a stove."
 

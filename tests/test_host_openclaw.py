@@ -10,6 +10,10 @@ provider. One gateway for the whole module; each step is one OpenClaw command as
 2. `openclaw gateway call sessions.compact`: before_compaction runs reverie's flush, written through
    reverie into the agent's dated note with the owner's class.
 3. `sessions.reset`: before_reset / session_end write reverie's session note.
+3a. Active Memory (on in the home's settings, offline): a new conversation asking about the past gets
+    the recalled fact before the reply, as the model request shows; reverie records the pass.
+3b. Dreaming's light phase ingests what the owner said in OpenClaw (from reverie's transcript), never
+    a recalled block.
 4. reverie serve stopped: the next turn goes on without memory, and the gateway's log says why.
 5. The plugin's own tests (node --test), against real `reverie serve`s.
 """
@@ -32,6 +36,7 @@ from test_serve import Served
 pytestmark = pytest.mark.slow
 
 FACT = "The cabin's boat is called Saltwater Dream."
+OLDER = "My sister's wedding is in Porto on June 14."
 KEY = "agent:main:e2e"
 PROMPT = ("Green tea or coffee this morning? And what is the boat called? "
           "Remember that the spare key is under the blue flowerpot.")
@@ -47,14 +52,18 @@ def world(openclaw, tmp_path_factory):  # noqa: F811
     base = tmp_path_factory.mktemp("openclaw")
     home = base / "reverie"
     ok(cli(home, "init"))
+    with open(home / "reverie.toml", "a", encoding="utf-8") as f:  # Active Memory on, offline (test 3a)
+        f.write("\n[memory.activeMemory]\nenabled = true\n")
     (home / "workspace" / "MEMORY.md").write_text(
         "# Memory\n\n- Prefers green tea over coffee. <!-- trigger: green tea -->\n", encoding="utf-8")
     ok(cli(home, "remember", FACT))
+    _remember_days_ago(home, OLDER, 12)  # beyond the startup context: only a recall can bring it (test 3a)
     ok(cli(home, "index"))
     served = Served(home)
     script = [ToolCall("memory_search", {"query": "boat name"}), _found,  # turn 1
               Text("You are welcome."),  # turn 2
               Text("Summary: tea, the boat, the spare key."),  # OpenClaw's compaction summary
+              Text("In Porto, on June 14."),  # the Active Memory turn
               Text("Still here.")]  # the turn without reverie
     model = ModelServer(script).start()
     gateway = None
@@ -67,6 +76,19 @@ def world(openclaw, tmp_path_factory):  # noqa: F811
             gateway.stop()
         model.stop()
         served.stop()
+
+
+def _remember_days_ago(home: Path, text: str, days: int) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from reverie import Memory
+    from reverie.trust import OWNER_CLI
+
+    mem = Memory(home=home, overrides=['memory.search.provider="none"'])
+    try:
+        mem.remember(text, now=datetime.now(timezone.utc) - timedelta(days=days), provenance=OWNER_CLI)
+    finally:
+        mem.close()
 
 
 def _events(home: Path, kind: str, monkeypatch) -> list:
@@ -165,6 +187,43 @@ def test_reset_writes_the_session_note(world):
         time.sleep(1)
     assert changed, "no session note was written at reset:\n" + gw.log()[-3000:]
     assert any("flowerpot" in text or "Saltwater" in text or "green tea" in text for text in changed.values()), changed
+
+
+LATER = "agent:main:e2e-later"
+ASKED = "What did I say about my sister's wedding in Porto?"
+
+
+def test_active_memory_recalls_before_the_reply_in_a_new_conversation(world, monkeypatch):
+    gw, model = world["gateway"], world["model"]
+    seen = len(model.main_requests())
+    run = gw.agent(LATER, ASKED)
+    assert run.returncode == 0 and "In Porto, on June 14." in run.stdout, run.describe()
+    request = model.main_requests()[seen]
+    users = "\n".join(request.user_texts())
+    assert "Porto" not in request.system_text()  # not in the startup context: twelve days old
+    monkeypatch.setattr(sys.modules[__name__], "KEY", LATER)  # _events reads this conversation
+    system = [e.data for e in _events(world["home"], "system", monkeypatch)]
+    logged = "\n".join(line for line in gw.log().splitlines() if "reverie" in line)
+    assert "Recalled from long-term memory (reverie)" in users and "Porto on June 14" in users, \
+        f"Active Memory's recall did not reach the model's request:\n{users[-300:]}\n{system}\n{logged[-3000:]}"
+    passes = [d for d in system if d.get("event") == "active-memory"]
+    assert passes and passes[-1].get("status") == "ok", passes  # the bounded pass ran, and found it
+
+
+def test_dreaming_ingests_what_the_owner_said_in_openclaw(world):
+    deadline = time.monotonic() + 30
+    out = {}
+    corpus = ""
+    while time.monotonic() < deadline:  # agent_end of the last turn is recorded after its reply
+        out = ok(cli(world["home"], "dream", "run", "--phase", "light", "--json"))
+        folder = world["home"] / "workspace" / "memory" / ".dreams" / "session-corpus"
+        corpus = "\n".join(p.read_text(encoding="utf-8") for p in folder.glob("*.md"))
+        if "spare key is under the blue flowerpot" in corpus:
+            break
+        time.sleep(1)
+    assert "spare key is under the blue flowerpot" in corpus, corpus  # the owner's words of the first turn
+    # never what memory said: not a recalled block, nor the tool's answer the model echoed ("Found: {...}")
+    assert "Recalled from long-term memory" not in corpus and "Saltwater" not in corpus and '"score"' not in corpus
 
 
 def test_a_stopped_reverie_serve_is_a_clear_error_and_the_turn_goes_on(world):

@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..text.boilerplate import ROLE_INSIDE, drop_pleasantries, model_talk, role_of, split_sentences, strip_framing
+from ..text.boilerplate import (ROLE_INSIDE, drop_pleasantries, looks_like_data, model_talk, role_of, split_sentences,
+                                strip_framing)
 from ..text.cjk import CJK_RUN_RE
 from ..text.concepts import content_words
 
@@ -84,7 +85,7 @@ def fact_text(snippet: str, conversation: bool = False) -> str | None:
     facts = []
     for role, body in _messages(snippet):
         body = body.strip()
-        if not body or model_talk(body):
+        if not body or model_talk(body) or looks_like_data(body):
             continue
         if body.rstrip().endswith(_QUESTION_END) and len(split_sentences(body)) <= 1:
             continue

@@ -89,6 +89,15 @@ def model_talk(text: str) -> bool:
     return bool(sentences) and all(_PLEASANTRY.search(s) for s in sentences)
 
 
+_DATA_KEY = LazyPattern(r'"[^"\n]{1,40}"\s*:')
+
+
+def looks_like_data(text: str) -> bool:
+    """Serialized data (a tool's JSON echoed into a reply), not a statement: two or more quoted keys
+    (``"path": ..., "score": ...``), which people's sentences do not hold."""
+    return '":' in text.replace('" :', '":') and len(_DATA_KEY.findall(text)) >= 2
+
+
 def drop_pleasantries(text: str) -> str:
     kept = [s for s in split_sentences(text) if not _PLEASANTRY.search(s) and not _MODEL_TALK.search(s)]
     return " ".join(kept) if kept else ""
