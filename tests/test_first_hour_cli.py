@@ -208,7 +208,7 @@ def test_get_on_a_missing_file_fails_and_paging_is_in_command_line_words(reverie
 
 
 def test_search_says_when_its_order_is_not_by_score_and_explains_its_footer(capsys):
-    from reverie.cli.search_cmds import _print_results
+    from reverie.cli.search_run import _print_results
 
     def hit(score, n):
         return {"score": score, "citation": f"memory/a.md#L{n}-L{n}", "snippet": f"note {n}", "vectorScore": None,
