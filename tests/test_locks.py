@@ -102,6 +102,39 @@ def test_a_lock_excludes_another_thread_and_a_dead_holder_frees_it(tmp_path: Pat
         assert again.is_locked
 
 
+WAITER = r"""
+import sys, threading, time
+from reverie.locks import FileLock
+held = FileLock(sys.argv[1]).acquire()  # held here...
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()  # (another thread the signal may reach)
+print("waiting", flush=True)
+try:
+    FileLock(sys.argv[1]).acquire()  # ...and waited for, for ever, on another descriptor
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_reaches_a_thread_waiting_for_a_lock(tmp_path: Path):
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-c", WAITER, str(tmp_path / "w.lock")], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "waiting"
+        import time
+
+        time.sleep(0.3)  # (inside the wait by now; the test only needs the signal to end it)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "interrupted" in out
+
+
 def _entry(writer: int, n: int) -> str:
     # three lines per entry: an interleaved write would split them apart
     return f"writer {writer} entry {n} begins\nmiddle {writer}-{n}\nend {writer}-{n}"

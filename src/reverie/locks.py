@@ -75,20 +75,23 @@ class FileLock:
         return self
 
     def _take(self, fd: int) -> None:
-        if self.blocking and self.timeout < 0:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            return
-        deadline = time.monotonic() + (self.timeout if self.blocking else 0.0)
+        # Never a blocking flock(): a signal delivered to another thread of the process (Ctrl-C
+        # while the main thread waits here) would not interrupt it, and the process would wait for
+        # ever. A short sleep between tries lets the waiting thread take its signals.
+        forever = self.blocking and self.timeout < 0
+        deadline = time.monotonic() + (max(self.timeout, 0.0) if self.blocking else 0.0)
+        pause = 0.001
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
                 pass
-            left = deadline - time.monotonic()
+            left = POLL_SECONDS if forever else deadline - time.monotonic()
             if left <= 0:
                 raise Timeout(self.lock_file)
-            time.sleep(min(POLL_SECONDS, left))
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, POLL_SECONDS)
 
     def release(self) -> None:
         if self._depth == 0:
