@@ -219,6 +219,27 @@ def test_a_query_naming_a_file_finds_it_on_both_engines(store_backend, reverie_h
     try:
         got = {h.path: h.specificity for h in exact_path_hits(conn, query)}
         assert got == expected
+        if store_backend != "postgres":  # the search's road: the names kept per index version, same answer
+            from reverie.search.keyword import memory_index_version
+
+            version = memory_index_version(conn)
+            assert {h.path: h.specificity for h in exact_path_hits(conn, query, version)} == expected
     finally:
         conn.close()
         m.close()
+
+
+def test_the_names_kept_for_one_word_queries_follow_the_index(reverie_home):
+    """The file names a one-word query is matched against are kept per index version: a file added
+    (or renamed away) is found (or no longer found) by the next search after its sync."""
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    (m.workspace / "memory" / "alpha.md").write_text("- first file\n", encoding="utf-8")
+    m.sync()
+    assert [r["path"] for r in m.search("alpha", min_score=0)["results"]][:1] == ["memory/alpha.md"]
+    assert not [r for r in m.search("gamma", min_score=0)["results"] if r["path"] == "memory/gamma.md"]
+    (m.workspace / "memory" / "alpha.md").rename(m.workspace / "memory" / "gamma.md")
+    m.sync()
+    assert [r["path"] for r in m.search("gamma", min_score=0)["results"]][:1] == ["memory/gamma.md"]
+    assert not [r for r in m.search("alpha", min_score=0)["results"] if r["path"] == "memory/alpha.md"]
+    m.close()

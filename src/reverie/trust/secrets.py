@@ -238,8 +238,11 @@ def iban_ok(value: str) -> bool:
         return False
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _has_digit(text: str) -> bool:
-    return any(ch.isdigit() for ch in text)
+    return _DIGIT.search(text) is not None
 
 
 def _numbers(text: str) -> list[Finding]:
