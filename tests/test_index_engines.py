@@ -219,19 +219,14 @@ def test_a_query_naming_a_file_finds_it_on_both_engines(store_backend, reverie_h
     try:
         got = {h.path: h.specificity for h in exact_path_hits(conn, query)}
         assert got == expected
-        if store_backend != "postgres":  # the search's road: the names kept per index version, same answer
-            from reverie.search.keyword import memory_index_version
-
-            version = memory_index_version(conn)
-            assert {h.path: h.specificity for h in exact_path_hits(conn, query, version)} == expected
     finally:
         conn.close()
         m.close()
 
 
 def test_the_names_kept_for_one_word_queries_follow_the_index(reverie_home):
-    """The file names a one-word query is matched against are kept per index version: a file added
-    (or renamed away) is found (or no longer found) by the next search after its sync."""
+    """A file added (or renamed away) is found (or no longer found) by a one-word query naming it,
+    at the next search after its sync."""
     m = Memory(overrides=['memory.search.provider="none"'])
     m.init()
     (m.workspace / "memory" / "alpha.md").write_text("- first file\n", encoding="utf-8")

@@ -365,15 +365,13 @@ def specific_hits(raw: str, rows) -> list[PathHit]:
     return out
 
 
-def exact_path_hits(conn, query: str, version: tuple | None = None) -> list[PathHit]:
-    """Files the query names: its whole path (3), file name (2) or stem (1). With the index
-    ``version``, looked up in a table of the files' names kept per version: matching ``lower(path)``
-    with LIKE scanned every file (~30 ms at 20,000 files) on every one-word query."""
+def exact_path_hits(conn, query: str) -> list[PathHit]:
+    """Files the query names: its whole path (3), file name (2) or stem (1). (A table of the names
+    kept per index version was tried: rebuilding it took ~100 ms at 20,000 files, paid after every
+    write, against ~25 ms for this scan; under a writer, searches got slower.)"""
     raw = path_query(query)
     if raw is None:
         return []
-    if version is not None:
-        return specific_hits(raw, _path_names(conn, version).get(raw, ()))
     name_like = "%/" + escape_like(raw)
     rows = conn.execute(
         "SELECT id, path FROM memory_index_sources WHERE lower(path) = ? OR lower(path) LIKE ? ESCAPE '\\' "
@@ -382,28 +380,8 @@ def exact_path_hits(conn, query: str, version: tuple | None = None) -> list[Path
     return specific_hits(raw, rows)
 
 
-_PATH_NAMES: dict[tuple, dict[str, list[tuple[int, str]]]] = {}
-
-
-def _path_names(conn, version: tuple) -> dict[str, list[tuple[int, str]]]:
-    """Every file's lowercased whole path, file name and stem -> its (id, path), per index version."""
-    table = _PATH_NAMES.get(version)
-    if table is None:
-        if len(_PATH_NAMES) >= 4:
-            _PATH_NAMES.clear()
-        table = {}
-        for sid, path in conn.execute("SELECT id, path FROM memory_index_sources"):
-            p = path.lower()
-            name = p.rsplit("/", 1)[-1]
-            for key in {p, name, name.rsplit(".", 1)[0]}:
-                table.setdefault(key, []).append((sid, path))
-        _PATH_NAMES[version] = table
-    return table
-
-
-def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int,
-             version: tuple | None = None) -> list[PathHit]:
-    out: dict[int, PathHit] = {h.source_id: h for h in exact_path_hits(conn, query, version)}
+def path_leg(conn: apsw.Connection, query: str, tokenizer: str, window: int) -> list[PathHit]:
+    out: dict[int, PathHit] = {h.source_id: h for h in exact_path_hits(conn, query)}
     q = build_query(query, tokenizer)
     if q.strict and not q.like:
         try:

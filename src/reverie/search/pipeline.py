@@ -213,7 +213,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         version = memory_index_version(conn)
         qt = analyse_query(conn, kw_query, params.tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
         kw_hits = keyword_leg(conn, qt, params.window * KEYWORD_FETCH) if use_kw else []
-        p_hits = path_leg(conn, params.query, params.tokenizer, params.window, version) if use_kw else []
+        p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     for hit in kw_hits:
         cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
     if params.advice and use_vectors and use_kw:  # the taste leg (search/taste.py)
