@@ -30,6 +30,12 @@ def _flags(sets: list[str]) -> list[str]:
     return sum((["--set", s] for s in sets), [])
 
 
+def ctrl_c_default() -> None:
+    """Ctrl-C as a terminal's process gets it: a suite started in the background (``cmd &`` in a
+    script) runs with SIGINT ignored, which every child would inherit."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _vectors(mem: Memory) -> int:
     return counts(mem.index.conn())[1]
 
@@ -42,7 +48,7 @@ def test_ctrl_c_while_the_engine_is_busy_keeps_the_finished_batches(reverie_home
     for i in range(400):  # 400 chunks: batches of 64; the third never returns
         (d / f"n{i:04d}.md").write_text(f"- note {i} about the word{i} and a heron\n", encoding="utf-8")
     proc = subprocess.Popen([*CLI, "index", *_flags(FAKE)], env=_env(reverie_home, FAKE_EMBEDDER_STUCK_AFTER="2"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
     try:
         deadline = time.monotonic() + 240  # (a wait for a state, not a measure of speed)
         while _vectors(mem) < 128:
