@@ -28,33 +28,48 @@ import sys
 ROOT_VALUE_OPTIONS = ("--home", "--agent", "--workspace", "--set")
 
 
-def parse_common(args: list[str], *, strict: bool = True) -> tuple[dict, list[str]] | None:
+def parse_common(args: list[str], *, strict: bool = True, values: dict[str, str] | None = None,
+                 flags: dict[str, str] | None = None) -> tuple[dict, list[str]] | None:
     """(the root options, the other words), or None when ``strict`` and an option is not one every
-    command takes (the full parser then explains it). ``--opt=value`` and ``--opt value`` both
-    work. Not strict, other options are passed over (a command's own, which the server reads)."""
-    found: dict = {"home": None, "agent": None, "workspace": None, "sets": [], "json": False}
+    command takes nor one of the command's own named here (the full parser then explains it).
+    ``--opt=value`` and ``--opt value`` both work. ``values`` and ``flags`` (option -> key) are the
+    command's own options: ``found["own"][key]`` is the list of a value option's values, True for a
+    flag. Not strict, other options are passed over (a command's own, which the server reads)."""
+    values, flags = values or {}, flags or {}
+    found: dict = {"home": None, "agent": None, "workspace": None, "sets": [], "json": False, "own": {}}
     words: list[str] = []
     it = iter(args)
     for arg in it:
         name, eq, value = arg.partition("=")
-        if name in ROOT_VALUE_OPTIONS:
+        if name in ROOT_VALUE_OPTIONS or name in values:
             if not eq:
                 value = next(it, None)
                 if value is None:
                     return None
-            key = name[2:]
-            if key == "set":
+            if name in values:
+                found["own"].setdefault(values[name], []).append(value)
+            elif name == "--set":
                 found["sets"].append(value)
             else:
-                found[key] = value
+                found[name[2:]] = value
         elif arg == "--json":
             found["json"] = True
+        elif arg in flags:
+            found["own"][flags[arg]] = True
         elif arg.startswith("-"):
             if strict:
                 return None
         else:
             words.append(arg)
     return found, words
+
+
+def _opts(found: dict):
+    """The options every command takes, as the commands' bodies read them."""
+    from .basics import Opts
+
+    return Opts(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
+                sets=list(found["sets"]), json=found["json"])
 
 
 def dispatch(args: list[str]) -> int | None:
@@ -88,20 +103,15 @@ def remember_here(args: list[str]) -> int | None:
     """``reverie remember TEXT`` (or ``--stdin``) in this process without the command-line framework:
     noting something is the command people and agents' shells run most, and its start is their
     wait. None: arguments this does not understand (the full command line answers, or explains)."""
-    if "--" in args:
-        return None
-    use_stdin = "--stdin" in args
-    parsed = parse_common([a for a in args if a != "--stdin"])
+    parsed = parse_common(args, flags={"--stdin": "stdin"})
     if parsed is None or parsed[1][:1] != ["remember"]:
         return None
     found, words = parsed
-    from .basics import Opts
     from .main import guarded
     from .remember_run import remember
 
-    o = Opts(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
-             sets=list(found["sets"]), json=found["json"])
-    return guarded(lambda: remember(o, words[1:], use_stdin))
+    o = _opts(found)
+    return guarded(lambda: remember(o, words[1:], bool(found["own"].get("stdin"))))
 
 
 _SEARCH_VALUES = {"--query": "query", "-q": "query", "--max-results": "max_results", "-n": "max_results",
@@ -113,47 +123,26 @@ def search_here(args: list[str]) -> int | None:
     """``reverie search`` in this process without the command-line framework (its options read
     here; a value this does not accept, such as ``-n 0``, goes to the full command line, which
     says what is wrong). None: arguments this does not understand."""
-    values: dict = {"project": []}
-    flags = {name: False for name in _SEARCH_FLAGS.values()}
-    rest: list[str] = []
-    it = iter(args)
-    for arg in it:
-        if arg == "--":
-            return None
-        name, eq, value = arg.partition("=")
-        if name in _SEARCH_VALUES:
-            if not eq:
-                value = next(it, None)
-                if value is None:
-                    return None
-            key = _SEARCH_VALUES[name]
-            if key == "project":
-                values["project"].append(value)
-            else:
-                values[key] = value
-        elif arg in _SEARCH_FLAGS:
-            flags[_SEARCH_FLAGS[arg]] = True
-        else:
-            rest.append(arg)
-    parsed = parse_common(rest)
+    parsed = parse_common(args, values=_SEARCH_VALUES, flags=_SEARCH_FLAGS)
     if parsed is None or parsed[1][:1] != ["search"] or len(parsed[1]) > 2:
         return None
     found, words = parsed
+    own = found["own"]
+    last = {key: own[key][-1] for key in ("query", "max_results", "min_score") if key in own}  # as click: the last
     try:
-        n = int(values["max_results"]) if "max_results" in values else None
-        floor = float(values["min_score"]) if "min_score" in values else None
+        n = int(last["max_results"]) if "max_results" in last else None
+        floor = float(last["min_score"]) if "min_score" in last else None
     except ValueError:
         return None
     if (n is not None and n < 1) or (floor is not None and not 0.0 <= floor <= 1.0):
         return None
-    query = values.get("query", words[1] if len(words) > 1 else None)
-    from .basics import Opts
+    query = last.get("query", words[1] if len(words) > 1 else None)
     from .main import guarded
     from .search_run import search
 
-    o = Opts(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
-             sets=list(found["sets"]), json=found["json"])
-    return guarded(lambda: search(o, query, n, floor, project=values["project"] or None, **flags))
+    o = _opts(found)
+    flags = {key: bool(own.get(key)) for key in _SEARCH_FLAGS.values()}
+    return guarded(lambda: search(o, query, n, floor, project=own.get("project") or None, **flags))
 
 
 def hook_here(args: list[str]) -> int | None:
@@ -182,8 +171,8 @@ def hook_here(args: list[str]) -> int | None:
     def open_memory():
         from ..api import Memory
 
-        return Memory(home=_path(found["home"]), agent=found["agent"], workspace=_path(found["workspace"]),
-                      overrides=found["sets"])
+        o = _opts(found)
+        return Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets)
 
     if host == "claude-code":
         from ..hosts import claude_code as cc
