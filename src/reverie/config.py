@@ -15,22 +15,32 @@ from pathlib import Path
 from typing import Any, Literal
 
 # json, urllib.parse and zoneinfo are imported where used: ~25 ms of a cold command that needs none
-
 from .settings_model import Field, Invalid, Model, PrivateAttr, ValidationInfo, field_validator
 
 from .errors import ConfigError
+
+
+def _zone(name: str) -> tzinfo:
+    """The zone an IANA name names; UTC without zoneinfo's import (~7 ms of a cold command)."""
+    if name == "UTC":
+        from datetime import timezone
+
+        return timezone.utc
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(name)
 
 
 def _time_zone(v: str | None) -> str | None:
     """A ``timezone`` setting: an IANA zone name, or None when unset."""
     if v in (None, ""):
         return None
-    if v == "UTC":  # valid everywhere, and zoneinfo's import (~7 ms) is not needed to know it
+    if v == "UTC":  # known without zoneinfo
         return v
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    from zoneinfo import ZoneInfoNotFoundError
 
     try:
-        ZoneInfo(v)
+        _zone(v)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ValueError(f"unknown time zone {v!r}") from exc
     return v
@@ -573,24 +583,14 @@ class Settings(_Model):
         return self.memory.search
 
     def tz(self) -> tzinfo:
-        if self.timezone == "UTC":
-            from datetime import timezone
-
-            return timezone.utc
         if self.timezone:
-            from zoneinfo import ZoneInfo
-
-            return ZoneInfo(self.timezone)
+            return _zone(self.timezone)
         return datetime.now().astimezone().tzinfo  # host zone
 
     def dreaming_tz(self) -> tzinfo:
         """The zone Dreaming dates recalls and sweeps in: its own, else the top-level one."""
         zone = self.memory.dreaming.timezone
-        if not zone:
-            return self.tz()
-        from zoneinfo import ZoneInfo
-
-        return ZoneInfo(zone)
+        return _zone(zone) if zone else self.tz()
 
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(by_alias=True, mode="json")
@@ -668,7 +668,7 @@ def settings_keys(model: type[Model] = None, prefix: str = "") -> list[str]:  # 
     model = model or Settings
     out: list[str] = []
     for name, field in model.model_fields.items():
-        key = prefix + (field.alias or name)
+        key = prefix + field.key
         sub = field.annotation
         if isinstance(sub, type) and issubclass(sub, Model):
             out += settings_keys(sub, key + ".")
