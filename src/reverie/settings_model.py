@@ -127,7 +127,7 @@ def field_validator(*names: str, mode: str = "after"):
 
 def _run(fn, value, info: ValidationInfo, loc: tuple):
     try:
-        return fn(value, info) if fn._takes_info else fn(value)
+        return fn(value, info)
     except Invalid:
         raise
     except ValueError as exc:
@@ -166,8 +166,9 @@ def _bool(v, loc):
         return v
     if isinstance(v, int) and v in (0, 1):
         return bool(v)
-    if isinstance(v, str) and v.strip().lower() in _TRUE | _FALSE:
-        return v.strip().lower() in _TRUE
+    word = v.strip().lower() if isinstance(v, str) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
     raise Invalid(loc, f"must be true or false{_got(v)}")
 
 
@@ -313,7 +314,7 @@ class Model:
         privates: dict[str, _Private] = {}
         for base in reversed(cls.__mro__[1:]):
             if issubclass(base, Model):
-                fields.update({n: f for n, f in base.model_fields.items()})
+                fields.update(base.model_fields)
                 privates.update(base._privates)
         validators = [fn for fn in (getattr(v, "__func__", v) for v in cls.__dict__.values())
                       if callable(fn) and hasattr(fn, "_reverie_validates")]
@@ -339,9 +340,7 @@ class Model:
             fields[name] = info
         for fn in validators:
             names, mode = fn._reverie_validates
-            fn._takes_info = fn.__code__.co_argcount >= 3
-            bound = fn.__get__(cls, cls)
-            bound_fn = _bind(bound, fn._takes_info)
+            bound_fn = _bind(fn.__get__(cls, cls), takes_info=fn.__code__.co_argcount >= 3)
             for name in names:
                 if name not in fields:
                     raise TypeError(f"{cls.__name__}: a validator names {name!r}, which is not a field")
@@ -439,12 +438,11 @@ class Model:
         return f"{type(self).__name__}({shown})"
 
 
-def _bind(bound, takes_info: bool):
-    def call(value, info=None):
-        return bound(value, info) if takes_info else bound(value)
-
-    call._takes_info = True
-    return call
+def _bind(bound, *, takes_info: bool):
+    """A validator called as ``(value, info)`` whether or not it reads the info."""
+    if takes_info:
+        return bound
+    return lambda value, info: bound(value)
 
 
 def _dump(value, by_alias: bool):
