@@ -50,7 +50,9 @@ try:
     print("taken twice")
 except locks.Timeout:
     print("refused")
+first.acquire()  # re-entered...
 first.release()
+first.release()  # ...and free once the outermost holder lets go
 with locks.FileLock(path, timeout=1):
     print("free again")
 """

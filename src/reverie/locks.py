@@ -53,6 +53,9 @@ class FileLock:
         return self._depth > 0
 
     def acquire(self) -> FileLock:
+        if self._depth:  # re-entered: released when the outermost holder lets go
+            self._depth += 1
+            return self
         if self._other is not None:  # pragma: no cover - Windows
             import filelock
 
@@ -60,10 +63,7 @@ class FileLock:
                 self._other.acquire()
             except filelock.Timeout:
                 raise Timeout(self.lock_file) from None
-            self._depth += 1
-            return self
-        if self._depth:
-            self._depth += 1
+            self._depth = 1
             return self
         fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
         try:
