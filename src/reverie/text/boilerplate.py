@@ -95,7 +95,7 @@ _DATA_KEY = LazyPattern(r'"[^"\n]{1,40}"\s*:')
 def looks_like_data(text: str) -> bool:
     """Serialized data (a tool's JSON echoed into a reply), not a statement: two or more quoted keys
     (``"path": ..., "score": ...``), which people's sentences do not hold."""
-    return '":' in text.replace('" :', '":') and len(_DATA_KEY.findall(text)) >= 2
+    return '"' in text and len(_DATA_KEY.findall(text)) >= 2
 
 
 def drop_pleasantries(text: str) -> str:
