@@ -203,7 +203,7 @@ def test_a_search_that_waited_for_a_sync_reads_the_index_after_it(mem):
 ])
 def test_a_query_naming_a_file_finds_it_on_both_engines(store_backend, reverie_home, query, expected):
     """A one-word query that is a file's whole path, file name or stem (any case) names that file,
-    on SQLite by matching the paths, on PostgreSQL from the sources' indexed path keys."""
+    on both engines from the sources' indexed path keys."""
     m = Memory(overrides=['memory.search.provider="none"'])
     m.init()
     for rel in ("memory/alpha.md", "memory/sub/ALPHA.md", "memory/Alpha.Notes.md", "memory/100%_x.md",
@@ -211,10 +211,7 @@ def test_a_query_naming_a_file_finds_it_on_both_engines(store_backend, reverie_h
         (m.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
         (m.workspace / rel).write_text(f"- a note in {rel}\n", encoding="utf-8")
     m.index.sync()
-    if store_backend == "postgres":
-        from reverie.search.postgres import exact_path_hits
-    else:
-        from reverie.search.keyword import exact_path_hits
+    from reverie.search.keyword import exact_path_hits
     conn = index_conn(m)
     try:
         got = {h.path: h.specificity for h in exact_path_hits(conn, query)}
@@ -222,6 +219,30 @@ def test_a_query_naming_a_file_finds_it_on_both_engines(store_backend, reverie_h
     finally:
         conn.close()
         m.close()
+
+
+def test_a_generation_without_the_path_keys_still_finds_named_files():
+    """A generation file a read-only process could not migrate (no path key columns) is matched by
+    scanning the paths, with the same answer as the indexed keys give."""
+    import apsw
+
+    from reverie.index.schema import _INDEX_BASE, _PATH_KEYS
+    from reverie.search.keyword import exact_path_hits
+    got = []
+    for steps in ((_INDEX_BASE,), (_INDEX_BASE, _PATH_KEYS)):
+        conn = apsw.Connection(":memory:")
+        for step in steps:
+            conn.execute(step)
+        for rel in ("memory/alpha.md", "memory/sub/ALPHA.md", "memory/Alpha.Notes.md", "MEMORY.md", "memory/.md"):
+            conn.execute("INSERT INTO memory_index_sources(path, hash, mtime, size, indexed_at) VALUES (?, 'h', 0, 0, 0)",
+                         (rel,))
+        got.append([sorted((h.path, h.specificity) for h in exact_path_hits(conn, q))
+                    for q in ("alpha", "alpha.md", "memory", "memory.md", "alpha.notes", "memory/sub/alpha.md", "")])
+        conn.close()
+    assert got[0] == got[1]
+    assert got[1][0] == [("memory/alpha.md", 1), ("memory/sub/ALPHA.md", 1)]
+    assert got[1][2] == [("MEMORY.md", 1)]
+    assert got[1][5] == [("memory/sub/ALPHA.md", 3)]
 
 
 def test_the_names_kept_for_one_word_queries_follow_the_index(reverie_home):

@@ -366,17 +366,21 @@ def specific_hits(raw: str, rows) -> list[PathHit]:
 
 
 def exact_path_hits(conn, query: str) -> list[PathHit]:
-    """Files the query names: its whole path (3), file name (2) or stem (1). (A table of the names
-    kept per index version was tried: rebuilding it took ~100 ms at 20,000 files, paid after every
-    write, against ~25 ms for this scan; under a writer, searches got slower.)"""
+    """Files the query names: its whole path (3), file name (2) or stem (1). Three index probes on
+    the sources' lowercased path, name and stem (index/schema.py 0008_path_keys); a generation file
+    a read-only process cannot migrate is matched by the scan it had before."""
     raw = path_query(query)
     if raw is None:
         return []
-    name_like = "%/" + escape_like(raw)
-    rows = conn.execute(
-        "SELECT id, path FROM memory_index_sources WHERE lower(path) = ? OR lower(path) LIKE ? ESCAPE '\\' "
-        "OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\'",
-        (raw, name_like, name_like + ".%", escape_like(raw), escape_like(raw) + ".%"))
+    try:
+        rows = conn.execute("SELECT id, path FROM memory_index_sources "
+                            "WHERE path_key = ? OR name_key = ? OR stem_key = ?", (raw, raw, raw)).fetchall()
+    except apsw.SQLError:
+        name_like = "%/" + escape_like(raw)
+        rows = conn.execute(
+            "SELECT id, path FROM memory_index_sources WHERE lower(path) = ? OR lower(path) LIKE ? ESCAPE '\\' "
+            "OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\'",
+            (raw, name_like, name_like + ".%", escape_like(raw), escape_like(raw) + ".%"))
     return specific_hits(raw, rows)
 
 

@@ -37,7 +37,8 @@ import numpy as np
 from ..index import reads
 from ..store.postgres.dialect import vector_literal
 from ..text.fts import bm25_to_score, query_terms, term_tokens
-from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, idf, path_query, specific_hits
+# exact_path_hits: the same three probes of the sources' indexed path keys on both engines
+from .keyword import KeywordHit, PathHit, QueryTerms, analyse_query, exact_path_hits, idf
 from .vectors import WindowMatrix, _block, _build_view, _COLUMNS
 
 T = TypeVar("T")
@@ -163,15 +164,6 @@ def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
             if seq not in hits:
                 hits[seq] = KeywordHit(seq, rank, len(hits) + 1, strict)
     return list(hits.values())
-
-
-def exact_path_hits(conn, query: str) -> list[PathHit]:
-    """Files the query names, as on SQLite, from the sources' indexed path keys (schema.py)."""
-    raw = path_query(query)
-    if raw is None:
-        return []
-    return specific_hits(raw, conn.execute("SELECT id, path FROM memory_index_sources "
-                                           "WHERE path_key = ? OR name_key = ? OR stem_key = ?", (raw, raw, raw)))
 
 
 def path_leg(conn, query: str, tokenizer: str, window: int) -> list[PathHit]:
