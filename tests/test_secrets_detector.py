@@ -100,3 +100,20 @@ def test_benchmark_goals_hold():
 
     r = measure()
     assert r["recall"] >= 0.95 and r["fpRate"] <= 0.01, r
+
+
+@pytest.mark.parametrize("text", [
+    "the wifi PASSWORD is sunflower99",
+    "the wifi paſſword is sunflower99",  # the long s: IGNORECASE reads it as s
+    "the door code is 4471 since May",  # the Kelvin sign below reads as k
+    "api \u212aey: 9f8e7d6c5b4a39281706",
+    "ssn: 123-45-6789",
+    "my pİn is 8842",  # the dotted capital I reads as i
+    "PIN 0451",
+    "card 4111 1111 1111 1111 on file",
+    "身份证号 110101199003074578",
+])
+def test_the_word_checks_before_the_patterns_miss_nothing_the_patterns_find(text):
+    """The checks that skip a pattern for a text without its keyword (ASCII stems, digit counts,
+    key prefixes) see the text as the patterns' IGNORECASE does: each of these is still found."""
+    assert find_secrets(text)
