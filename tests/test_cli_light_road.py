@@ -81,3 +81,15 @@ def test_remember_on_the_light_road_writes_and_answers_as_the_full_command_line(
     for accepted in ("the first note", "a second note", "a third note from standard input", "-starts with a dash"):
         assert text.count(accepted) == 2, accepted
     assert "and words" not in text and "frobnicate" not in text
+
+
+@pytest.mark.parametrize("args", [
+    ["--version"],
+    ["--home", "/nowhere/at/all", "--version"],  # answered before the home is read
+    ["--version", "--json"],
+    ["--version", "--bogus"],  # not understood here: the full command line's own error
+])
+def test_version_on_the_light_road_answers_as_the_full_command_line(args: list[str]):
+    light, full = both(args)
+    assert light == full
+    assert light[0] != 0 or light[1].startswith("reverie ")

@@ -74,7 +74,8 @@ def _opts(found: dict):
 
 def dispatch(args: list[str]) -> int | None:
     """The exit code of a command answered here, or None to go on to the full command line."""
-    if args == ["--version"]:
+    parsed = parse_common(args, flags={"--version": "version"})
+    if parsed is not None and not parsed[1] and parsed[0]["own"].get("version"):  # (with --home and the like too)
         from .. import __version__
 
         print(f"reverie {__version__}")
