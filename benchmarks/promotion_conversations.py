@@ -107,18 +107,19 @@ FACTS = [
 ALL = CONVERSATIONS + FACTS
 
 
-def run_conversation(mem, conv: Conversation, *, key: str, model=None) -> dict:
+def run_conversation(mem, conv: Conversation, *, key: str, model=None, clock=None) -> dict:
     """Follow one conversation through the sidecar, the offline model answering; end it (the
-    session note is written). Returns the end outcome's data."""
+    session note is written). Returns the end outcome's data. ``clock``: the day it happens
+    (a replayed month), the wall clock without one."""
     from reverie.models.base import ChatMessage
     from reverie.models.offline import OfflineModel
     from reverie.sidecar import FollowedSession, HostMessage, ToolCallPart
     from reverie.tools.memory import memory_tools
 
     model = model or OfflineModel()
-    tools = {t.name: t for t in memory_tools(mem)}
+    tools = {t.name: t for t in memory_tools(mem, clock)}
     defs = [tools["memory_search"].openai(), tools["memory_append"].openai()]
-    s = FollowedSession(mem, host="bench", key=key)
+    s = FollowedSession(mem, host="bench", key=key, clock=clock)
     try:
         s.start()
         for n, (text, scripted) in enumerate(conv.turns):

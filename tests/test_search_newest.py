@@ -64,3 +64,20 @@ def test_an_update_ranked_lower_moves_just_above_what_it_updates():
     out = prefer_newest([dict(r) for r in rows])
     assert [r["path"] for r in out] == ["memory/2026-11-09.md", "memory/2026-11-02.md", "memory/2026-11-03.md"]
     assert out[1]["supersededBy"] == "memory/2026-11-09.md#L5-L5" and "supersededBy" not in out[2]
+
+
+def test_a_promoted_entry_is_dated_by_the_note_it_cites():
+    """An entry Dreaming promoted into MEMORY.md is as old as the note it cites: a later note that
+    updates it goes above it (its annotations are not words of its subject); the owner's own
+    uncited lines keep their place."""
+    promoted = {"path": "MEMORY.md", "startLine": 4, "citation": "MEMORY.md#L3-L4",
+                "snippet": "<!-- reverie-entry: st-1 -->\n- My dentist is Dr Patel at Elm Street Dental. "
+                           "Source: memory/2026-10-03-0900.md#L9-L9 <!-- importance: 6 -->"}
+    later = {"path": "memory/2026-10-13.md", "startLine": 5, "citation": "memory/2026-10-13.md#L5-L5",
+             "snippet": "I switched dentists: my dentist is now Dr Moreau at Harbour Dental."}
+    out = prefer_newest([dict(promoted), dict(later)])
+    assert [r["path"] for r in out] == ["memory/2026-10-13.md", "MEMORY.md"]
+    assert out[1]["supersededBy"] == "memory/2026-10-13.md#L5-L5"
+    # cited by a later note than the update: the promoted entry is the newer one and stays first
+    newer = dict(promoted, snippet=promoted["snippet"].replace("2026-10-03-0900", "2026-10-20"))
+    assert [r["path"] for r in prefer_newest([newer, dict(later)])] == ["MEMORY.md", "memory/2026-10-13.md"]

@@ -2,11 +2,12 @@
 and marks the earlier one as superseded (its history stays readable, nothing is removed).
 
 A result *updates* another when both come from dated notes (``memory/YYYY-MM-DD.md``; the same day:
-the later line), the later one is about the same subject — at least two shared content words and
+the later line) or one is an entry Dreaming promoted, dated by the note it cites (``Source:
+memory/YYYY-MM-DD….md#L3``: a fact promoted in October is October's, even in ``MEMORY.md``), the later one is about the same subject — at least two shared content words and
 two fifths of the smaller text's — and says something else about it: other numbers ("December 22"
 after "December 15", "room 1208" after "room 812"), or words that announce a change ("now",
-"moved", "no longer", "新的", "改为"...). Undated results (MEMORY.md, USER.md, conversations) are
-left where they are: Dreaming keeps the curated files current (``status: superseded``).
+"moved", "no longer", "新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
+are left where they are: Dreaming keeps the curated files current (``status: superseded``).
 
 How this compares with other designs (add-only stores that read time-aware, invalidation windows,
 expiry) is in docs/search.md.
@@ -30,10 +31,18 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
                           "date", "today", "yesterday", "tomorrow"})
 
 
-def dated(path: str, line: int) -> tuple[str, int] | None:
-    """(the note's date, the line) of a result in a dated note, or None."""
+_CITED = re.compile(r"\bSource:\s+memory/(\d{4}-\d{2}-\d{2})(?:-[^/#\s]+)?\.md#L(\d+)")
+_ANNOTATIONS = re.compile(r"<!--.*?-->|\bSource:\s+\S+", re.S)
+
+
+def dated(path: str, line: int, text: str = "") -> tuple[str, int] | None:
+    """(the note's date, the line) of a result in a dated note, or of a promoted entry (``text``)
+    by the dated note it cites; None when neither says when."""
     m = _DATED.match(path or "")
-    return (m.group(1), int(line or 0)) if m else None
+    if m:
+        return m.group(1), int(line or 0)
+    c = _CITED.search(text) if text and "Source:" in text else None
+    return (c.group(1), int(c.group(2))) if c else None
 
 
 def _subject(text: str) -> frozenset[str]:
@@ -45,7 +54,9 @@ def _subject(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, str]:
     """What an update is judged on, once per text: its subject, its numbers, whether it announces a
-    change, its words."""
+    change, its words (a promoted entry's annotations and citation left out)."""
+    if "<!--" in text or "Source:" in text:
+        text = _ANNOTATIONS.sub(" ", text)
     return _subject(text), numbers(text), bool(_CHANGE.search(text)), text.strip()
 
 
@@ -103,7 +114,8 @@ def order(items: list, when, text, cite) -> tuple[list, dict[int, str]]:
 def prefer_newest(results: list[dict]) -> list[dict]:
     """Result rows (``memory_search``'s shape) ordered by :func:`order`, each updated row marked
     ``supersededBy``."""
-    rows, marks = order(results, lambda r: dated(str(r.get("path") or ""), r.get("snippetStartLine") or r.get("startLine")),
+    rows, marks = order(results, lambda r: dated(str(r.get("path") or ""), r.get("snippetStartLine") or r.get("startLine"),
+                                                 str(r.get("snippet") or "")),
                         lambda r: str(r.get("snippet") or ""), lambda r: r.get("citation") or r.get("path"))
     for r in rows:
         if id(r) in marks:

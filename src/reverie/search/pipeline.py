@@ -287,7 +287,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader; a
     # later note that updates an earlier one goes just above it, the earlier marked superseded
     merged, superseded = newest.order(passages(strict if mode == "strict" else strict + lexical),
-                                      lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units)),
+                                      lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
                                       lambda p: p.text, lambda p: p.citation)
     for p in merged:
         p.superseded_by = superseded.get(id(p))

@@ -66,6 +66,7 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     taint = _turn_so_far(rt, sid, row, list(state["turn"]))
     recorded = skipped = 0
     notices: list[str] = []
+    tainted_saves: list[str] = []
     for m in messages:
         kind = "tool_call" if m.role == "tool_call" else m.role
         known = bool(m.host_id and m.host_id in ids)
@@ -92,8 +93,12 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
             # reverie's own tools by their own names: what strips recall (the flush, the index, the
             # class of a turn's context) knows them so, whatever prefix the host gives them
             calls = [ToolCall(c.id, reverie_tool(c.name) or c.name, dict(c.arguments or {})) for c in m.tool_calls]
+            said = _said(taint, m.origin)
             rt.store.append_message(sid, "tool_call", ChatMessage("assistant", m.text, tool_calls=calls),
-                                    origin=_said(taint, m.origin), **extra)
+                                    origin=said, **extra)
+            if said == "untrusted":  # saved through reverie's own tool after reading untrusted content
+                tainted_saves += [str(c.arguments.get("text") or "") for c in calls
+                                  if c.name == "memory_append" and isinstance(c.arguments.get("text"), str)]
         elif m.role == "tool_result":
             origin = _result(rt, sid, taint, m)
             name = reverie_tool(m.tool_name) or m.tool_name
@@ -109,7 +114,24 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     if taint.reasons:
         notices.append("this turn read untrusted content (" + "; ".join(taint.reasons)
                        + "): what the agent said after it is classed untrusted")
+    if tainted_saves:
+        notices += _distrust_saves(rt, tainted_saves)
     return recorded, skipped, notices
+
+
+def _distrust_saves(rt, texts: list[str]) -> list[str]:
+    """What the agent saved with ``memory_append`` after the turn read untrusted content: the MCP
+    server wrote it as the agent's (it could not see the turn), the host's record shows the turn;
+    its lines in the day's note (the turn's day or today, by either clock) become untrusted."""
+    from datetime import date, timedelta
+
+    from ..trust.claims import distrust_saved
+
+    today = rt.now().date()
+    days = [today, date.today(), today - timedelta(days=1)]
+    changed = distrust_saved(rt.memory, texts, days)
+    return [f"what the agent saved after reading untrusted content is classed untrusted ({', '.join(changed)})"] \
+        if changed else []
 
 
 def _turn_so_far(rt, sid: str, row, turn: list[tuple[str, str | None]]) -> ToolSession:

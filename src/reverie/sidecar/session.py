@@ -77,7 +77,11 @@ class FollowedSession:
     host is a short-lived hook process; everything it needs to know is in the agent's database."""
 
     def __init__(self, memory, *, host: str, key: str, kind: str = "main", channel: str | None = None,
-                 projects: list[str] | None = None, cwd: str | None = None, owner: bool = True, model=None):
+                 projects: list[str] | None = None, cwd: str | None = None, owner: bool = True, model=None,
+                 clock=None):
+        """``clock`` (a function returning an aware datetime) is the time the conversation happens:
+        the wall clock unless a host replays a conversation of its history (the session note and the
+        flush go to the daily note of that day)."""
         from ..errors import UserError
 
         if kind not in KINDS:
@@ -88,7 +92,7 @@ class FollowedSession:
         self.host = host
         self.host_key = str(key)
         self.kind = kind
-        self._args = dict(channel=channel or host, projects=projects, cwd=cwd, owner=owner, model=model)
+        self._args = dict(channel=channel or host, projects=projects, cwd=cwd, owner=owner, model=model, clock=clock)
         self._rt = None
 
     # -- the pieces, made on first use -------------------------------------------------------------
@@ -102,7 +106,7 @@ class FollowedSession:
             self._rt = Runtime(self.memory, a["model"],
                                session_key=f"{self.host}:{_safe(self.host_key)}", chat_type=chat_type,
                                channel=a["channel"], owner=a["owner"], session_kind=session_kind, origin=self.host,
-                               projects=a["projects"], cwd=a["cwd"])
+                               projects=a["projects"], cwd=a["cwd"], clock=a["clock"])
             rl = self._rt.recall_lanes
             # the host keeps the startup context in its own context: per turn, only the other lanes
             self._rt.lanes = [rl.trigger_lane, rl.active_lane]

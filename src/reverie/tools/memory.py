@@ -103,7 +103,8 @@ def memory_get(mem: "Memory", path: str, from_line: int | None = None, lines: in
     return frame_lines(out, origins.lines(from_line, last).origin, bad)
 
 
-def memory_tools(mem: "Memory") -> list[Tool]:
+def memory_tools(mem: "Memory", clock=None) -> list[Tool]:
+    """``clock``: the time an append is dated (the wall clock without one; a replayed conversation's)."""
     def search(args: dict) -> dict:
         switch = getattr(mem, "switch", None)
         if switch is not None and not switch.state().search_enabled:
@@ -127,7 +128,7 @@ def memory_tools(mem: "Memory") -> list[Tool]:
             raise ToolError("memory_append: text is empty" + (f" ({cleaned.summary()})" if cleaned.removed else ""))
         # an agent's note is not the owner's: it may not set importance or supersede entries
         try:
-            path = mem.remember(neutralise_annotations(text))
+            path = mem.remember(neutralise_annotations(text), now=clock() if clock is not None else None)
         except OSError as exc:  # a read-only or full disk: the model must not answer "noted"
             raise ToolError(f"memory_append: nothing was saved: {exc.strerror or exc}"
                             + (f" ({exc.filename})" if exc.filename else "")) from None

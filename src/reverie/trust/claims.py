@@ -74,6 +74,30 @@ def claim(mem, paths: list[str] | None = None, lines: tuple[int, int] | None = N
     return out
 
 
+def distrust_saved(mem, texts: list[str], days) -> list[str]:
+    """Class as untrusted what an agent saved with ``texts`` (``memory_append``) in the daily notes
+    of ``days`` (dates), when its host reports that the turn had read untrusted content first: the
+    save went through a connection that could not know (an MCP call, answered before the host's
+    transcript said what came before it). Returns the notes changed (their index units follow)."""
+    from ..workspace.annotations import neutralise_annotations
+    from ..workspace.textclean import clean_text
+
+    lines = [line.strip() for t in texts for line in neutralise_annotations(clean_text(t).text).splitlines()]
+    lines = [x for x in lines if len(x) >= 3]
+    rels = [f"memory/{d.isoformat()}.md" for d in dict.fromkeys(days)]
+    rels = [r for r in rels if (mem.workspace / r).is_file()]
+    if not lines or not rels:
+        return []
+    conn = tstore.open_trust_db(mem.agent_store)
+    try:
+        changed = [rel for rel in rels if tstore.distrust(conn, mem.workspace, rel, lines)]
+        if changed:
+            _refresh_index(mem, conn, changed)
+        return changed
+    finally:
+        conn.close()
+
+
 def _refresh_index(mem, trust_conn, rels: list[str]) -> None:
     """The claimed files' units in the live index get their lines' class now."""
     conn = mem.index.conn()

@@ -192,24 +192,56 @@ def claim(conn: apsw.Connection, workspace: Path, rel: str, lines: tuple[int, in
     the owner's own, in ``lines`` (1-based, inclusive) or the whole file: (how many lines, the
     file's sticky floor class, which still caps them). Lines reverie wrote keep their writer: a
     tainted agent line stays untrusted whoever claims the file."""
-    def claimed(rec: seg.Record) -> tuple[list[seg.Writer], int]:
+    mine = seg.Writer("owner", "unknown", None, "claimed", now_ms())
+
+    def change(n: int, w: seg.Writer, text: str) -> seg.Writer | None:
+        if w.writer in CLAIMABLE and w.origin != "owner" and (lines is None or lines[0] <= n <= lines[1]):
+            return mine
+        return None
+
+    return _rewrite(conn, workspace, rel, change, dry_run=dry_run)
+
+
+def distrust(conn: apsw.Connection, workspace: Path, rel: str, texts: list[str]) -> int:
+    """Class as ``untrusted`` the lines of a daily file that hold one of ``texts`` and that an
+    agent wrote (never the owner's): a host reported, after the fact, that the agent saved them
+    in a turn that had read untrusted content (a web page telling it what to remember). How many
+    lines changed."""
+    wanted = [t for t in (" ".join(x.split()) for x in texts) if t]
+    at = now_ms()
+
+    def change(n: int, w: seg.Writer, text: str) -> seg.Writer | None:
+        if w.origin in ("owner", "untrusted") or not any(t in " ".join(text.split()) for t in wanted):
+            return None
+        return seg.Writer("untrusted", w.kind, w.session_id, "taint", at)
+
+    return _rewrite(conn, workspace, rel, change)[0] if wanted else 0
+
+
+def _rewrite(conn: apsw.Connection, workspace: Path, rel: str, change, *,
+             dry_run: bool = False) -> tuple[int, str | None]:
+    """Give the lines of a daily file for which ``change(line number, writer, text)`` returns a
+    writer that writer: (how many, the file's sticky floor class)."""
+    def rewritten(rec: seg.Record, data: bytes) -> tuple[list[seg.Writer], int]:
         per_line = [w for _, w in rec.lines()]
-        mine = seg.Writer("owner", "unknown", None, "claimed", now_ms())
+        texts = seg.split_lines(data)
         count = 0
         for n, w in enumerate(per_line, 1):
-            if w.writer in CLAIMABLE and w.origin != "owner" and (lines is None or lines[0] <= n <= lines[1]):
-                per_line[n - 1] = mine
+            text = texts[n - 1].decode("utf-8", "replace") if n <= len(texts) else ""
+            new = change(n, w, text)
+            if new is not None:
+                per_line[n - 1] = new
                 count += 1
         return per_line, count
 
     if dry_run:
         data, mtime = _read(workspace / rel)
         rec, _ = current(conn, rel, data, mtime)
-        return claimed(rec)[1], rec.floor
+        return rewritten(rec, data)[1], rec.floor
     with transaction(conn):
         data, mtime = _read(workspace / rel)
         rec, changed = current(conn, rel, data, mtime)
-        per_line, count = claimed(rec)
+        per_line, count = rewritten(rec, data)
         if count:
             save(conn, seg.with_floor(seg.create_lines(rel, data, per_line), rec.floor))
         elif changed:
