@@ -183,3 +183,20 @@ def test_engines_benchmark_keeps_its_indexes_and_measures_them_again(pg_dsn, tmp
         assert "reused" not in a and b["reused"] and b["resync_units"] == 0
         assert b["index_s"] == a["index_s"] and b["answers"] == a["answers"]
     assert "(kept index, built " in engines.render(again, "smoke")
+
+
+def test_month_life_benchmark_smoke(monkeypatch, tmp_path: Path) -> None:
+    """A month through the sidecar with nightly Dreaming (the fake embedder): what must never
+    happen does not -- a secret promoted, in a trigger, injected or sent to the reranker, the web
+    page's instruction promoted, a line more trusted after export and import."""
+    from reverie import plugins
+
+    monkeypatch.setenv("REVERIE_HOME", str(tmp_path / "home"))  # run() points it at its own home
+    monkeypatch.setitem(plugins.BUILTIN[plugins.RERANKERS], "recorder", "month_life:recorder")
+    bench = load_benchmark("month_life")
+    r = bench.run("fake")
+    assert r["promoted"] > 0 and r["sweeps"] == 30 and r["rerankerTexts"] > 0
+    assert not (r["promotedSecrets"] or r["triggerSecrets"] or r["injectedSecrets"] or r["rerankedSecrets"]), r
+    assert r["webPromoted"] is False
+    assert r["raised"] == [] and r["linesCompared"] > 0
+    assert "| promoted entries that read as clean facts |" in bench.render(r)

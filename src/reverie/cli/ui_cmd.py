@@ -8,7 +8,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import UserError
 from .common import HomeOpt, SetOpt, WorkspaceOpt, opts, say
 
 DEFAULT_PORT = 8765

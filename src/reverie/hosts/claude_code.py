@@ -22,14 +22,10 @@ which Claude Code reports without stopping the prompt (only exit 2 blocks).
 
 from __future__ import annotations
 
-import json
-
-from .hooks import HookAnswer, HookInputError, check_kind, read_event  # noqa: F401 (HookInputError: callers')
+from .hooks import CONTEXT_EVENTS, HookAnswer, HookInputError, check_kind, handle_event, read_event  # noqa: F401
 
 HOST = "claude-code"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd")
-# what reverie answers with context for (the others only record)
-CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 
 
 def run_hook(open_memory, raw: str, event: str | None, kind: str = "main") -> HookAnswer:
@@ -51,52 +47,7 @@ def read_input(raw: str, event: str | None) -> tuple[str, dict]:
 
 def handle(memory, event: str, payload: dict, *, kind: str = "main") -> HookAnswer:
     """Answer one hook event for the agent of ``memory``."""
-    from ..sidecar import FollowedSession
-
-    answer = HookAnswer()
-    session = FollowedSession(memory, host=HOST, key=payload["session_id"], kind=kind,
-                              cwd=payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
-    try:
-        text = ""
-        transcript = payload.get("transcript_path")
-        if event == "SessionStart":
-            if payload.get("source") == "resume":
-                _note(answer, _catch_up(session, transcript))
-            out = session.start(str(payload.get("source") or "startup"))
-            _note(answer, out)
-            text = out.text
-        elif event == "UserPromptSubmit":
-            prompt = payload.get("prompt")
-            if not isinstance(prompt, str):
-                raise HookInputError("UserPromptSubmit without a prompt")
-            _note(answer, _catch_up(session, transcript, pending=prompt))
-            out = session.before_model(prompt)
-            _note(answer, out)
-            text = out.text
-        elif event in ("Stop", "SubagentStop"):
-            _note(answer, _catch_up(session, transcript))
-        elif event == "PreCompact":
-            _note(answer, _catch_up(session, transcript))
-            _note(answer, session.before_compaction())
-        elif event == "SessionEnd":
-            _note(answer, _catch_up(session, transcript))
-            _note(answer, session.end(str(payload.get("reason") or "end")))
-    finally:
-        session.close()
-    if text and event in CONTEXT_EVENTS:
-        answer.stdout = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
-                                   ensure_ascii=False)
-    if answer.problems:
-        answer.exit_code = 1
-    return answer
-
-
-def _note(answer: HookAnswer, out) -> None:
-    if out is None:
-        return
-    answer.outcomes.append(out.as_dict() if hasattr(out, "as_dict") else dict(out))
-    if getattr(out, "error", None):
-        answer.problems.append(f"memory {out.step} failed: {out.error}; the conversation goes on without it")
+    return handle_event(memory, HOST, event, payload, kind=kind, catch_up=_catch_up)
 
 
 def _catch_up(session, transcript, *, pending: str | None = None):

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .config_files import write_config
 
 EVENTS = {"SessionStart": 30, "UserPromptSubmit": 30, "Stop": 60, "PreCompact": 120, "SessionEnd": 120}
 SERVER = "reverie"
@@ -60,16 +61,7 @@ class Plan:
 
     def apply(self) -> None:
         for p in self.changed:
-            if self.after[p] is None:
-                p.unlink(missing_ok=True)
-                continue
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp = p.with_name(f".{p.name}.reverie-{os.getpid()}.tmp")
-            mode = p.stat().st_mode & 0o777 if p.exists() else 0o600
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.after[p])
-            os.replace(tmp, p)
+            write_config(p, self.after[p])
 
 
 def target(scope: str, project: Path | None = None, home: Path | None = None) -> Target:

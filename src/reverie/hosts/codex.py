@@ -33,13 +33,11 @@ import json
 import os
 from pathlib import Path
 
-from .claude_code import _note
-from .hooks import HookAnswer, HookInputError, check_kind, read_event
+from .hooks import CONTEXT_EVENTS, HookAnswer, HookInputError, check_kind, handle_event, note, read_event  # noqa: F401
 
 HOST = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
 NOTIFY = "notify"
-CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 # notify's ``client`` for `codex exec`: the session is over when its turn is
 EXEC_CLIENTS = ("codex_exec",)
 
@@ -97,53 +95,21 @@ def rollout_for(home: Path, thread_id: str) -> Path | None:
 
 def handle(memory, event: str, payload: dict, *, kind: str = "main", home: str | None = None) -> HookAnswer:
     """Answer one hook event (or a notify call) for the agent of ``memory``."""
-    from ..sidecar import FollowedSession
+    def notify(answer: HookAnswer, session, transcript) -> None:
+        found = rollout_for(codex_home(home), payload["session_id"])
+        if found is None:
+            answer.problems.append(f"no rollout for thread {payload['session_id']} under "
+                                   f"{codex_home(home) / 'sessions'}: the turn was not recorded")
+        elif payload.get("client") in EXEC_CLIENTS:
+            _end(answer, session, str(found), "exec")
+        else:
+            note(answer, _catch_up(session, str(found)))
 
-    answer = HookAnswer()
-    session = FollowedSession(memory, host=HOST, key=payload["session_id"], kind=kind,
-                              cwd=payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
-    try:
-        text = ""
-        transcript = payload.get("transcript_path")
-        if event == NOTIFY:
-            found = rollout_for(codex_home(home), payload["session_id"])
-            if found is None:
-                answer.problems.append(f"no rollout for thread {payload['session_id']} under "
-                                       f"{codex_home(home) / 'sessions'}: the turn was not recorded")
-            elif payload.get("client") in EXEC_CLIENTS:
-                _end(answer, session, str(found), "exec")
-            else:
-                _note(answer, _catch_up(session, str(found)))
-        elif event == "SessionStart":
-            if payload.get("source") == "resume":
-                _note(answer, _catch_up(session, transcript))
-            out = session.start(str(payload.get("source") or "startup"))
-            _note(answer, out)
-            text = out.text
-        elif event == "UserPromptSubmit":
-            prompt = payload.get("prompt")
-            if not isinstance(prompt, str):
-                raise HookInputError("UserPromptSubmit without a prompt")
-            _note(answer, _catch_up(session, transcript, pending=prompt))
-            out = session.before_model(prompt, turn=payload.get("turn_id") if isinstance(payload.get("turn_id"), str)
-                                       else None)
-            _note(answer, out)
-            text = out.text
-        elif event == "Stop":
-            _note(answer, _catch_up(session, transcript))
-        elif event == "PreCompact":
-            _note(answer, _catch_up(session, transcript))
-            _note(answer, session.before_compaction())
-        elif event == "SessionEnd":
-            _end(answer, session, transcript, str(payload.get("reason") or "end"))
-    finally:
-        session.close()
-    if text and event in CONTEXT_EVENTS:
-        answer.stdout = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
-                                   ensure_ascii=False)
-    if answer.problems:
-        answer.exit_code = 1
-    return answer
+    def session_end(answer: HookAnswer, session, transcript) -> None:
+        _end(answer, session, transcript, str(payload.get("reason") or "end"))
+
+    return handle_event(memory, HOST, event, payload, kind=kind, catch_up=_catch_up,
+                        own={NOTIFY: notify, "SessionEnd": session_end})
 
 
 def _end(answer: HookAnswer, session, transcript, reason: str) -> None:
@@ -156,8 +122,8 @@ def _end(answer: HookAnswer, session, transcript, reason: str) -> None:
     with FileLock(str(session._folder() / f"{session._name()}.end.lock"), timeout=60):
         if _ended_and_read(session, transcript):
             return
-        _note(answer, _catch_up(session, transcript))
-        _note(answer, session.end(reason))
+        note(answer, _catch_up(session, transcript))
+        note(answer, session.end(reason))
 
 
 def _ended_and_read(session, transcript) -> bool:

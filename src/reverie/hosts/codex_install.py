@@ -32,6 +32,8 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config_files import write_config
+
 EVENTS = {"SessionStart": 30, "UserPromptSubmit": 30, "Stop": 60, "PreCompact": 120, "SessionEnd": 3}
 # Codex's key label of each event (hooks.state keys and the trust hash)
 LABELS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop",
@@ -70,17 +72,7 @@ class Plan:
     def apply(self) -> None:
         if not self.changed:
             return
-        p = self.path
-        if self.after is None:
-            p.unlink(missing_ok=True)
-            return
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.reverie-{os.getpid()}.tmp")
-        mode = p.stat().st_mode & 0o777 if p.exists() else 0o600
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(self.after or "")
-        os.replace(tmp, p)
+        write_config(self.path, self.after)
 
 
 def config_path(home: Path | str | None = None) -> Path:

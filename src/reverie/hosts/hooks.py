@@ -36,6 +36,8 @@ class HookAnswer:
 
 
 KINDS = ("main", "group", "cron", "subagent")
+# the events whose answer is context for the model (the others only record)
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 
 
 def check_kind(kind: str) -> None:
@@ -79,3 +81,61 @@ def answer(run: Callable[[], HookAnswer]) -> int:
         print(f"reverie: error: memory unavailable for this hook: {_first_line(exc)}", file=sys.stderr, flush=True)
         return 1
     return found.emit()
+
+
+def note(answer: HookAnswer, out) -> None:
+    """One sidecar step's outcome into the answer; a failed step is a problem line (exit 1)."""
+    if out is None:
+        return
+    answer.outcomes.append(out.as_dict() if hasattr(out, "as_dict") else dict(out))
+    if getattr(out, "error", None):
+        answer.problems.append(f"memory {out.step} failed: {out.error}; the conversation goes on without it")
+
+
+def handle_event(memory, host: str, event: str, payload: dict, *, kind: str, catch_up,
+                 own: dict[str, Callable] | None = None) -> HookAnswer:
+    """Answer one hook event of a host whose hooks follow its conversations through the sidecar
+    (Claude Code and Codex send the same events): ``catch_up(session, transcript, pending=None)``
+    records what the host's transcript holds past what was recorded; ``own[event](answer,
+    session, transcript)`` answers an event the host handles its own way instead."""
+    from ..sidecar import FollowedSession
+
+    answer = HookAnswer()
+    session = FollowedSession(memory, host=host, key=payload["session_id"], kind=kind,
+                              cwd=payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+    text = ""
+    try:
+        transcript = payload.get("transcript_path")
+        if own and event in own:
+            own[event](answer, session, transcript)
+        elif event == "SessionStart":
+            if payload.get("source") == "resume":
+                note(answer, catch_up(session, transcript))
+            out = session.start(str(payload.get("source") or "startup"))
+            note(answer, out)
+            text = out.text
+        elif event == "UserPromptSubmit":
+            prompt = payload.get("prompt")
+            if not isinstance(prompt, str):
+                raise HookInputError("UserPromptSubmit without a prompt")
+            note(answer, catch_up(session, transcript, pending=prompt))
+            turn = payload.get("turn_id")  # Codex names its turns: a retried hook is known by it
+            out = session.before_model(prompt, turn=turn if isinstance(turn, str) else None)
+            note(answer, out)
+            text = out.text
+        elif event in ("Stop", "SubagentStop"):
+            note(answer, catch_up(session, transcript))
+        elif event == "PreCompact":
+            note(answer, catch_up(session, transcript))
+            note(answer, session.before_compaction())
+        elif event == "SessionEnd":
+            note(answer, catch_up(session, transcript))
+            note(answer, session.end(str(payload.get("reason") or "end")))
+    finally:
+        session.close()
+    if text and event in CONTEXT_EVENTS:
+        answer.stdout = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+                                   ensure_ascii=False)
+    if answer.problems:
+        answer.exit_code = 1
+    return answer

@@ -12,6 +12,7 @@ is ``untrusted``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 ROLES = ("user", "assistant", "tool_call", "tool_result", "system")
@@ -19,6 +20,7 @@ ORIGINS = ("owner", "agent", "untrusted", "system", "recall")
 # reverie's own tools as hosts name them: MCP hosts prefix the server's name (Claude Code
 # ``mcp__reverie__memory_search``, Codex ``reverie.memory_search``); in-process hosts use the bare name
 RECALL_TOOL_NAMES = ("memory_search", "memory_get")
+_TOOL_REFERENCE = re.compile(r"\[tool [\w.:/-]{1,128}\]")
 
 
 @dataclass(frozen=True)
@@ -63,11 +65,21 @@ def reverie_tool(name: str | None) -> str | None:
     return None
 
 
-def tool_result_origin(name: str | None) -> str:
+def tool_result_origin(name: str | None, text: str = "") -> str:
     """The class of a tool result by the tool that gave it: reverie's recall tools ``recall``,
-    reverie's other tools ``agent`` (their results are reverie's own words), any other tool
-    ``untrusted`` (outside content: web pages, files, other servers)."""
+    reverie's other tools ``agent`` (their results are reverie's own words), a host's answer that
+    only loads tools ``system`` (:func:`loads_tools_only`), any other tool ``untrusted`` (outside
+    content: web pages, files, other servers)."""
     bare = reverie_tool(name)
     if bare is None:
-        return "untrusted"
+        return "system" if loads_tools_only(text) else "untrusted"
     return "recall" if bare in RECALL_TOOL_NAMES else "agent"
+
+
+def loads_tools_only(text: str) -> bool:
+    """Whether a tool result is nothing but references to tools (``[tool NAME]`` lines: Claude
+    Code's ToolSearch loading deferred tools, reverie's among them, before the agent may call
+    them). Host scaffolding, not outside content: it taints nothing, so an agent that loads
+    ``memory_append`` and then saves the owner's words saves them as its own."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return bool(lines) and all(_TOOL_REFERENCE.fullmatch(line) for line in lines)

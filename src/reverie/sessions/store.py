@@ -16,7 +16,6 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Iterable
 
 from ..models.base import ChatMessage, ToolCall

@@ -15,7 +15,7 @@ import json
 import re
 
 from ..models.base import ChatMessage, ToolCall
-from ..sessions.host import HostMessage, reverie_tool
+from ..sessions.host import HostMessage, loads_tools_only, reverie_tool
 from ..trust import Provenance, ToolSession, items_from_result
 from ..trust.classes import least_trusted, turn_writer
 
@@ -161,9 +161,15 @@ def _observe(rt, sid: str, row, taint: ToolSession, m: HostMessage) -> ToolSessi
     if m.role == "user":
         origin = rt.sender_origin(True) if m.origin == "owner" and not row.low_trust else "untrusted"
         return ToolSession(turn_writer(origin, rt.kind, sid, low_trust=bool(row.low_trust)))
-    if m.role == "tool_result" and (m.origin == "untrusted" or reverie_tool(m.tool_name) is None):
+    if m.role == "tool_result" and (m.origin == "untrusted" or reverie_tool(m.tool_name) is None) \
+            and not _scaffolding(m):
         taint.observe("untrusted", m.tool_name or "tool")
     return taint
+
+
+def _scaffolding(m: HostMessage) -> bool:
+    """A host's tool result that only loads tools, as the host says and its words show."""
+    return m.origin == "system" and loads_tools_only(m.text)
 
 
 def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:
@@ -183,5 +189,7 @@ def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:
         return origin
     if bare is not None and m.origin in ("agent", "system", "recall"):
         return "agent" if m.origin == "recall" else m.origin  # reverie's own tools: reverie's words
+    if _scaffolding(m):
+        return "system"
     taint.observe("untrusted", m.tool_name or "tool")
     return "untrusted"

@@ -82,7 +82,7 @@ def tool_call(text: str, calls: list[ToolCallPart], host_id: str | None, at: str
 
 def tool_result(text: str, name: str | None, call_id: str | None, host_id: str | None, at: str | None) -> HostMessage:
     """A tool's answer, classed by the tool that gave it (reverie's recall tools ``recall``)."""
-    return HostMessage("tool_result", text, tool_result_origin(name), tool_name=name, tool_call_id=call_id,
+    return HostMessage("tool_result", text, tool_result_origin(name, text), tool_name=name, tool_call_id=call_id,
                        host_id=host_id, timestamp=at)
 
 
