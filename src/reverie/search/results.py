@@ -35,18 +35,18 @@ class Passage:
 
 def passages(ordered: list[Candidate]) -> list[Passage]:
     out: list[Passage] = []
+    key = None  # the current passage's window and provenance
+    size = 0  # its snippet's length so far
     for c in ordered:
-        prev = out[-1] if out else None
         # never across provenance: a passage carries one origin class (an untrusted line must not
         # ride unframed in a trusted one's snippet)
-        if (prev is not None and (prev.lead.path, prev.lead.source, prev.lead.window_start, prev.lead.window_end,
-                                  prev.lead.origin_class, prev.lead.session_kind)
-                == (c.path, c.source, c.window_start, c.window_end, c.origin_class, c.session_kind)
-                and c.window_end > c.window_start
-                and sum(len(u.text) + 3 for u in prev.units) + len(c.text) <= SNIPPET_CHARS):
-            prev.units.append(c)
+        mine = (c.path, c.source, c.window_start, c.window_end, c.origin_class, c.session_kind)
+        if out and mine == key and c.window_end > c.window_start and size + len(c.text) <= SNIPPET_CHARS:
+            out[-1].units.append(c)
+            size += len(c.text) + 3
         else:
             out.append(Passage([c]))
+            key, size = mine, len(c.text) + 3
     return out
 
 
