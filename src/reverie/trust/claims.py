@@ -83,7 +83,7 @@ def distrust_saved(mem, texts: list[str], days) -> list[str]:
     from ..workspace.textclean import clean_text
 
     lines = [line.strip() for t in texts for line in neutralise_annotations(clean_text(t).text).splitlines()]
-    lines = [x for x in lines if len(x) >= 3]
+    lines = [x for x in lines if len(x) >= 6]  # a line of a word or two would match unrelated lines
     rels = [f"memory/{d.isoformat()}.md" for d in dict.fromkeys(days)]
     rels = [r for r in rels if (mem.workspace / r).is_file()]
     if not lines or not rels:
