@@ -31,6 +31,8 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
                           "date", "today", "yesterday", "tomorrow"})
 
 
+# the curated files Dreaming promotes into, each entry citing the note it came from
+CURATED = ("MEMORY.md", "USER.md")
 _CITED = re.compile(r"\bSource:\s+memory/(\d{4}-\d{2}-\d{2})(?:-[^/#\s]+)?\.md#L(\d+)")
 _ANNOTATIONS = re.compile(r"<!--.*?-->|\bSource:\s+\S+", re.S)
 
@@ -41,6 +43,8 @@ def dated(path: str, line: int, text: str = "") -> tuple[str, int] | None:
     m = _DATED.match(path or "")
     if m:
         return m.group(1), int(line or 0)
+    if (path or "") not in CURATED:  # a citation inside any other text (a web clip) dates nothing
+        return None
     c = _CITED.search(text) if text and "Source:" in text else None
     return (c.group(1), int(c.group(2))) if c else None
 

@@ -20,7 +20,10 @@ ORIGINS = ("owner", "agent", "untrusted", "system", "recall")
 # reverie's own tools as hosts name them: MCP hosts prefix the server's name (Claude Code
 # ``mcp__reverie__memory_search``, Codex ``reverie.memory_search``); in-process hosts use the bare name
 RECALL_TOOL_NAMES = ("memory_search", "memory_get")
-_TOOL_REFERENCE = re.compile(r"\[tool [\w.:/-]{1,128}\]")
+_TOOL_REFERENCE = re.compile(r"\[tool [A-Za-z0-9_.:-]{1,128}\]", re.ASCII)
+# the host's own tool that loads deferred tools (Claude Code); another server's tool of that name is
+# ``mcp__<server>__ToolSearch``, never this
+TOOL_LOADERS = ("ToolSearch",)
 
 
 @dataclass(frozen=True)
@@ -72,14 +75,17 @@ def tool_result_origin(name: str | None, text: str = "") -> str:
     content: web pages, files, other servers)."""
     bare = reverie_tool(name)
     if bare is None:
-        return "system" if loads_tools_only(text) else "untrusted"
+        return "system" if loads_tools_only(name, text) else "untrusted"
     return "recall" if bare in RECALL_TOOL_NAMES else "agent"
 
 
-def loads_tools_only(text: str) -> bool:
-    """Whether a tool result is nothing but references to tools (``[tool NAME]`` lines: Claude
-    Code's ToolSearch loading deferred tools, reverie's among them, before the agent may call
-    them). Host scaffolding, not outside content: it taints nothing, so an agent that loads
-    ``memory_append`` and then saves the owner's words saves them as its own."""
+def loads_tools_only(name: str | None, text: str) -> bool:
+    """Whether a tool result is the host loading tools: its own loader (Claude Code's ToolSearch,
+    loading deferred tools, reverie's among them, before the agent may call them) answering with
+    nothing but tool references (``[tool NAME]`` lines, ASCII names). Host scaffolding, not outside
+    content: it taints nothing, so an agent that loads ``memory_append`` and then saves the owner's
+    words saves them as its own. Any other tool's answer, whatever its words, is outside content."""
+    if name not in TOOL_LOADERS:
+        return False
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     return bool(lines) and all(_TOOL_REFERENCE.fullmatch(line) for line in lines)

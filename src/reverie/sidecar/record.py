@@ -66,7 +66,7 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     taint = _turn_so_far(rt, sid, row, list(state["turn"]))
     recorded = skipped = 0
     notices: list[str] = []
-    tainted_saves: list[str] = []
+    tainted_saves: list[tuple[str, str | None]] = []  # (the text saved, when the host says it was)
     for m in messages:
         kind = "tool_call" if m.role == "tool_call" else m.role
         known = bool(m.host_id and m.host_id in ids)
@@ -97,7 +97,7 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
             rt.store.append_message(sid, "tool_call", ChatMessage("assistant", m.text, tool_calls=calls),
                                     origin=said, **extra)
             if said == "untrusted":  # saved through reverie's own tool after reading untrusted content
-                tainted_saves += [str(c.arguments.get("text") or "") for c in calls
+                tainted_saves += [(str(c.arguments.get("text") or ""), m.timestamp) for c in calls
                                   if c.name == "memory_append" and isinstance(c.arguments.get("text"), str)]
         elif m.role == "tool_result":
             origin = _result(rt, sid, taint, m)
@@ -119,17 +119,26 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     return recorded, skipped, notices
 
 
-def _distrust_saves(rt, texts: list[str]) -> list[str]:
+def _distrust_saves(rt, saves: list[tuple[str, str | None]]) -> list[str]:
     """What the agent saved with ``memory_append`` after the turn read untrusted content: the MCP
     server wrote it as the agent's (it could not see the turn), the host's record shows the turn;
-    its lines in the day's note (the turn's day or today, by either clock) become untrusted."""
-    from datetime import date, timedelta
+    its entry in the day's note becomes untrusted. The day: the host's timestamp of the call (a
+    turn caught up days later), else the turn's day or today, by either clock."""
+    from datetime import date, datetime, timedelta
 
     from ..trust.claims import distrust_saved
 
     today = rt.now().date()
-    days = [today, date.today(), today - timedelta(days=1)]
-    changed = distrust_saved(rt.memory, texts, days)
+    days = []
+    for _, at in saves:
+        try:
+            when = datetime.fromisoformat(str(at).replace("Z", "+00:00")) if at else None
+        except ValueError:
+            when = None
+        if when is not None and when.tzinfo is not None:
+            days += [when.astimezone(rt.tz).date(), when.date()]
+    days += [today, date.today(), today - timedelta(days=1)]
+    changed = distrust_saved(rt.memory, [t for t, _ in saves], days)
     return [f"what the agent saved after reading untrusted content is classed untrusted ({', '.join(changed)})"] \
         if changed else []
 
@@ -169,7 +178,7 @@ def _observe(rt, sid: str, row, taint: ToolSession, m: HostMessage) -> ToolSessi
 
 def _scaffolding(m: HostMessage) -> bool:
     """A host's tool result that only loads tools, as the host says and its words show."""
-    return m.origin == "system" and loads_tools_only(m.text)
+    return m.origin == "system" and loads_tools_only(m.tool_name, m.text)
 
 
 def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:

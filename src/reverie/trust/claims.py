@@ -82,15 +82,20 @@ def distrust_saved(mem, texts: list[str], days) -> list[str]:
     from ..workspace.annotations import neutralise_annotations
     from ..workspace.textclean import clean_text
 
-    lines = [line.strip() for t in texts for line in neutralise_annotations(clean_text(t).text).splitlines()]
-    lines = [x for x in lines if len(x) >= 6]  # a line of a word or two would match unrelated lines
+    # the entry as memory_append wrote it: cleaned, annotations neutralised, cleaned again by the
+    # append, its lines stripped on the right (workspace.writes.format_bullet)
+    entries = []
+    for t in texts:
+        text = clean_text(neutralise_annotations(clean_text(t).text)).text.strip()
+        if text:
+            entries.append([ln.rstrip() for ln in text.splitlines()])
     rels = [f"memory/{d.isoformat()}.md" for d in dict.fromkeys(days)]
     rels = [r for r in rels if (mem.workspace / r).is_file()]
-    if not lines or not rels:
+    if not entries or not rels:
         return []
     conn = tstore.open_trust_db(mem.agent_store)
     try:
-        changed = [rel for rel in rels if tstore.distrust(conn, mem.workspace, rel, lines)]
+        changed = [rel for rel in rels if tstore.distrust(conn, mem.workspace, rel, entries)]
         if changed:
             _refresh_index(mem, conn, changed)
         return changed

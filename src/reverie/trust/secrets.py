@@ -263,7 +263,7 @@ def _numbers(text: str, digits: bool, folded: str) -> list[Finding]:
     out: list[Finding] = []
     if not digits:  # every one of them is digits
         return out
-    count = sum(map(text.count, "0123456789"))
+    count = len(_DIGIT.findall(text))  # any script's digits, as the patterns' \d reads them (fullwidth too)
     if count >= 13:  # an ID card number holds 17 digits, a card number 13 or more
         for m in _CN_ID.finditer(text):
             if cn_id_ok(m.group()):

@@ -202,20 +202,36 @@ def claim(conn: apsw.Connection, workspace: Path, rel: str, lines: tuple[int, in
     return _rewrite(conn, workspace, rel, change, dry_run=dry_run)
 
 
-def distrust(conn: apsw.Connection, workspace: Path, rel: str, texts: list[str]) -> int:
-    """Class as ``untrusted`` the lines of a daily file that hold one of ``texts`` and that an
-    agent wrote (never the owner's): a host reported, after the fact, that the agent saved them
-    in a turn that had read untrusted content (a web page telling it what to remember). How many
-    lines changed."""
-    wanted = [t for t in (" ".join(x.split()) for x in texts) if t]
+def distrust(conn: apsw.Connection, workspace: Path, rel: str, entries: list[list[str]]) -> int:
+    """Class as ``untrusted`` the lines of each entry of ``entries`` (an entry: the lines of an
+    appended text, as ``workspace.writes.format_bullet`` writes them under a ``- HH:MM`` bullet)
+    where an agent wrote them in a daily file (never the owner's): a host reported, after the fact,
+    that the agent saved them in a turn that had read untrusted content (a web page telling it what
+    to remember). Only whole entries match, never a line that merely contains a saved line. How
+    many lines changed."""
+    import re
+
+    data, _ = _read(workspace / rel)
+    lines = [x.decode("utf-8", "replace").rstrip("\r\n").rstrip() for x in seg.split_lines(data)]
+    bullet = re.compile(r"- \d\d:\d\d ")
+    hit: set[int] = set()
+    for entry in entries:
+        if not entry or not entry[0]:
+            continue
+        want = [entry[0], *[f"  {x}" if x else "" for x in entry[1:]]]
+        for i, line in enumerate(lines):
+            if bullet.match(line) and line[8:] == want[0] and lines[i + 1:i + len(want)] == want[1:]:
+                hit.update(range(i + 1, i + len(want) + 1))
+    if not hit:
+        return 0
     at = now_ms()
 
     def change(n: int, w: seg.Writer, text: str) -> seg.Writer | None:
-        if w.origin in ("owner", "untrusted") or not any(t in " ".join(text.split()) for t in wanted):
+        if n not in hit or w.origin in ("owner", "untrusted"):
             return None
         return seg.Writer("untrusted", w.kind, w.session_id, "taint", at)
 
-    return _rewrite(conn, workspace, rel, change)[0] if wanted else 0
+    return _rewrite(conn, workspace, rel, change)[0]
 
 
 def _rewrite(conn: apsw.Connection, workspace: Path, rel: str, change, *,
