@@ -77,7 +77,7 @@ def _shared_counts(inc: np.ndarray) -> np.ndarray:
     """How many tokens each pair of rows of the 0/1 matrix ``inc`` shares, without BLAS: a float
     ``inc @ inc.T`` started OpenBLAS's thread pool, whose threads then spin-wait for more work,
     so each searching process kept a second core busy (a searcher with a 50 ms pause between
-    searches used 10.5 s of CPU for 2.8 s of searching; 2.1 s without). Rows as bit sets, counted
+    searches used 10.5 s of CPU for 2.8 s of searching; 2.5 s for 2.5 s now). Rows as bit sets, counted
     with popcount (numpy 2); numpy's own einsum loop before that (no thread pool either)."""
     import numpy as np
 

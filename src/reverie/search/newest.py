@@ -2,11 +2,12 @@
 and marks the earlier one as superseded (its history stays readable, nothing is removed).
 
 A result *updates* another when both come from dated notes (``memory/YYYY-MM-DD.md``; the same day:
-the later line) or one is an entry Dreaming promoted, dated by the note it cites (``Source:
-memory/YYYY-MM-DD….md#L3``: a fact promoted in October is October's, even in ``MEMORY.md``), the later one is about the same subject — at least two shared content words and
-two fifths of the smaller text's — and says something else about it: other numbers ("December 22"
-after "December 15", "room 1208" after "room 812"), or words that announce a change ("now",
-"moved", "no longer", "新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
+the later line) or one is an entry Dreaming promoted into ``MEMORY.md`` or ``USER.md``, dated by the
+note it cites (``Source: memory/YYYY-MM-DD….md#L3``: a fact promoted in October is October's), the
+later one is about the same subject — at least two shared content words and two fifths of the
+smaller text's — and says something else about it: other numbers ("December 22" after "December
+15", "room 1208" after "room 812"), or words that announce a change ("now", "moved", "no longer",
+"新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
 are left where they are: Dreaming keeps the curated files current (``status: superseded``).
 
 How this compares with other designs (add-only stores that read time-aware, invalidation windows,

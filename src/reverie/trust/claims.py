@@ -79,16 +79,19 @@ def distrust_saved(mem, texts: list[str], days) -> list[str]:
     of ``days`` (dates), when its host reports that the turn had read untrusted content first: the
     save went through a connection that could not know (an MCP call, answered before the host's
     transcript said what came before it). Returns the notes changed (their index units follow)."""
+    from datetime import datetime
+
     from ..workspace.annotations import neutralise_annotations
     from ..workspace.textclean import clean_text
+    from ..workspace.writes import format_bullet
 
-    # the entry as memory_append wrote it: cleaned, annotations neutralised, cleaned again by the
-    # append, its lines stripped on the right (workspace.writes.format_bullet)
+    # each entry as memory_append wrote it (cleaned, annotations neutralised, cleaned again by the
+    # append), laid out as the append lays it out; the minute is not compared
     entries = []
     for t in texts:
-        text = clean_text(neutralise_annotations(clean_text(t).text)).text.strip()
-        if text:
-            entries.append([ln.rstrip() for ln in text.splitlines()])
+        text = clean_text(neutralise_annotations(clean_text(t).text)).text
+        if text.strip():
+            entries.append(format_bullet(text, datetime(2000, 1, 1)).split("\n"))
     rels = [f"memory/{d.isoformat()}.md" for d in dict.fromkeys(days)]
     rels = [r for r in rels if (mem.workspace / r).is_file()]
     if not entries or not rels:

@@ -194,57 +194,61 @@ def claim(conn: apsw.Connection, workspace: Path, rel: str, lines: tuple[int, in
     tainted agent line stays untrusted whoever claims the file."""
     mine = seg.Writer("owner", "unknown", None, "claimed", now_ms())
 
-    def change(n: int, w: seg.Writer, text: str) -> seg.Writer | None:
+    def change(n: int, w: seg.Writer) -> seg.Writer | None:
         if w.writer in CLAIMABLE and w.origin != "owner" and (lines is None or lines[0] <= n <= lines[1]):
             return mine
         return None
 
-    return _rewrite(conn, workspace, rel, change, dry_run=dry_run)
+    return _rewrite(conn, workspace, rel, lambda data: change, dry_run=dry_run)
+
+
+_BULLET_TIME = len("- HH:MM ")
 
 
 def distrust(conn: apsw.Connection, workspace: Path, rel: str, entries: list[list[str]]) -> int:
-    """Class as ``untrusted`` the lines of each entry of ``entries`` (an entry: the lines of an
-    appended text, as ``workspace.writes.format_bullet`` writes them under a ``- HH:MM`` bullet)
-    where an agent wrote them in a daily file (never the owner's): a host reported, after the fact,
-    that the agent saved them in a turn that had read untrusted content (a web page telling it what
-    to remember). Only whole entries match, never a line that merely contains a saved line. How
-    many lines changed."""
+    """Class as ``untrusted`` the lines of each entry of ``entries`` (an entry: its lines as
+    ``workspace.writes.format_bullet`` wrote them, at any minute) where an agent wrote them in a
+    daily file (never the owner's): a host reported, after the fact, that the agent saved them in
+    a turn that had read untrusted content (a web page telling it what to remember). Only whole
+    entries match, never a line that merely contains a saved line. How many lines changed."""
     import re
 
-    data, _ = _read(workspace / rel)
-    lines = [x.decode("utf-8", "replace").rstrip("\r\n").rstrip() for x in seg.split_lines(data)]
     bullet = re.compile(r"- \d\d:\d\d ")
-    hit: set[int] = set()
-    for entry in entries:
-        if not entry or not entry[0]:
-            continue
-        want = [entry[0], *[f"  {x}" if x else "" for x in entry[1:]]]
-        for i, line in enumerate(lines):
-            if bullet.match(line) and line[8:] == want[0] and lines[i + 1:i + len(want)] == want[1:]:
-                hit.update(range(i + 1, i + len(want) + 1))
-    if not hit:
-        return 0
     at = now_ms()
 
-    def change(n: int, w: seg.Writer, text: str) -> seg.Writer | None:
-        if n not in hit or w.origin in ("owner", "untrusted"):
-            return None
-        return seg.Writer("untrusted", w.kind, w.session_id, "taint", at)
+    def decide(data: bytes):
+        lines = [x.decode("utf-8", "replace").rstrip() for x in seg.split_lines(data)]
+        hit: set[int] = set()
+        for want in entries:
+            if not want:
+                continue
+            for i, line in enumerate(lines):
+                if bullet.match(line) and line[_BULLET_TIME:] == want[0][_BULLET_TIME:] \
+                        and lines[i + 1:i + len(want)] == want[1:]:
+                    hit.update(range(i + 1, i + len(want) + 1))
 
-    return _rewrite(conn, workspace, rel, change)[0]
+        def change(n: int, w: seg.Writer) -> seg.Writer | None:
+            if n not in hit or w.origin in ("owner", "untrusted"):
+                return None
+            return seg.Writer("untrusted", w.kind, w.session_id, "taint", at)
+
+        return change
+
+    return _rewrite(conn, workspace, rel, decide)[0]
 
 
-def _rewrite(conn: apsw.Connection, workspace: Path, rel: str, change, *,
+def _rewrite(conn: apsw.Connection, workspace: Path, rel: str, decide, *,
              dry_run: bool = False) -> tuple[int, str | None]:
-    """Give the lines of a daily file for which ``change(line number, writer, text)`` returns a
-    writer that writer: (how many, the file's sticky floor class)."""
+    """Give the lines of a daily file new writers: ``decide(the file's bytes)`` returns
+    ``change(line number, writer)``, the line's new writer or None; the bytes are those the record
+    is checked against, read under the transaction. (How many lines changed, the file's sticky
+    floor class.)"""
     def rewritten(rec: seg.Record, data: bytes) -> tuple[list[seg.Writer], int]:
+        change = decide(data)
         per_line = [w for _, w in rec.lines()]
-        texts = seg.split_lines(data)
         count = 0
         for n, w in enumerate(per_line, 1):
-            text = texts[n - 1].decode("utf-8", "replace") if n <= len(texts) else ""
-            new = change(n, w, text)
+            new = change(n, w)
             if new is not None:
                 per_line[n - 1] = new
                 count += 1
