@@ -190,3 +190,41 @@ def test_status_deep_says_what_the_engine_runs_with(reverie_home):
     assert "1 thread (set by you)" in out.stderr
     plain = subprocess.run([*run, "status"], env=env, capture_output=True, text=True, timeout=120)
     assert "engine " not in plain.stderr  # only --deep loads and probes the engine
+
+
+@pytest.mark.semantic
+def test_a_short_text_embeds_on_one_thread_and_the_count_comes_back():
+    """A few-token query runs on the calling thread alone (the workers' wake-ups cost more than
+    they save); the vectors are the ones all threads give, and the thread's count is put back."""
+    from reverie.embeddings.local import LocalE5
+
+    emb = LocalE5()
+    emb.embed_query("warm up")  # loads the engine (and reads what it runs with)
+    info = openmp.settings()
+    gomp = openmp._engine_gomp()
+    assert gomp is not None, "the engine's own libgomp is in the process and reachable"
+    gomp.omp_get_max_threads.restype = __import__("ctypes").c_int
+    before = gomp.omp_get_max_threads()
+    assert before == info["threads"]
+    seen = {}
+    with openmp.one_thread_for(5) as alone:
+        seen["inside"] = gomp.omp_get_max_threads()
+    assert gomp.omp_get_max_threads() == before
+    if info["threads"] > 1 and info["threadsSource"] == "reverie":
+        assert alone and seen["inside"] == 1
+    with openmp.one_thread_for(openmp.SHORT_TOKENS + 1) as alone_long:
+        assert not alone_long and gomp.omp_get_max_threads() == before
+    q = "hotel by the lake"
+    one = emb.embed_query(q)
+    e5 = emb._engine()
+    all_threads = e5.query([q])[0]  # straight to the engine: every thread
+    assert np.allclose(one, all_threads / np.linalg.norm(all_threads), atol=1e-5)
+
+
+def test_a_thread_count_the_user_set_is_kept(monkeypatch):
+    monkeypatch.setattr(openmp, "_settings", {"threads": 4, "threadsSource": "user"})
+    with openmp.one_thread_for(3) as alone:
+        assert alone is False
+    monkeypatch.setattr(openmp, "_settings", {"threads": 1, "threadsSource": "reverie"})
+    with openmp.one_thread_for(3) as alone:
+        assert alone is False  # one thread already

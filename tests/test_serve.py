@@ -219,6 +219,40 @@ def test_sigterm_stops_cleanly(served):
     assert "reverie serve stopped" in served.proc.stderr.read()
 
 
+def test_sigterm_at_any_moment_of_the_start_stops_it_cleanly(reverie_home):
+    """A SIGTERM while the server is still starting (opening the home, before or just after its
+    state file appears, while the default agent opens in the background) stops it promptly with
+    exit 0, and leaves neither its state file nor its lock behind: the next server starts."""
+    ok(cli(reverie_home, "init"))
+    ok(cli(reverie_home, "remember", "The neighbour's parrot is named Captain Flint."))
+    state = reverie_home / "run" / "serve.json"
+    for delay in (0.3, 0.8, None, None):  # None: the moment its state file names it
+        proc = subprocess.Popen([sys.executable, "-c", "from reverie.cli.main import run; run()", "serve",
+                                 "--port", "0", "--no-scheduler"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(reverie_home))
+        if delay is not None:
+            time.sleep(delay)
+        else:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    if json.loads(state.read_text()).get("pid") == proc.pid:
+                        break
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError(f"serve did not stop on a SIGTERM {delay or 'at its state file'} s into its start")
+        assert code == 0, proc.stderr.read()
+        assert not state.exists() or json.loads(state.read_text()).get("pid") != proc.pid
+    second = Served(reverie_home)
+    assert second.stop() == 0
+
+
 def test_a_client_gone_mid_call_leaves_the_write_whole(served, reverie_home):
     info = served.info
 

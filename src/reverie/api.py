@@ -93,6 +93,7 @@ class Memory:
             self._provider_state = ProviderState(embedder.provider, embedder.provider, embedder.model,
                                                  "given by the caller")
         self._index: MemoryIndex | None = None
+        self._one_call = False
         self._search = None
         self._signals = None
         self._resync_at = 0.0  # monotonic time of the last sync a resumed conversation asked for
@@ -149,7 +150,18 @@ class Memory:
                 self._index = MemoryIndex(self.places, self.settings.search, None if cold else self._embedder,
                                           resolve=(lambda: self.embedder) if cold else None,
                                           agent_store=self.agent_store)
+                self._index.embeds_in_background = not self._one_call
             return self._index
+
+    def one_call(self) -> "Memory":
+        """Say this process answers one call and exits (a host's hook run in-process): the index's
+        background work then writes text and leaves vectors for later (see
+        :attr:`reverie.index.manager.MemoryIndex.embeds_in_background`)."""
+        with self._lock:
+            self._one_call = True
+            if self._index is not None:
+                self._index.embeds_in_background = False
+        return self
 
     def close(self) -> None:
         if self._signals is not None:

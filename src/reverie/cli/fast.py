@@ -173,7 +173,7 @@ def hook_here(args: list[str]) -> int | None:
         from ..api import Memory
 
         o = _opts(found)
-        return Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets)
+        return Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets).one_call()
 
     if host == "claude-code":
         from ..hosts import claude_code as cc

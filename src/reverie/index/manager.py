@@ -123,6 +123,11 @@ class MemoryIndex:
         self._discovery: tuple[dict[str, float | None], list] | None = None
         self.pg = agent_store is not None and getattr(agent_store, "engine", "sqlite") == "postgres"
         self._pg_ready = False
+        # False in a process that answers one call and exits (a host's hook): its background sync
+        # indexes the text and leaves the vectors to a long-lived process or the next search that
+        # embeds anyway. Loading the model for a note or two cost each such hook 150-250 ms, since
+        # closing waits for the batch in flight.
+        self.embeds_in_background = True
 
     @property
     def embedder(self) -> Embedder | None:
@@ -365,19 +370,41 @@ class MemoryIndex:
                 self.background.files_ready.set()
 
         started = time.monotonic()
+        embed = self._embeds_now()
         if kind == "full":
             report = self._locked_run(lambda s: s.run(), blocking=False, progress=files_done, background=True,
-                                      stoppable=True)
+                                      stoppable=True, use_embedder=embed)
             self._covered(report, started)
             return report
         if kind == "paths":
-            report = self._locked_run(lambda s: s.run_paths(arg, in_scope=True), blocking=False, background=True,
-                                      stoppable=True)
+            report = self._locked_run(lambda s: s.run_paths(arg, in_scope=True, vectors=embed), blocking=False,
+                                      background=True, stoppable=True, use_embedder=embed)
             if report is not None:
                 self.pending_writes.difference_update(arg)
             self._covered(report, started)
             return report
+        if not embed:
+            return SyncReport()
         return self._locked_run(lambda s: s.run_vectors(), blocking=False, background=True, stoppable=True)
+
+    def fill_vectors_now(self) -> SyncReport | None:
+        """Embed the chunks that lack a vector, in this thread; None when the sync lock is held
+        (whoever holds it fills them)."""
+        return self._locked_run(lambda s: s.run_vectors(), blocking=False)
+
+    def _embeds_now(self) -> bool:
+        """Whether background work computes vectors: always in a long-lived process; in a one-call
+        process only when the model is loaded already, or when no full run ever finished on the index
+        (a first build leaves every chunk to embed: more than a search would catch up on)."""
+        if self.embeds_in_background:
+            return True
+        emb = self._embedder
+        if self._resolve is None and (emb is None or getattr(emb, "loaded", True)):
+            return True
+        try:
+            return read_meta(self.conn(), "last_sync") is None  # no full run ever finished here
+        except Exception:
+            return True
 
     def rebuild(self, progress: Progress | None = None) -> SyncReport:
         """Build a fresh generation from the files (reusing cached vectors) and publish it.

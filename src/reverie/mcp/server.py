@@ -7,6 +7,7 @@ opened the first time a client lists or calls a tool, never for the handshake.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +30,8 @@ class AgentServer:
         self._kw = dict(home=home, agent=agent, workspace=workspace, overrides=list(overrides or []))
         self._folder = folder
         self.memory = None
+        self._closing = threading.Lock()
+        self._closed = False
         self.tools = Tools(self._open, content=True)
 
     def _open(self):
@@ -41,7 +44,11 @@ class AgentServer:
             mem.init()
         # the client's folder: memory_search ranks its project first
         mem.projects = folder_scope(mem.settings, folder=self._folder)
-        self.memory = mem
+        with self._closing:
+            if self._closed:  # the server stopped while this opened: nothing may start indexing now
+                mem.close()
+                raise RuntimeError("the server is stopping")
+            self.memory = mem
         from .content import MemoryContent
 
         self.tools.content = MemoryContent(mem)
@@ -49,12 +56,15 @@ class AgentServer:
 
     def warm(self) -> None:
         """A server start is a session start: index now, in the background, never blocking a call."""
-        if self.memory is not None:
+        if self.memory is not None and not self._closed:
             self.memory.sync_in_background()
 
     def close(self) -> None:
-        if self.memory is not None:
-            self.memory.close()
+        with self._closing:
+            self._closed = True
+            mem = self.memory
+        if mem is not None:
+            mem.close()
 
 
 def open_agent(**kw) -> AgentServer:

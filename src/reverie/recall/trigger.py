@@ -150,11 +150,14 @@ class TriggerResult:
 def _lexical_scores(conn, message: str, entries: list[Entry]) -> dict[int, float]:
     """The keyword score memory search gives each entry for ``message`` (in [0, 1])."""
     from ..index.schema import fts_tokenizer_of
-    from ..search.keyword import analyse_query, memory_doc_count
+    from ..search.keyword import analyse_query, memory_doc_count, memory_index_version
 
     tokenizer = fts_tokenizer_of(conn) or "cjk"
     try:
-        qt = analyse_query(conn, message[:480], tokenizer, FTS_TABLE, memory_doc_count(conn))
+        # the words' document counts are kept per index version: a warm server answering every
+        # prompt of a conversation looks each word up once (a lookup costs about half a millisecond)
+        version = memory_index_version(conn)
+        qt = analyse_query(conn, message[:480], tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
     except Exception:  # text retrieval failing still allows phrase-only matching (§9)
         return {}
     if qt.empty:

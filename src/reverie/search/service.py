@@ -167,6 +167,25 @@ class SearchService:
             reads.forget()  # the index may have changed (or be changing) since it was read: read it again
         return dirty
 
+    def _catch_up(self, missing: int) -> bool:
+        """A few chunks lack their vector (notes a hook wrote in a process that answered and exited
+        without loading the model): embed them now, with the local model this search loads for
+        its query anyway, so that they rank with the rest instead of the search going
+        keyword-only. True when it did."""
+        emb = self.embedder
+        if (missing > VECTOR_GAP or emb is None or emb.remote or not self.settings.store.vector.enabled
+                or self.index.background.running()):
+            return False
+        try:
+            done = self.index.fill_vectors_now()
+        except Exception as exc:  # the search goes on as before: the background fills them later
+            log.debug("catching up on %d vectors failed: %s", missing, exc)
+            return False
+        if done is None or done.embedding_error:
+            return False
+        reads.forget()  # the counters changed under this search's read of them
+        return True
+
     def _want_vectors(self, missing: int) -> None:
         """Chunks lack vectors and nobody is computing them: fill them in the background (retried
         at most once a minute after a provider failure)."""
@@ -261,6 +280,9 @@ class SearchService:
         index_vectors = emb is not None and check.vectors_ok and stored.get("provider") != "none"
         chunks, with_vectors = progress.counts(conn)
         missing = chunks - with_vectors if index_vectors else 0
+        if missing and self._catch_up(missing):
+            chunks, with_vectors = progress.counts(conn)
+            missing = chunks - with_vectors
         if missing:
             self._want_vectors(missing)
         vector_hits = None

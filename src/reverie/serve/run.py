@@ -78,12 +78,13 @@ def serve(home: Path, *, port: int = state.DEFAULT_PORT, host: str | None = None
         say(f"warning: listening on {bind}: anyone who can reach this address and learns the token can read and "
             "write this memory (default: 127.0.0.1 only)")
 
-    def stopped_early(signum, frame):  # SIGTERM before the listeners run: stop cleanly, exit 0
-        raise _Stopped()
-
-    signal.signal(signal.SIGTERM, stopped_early)
+    # A SIGTERM before the HTTP server takes the signals over is noted, not raised: an exception
+    # thrown into whatever the main thread was doing (opening the event loop, a lock held) could
+    # leave the shutdown waiting on it. The start stops at its next check instead (exit 0).
+    early = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: early.set())
     try:
-        return _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, scheduler, say, ready)
+        return _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, scheduler, say, ready, early)
     except _Stopped:
         say("reverie serve stopped")
         return 0
@@ -93,7 +94,7 @@ class _Stopped(Exception):
     pass
 
 
-def _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, scheduler, say, ready) -> int:
+def _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, scheduler, say, ready, early) -> int:
     import uvicorn
 
     from .. import __version__
@@ -116,6 +117,10 @@ def _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, schedul
     except state.AlreadyRunning as exc:
         mem.close()
         raise UserError(str(exc)) from None
+    if early.is_set():
+        lock.release()
+        mem.close()
+        raise _Stopped()
     sockets: list[socket.socket] = []
     info: dict = {}
     app = None
@@ -165,6 +170,11 @@ def _serve(home, port, bind, loopback_only, tcp, unix, agent, overrides, schedul
                 if self.should_exit and sig == signal.SIGINT:
                     self.force_exit = True
                 self.should_exit = True
+
+            async def startup(self, sockets=None):
+                await super().startup(sockets=sockets)
+                if early.is_set():  # stopped before these handlers were in place: stop now
+                    self.handle_exit(signal.SIGTERM, None)
 
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=1,
                                 lifespan="on")

@@ -1,0 +1,62 @@
+"""A process that answers one call and exits (a host's hook run without `reverie serve`) indexes
+the text of new notes in the background but never loads the embedding model for them; the next
+search that embeds its query anyway (hybrid, the local model) embeds those few chunks first, so it
+stays hybrid and ranks the new notes with the rest."""
+
+from __future__ import annotations
+
+import pytest
+
+from reverie import Memory
+from reverie.index import progress
+
+pytestmark = pytest.mark.semantic
+
+LOCAL = ['memory.search.provider="local"']
+
+
+def _missing(mem: Memory) -> int:
+    chunks, with_vectors = progress.counts(mem.index.conn())
+    return chunks - with_vectors
+
+
+def test_a_one_call_process_leaves_vectors_and_the_next_search_catches_up(reverie_home):
+    mem = Memory(overrides=LOCAL)
+    mem.init()
+    notes = mem.workspace / "memory"
+    notes.mkdir(exist_ok=True)
+    (notes / "2026-11-01.md").write_text("- The cabin is in the mountains near Innsbruck.\n")
+    mem.sync()  # built with vectors
+    assert _missing(mem) == 0
+    mem.close()
+
+    (notes / "2026-11-30.md").write_text("- The bicycle lock combination was changed to the blue fridge note.\n")
+    hook = Memory(overrides=LOCAL).one_call()
+    hook.sync_in_background()
+    assert hook.index.background.wait(120)
+    assert hook.index.embedder is not None and hook.index.embedder.loaded is False  # the model never loaded
+    assert _missing(hook) >= 1  # its text is indexed; its vector waits
+    found = hook.index.conn().execute("SELECT count(*) FROM memory_index_chunks WHERE path LIKE '%2026-11-30%'")
+    assert found.fetchone()[0] >= 1
+    hook.close()
+
+    reader = Memory(overrides=LOCAL)
+    out = reader.search("bicycle lock combination", record_signals=False)
+    assert out["mode"] == "hybrid" and "vectorSkipped" not in out["debug"], out["debug"]
+    assert out["results"][0]["path"] == "memory/2026-11-30.md"
+    assert _missing(reader) == 0
+    reader.close()
+
+
+def test_a_one_call_process_still_builds_a_new_index_with_vectors(reverie_home):
+    """An index no full run ever finished on: every chunk would lack its vector (more than a search
+    catches up on), so a one-call process embeds then."""
+    mem = Memory(overrides=LOCAL)
+    mem.init()
+    (mem.workspace / "MEMORY.md").write_text("# Memory\n\n- The parrot is named Captain Flint.\n")
+    mem.close()
+    hook = Memory(overrides=LOCAL).one_call()
+    hook.sync_in_background()
+    assert hook.index.background.wait(120)
+    assert _missing(hook) == 0 and hook.index.stored_identity()["provider"] == "local"
+    hook.close()
