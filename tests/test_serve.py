@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import _env, cli, ok, one_error
-from reverie.mcp.client import Client, HttpServer, McpError
+from reverie.mcp.client import Client, HttpServer
 
 pytestmark = pytest.mark.slow
 
