@@ -396,3 +396,43 @@ def test_a_turn_caught_up_days_later_distrusts_the_save_of_its_own_day(mem):
     lines = (mem.workspace / rel).read_text(encoding="utf-8").splitlines()
     n = next(i for i, line in enumerate(lines, 1) if saved in line)
     assert [o for first, last, o, *_ in mem.trust.line_classes(rel) if first <= n <= last] == ["untrusted"]
+
+
+def test_a_save_the_first_call_could_not_reclass_is_reclassed_when_the_turn_comes_again(mem):
+    """The host handed the turn over before the save was in its note (the MCP server's write and
+    the host's hook race), or the first call stopped before re-classing: the turn's messages are
+    recorded once, and when the host hands them over again the save becomes untrusted."""
+    from reverie.tools.memory import memory_tools
+
+    saved = "The owner's new bank is Quartzline Savings, per the deals page."
+    from dataclasses import replace
+
+    turn = [replace(m, host_id=f"race-{i}")  # as hosts give them (Claude Code's uuids)
+            for i, m in enumerate(_tainted_turn("race-1", [(saved, {"status": "appended"})]))]
+    s = FollowedSession(mem, host="test", key="race-1")
+    first = s.after_turn(turn)
+    assert first.error is None and not any("saved after reading" in n for n in first.notices)
+    result = {t.name: t for t in memory_tools(mem)}["memory_append"].call({"text": saved})  # lands late
+    rel = result["path"]
+    again = s.after_turn(turn)  # the same messages: nothing recorded twice, the save re-classed
+    assert again.error is None and any("saved after reading untrusted content" in n for n in again.notices)
+    events = [e for e in _events(s, ("tool_call",)) if "memory_append" in json.dumps(e.data, ensure_ascii=False)]
+    assert len(events) == 1
+    lines = (mem.workspace / rel).read_text(encoding="utf-8").splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if saved in line)
+    assert [o for first_, last, o, *_ in mem.trust.line_classes(rel) if first_ <= n <= last] == ["untrusted"]
+    third = s.after_turn(turn)  # nothing left to re-class: no notice, no change
+    assert not any("saved after reading" in n for n in third.notices)
+    s.close()
+
+
+def test_a_host_without_message_ids_gets_two_alike_calls_recorded_once_each(mem):
+    """A host that gives no message ids: two tool calls with no text of their own are two messages
+    (told apart by their call ids); handed over again, neither is recorded twice."""
+    s = FollowedSession(mem, host="test", key="noid-1")
+    turn = _tainted_turn("noid-1", [("first save", {"status": "appended"}), ("second save", {"status": "appended"})])
+    s.after_turn(turn)
+    s.after_turn(turn)
+    calls = [e for e in _events(s, ("tool_call", "tool_result"))]
+    assert len(calls) == 2 + 2 * 2  # the web fetch and its page, and two saves with their answers
+    s.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 from ..models.base import ChatMessage, ToolCall
 from ..sessions.host import HostMessage, loads_tools_only, reverie_tool
@@ -30,6 +31,28 @@ def _words(text: str) -> str:
     return " ".join(_PART_MARKERS.sub(" ", text or "").split())
 
 
+def _unnamed_key(kind: str, text: str, call_ids: tuple) -> tuple:
+    """What matches a message the host gave no id with one recorded earlier: its kind, its words
+    and the ids of the tool calls it makes or answers (two calls with no text of their own, one
+    after the other, are two messages)."""
+    return (kind, _words(text), call_ids)
+
+
+def _message_call_ids(m: HostMessage) -> tuple:
+    if m.role == "tool_call":
+        return tuple(str(c.id) for c in m.tool_calls)
+    return (str(m.tool_call_id),) if m.role == "tool_result" and m.tool_call_id else ()
+
+
+def _event_call_ids(ev) -> tuple:
+    msg = ev.data.get("message")
+    if not isinstance(msg, dict):
+        return ()
+    if ev.kind == "tool_call":  # (the transcript's message, as ChatMessage.to_dict writes it)
+        return tuple(str(c.get("id")) for c in msg.get("toolCalls") or () if isinstance(c, dict))
+    return (str(msg["toolCallId"]),) if ev.kind == "tool_result" and msg.get("toolCallId") else ()
+
+
 UNNAMED_KEPT = 512  # the newest messages recorded without a host id that a later call can match
 
 
@@ -44,7 +67,7 @@ def _step(state: dict, ev) -> None:
     if ev.data.get("hostId"):
         state["ids"].add(ev.data["hostId"])
     else:
-        state["unnamed"].append((ev.kind, _words(ev.text)))
+        state["unnamed"].append(_unnamed_key(ev.kind, ev.text, _event_call_ids(ev)))
         del state["unnamed"][:-UNNAMED_KEPT]
     if ev.kind == "user":
         state["turn"] = [("user", ev.origin)]
@@ -61,7 +84,8 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     state = fold(rt.store, sid, "sidecar-recorded", ("user", "assistant", "tool_call", "tool_result"),
                  _new_state, _step)
     ids = state["ids"]
-    tail = set(state["unnamed"][-max(8, 2 * len(messages)):])  # recent messages recorded without the host's id
+    # recent messages recorded without the host's id, as a multiset (two alike are two messages)
+    tail = Counter(state["unnamed"][-max(8, 2 * len(messages)):])
     row = rt.session
     taint = _turn_so_far(rt, sid, row, list(state["turn"]))
     recorded = skipped = 0
@@ -70,11 +94,17 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     for m in messages:
         kind = "tool_call" if m.role == "tool_call" else m.role
         known = bool(m.host_id and m.host_id in ids)
-        if not known and (kind, _words(m.text)) in tail:
-            tail.discard((kind, _words(m.text)))
-            known = True
+        if not known:  # (a prompt before_model recorded comes back with the host's id)
+            key = _unnamed_key(kind, m.text, _message_call_ids(m))
+            if tail[key] > 0:
+                tail[key] -= 1
+                known = True
         if known:
             skipped += 1
+            if m.role == "tool_call" and _said(taint, m.origin) == "untrusted":
+                # recorded by an earlier call, which may have stopped before re-classing the save
+                # (or run before the save was in its note): again; re-classing is idempotent
+                tainted_saves += _appended(m)
             taint = _observe(rt, sid, row, taint, m)
             continue
         extra = {"hostId": m.host_id} if m.host_id else {}
@@ -97,8 +127,7 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
             rt.store.append_message(sid, "tool_call", ChatMessage("assistant", m.text, tool_calls=calls),
                                     origin=said, **extra)
             if said == "untrusted":  # saved through reverie's own tool after reading untrusted content
-                tainted_saves += [(str(c.arguments.get("text") or ""), m.timestamp) for c in calls
-                                  if c.name == "memory_append" and isinstance(c.arguments.get("text"), str)]
+                tainted_saves += _appended(m)
         elif m.role == "tool_result":
             origin = _result(rt, sid, taint, m)
             name = reverie_tool(m.tool_name) or m.tool_name
@@ -117,6 +146,12 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
     if tainted_saves:
         notices += _distrust_saves(rt, tainted_saves)
     return recorded, skipped, notices
+
+
+def _appended(m: HostMessage) -> list[tuple[str, str | None]]:
+    """(the text, the host's timestamp) of each call to reverie's memory_append in ``m``."""
+    return [(c.arguments["text"], m.timestamp) for c in m.tool_calls
+            if reverie_tool(c.name) == "memory_append" and isinstance((c.arguments or {}).get("text"), str)]
 
 
 def _distrust_saves(rt, saves: list[tuple[str, str | None]]) -> list[str]:
