@@ -67,8 +67,13 @@ def _line(lang: str, text: str) -> str:
     return assistant + text[2:] if text.startswith("A:") else user + text
 
 
-def build_history(lang: str, seed: int) -> History:
-    rng = random.Random(f"{lang}-{seed}")
+#: topics of talk per ordinary day: short sessions (a dozen lines), or long ones (``--long-sessions``:
+#: about 35 lines, the best-matching sessions then hold many passages about a question's topic)
+TOPICS = {"short": (1, 2, 2), "long": (5, 6, 7)}
+
+
+def build_history(lang: str, seed: int, sessions: str = "short") -> History:
+    rng = random.Random(f"{lang}-{seed}" + ("" if sessions == "short" else f"-{sessions}"))
     day = datetime(2026, 1, 5, tzinfo=timezone.utc) + timedelta(days=rng.randrange(40))
     dates = []
     for _ in range(50):
@@ -77,7 +82,7 @@ def build_history(lang: str, seed: int) -> History:
     now = (dates[-1] + timedelta(days=2)).replace(hour=12)
     lines: list[list[str]] = []
     for _ in dates:  # ordinary days: one or two topics, most of their lines
-        topics = rng.sample(D.FILLER[lang], rng.choice((1, 2, 2)))
+        topics = rng.sample(D.FILLER[lang], min(len(D.FILLER[lang]), rng.choice(TOPICS[sessions])))
         body = [t for topic in topics for t in topic if rng.random() < 0.85]
         lines.append(body)
     questions: list[dict] = []
@@ -340,10 +345,10 @@ def bm25_anchor(histories: list[History]) -> list[list[str]]:
 # ---------------------------------------------------------------------------------------------
 # report
 def render(long: dict[str, dict], cross: dict[str, dict], ms: dict[str, list], n_hist: int, elapsed: float,
-           load: tuple) -> str:
+           load: tuple, flags: str = "") -> str:
     names = list(long)
     head = ("Command: `python benchmarks/long_history.py --histories "
-            f"{n_hist}` — {n_hist} generated histories ({n_hist // 2} English, {n_hist - n_hist // 2} Chinese), "
+            f"{n_hist}{flags}` — {n_hist} generated histories ({n_hist // 2} English, {n_hist - n_hist // 2} Chinese), "
             f"{long[names[0]]['overall'][0]} questions; run took {elapsed:.0f} s; load average "
             f"{load[0]:.1f} at the start, {load[1]:.1f} at the end (2 shared cores).")
     out = [head, "", "All evidence sessions among the first 5 distinct notes of the results (max_results 20) / "
@@ -385,13 +390,19 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--raw", type=Path, default=None, help=argparse.SUPPRESS)  # (the --before child's answer)
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     ap.add_argument("--no-report", action="store_true", help="print only")
+    ap.add_argument("--long-sessions", action="store_true",
+                    help="sessions of about 35 lines instead of a dozen")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(args.src))
     args.vectors = args.vectors or args.work / "vectors.pkl"
+    if args.long_sessions and args.raw is None:  # its own homes (other notes), the same vector memo
+        args.work = args.work / "long-sessions"
     args.work.mkdir(parents=True, exist_ok=True)
-    histories = [build_history("en" if i % 2 == 0 else "zh", i // 2) for i in range(args.histories)]
+    sessions = "long" if args.long_sessions else "short"
+    histories = [build_history("en" if i % 2 == 0 else "zh", i // 2, sessions) for i in range(args.histories)]
     if args.raw is not None:  # the child of --before: rank and hand the notes back
-        args.raw.write_text(json.dumps(run_reverie(args.work, histories, args.vectors)), encoding="utf-8")
+        args.raw.write_text(json.dumps(run_reverie(args.work, histories, args.vectors, not args.long_sessions)),
+                            encoding="utf-8")
         return {}
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
@@ -401,11 +412,12 @@ def main(argv: list[str] | None = None) -> dict:
         args.work.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, __file__, "--histories", str(args.histories), "--work",
                         str(args.work / "before"), "--src", str(args.before), "--raw", str(raw),
-                        "--vectors", str(args.vectors)], check=True)
+                        "--vectors", str(args.vectors)] + (["--long-sessions"] if args.long_sessions else []),
+                       check=True)
         # (its own homes: an index is built by the version that reads it; the vectors are shared)
         before = json.loads(raw.read_text(encoding="utf-8"))
         systems["before"] = before
-    now_raw = run_reverie(args.work, histories, args.vectors)
+    now_raw = run_reverie(args.work, histories, args.vectors, not args.long_sessions)  # (the cross set: once)
     long = {f"reverie {k}": score_long(histories, v) for k, v in now_raw["long"].items()}
     cross = {f"reverie {k}": score_cross(v) for k, v in now_raw["cross"].items()}
     ms = {f"reverie {k}": v for k, v in now_raw["ms"].items()}
@@ -415,12 +427,16 @@ def main(argv: list[str] | None = None) -> dict:
         cross.update({f"before: {k}": score_cross(v) for k, v in b["cross"].items()})
         ms.update({f"before: {k}": v for k, v in b["ms"].items()})
     long["BM25 over whole sessions"] = score_long(histories, bm25_anchor(histories))
-    report = render(long, cross, ms, args.histories, time.perf_counter() - t0, (load0, os.getloadavg()[0]))
+    report = render(long, cross, ms, args.histories, time.perf_counter() - t0, (load0, os.getloadavg()[0]),
+                    " --long-sessions" if args.long_sessions else "")
     print(report)
     if not args.no_report:
         from report import update_section
 
-        update_section(args.out, "long-history", "Long histories and cross-language memory", report)
+        if args.long_sessions:
+            update_section(args.out, "long-history-long-sessions", "Long histories with long sessions", report)
+        else:
+            update_section(args.out, "long-history", "Long histories and cross-language memory", report)
     return {"long": long, "cross": cross}
 
 

@@ -33,7 +33,7 @@ from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
                       project_multiplier, status_multiplier)
 from .rerank import Reranking
-from .results import Passage, passages, result_row
+from .results import Passage, passages, result_row, widen
 
 if TYPE_CHECKING:  # numpy comes with a vector search (query_vector, the context's vector side)
     import numpy as np
@@ -286,7 +286,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             mode = "strict+lexical"
     # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader; a
     # later note that updates an earlier one goes just above it, the earlier marked superseded
-    merged, superseded = newest.order(passages(strict if mode == "strict" else strict + lexical),
+    merged, superseded = newest.order(widen(passages(strict if mode == "strict" else strict + lexical), n),
                                       lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
                                       lambda p: p.text, lambda p: p.citation)
     for p in merged:

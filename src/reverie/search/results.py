@@ -50,6 +50,53 @@ def passages(ordered: list[Candidate]) -> list[Passage]:
     return out
 
 
+#: the first results are always the ranking's own (the default result count); see :func:`widen`
+WIDEN_AFTER = 6
+
+
+def widen(found: list[Passage], n: int) -> list[Passage]:
+    """The ranked passages with the later part of the first ``n`` opened to more notes.
+
+    The best hits of a question cluster in the notes that match it best: a long session holds a
+    dozen windows about its topic, and twenty results could cover three sessions while an
+    aggregate question ("how many times…", "in total…") needs the fifth and sixth. Past the first
+    ``max(WIDEN_AFTER, ⌈n/2⌉)`` results, a passage of a note that is already shown twice yields
+    its place to the best passage of a note not shown yet (one that ranked below the cut), and
+    goes just after the cut. The leading results and their order are untouched; so is everything
+    when ``n`` is the default count or fewer, or when the results span enough notes already."""
+    keep = max(WIDEN_AFTER, (n + 1) // 2)
+    if len(found) <= n or keep >= n:
+        return found
+
+    def note(p: Passage) -> tuple:
+        return (p.lead.path, p.lead.source)
+
+    head, rest = found[:n], found[n:]
+    shown: dict[tuple, int] = {}
+    for p in head:
+        shown[note(p)] = shown.get(note(p), 0) + 1
+    fresh: list[Passage] = []  # the best passage of each note not shown, in rank order
+    for p in rest:
+        if note(p) not in shown and all(note(q) != note(p) for q in fresh):
+            fresh.append(p)
+    yielded: list[Passage] = []
+    for p in reversed(head[keep:]):  # the lowest-ranked gives way first
+        if len(yielded) == len(fresh):
+            break
+        if shown[note(p)] >= 2:
+            shown[note(p)] -= 1
+            yielded.append(p)
+    if not yielded:
+        return found
+    taken = fresh[:len(yielded)]
+    out_ids = {id(p) for p in yielded}
+    in_ids = {id(p) for p in taken}
+    rank = {id(p): i for i, p in enumerate(found)}
+    inside = sorted([p for p in head if id(p) not in out_ids] + taken, key=lambda p: rank[id(p)])
+    after = sorted(yielded + [p for p in rest if id(p) not in in_ids], key=lambda p: rank[id(p)])
+    return inside + after
+
+
 def _snippet(units: list[Candidate]) -> tuple[str, int, int]:
     """The units' text in file order; a gap between them is shown as a line "…"."""
     parts = sorted(units, key=lambda u: (u.start_line, u.seq))
