@@ -129,6 +129,9 @@ def test_a_turn_gets_startup_context_trigger_recall_and_memory_search_and_is_rec
     users = "\n".join(first.user_texts())
     assert "Recalled from long-term memory (reverie)" in users and "Prefers green tea" in users, \
         "trigger recall did not reach the model's request"
+    # before the user's words once: only reverie's trigger lane put it there (the system prompt holds
+    # MEMORY.md as well, as OpenClaw's own memory does: the recalled line is the one near the question)
+    assert users.count("Prefers green tea") == 1 and users.count('lane="trigger"') == 1, users
     assert "memory_search" in first.tool_names()
     results = main[1].tool_results()
     assert results and "Saltwater Dream" in results[-1] and "memory/" in results[-1], \
