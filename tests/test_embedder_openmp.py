@@ -116,6 +116,7 @@ def test_reverie_fills_in_only_what_the_user_left_unset():
 
 
 def test_the_environment_is_set_for_the_load_and_put_back(monkeypatch):
+    monkeypatch.setattr(openmp, "_settings", openmp._settings)  # what a loaded engine runs with, kept
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     with openmp.engine_environment() as info:
