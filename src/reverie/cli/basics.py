@@ -55,6 +55,13 @@ def memory_for(o: Opts, *, create: bool = True, home_only: bool = False, **kw):
     return mem
 
 
+def hook_memory(o: Opts):
+    """The agent's memory for one host hook: lent by a warm server, or this process's own, which
+    answers this one call and exits (its background indexing then leaves the vectors for later)."""
+    mem = memory_for(o)
+    return mem if LENDER.get() is not None else mem.one_call()
+
+
 @contextlib.contextmanager
 def opened_memory(o: Opts, **kw):
     """:func:`memory_for`, closed when the command is done (its background work stopped, its

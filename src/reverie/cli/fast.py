@@ -90,13 +90,26 @@ def dispatch(args: list[str]) -> int | None:
             # the server runs with its own environment: notify finds the rollouts of the caller's Codex
             args = [*args, "--codex-home", os.environ["CODEX_HOME"]]
         code = delegate(args, loose[1], loose[0])
-        if code is None and loose[1][0] == "hook":
-            code = hook_here(args)
-        elif code is None and loose[1][0] == "remember":
-            code = remember_here(args)
-        elif code is None and loose[1][0] == "search":
-            code = search_here(args)
-        return code
+        return light(args, loose[1][0]) if code is None else code
+    return None
+
+
+def light(args: list[str], command: str | None = None) -> int | None:
+    """``remember``, ``search`` and the host hooks run here without the command-line framework; None
+    for anything else, or arguments these do not read (the full command line answers). A warm
+    server runs the command lines it is sent through here too: parsing them with typer cost each
+    call a millisecond or two."""
+    if command is None:
+        loose = parse_common(args, strict=False)
+        if loose is None or not loose[1] or "--help" in args or "-h" in args:
+            return None
+        command = loose[1][0]
+    if command == "hook":
+        return hook_here(args)
+    if command == "remember":
+        return remember_here(args)
+    if command == "search":
+        return search_here(args)
     return None
 
 
@@ -170,10 +183,9 @@ def hook_here(args: list[str]) -> int | None:
     from ..hosts.hooks import answer
 
     def open_memory():
-        from ..api import Memory
+        from .basics import hook_memory
 
-        o = _opts(found)
-        return Memory(home=o.home, agent=o.agent, workspace=o.workspace, overrides=o.sets).one_call()
+        return hook_memory(_opts(found))
 
     if host == "claude-code":
         from ..hosts import claude_code as cc

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import AgentOpt, HomeOpt, SetOpt, WorkspaceOpt, memory_for, opts
+from .basics import hook_memory
+from .common import AgentOpt, HomeOpt, SetOpt, WorkspaceOpt, opts
 
 EXAMPLES = ("[bold]Examples[/bold]\n"
             "  reverie install claude-code            # writes these hooks into Claude Code's settings\n"
@@ -17,15 +18,6 @@ EXAMPLES = ("[bold]Examples[/bold]\n"
 CODEX_EXAMPLES = ("[bold]Examples[/bold]\n"
                   "  reverie install codex                  # writes these hooks and notify into Codex's config.toml\n"
                   "  echo '{\"session_id\": \"s1\", \"source\": \"startup\"}' | reverie hook codex SessionStart")
-
-
-def _hook_memory(o):
-    """The agent's memory for one hook: lent by a warm server, or this process's own, which answers
-    this one call and exits (its background indexing then leaves the vectors for later)."""
-    from .basics import LENDER
-
-    mem = memory_for(o)
-    return mem if LENDER.get() is not None else mem.one_call()
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +40,7 @@ def register(app: typer.Typer) -> None:
         from ..hosts.hooks import answer
 
         o = opts(ctx, home, agent, workspace, sets, False)
-        return answer(lambda: cc.run_hook(lambda: _hook_memory(o), sys.stdin.read(), event, kind))
+        return answer(lambda: cc.run_hook(lambda: hook_memory(o), sys.stdin.read(), event, kind))
 
     @hook_app.command("codex", help="A Codex hook (the event's JSON on stdin; SessionStart, UserPromptSubmit, Stop, "
                                     "PreCompact, SessionEnd) or Codex's notify program (`notify`, its JSON as the "
@@ -72,5 +64,5 @@ def register(app: typer.Typer) -> None:
         o = opts(ctx, home, agent, workspace, sets, False)
         if event == cx.NOTIFY and payload is None:
             raise UserError("notify needs its JSON argument (Codex appends it to the notify command)")
-        return answer(lambda: cx.run(lambda: _hook_memory(o), event, payload if event == cx.NOTIFY else sys.stdin.read(),
+        return answer(lambda: cx.run(lambda: hook_memory(o), event, payload if event == cx.NOTIFY else sys.stdin.read(),
                                      kind=kind, home=codex_home))

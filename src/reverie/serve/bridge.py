@@ -151,6 +151,7 @@ def run(argv: list[str], *, cwd: str | None = None, lender=None, stdin: str = ""
     (a search ranks that folder's project first); ``lender`` lends the command open agents
     (:mod:`reverie.serve.lending`)."""
     from ..cli.basics import LENDER
+    from ..cli.fast import light
     from ..cli.main import execute
     from ..recall.projects import CALLER_FOLDER
 
@@ -158,7 +159,9 @@ def run(argv: list[str], *, cwd: str | None = None, lender=None, stdin: str = ""
     lending = LENDER.set(lender) if lender is not None else None
     try:
         with captured(stdin) as out:
-            code = execute(list(argv))
+            code = light(list(argv))  # the commands a host calls most, without typer's parsing
+            if code is None:
+                code = execute(list(argv))
     finally:
         if lending is not None:
             LENDER.reset(lending)
