@@ -104,3 +104,26 @@ def test_a_model_without_a_measured_axis_is_left_as_it_is():
     q = np.ones(384, dtype=np.float32) / np.sqrt(384)
     out, offset = language.neutral("some-other-model", q)
     assert out is q and offset == 0.0
+
+
+def test_the_language_stays_in_the_query_when_the_memory_holds_only_its_language(mem):
+    """Taken out only where there is something across languages to find: over file vectors all in
+    the question's language, the query is left as it is; one file in the other language among them
+    and the language comes out."""
+    emb = mem.searcher.embedder
+    q = emb.embed_query("我们领养的猫叫什么名字？")
+    zh = emb.embed_documents(["妈妈喜欢喝普洱茶。", "今天下了一整天雨，我就待在家里。", "下周要交房租了。"])
+    en = emb.embed_documents(["We adopted a grey cat and named her Biscuit."])
+    d = language._axis(emb.model)
+    mid = language.MIDPOINTS[emb.model]
+    assert language.other_language_share(d, mid, q, zh) == 0.0
+    same, offset = language.neutral(emb.model, q, zh)
+    assert same is q and offset == 0.0
+    both = np.vstack([zh, en])
+    assert language.other_language_share(d, mid, q, both) == 0.25
+    moved, offset = language.neutral(emb.model, q, both)
+    assert offset > 0 and not np.allclose(moved, q)
+    # a file that vanished (a zero row of the matrix) is in no language
+    assert language.other_language_share(d, mid, q, np.vstack([zh, np.zeros_like(en)])) == 0.0
+    # an English question over the same files: the Chinese ones are the other language
+    assert language.other_language_share(d, mid, emb.embed_query("What is our cat called?"), both) == 0.75

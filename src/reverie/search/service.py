@@ -314,15 +314,17 @@ class SearchService:
                         return unavailable(str(exc), exc.quota, self.state.provider, self.state.model)
                     debug["embeddingBootstrap"] = f"query embedding failed, keyword-only: {exc}"
                 embed_ms = (time.perf_counter() - te) * 1000
-                if qv is not None and np_any(qv):
-                    # the query without the language it is written in (a measured axis of the model)
-                    qv, offset = language.neutral(emb.model, qv)
                 if qv is not None and np_any(qv) and self.index.pg:
+                    # the query without the language it is written in (a measured axis of the model);
                     # the pipeline asks the engine (search/postgres.py)
+                    qv, offset = language.neutral(emb.model, qv)
                     vector_hits = pipeline.VectorQuery(None, qv, offset)
                 elif qv is not None and np_any(qv):
                     snap = self.vectors.serve(conn, generation, int(qv.shape[0]))
                     conn, self._generation = snap.conn, snap.generation  # the previous one while the new loads
+                    # ... when the memory holds notes in another language than the query's
+                    files = snap.view.files if not snap.view.empty else None
+                    qv, offset = language.neutral(emb.model, qv, files)
                     vector_hits = pipeline.VectorQuery(snap.view, qv, offset)
         elif emb is None and stored.get("provider") not in (None, "none"):
             # Keyword-only (provider "none", or one that failed to start) over an index holding
