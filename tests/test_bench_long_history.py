@@ -24,6 +24,15 @@ def test_histories_are_deterministic_and_their_evidence_exists():
         assert max(h.sessions) < f"memory/{h.now:%Y-%m-%d}.md"  # asked after the last session
 
 
+def test_long_sessions_hold_more_lines_and_the_same_kinds_of_questions():
+    short, long = lh.build_history("en", 2), lh.build_history("en", 2, "long")
+    assert long.files != short.files and long.files == lh.build_history("en", 2, "long").files
+    lines = lambda h: sum(t.count("\n") for t in h.files.values()) / len(h.files)  # noqa: E731
+    assert lines(long) > 2.5 * lines(short)
+    assert {q["type"] for q in long.questions} == set(lh.TYPES)
+    assert all(p in long.files for q in long.questions for p in q["ev"])
+
+
 def test_a_last_month_question_has_its_evidence_in_the_previous_month():
     for seed in range(6):
         h = lh.build_history("en", seed)
