@@ -60,3 +60,36 @@ def test_a_one_call_process_still_builds_a_new_index_with_vectors(reverie_home):
     assert hook.index.background.wait(120)
     assert _missing(hook) == 0 and hook.index.stored_identity()["provider"] == "local"
     hook.close()
+
+
+def test_an_edited_note_keeps_the_vectors_of_its_unchanged_entries(reverie_home):
+    """A hook process re-indexing a long note it appended to takes the unchanged entries' vectors
+    from the embedding cache (no model call): only the new entry waits for its vector, and the
+    next search stays hybrid."""
+    mem = Memory(overrides=LOCAL)
+    mem.init()
+    notes = mem.workspace / "memory"
+    notes.mkdir(exist_ok=True)
+    day = notes / "2026-11-02.md"
+    day.write_text("".join(f"- Entry {i}: the garden shed holds tool number {i} on its own hook.\n"
+                           for i in range(30)))
+    mem.sync()
+    assert _missing(mem) == 0
+    chunks = progress.counts(mem.index.conn())[0]
+    assert chunks > 16  # more than a search would catch up on
+    mem.close()
+
+    with day.open("a", encoding="utf-8") as fh:
+        fh.write("- The ferry to the island now leaves at seven from pier four.\n")
+    hook = Memory(overrides=LOCAL).one_call()
+    hook.sync_in_background()
+    assert hook.index.background.wait(120)
+    assert hook.index.embedder.loaded is False
+    assert _missing(hook) == 1  # the new entry only
+    hook.close()
+
+    reader = Memory(overrides=LOCAL)
+    out = reader.search("ferry to the island", record_signals=False)
+    assert out["mode"] == "hybrid" and "vectorSkipped" not in out["debug"], out["debug"]
+    assert _missing(reader) == 0
+    reader.close()

@@ -69,6 +69,14 @@ def test_what_asks_for_advice_and_what_states_a_taste():
     assert taste.asks_for_advice("能推荐一个冬天的新爱好吗？")
     assert not taste.asks_for_advice("Where do I work now?")
     assert not taste.asks_for_advice("我现在开的是什么车？")
+    # "should I" / "我该" ask for a choice with a what, which or where; asked how, no taste answers them
+    for choice in ("What kind of holiday should I book this summer?", "What do you think I should cook tonight?",
+                   "Where should I go on holiday?", "Which one should we pick?", "今年夏天我该订什么样的假期？",
+                   "周末我该去哪儿玩？"):
+        assert taste.asks_for_advice(choice), choice
+    for how in ("How should I reply to my manager?", "Should I book the hotel again?", "到时候敬酒我该怎么应付？",
+                "我该怎么回复领导？"):
+        assert not taste.asks_for_advice(how), how
     assert taste.states_taste("I hate crowded beaches, I prefer quiet villages.")
     assert taste.states_taste("我一直喜欢动手做东西")
     assert not taste.states_taste("The printer at work jammed again.")

@@ -246,7 +246,10 @@ def test_sigterm_at_any_moment_of_the_start_stops_it_cleanly(reverie_home):
         except subprocess.TimeoutExpired:
             proc.kill()
             raise AssertionError(f"serve did not stop on a SIGTERM {delay or 'at its state file'} s into its start")
-        assert code == 0, proc.stderr.read()
+        # a SIGTERM before reverie's own handler is in place (Python still starting) ends the process
+        # as the default action does: nothing was written yet. From the handler on: a clean stop, exit 0
+        early = delay is not None and code == -signal.SIGTERM and not state.exists()
+        assert code == 0 or early, (code, proc.stderr.read())
         assert not state.exists() or json.loads(state.read_text()).get("pid") != proc.pid
     second = Served(reverie_home)
     assert second.stop() == 0

@@ -123,6 +123,7 @@ def _engine_gomp():
             try:
                 lib = ctypes.CDLL(path)  # the library already mapped: no second copy
                 lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+                lib.omp_get_max_threads.restype = ctypes.c_int
                 _gomp = lib
             except (OSError, AttributeError):
                 pass
@@ -134,7 +135,7 @@ def one_thread_for(tokens: int) -> Iterator[bool]:
     """Around one embedding call of ``tokens`` tokens: run it on the calling thread alone when it
     is short and reverie chose the thread count (a count the user set is theirs). Yields whether it
     did. Where the engine's libgomp cannot be reached (another platform, another build), nothing
-    changes."""
+    changes (the engine's library is found through ``/proc/self/maps``: Linux only)."""
     threads = (_settings or {}).get("threads")
     gomp = None
     if (tokens <= SHORT_TOKENS and isinstance(threads, int) and threads > 1
@@ -143,11 +144,12 @@ def one_thread_for(tokens: int) -> Iterator[bool]:
     if gomp is None:
         yield False
         return
+    before = int(gomp.omp_get_max_threads())  # this thread's own count, put back as it was
     gomp.omp_set_num_threads(1)
     try:
         yield True
     finally:
-        gomp.omp_set_num_threads(threads)
+        gomp.omp_set_num_threads(before)
 
 
 def choose(environ: Mapping[str, str]) -> tuple[dict, dict]:

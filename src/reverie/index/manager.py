@@ -248,12 +248,14 @@ class MemoryIndex:
 
     # -- writing ----------------------------------------------------------------------------
     def _locked_run(self, work: Callable[[Syncer], SyncReport], *, blocking: bool, progress: Progress | None = None,
-                    background: bool = False, use_embedder: bool = True, stoppable: bool = False) -> SyncReport | None:
+                    background: bool = False, use_embedder: bool = True, stoppable: bool = False,
+                    cached_only: bool = False) -> SyncReport | None:
         """Run ``work`` on a Syncer of the live generation under the sync lock; None when
         ``blocking`` is off and the lock is held elsewhere. A damaged generation is replaced and
         the work runs once more, on the fresh one."""
         control = Control(between=self.urgent.serve, background=background, stage=self.urgent.set_stage,
-                          stopping=self.background.stop.is_set if stoppable else (lambda: False))
+                          stopping=self.background.stop.is_set if stoppable else (lambda: False),
+                          cached_only=cached_only)
         for attempt in (1, 2):
             with generations.lock(self.index_dir, "sync", blocking=blocking) as got:
                 if not got:
@@ -370,22 +372,22 @@ class MemoryIndex:
                 self.background.files_ready.set()
 
         started = time.monotonic()
-        embed = self._embeds_now()
+        # a one-call process takes what the embedding cache holds and calls no model (see _embeds_now)
+        cached_only = not self._embeds_now()
         if kind == "full":
             report = self._locked_run(lambda s: s.run(), blocking=False, progress=files_done, background=True,
-                                      stoppable=True, use_embedder=embed)
+                                      stoppable=True, cached_only=cached_only)
             self._covered(report, started)
             return report
         if kind == "paths":
-            report = self._locked_run(lambda s: s.run_paths(arg, in_scope=True, vectors=embed), blocking=False,
-                                      background=True, stoppable=True, use_embedder=embed)
+            report = self._locked_run(lambda s: s.run_paths(arg, in_scope=True), blocking=False, background=True,
+                                      stoppable=True, cached_only=cached_only)
             if report is not None:
                 self.pending_writes.difference_update(arg)
             self._covered(report, started)
             return report
-        if not embed:
-            return SyncReport()
-        return self._locked_run(lambda s: s.run_vectors(), blocking=False, background=True, stoppable=True)
+        return self._locked_run(lambda s: s.run_vectors(), blocking=False, background=True, stoppable=True,
+                                cached_only=cached_only)
 
     def fill_vectors_now(self) -> SyncReport | None:
         """Embed the chunks that lack a vector, in this thread; None when the sync lock is held
@@ -393,13 +395,15 @@ class MemoryIndex:
         return self._locked_run(lambda s: s.run_vectors(), blocking=False)
 
     def _embeds_now(self) -> bool:
-        """Whether background work computes vectors: always in a long-lived process; in a one-call
-        process only when the model is loaded already, or when no full run ever finished on the index
-        (a first build leaves every chunk to embed: more than a search would catch up on)."""
+        """Whether background work may call the model: always in a long-lived process; in a one-call
+        process only when the model is loaded already or the provider is remote (nothing to load),
+        or when no full run ever finished on the index (a first build leaves every chunk to embed:
+        more than a search would catch up on). Otherwise vectors come from the embedding cache only
+        (an edited note keeps the vectors of its unchanged entries) and the rest wait."""
         if self.embeds_in_background:
             return True
-        emb = self._embedder
-        if self._resolve is None and (emb is None or getattr(emb, "loaded", True)):
+        emb = self.embedder  # resolves the provider; the local model itself loads on first use only
+        if emb is None or emb.remote or getattr(emb, "loaded", True):
             return True
         try:
             return read_meta(self.conn(), "last_sync") is None  # no full run ever finished here

@@ -81,6 +81,7 @@ class Control:
     stage: Callable[[str], None] = lambda name: None  # "vectors": the run embeds from now on
     background: bool = False  # nobody waits for this run: queries go first at the embedder
     quick: bool = False  # embed only if the engine is free now (a note written beside a busy run)
+    cached_only: bool = False  # vectors from the embedding cache only, no model call (a one-call process)
 
 
 @dataclass

@@ -98,7 +98,7 @@ class VectorFill:
         for h, k in key_of.items():
             if k not in found and k not in todo:
                 todo[k] = inputs[h]
-        if todo:
+        if todo and not self.control.cached_only:
             keys = list(todo)
             try:
                 mat = self._embed([todo[k] for k in keys])

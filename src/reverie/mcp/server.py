@@ -56,8 +56,9 @@ class AgentServer:
 
     def warm(self) -> None:
         """A server start is a session start: index now, in the background, never blocking a call."""
-        if self.memory is not None and not self._closed:
-            self.memory.sync_in_background()
+        with self._closing:  # (returns at once: the sync runs on its own thread)
+            if self.memory is not None and not self._closed:
+                self.memory.sync_in_background()
 
     def close(self) -> None:
         with self._closing:

@@ -286,7 +286,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             mode = "strict+lexical"
     # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader; a
     # later note that updates an earlier one goes just above it, the earlier marked superseded
-    merged, superseded = newest.order(widen(passages(strict if mode == "strict" else strict + lexical), n),
+    # (widened among the results above minScore only: a keyword-only fallback never takes their place)
+    ranked = widen(passages(strict), n) + (passages(lexical) if mode != "strict" else [])
+    merged, superseded = newest.order(ranked,
                                       lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
                                       lambda p: p.text, lambda p: p.citation)
     for p in merged:

@@ -19,12 +19,13 @@ TASTE_BOOST = 1.35
 GATE_NONE = 0.65  # below this share of the best relevance, no lift
 GATE_FULL = 0.80  # from this share on, all of it
 
-# "should I" / "我该" ask for a choice only with a "what" or "which" ("what kind of holiday should I
-# book", "我该订什么样的假期"); "how should I answer my manager" / "我该怎么回复" ask how to do
+# "should I" / "我该" ask for a choice only with a "what", "which" or "where" ("what kind of holiday
+# should I book", "what do you think I should cook", "我该订什么样的假期"); "how should I answer my
+# manager" / "我该怎么回复" ask how to do
 # something, which no stated taste answers (lifting every "I like…" there buried the fact asked for)
 _ASKS = LazyPattern(
     r"\b(?:recommend\w*|suggest\w*|ideas?|advice|advise|tips?|would i like)\b"
-    r"|\b(?:what|which)\b[^.?!\n]{0,40}\b(?:should|shall) (?:i|we)\b"
+    r"|\b(?:what|which|where)\b[^.?!\n]{0,40}\b(?:(?:should|shall) (?:i|we)|(?:i|we) (?:should|shall))\b"
     r"|推荐|建议|有什么好|主意|适合我|我该.{0,4}(?:什么|哪)|应该.{0,4}(?:什么|哪)", 0)
 _TASTE = LazyPattern(
     r"\b(?:i|we)(?:'ve|'d|\s+have|\s+had|\s+do|\s+don't|\s+do\s+not|\s+never)?"

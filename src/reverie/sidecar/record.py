@@ -208,7 +208,24 @@ def _observe(rt, sid: str, row, taint: ToolSession, m: HostMessage) -> ToolSessi
     if m.role == "tool_result" and (m.origin == "untrusted" or reverie_tool(m.tool_name) is None) \
             and not _scaffolding(m):
         taint.observe("untrusted", m.tool_name or "tool")
+    elif m.role == "tool_result" and m.origin == "recall" and reverie_tool(m.tool_name) in RECALLING:
+        bare = reverie_tool(m.tool_name)
+        if _recalled(bare, m.text)[0] == "untrusted":
+            taint.observe("untrusted", f"{bare} returned untrusted memory")
     return taint
+
+
+RECALLING = ("memory_search", "memory_get")
+
+
+def _recalled(bare: str, text: str) -> tuple[str, list]:
+    """(the least trusted class among what a recall tool returned, its items)."""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    items = items_from_result(bare, parsed) if isinstance(parsed, dict) else []
+    return (least_trusted(*[i.origin for i in items if i.origin]) if items else "agent"), items
 
 
 def _scaffolding(m: HostMessage) -> bool:
@@ -219,15 +236,10 @@ def _scaffolding(m: HostMessage) -> bool:
 def _result(rt, sid: str, taint: ToolSession, m: HostMessage) -> str:
     """The class of a tool result, recording a recall mark for reverie's recall tools."""
     bare = reverie_tool(m.tool_name)
-    if m.origin == "recall" and bare in ("memory_search", "memory_get"):
-        try:
-            parsed = json.loads(m.text)
-        except ValueError:
-            parsed = None
-        items = items_from_result(bare, parsed) if isinstance(parsed, dict) else []
+    if m.origin == "recall" and bare in RECALLING:
+        origin, items = _recalled(bare, m.text)
         if items:
             rt.inject(bare, items, into_context=False)
-        origin = least_trusted(*[i.origin for i in items if i.origin]) if items else "agent"
         if origin == "untrusted":
             taint.observe("untrusted", f"{bare} returned untrusted memory")
         return origin
