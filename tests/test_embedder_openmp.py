@@ -207,12 +207,13 @@ def test_a_short_text_embeds_on_one_thread_and_the_count_comes_back():
     gomp.omp_get_max_threads.restype = __import__("ctypes").c_int
     before = gomp.omp_get_max_threads()
     assert before == info["threads"]
+    if not (isinstance(info["threads"], int) and info["threads"] > 1 and info["threadsSource"] == "reverie"):
+        pytest.skip("one core, or a thread count the user set: every text runs as configured")
     seen = {}
     with openmp.one_thread_for(5) as alone:
         seen["inside"] = gomp.omp_get_max_threads()
     assert gomp.omp_get_max_threads() == before
-    if info["threads"] > 1 and info["threadsSource"] == "reverie":
-        assert alone and seen["inside"] == 1
+    assert alone and seen["inside"] == 1
     with openmp.one_thread_for(openmp.SHORT_TOKENS + 1) as alone_long:
         assert not alone_long and gomp.omp_get_max_threads() == before
     q = "hotel by the lake"
