@@ -66,7 +66,9 @@ def test_tour_runs_offline_and_finds_the_hangzhou_note(tmp_path: Path):
     assert "湖景房" in after[0]  # the first result holds the answer
     after = out.split("search: price too high", 1)[1].strip().splitlines()
     assert "over budget" in after[0]
+    assert "6 chunks in the index" in out  # what the index holds, not only what the run had left to do
     night = out.split("one night of Dreaming", 1)[1]
+    assert night.count("recalled memory/") == 3  # the three days of recalls are shown
     assert "deep: added into MEMORY.md: 决定住西湖边的湖滨酒店" in night and "DREAMS.md diary: " in night
     memory = (tmp_path / "tour" / "workspace" / "MEMORY.md").read_text(encoding="utf-8")  # --home keeps it
     assert "湖滨酒店" in memory and "<!-- reverie-entry: st-" in memory

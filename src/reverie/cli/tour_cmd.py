@@ -55,7 +55,10 @@ def register(app: typer.Typer) -> None:
             print("   + MEMORY.md: a curated preference with <!-- importance: 8 -->")
             show(f"index with the embedder '{mem.provider_state.provider}' ({mem.provider_state.reason})")
             r = mem.sync()
-            print(f"   {r.files} files, {r.chunks_written} chunks, {r.embedded} embedded in {r.seconds:.2f}s")
+            held = mem.status()["chunks"]
+            held = held.get("total", held) if isinstance(held, dict) else held
+            print(f"   {r.files} files, {held} chunks in the index ({r.chunks_written} written and {r.embedded} "
+                  f"embedded by this run in {r.seconds:.2f}s: each note was indexed as it was remembered)")
             r2 = mem.sync()
             print(f"   again: {r2.changed} changed, {r2.embedded} embedded (unchanged files are skipped)")
             show("status")
@@ -73,7 +76,8 @@ def register(app: typer.Typer) -> None:
                         print("   (no results)")
             show("three days of recalls, then one night of Dreaming (light -> REM -> deep)")
             for n, q in enumerate(["湖景房为什么没订", "湖滨酒店的预算", "订酒店 湖景房 超出预算"]):
-                mem.search(q, max_results=2, now=today - timedelta(days=3 - n, hours=-1))
+                found = mem.search(q, max_results=2, now=today - timedelta(days=3 - n, hours=-1))["results"]
+                print(f"   day {n + 1}: searched '{q}', recalled {found[0]['citation'] if found else 'nothing'}")
             night = mem.dream(now=today)
             staged = night.phases["light"]["items"]
             deep = night.phases["deep"]
@@ -86,7 +90,7 @@ def register(app: typer.Typer) -> None:
             lines = (mem.workspace / "DREAMS.md").read_text(encoding="utf-8").splitlines()
             stamp = next((i for i, ln in enumerate(lines) if ln.startswith("*") and ln.endswith("*")), None)
             diary = next((ln for ln in lines[stamp + 1:] if ln.strip()), "") if stamp is not None else ""
-            print(f"   DREAMS.md diary: {diary[:110]}")
+            print(f"   DREAMS.md diary: {diary if len(diary) <= 160 else diary[:159] + '…'}")
             print("   (reverie promote-explain PATH:LINE shows why an entry was or was not promoted)")
             show("recall before the question: chat turns (offline model) that get memory without a search")
             _recall(mem)
