@@ -75,6 +75,7 @@ class SearchService:
         self._dirty_cost = 0.0
         self._dirty_thread: threading.Thread | None = None
         self._vectors_requested = 0.0
+        self._catch_up_failed = -1e9  # monotonic time of a catch-up that embedded nothing (search once more later)
         self._generation: str | None = None  # the generation the current search reads
         self.last_generation: str | None = None  # ... and the one the last search read
         self._reranking: tuple | None = None  # (Reranking | None, RerankState), made at the first search
@@ -174,7 +175,8 @@ class SearchService:
         keyword-only. True when it did."""
         emb = self.embedder
         if (missing > VECTOR_GAP or emb is None or emb.remote or not self.settings.store.vector.enabled
-                or self.index.background.running()):
+                or self.index.background.running()
+                or time.monotonic() - self._catch_up_failed < VECTOR_RETRY_SECONDS):
             return False
         try:
             done = self.index.fill_vectors_now()
@@ -182,6 +184,7 @@ class SearchService:
             log.debug("catching up on %d vectors failed: %s", missing, exc)
             return False
         if done is None or done.embedding_error:
+            self._catch_up_failed = time.monotonic()
             return False
         reads.forget()  # the counters changed under this search's read of them
         return True
@@ -282,6 +285,8 @@ class SearchService:
         missing = chunks - with_vectors if index_vectors else 0
         if missing and self._catch_up(missing):
             chunks, with_vectors = progress.counts(conn)
+            if chunks - with_vectors >= missing:  # nothing came of it: not again for a while
+                self._catch_up_failed = time.monotonic()
             missing = chunks - with_vectors
         if missing:
             self._want_vectors(missing)
