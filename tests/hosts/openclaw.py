@@ -119,9 +119,11 @@ def config(base_url: str, workspace: Path, *, reverie_home: Path | str | None, p
                         "contextWindow": 400000, "maxTokens": 4096}]}}},
         "agents": {"defaults": {"model": {"primary": "scripted/scripted-model"}, "workspace": str(workspace)}},
         "tools": {"toolSearch": False},
-        # memory-core off: its memory_search / memory_get read its own builtin index, not the memory slot's
+        # memory-core off: its memory_search / memory_get read its own builtin index, not the memory slot's;
+        # OpenClaw's own Active Memory off, as docs/hosts/openclaw.md sets it up: reverie runs that lane
         "plugins": {"load": {"paths": [str(plugin)]}, "slots": {"memory": "reverie"},
-                    "entries": {"reverie": entry, "memory-core": {"enabled": False}}},
+                    "entries": {"reverie": entry, "memory-core": {"enabled": False},
+                                "active-memory": {"enabled": False}}},
     }
 
 
