@@ -93,3 +93,33 @@ def test_an_edited_note_keeps_the_vectors_of_its_unchanged_entries(reverie_home)
     assert out["mode"] == "hybrid" and "vectorSkipped" not in out["debug"], out["debug"]
     assert _missing(reader) == 0
     reader.close()
+
+
+def test_a_catch_up_that_embedded_nothing_is_not_tried_again_at_once(reverie_home):
+    """With the index held by another writer, the search's catch-up embeds nothing; the next
+    search does not try again at once (it goes keyword-only, as before the catch-up existed, while
+    the background fill takes over), rather than paying for a failed attempt on every search."""
+    from reverie.index import generations
+
+    mem = Memory(overrides=LOCAL)
+    mem.init()
+    notes = mem.workspace / "memory"
+    notes.mkdir(exist_ok=True)
+    (notes / "2026-11-01.md").write_text("- The cabin is in the mountains near Innsbruck.\n")
+    mem.sync()
+    mem.close()
+    (notes / "2026-11-30.md").write_text("- The bicycle lock combination is on the blue fridge note.\n")
+    hook = Memory(overrides=LOCAL).one_call()
+    hook.sync_in_background()
+    assert hook.index.background.wait(120)
+    hook.close()
+
+    reader = Memory(overrides=LOCAL)
+    assert _missing(reader) == 1
+    with generations.lock(reader.index.index_dir, "sync"):  # another writer holds the index
+        held = reader.search("bicycle lock combination", record_signals=False)
+    assert "vectorSkipped" in held["debug"] and _missing(reader) == 1
+    again = reader.search("bicycle lock combination", record_signals=False)
+    assert "vectorSkipped" in again["debug"]  # not tried again at once
+    reader.index.background.wait(60)
+    reader.close()
