@@ -126,11 +126,9 @@ class Runtime:
                 self.key, chat_type=self.chat_type, channel=self.channel, sender=self.sender, origin=self.origin,
                 model=f"{self.model.provider}:{self.model.model}", session_kind=self.kind,
                 hook_source=self.hook_source)
-            # session start: bring the index up to date, never waiting; a warm process that starts
-            # many sessions (a server following hosts) needs it at most once in a few seconds
-            self.memory.resync_in_background()
-        else:
-            self.memory.resync_in_background()  # resumed: now and then is enough
+        # a session started or resumed: bring the index up to date, never waiting; a warm process
+        # that starts many sessions (a server following hosts) needs it at most once in a few seconds
+        self.memory.resync_in_background()
         self._session = row
         return row
 

@@ -55,9 +55,7 @@ def register(app: typer.Typer) -> None:
             print("   + MEMORY.md: a curated preference with <!-- importance: 8 -->")
             show(f"index with the embedder '{mem.provider_state.provider}' ({mem.provider_state.reason})")
             r = mem.sync()
-            held = mem.status()["chunks"]
-            held = held.get("total", held) if isinstance(held, dict) else held
-            print(f"   {r.files} files, {held} chunks in the index ({r.chunks_written} written and {r.embedded} "
+            print(f"   {r.files} files, {mem.index.chunk_count()} chunks in the index ({r.chunks_written} written and {r.embedded} "
                   f"embedded by this run in {r.seconds:.2f}s: each note was indexed as it was remembered)")
             r2 = mem.sync()
             print(f"   again: {r2.changed} changed, {r2.embedded} embedded (unchanged files are skipped)")

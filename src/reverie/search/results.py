@@ -84,10 +84,10 @@ def widen(found: list[Passage], n: int) -> list[Passage]:
     missing = NOTES_WANTED - len(shown)
     if missing <= 0:
         return found
-    fresh: list[Passage] = []  # the best passage of each note not shown, in rank order
+    fresh: dict[tuple, Passage] = {}  # the best passage of each note not shown, in rank order
     for p in rest:
-        if len(fresh) < missing and note(p) not in shown and all(note(q) != note(p) for q in fresh):
-            fresh.append(p)
+        if len(fresh) < missing and note(p) not in shown:
+            fresh.setdefault(note(p), p)
     yielded: list[Passage] = []
     for p in reversed(head[keep:]):  # the lowest-ranked gives way first
         if len(yielded) == len(fresh):
@@ -97,7 +97,7 @@ def widen(found: list[Passage], n: int) -> list[Passage]:
             yielded.append(p)
     if not yielded:
         return found
-    taken = fresh[:len(yielded)]
+    taken = list(fresh.values())[:len(yielded)]
     out_ids = {id(p) for p in yielded}
     in_ids = {id(p) for p in taken}
     rank = {id(p): i for i, p in enumerate(found)}

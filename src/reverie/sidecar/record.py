@@ -208,8 +208,7 @@ def _observe(rt, sid: str, row, taint: ToolSession, m: HostMessage) -> ToolSessi
     if m.role == "tool_result" and (m.origin == "untrusted" or reverie_tool(m.tool_name) is None) \
             and not _scaffolding(m):
         taint.observe("untrusted", m.tool_name or "tool")
-    elif m.role == "tool_result" and m.origin == "recall" and reverie_tool(m.tool_name) in RECALLING:
-        bare = reverie_tool(m.tool_name)
+    elif m.role == "tool_result" and m.origin == "recall" and (bare := reverie_tool(m.tool_name)) in RECALLING:
         if _recalled(bare, m.text)[0] == "untrusted":
             taint.observe("untrusted", f"{bare} returned untrusted memory")
     return taint
