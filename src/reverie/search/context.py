@@ -97,15 +97,16 @@ def _matvec(mat: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", mat, q) if len(mat) else np.zeros(0, dtype=np.float32)
 
 
-def coarse(vq: VectorQuery, cands: dict[int, Candidate]) -> tuple[np.ndarray, np.ndarray]:
-    """Window and file cosines for the query; every unit of the best windows becomes a candidate."""
+def coarse(vq: VectorQuery, cands: dict[int, Candidate], best_windows: int = COARSE_WINDOWS) -> tuple[np.ndarray, np.ndarray]:
+    """Window and file cosines for the query; every unit of the ``best_windows`` best windows
+    becomes a candidate."""
     import numpy as np  # a vector search: loaded already
 
     m = vq.matrix
     q = vq.query.astype(np.float32)
     wcos = _matvec(m.mat, q) + vq.offset
     fcos = _matvec(m.files, q) + vq.offset
-    k = min(COARSE_WINDOWS, len(wcos))
+    k = min(best_windows, len(wcos))
     if k:
         best = np.argpartition(-wcos, k - 1)[:k]
         for i in best:
@@ -115,8 +116,10 @@ def coarse(vq: VectorQuery, cands: dict[int, Candidate]) -> tuple[np.ndarray, np
 
 
 def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_Window]], qt: QueryTerms,
-             tokenizer: str, vq: VectorQuery | None, wcos, fcos, floor: float, use_kw: bool) -> None:
-    """Each candidate's vector and keyword legs, its own score blended with its window's and file's."""
+             tokenizer: str, vq: VectorQuery | None, wcos, fcos, floor: float, use_kw: bool,
+             own_weight: float = OWN_WEIGHT) -> None:
+    """Each candidate's vector and keyword legs, its own score blended with its window's and file's
+    (``own_weight`` of it its own)."""
     n = len(cands)
     if not n:
         return
@@ -141,13 +144,16 @@ def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_W
         else:
             c.window_start, c.window_end = c.start_line, c.end_line
     if use_kw and len(qt.tokens):
-        _keyword_context(cands, qt, tokenizer, pairs, file_of, len(wlist), len(files))
+        # keyword-only, the window's words are all that bridges a short mention ("swam") to the
+        # question: its own weight stays (measured: docs/benchmarks.md, long histories)
+        _keyword_context(cands, qt, tokenizer, pairs, file_of, len(wlist), len(files),
+                         own_weight if vq is not None else OWN_WEIGHT)
     if vq is not None:
-        _vector_context(cands, vq, wlist, files, pairs, file_of, wcos, fcos, floor)
+        _vector_context(cands, vq, wlist, files, pairs, file_of, wcos, fcos, floor, own_weight)
 
 
 def _keyword_context(cands: list[Candidate], qt: QueryTerms, tokenizer: str, pairs: list[tuple[int, int]],
-                     file_of: list[int], n_windows: int, n_files: int) -> None:
+                     file_of: list[int], n_windows: int, n_files: int, own_weight: float) -> None:
     # Which query tokens each keyword hit holds. A candidate the keyword leg did not return holds
     # none of the tokens it searched for (or only ones below its best-ranked hits): reading its
     # tokens cost more than the rest of the ranking together (10k units: 14 of 26 ms).
@@ -181,11 +187,11 @@ def _keyword_context(cands: list[Candidate], qt: QueryTerms, tokenizer: str, pai
         kw_file = file_share[file_of[i]]
         c.kw_unit = own_kw[i]
         c.keyword_parts = (c.kw_unit, kw_win, kw_file)
-        c.keyword = OWN_WEIGHT * own_kw[i] + (1 - OWN_WEIGHT) * (WINDOW_SHARE * kw_win + (1 - WINDOW_SHARE) * kw_file)
+        c.keyword = own_weight * own_kw[i] + (1 - own_weight) * (WINDOW_SHARE * kw_win + (1 - WINDOW_SHARE) * kw_file)
 
 
 def _vector_context(cands: list[Candidate], vq: VectorQuery, wlist: list[_Window], files: dict, pairs: list,
-                    file_of_list: list[int], wcos, fcos, floor: float) -> None:
+                    file_of_list: list[int], wcos, fcos, floor: float, own_weight: float) -> None:
     import numpy as np  # a vector search: loaded already
 
     n = len(cands)
@@ -228,7 +234,7 @@ def _vector_context(cands: list[Candidate], vq: VectorQuery, wlist: list[_Window
         file_val[win_file[found]] = _calibrate(fcos[m.file_of[rows[found]]], floor)
     v_file = file_val[file_of]
     v_file = np.where(np.isnan(v_file), v_win, v_file)
-    vec = OWN_WEIGHT * own + (1 - OWN_WEIGHT) * (WINDOW_SHARE * v_win + (1 - WINDOW_SHARE) * v_file)
+    vec = own_weight * own + (1 - own_weight) * (WINDOW_SHARE * v_win + (1 - WINDOW_SHARE) * v_file)
     for i, c in enumerate(cands):
         if has_vec[i]:
             c.vector_raw = float(raw[i])

@@ -9,6 +9,9 @@ and the file as a whole. Each leg gives a unit its own score and its context's::
     keyword = ½ · kw(unit)  + ½ · (0.7 · kw(window)  + 0.3 · kw(file))      (kw: search.keyword)
     content = 0.7 · vector + 0.3 · keyword     (keyword-only: keyword; vector-only: vector)
 
+A counting question ("how many times…", "一共…几次") weighs a unit's own score 0.8 rather than ½
+and scores the units of more windows (:mod:`.counting`).
+
 A result is one unit: its snippet is the unit's text, with the lines it shows, and its citation is
 the window around it. Everything here is a pure function of the index connection, the query
 vector and the clock (and of a reranker's answer, when one is configured: :mod:`.rerank`), so
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, floor, newest, rerank, taste, timeq
+from . import context, counting, floor, newest, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -33,7 +36,7 @@ from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
                       project_multiplier, status_multiplier)
 from .rerank import Reranking
-from .results import Passage, passages, result_row, widen
+from .results import Passage, passages, repeats_last, result_row, widen
 
 if TYPE_CHECKING:  # numpy comes with a vector search (query_vector, the context's vector side)
     import numpy as np
@@ -66,6 +69,7 @@ class SearchParams:
     rerank: Reranking | None = None  # a reranker for the wide pool before MMR (search.rerank)
     when: timeq.TimeRange | None = None  # the dates the query names (set by run)
     advice: bool = False  # the query asks for a recommendation (set by run)
+    counting: bool = False  # the query asks how many / how much in total (set by run)
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
 
@@ -197,6 +201,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         day, event_path = _event_date(conn, pg, anchor.event, params.tokenizer)
         params.when = anchor.around(day, event_path) if day is not None else None
     params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
+    params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
+    own_weight = counting.OWN_WEIGHT if params.counting else context.OWN_WEIGHT
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -206,7 +212,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         analysis = engine.analyse(conn, kw_query, params.tokenizer)
         qt = analysis.terms
         if use_vectors:  # the nearest windows, found by the server while the other legs are read
-            near = engine.nearest_ahead(conn, vectors.query, qt.n_docs)
+            near = engine.nearest_ahead(conn, vectors.query, qt.n_docs,
+                                        2 * counting.COARSE_WINDOWS if params.counting else engine.NEAREST_WINDOWS)
         kw_hits = engine.keyword_leg(conn, analysis, params.window * KEYWORD_FETCH) if use_kw else []
         p_hits = engine.path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     else:
@@ -232,7 +239,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                               vectors.offset)
         use_vectors = not vectors.matrix.empty
     if use_vectors:
-        wcos, fcos = context.coarse(vectors, cands)
+        wcos, fcos = context.coarse(vectors, cands,
+                                    counting.COARSE_WINDOWS if params.counting else context.COARSE_WINDOWS)
     t_legs = time.perf_counter()
     _load(conn, cands, use_vectors)
     for c in list(cands.values()):
@@ -244,7 +252,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     else:
         windows = context.windows_of_files(conn, {(c.path, c.source) for c in pool})
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
-             params.score_floor, use_kw)
+             params.score_floor, use_kw, own_weight)
     for c in pool:
         kw = c.text_score  # the keyword leg, or a partial path match where the text did not match
         if use_vectors and use_kw:
@@ -276,6 +284,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # when even the best candidate is no evidence of a memory about the query, nothing (floor.py)
     n = params.max_results
     evidence = floor.judge(pool, params.vector_floor, params.keyword_floor, use_vectors, use_kw)
+    ordered = repeats_last(ordered)
     strict = [c for c in ordered if c.eligible and (evidence.passed or c.specificity)]
     lexical = [c for c in ordered if c.kw is not None and not c.eligible] if evidence.passed else []
     mode = "strict" if evidence.passed else "no-memory"
@@ -342,6 +351,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
+    own = counting.OWN_WEIGHT if params.counting else context.OWN_WEIGHT
     out = {
         "vector": None if c.vector_raw is None else {
             "cosine": r4(c.vector_raw), "calibrated": r4(c.vector), "floor": params.score_floor,
@@ -356,7 +366,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         "merge": {"content": r4(c.content if c.fused is None else c.fused), "formula": (
             f"{VECTOR_WEIGHT} x vector + {TEXT_WEIGHT} x keyword" if use_vectors and use_kw
             else "vector only" if use_vectors else "keyword only"),
-            "context": f"each leg: {context.OWN_WEIGHT} x unit + {1 - context.OWN_WEIGHT} x "
+            "context": f"each leg: {own} x unit + {round(1 - own, 2)} x "
                        f"({context.WINDOW_SHARE} x window + {round(1 - context.WINDOW_SHARE, 2)} x file)"},
         "importance": {"value": c.importance, "multiplier": r4(imp)},
         "status": {"value": c.status, "multiplier": status},

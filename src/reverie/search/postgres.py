@@ -253,14 +253,15 @@ def ahead(run: Callable[[], T]) -> Callable[[], T]:
         return _AHEAD.submit(run).result
 
 
-def nearest_ahead(conn, query: np.ndarray, units: int = 0) -> Callable[[], list[tuple[int, str, str]]]:
+def nearest_ahead(conn, query: np.ndarray, units: int = 0,
+                  k: int = NEAREST_WINDOWS) -> Callable[[], list[tuple[int, str, str]]]:
     """Starts :func:`nearest_windows` on another of the pool's connections and returns what gives
     its answer. The scan needs only the query's vector, so the server walks the HNSW graph (one of
     a search's largest statements: 2-5 ms at 100,000 units) while this thread reads the keyword
     and path candidates (1.3 ms less a search there, docs/benchmarks.md). Inside a transaction it
     runs here, in the transaction's snapshot. ``units``: the index's size, for the width of the
-    scan."""
-    run = functools.partial(nearest_windows, conn, query, ef_search=ef_search_for(units))
+    scan; ``k``: how many windows (twice as many as the pipeline scores the units of)."""
+    run = functools.partial(nearest_windows, conn, query, k, ef_search=ef_search_for(units))
     if getattr(conn, "in_transaction", True):
         near = run()
         return lambda: near

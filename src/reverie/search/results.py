@@ -33,6 +33,21 @@ class Passage:
         return " ".join(u.text for u in self.units)
 
 
+def repeats_last(ordered: list[Candidate]) -> list[Candidate]:
+    """``ordered`` with a unit whose words another, better-ranked unit already said (the same line
+    in another note: a greeting, an assistant's stock advice, a user's habit told every week)
+    moved after every unit that says something new, in its own order. Shown again it tells the
+    reader nothing, and it held the place of a note that might."""
+    seen: set[str] = set()
+    fresh: list[Candidate] = []
+    again: list[Candidate] = []
+    for c in ordered:
+        key = " ".join(c.text.split()).casefold()
+        (again if key in seen else fresh).append(c)
+        seen.add(key)
+    return fresh + again if again else ordered
+
+
 def passages(ordered: list[Candidate]) -> list[Passage]:
     out: list[Passage] = []
     key = None  # the current passage's window and provenance

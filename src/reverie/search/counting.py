@@ -1,0 +1,41 @@
+"""Counting questions: "how many times did I go swimming?", "我一共看了几个医生？".
+
+The answer to such a question is spread over many notes, each mentioning one instance in passing
+(a swim on Tuesday in a session about work, a dentist's filling in one about the weekend). Two
+things of the usual ranking work against that (docs/search.md §5):
+
+- a unit is judged half by its own words and half by its window and file, which is right for a
+  fact asked about once (a reply such as "yes, in May" means something only beside its question)
+  but sinks a passing mention in a session about something else: every instance of a count is
+  such a mention;
+- the vector leg scores the units of the best :data:`~reverie.search.context.COARSE_WINDOWS`
+  windows only, and a window about something else holding one instance is not among them.
+
+So a counting question judges units mostly by their own relevance (:data:`OWN_WEIGHT`) and scores
+the units of more windows (:data:`COARSE_WINDOWS`). Measured on the long-history benchmark (every
+evidence session among the first five notes; docs/benchmarks.md): aggregate questions over
+sessions of about 35 lines 0.222 → 0.444, short sessions 0.500 → 0.528; on LoCoMo, whose "how
+many…" questions take this path too, read@ budgets unchanged within 0.002.
+"""
+
+from __future__ import annotations
+
+from ..text.cjk import LazyPattern
+
+OWN_WEIGHT = 0.8  # a unit's own relevance against its context's (0.5 for other questions)
+COARSE_WINDOWS = 96  # windows whose units are all scored (12 for other questions)
+
+# "how many / how often", "how much … in total / so far / spent", "in total", "altogether";
+# "一共 / 总共 / 总计 / 加起来", "几" with a measure word ("几次 / 几个 / 几本 / 几场"; not "几点",
+# what time), "多少次 / 多少个"
+_ASKS = LazyPattern(
+    r"\bhow\s+(?:many|often)\b"
+    r"|\bhow\s+much\b[^.?!\n]{0,60}\b(?:in\s+total|altogether|so\s+far|overall|all\s+together)\b"
+    r"|\bin\s+total\b|\baltogether\b|\btotal\s+(?:number|amount|of)\b|\bhow\s+many\b"
+    r"|一共|总共|总计|加起来|累计"
+    r"|几(?:次|个|本|场|盆|家|回|趟|位|种|件|部|篇|首|顿|杯|双|条|只|张|门|天|周|个月|年)"
+    r"|多少(?:次|个|本|场|回|趟|位|种|件|部|篇|首|顿|杯)", 0)
+
+
+def asks_to_count(query: str) -> bool:
+    return _ASKS.search(query.lower()) is not None

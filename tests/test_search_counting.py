@@ -1,0 +1,94 @@
+"""Counting questions and repeated lines (search/counting.py, search/results.py ``repeats_last``).
+
+A counting question ("how many doctors did I see", "我一共游了几次泳") needs every note that mentions
+one instance, usually in passing in a session about something else: such a question judges units
+mostly by their own relevance and scores the units of more windows. A line said again in another
+note (the same stock advice every week) goes after every line that says something new.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from reverie import Memory
+from reverie.search import context, counting
+from reverie.search.results import repeats_last
+
+from workspace_helpers import write
+
+
+@pytest.mark.parametrize("query", [
+    "How many times did I go swimming?", "how often do I call my mother", "How much have I spent on my bike in total?",
+    "What did I buy altogether for the flat?", "the total number of books I finished",
+    "我一共读完了几本书？", "我今年看了几个不同的医生？", "我去了多少次健身房", "这个月总共花了多少钱", "我们去过几家餐厅"])
+def test_counting_questions_are_recognised(query):
+    assert counting.asks_to_count(query)
+
+
+@pytest.mark.parametrize("query", [
+    "How much did the bike chain cost?", "Where do I work now?", "What is my dentist's name?",
+    "我几点开会？", "我现在开的是什么车？", "recommend me a podcast", "how are you"])
+def test_other_questions_are_not(query):
+    assert not counting.asks_to_count(query)
+
+
+def _u(text: str) -> SimpleNamespace:
+    return SimpleNamespace(text=text)
+
+
+def test_a_line_said_again_goes_after_every_new_line_and_nothing_is_lost():
+    ordered = [_u("Check the office for bike parking."), _u("check the  office for bike parking."),
+               _u("I bought a helmet."), _u("Check the office for bike parking."), _u("A pump cost 25 dollars.")]
+    out = repeats_last(ordered)
+    assert [u.text for u in out] == ["Check the office for bike parking.", "I bought a helmet.",
+                                     "A pump cost 25 dollars.", "check the  office for bike parking.",
+                                     "Check the office for bike parking."]
+    assert out[3] is ordered[1] and out[4] is ordered[3]  # the repeats keep their own order
+    varied = [_u("a"), _u("b"), _u("c")]
+    assert repeats_last(varied) == varied
+
+
+def test_a_search_shows_a_new_line_before_the_same_line_from_other_notes(store_backend):
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    stock = "Check whether your office has a place to park bikes."
+    for day in ("2026-03-02", "2026-03-09", "2026-03-16"):
+        write(mem, f"memory/{day}.md", f"- I'm thinking about cycling to work.\n- {stock}\n")
+    write(mem, "memory/2026-03-20.md", "- I bought a lock to park my bike at the station.\n")
+    mem.sync()
+    found = mem.search("park bikes office", 6, 0.0, record_signals=False)["results"]
+    mem.close()
+    texts = [r["snippet"] for r in found]
+    assert stock in texts[0]
+    assert "lock to park my bike" in texts[1]  # said once: before the stock line's repeats
+    assert sum(stock in t for t in texts) == 3  # the repeats are still there, after it
+
+
+def test_a_counting_question_says_how_it_weighed_each_unit(reverie_home):
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    write(mem, "memory/2026-03-02.md", "- Went swimming at the pool.\n- The printer jammed.\n")
+    mem.sync()
+    counted = mem.search("How many times did I go swimming?", 6, 0.0, record_signals=False, explain=True)
+    plain = mem.search("Did I go swimming?", 6, 0.0, record_signals=False, explain=True)
+    mem.close()
+    assert f"{counting.OWN_WEIGHT} x unit" in counted["results"][0]["explain"]["merge"]["context"]
+    assert f"{context.OWN_WEIGHT} x unit" in plain["results"][0]["explain"]["merge"]["context"]
+
+
+def test_a_counting_question_scores_the_units_of_more_windows(store_backend):
+    """Forty notes of one window each: a plain question scores the units of the best twelve
+    windows (and the keyword hits), a counting question those of every window here."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    for day in range(40):
+        write(mem, f"memory/2026-03-{day % 28 + 1:02d}-{day}.md",
+              "".join(f"- Line {k} of day {day} about chores and errands.\n" for k in range(4)))
+    mem.sync()
+    counted = mem.search("How many times did I see a doctor?", 6, 0.0, record_signals=False, explain=True)
+    plain = mem.search("When did I see a doctor?", 6, 0.0, record_signals=False, explain=True)
+    mem.close()
+    assert counted["debug"]["candidates"] == 160  # every unit: 40 windows, within 96
+    assert plain["debug"]["candidates"] == 4 * context.COARSE_WINDOWS
