@@ -111,3 +111,23 @@ def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_hom
         assert "memory/2026-02-10.md" not in [r["path"] for r in ranked(m, query)]
     finally:
         m.close()
+
+
+def test_an_advice_question_lifts_only_the_tastes_that_best_match_it(reverie_home):
+    """Three stated tastes hold every word of the question, a fourth fewer: only two are lifted
+    (lifting every "I love…" put tastes about other things above the fact that answered)."""
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    tastes = ["I love podcasts about Roman history and emperors.", "I love long podcasts about Roman history and emperors.",
+              "I love podcasts on Roman history and emperors, daily.", "I love podcasts."]
+    for day, line in enumerate(tastes + ["The podcast app crashed on Roman history again."]):
+        (mem.workspace / "memory").mkdir(exist_ok=True)
+        (mem.workspace / f"memory/2026-05-0{day + 1}.md").write_text(f"- {line}\n", encoding="utf-8")
+    mem.sync()
+    res = mem.search("Can you recommend podcasts about Roman history and emperors?", 6, 0.0, record_signals=False,
+                     explain=True, now=NOW)
+    mem.close()
+    lifted = {r["snippet"][2:]: r["explain"]["taste"]["multiplier"] for r in res["results"]}
+    assert len(lifted) == 5
+    assert sorted(lifted[t] for t in tastes[:3]) == [1.0, taste.TASTE_BOOST, taste.TASTE_BOOST]  # two of three
+    assert lifted["I love podcasts."] == 1.0 and lifted["The podcast app crashed on Roman history again."] == 1.0

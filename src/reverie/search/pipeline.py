@@ -325,6 +325,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
     event = params.when.event_path if params.when is not None else None
     top_when = top if event is None else max((c.content for c in pool if not c.specificity and c.path != event),
                                              default=0.0)
+    liked_ids = taste.lifted(pool) if params.advice else set()
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
@@ -336,7 +337,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
             when = gated(timeq.TIME_BOOST, timeq.gate(c.content, top_when))  # the question said when: a wider band
         c.pre_decay = base * gated(imp * proj * status, gate) * when
         liked = 1.0
-        if params.advice and not c.specificity and taste.states_taste(c.text):  # "I love…" for "recommend me…"
+        if id(c) in liked_ids:  # "I love…" for "recommend me…": the best-matching tastes only
             liked = gated(taste.TASTE_BOOST, taste.gate(c.content, top))
             c.pre_decay *= liked
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,

@@ -8,7 +8,8 @@ statements found join the candidates, judged by the vector leg like any other (k
 have no relevance to the question and stay where they were). The lift is
 gated by relevance as every boost is (rescore.py), on a wider band: it applies in full to an entry
 within 80 % of the best result's relevance and fades to nothing at 65 % (a taste unrelated to the
-question stays where it was).
+question stays where it was). Only the :data:`TASTES_LIFTED` tastes most relevant to the question
+are lifted.
 """
 
 from __future__ import annotations
@@ -46,6 +47,18 @@ def asks_for_advice(query: str) -> bool:
 
 def states_taste(text: str) -> bool:
     return _TASTE.search(text.lower()) is not None
+
+
+TASTES_LIFTED = 2
+
+
+def lifted(pool: list) -> set[int]:
+    """The ids of the candidates an advice question lifts: the :data:`TASTES_LIFTED` stated tastes
+    most relevant to it (not every taste: a request for listening material lifted "I love old
+    pop songs", "I love Go", "I hate crowds" and three more above the fact that answered it)."""
+    tastes = [c for c in pool if not c.specificity and states_taste(c.text)]
+    tastes.sort(key=lambda c: -c.content)
+    return {id(c) for c in tastes[:TASTES_LIFTED]}
 
 
 def gate(content: float, best: float) -> float:
