@@ -123,3 +123,69 @@ def test_a_catch_up_that_embedded_nothing_is_not_tried_again_at_once(reverie_hom
     assert "vectorSkipped" in again["debug"]  # not tried again at once
     reader.index.background.wait(60)
     reader.close()
+
+
+@pytest.fixture
+def held_passages():
+    """Model "slow" of the fake provider embeds passages only once the test lets it."""
+    import threading
+
+    from reverie.embeddings.fake import FakeEmbedder
+
+    FakeEmbedder.hold = threading.Event()
+    yield FakeEmbedder.hold
+    FakeEmbedder.hold.set()
+    FakeEmbedder.hold = None
+
+
+def _while_our_run_embeds(held) -> Memory:
+    """A memory whose own background run has written a new note's text and is embedding it."""
+    import time
+
+    fake = ['memory.search.provider="fake"', 'memory.search.model="slow"']
+    mem = Memory(overrides=fake)
+    mem.init()
+    notes = mem.workspace / "memory"
+    notes.mkdir(exist_ok=True)
+    (notes / "2026-11-01.md").write_text("- The cabin is in the mountains near Innsbruck.\n")
+    held.set()
+    mem.sync()
+    held.clear()
+    (notes / "2026-11-30.md").write_text("- The bicycle lock combination is on the blue fridge note.\n")
+    mem.index.sync_in_background(full=True)
+    deadline = time.monotonic() + 60
+    while _missing(mem) == 0 and time.monotonic() < deadline:  # its text is in, its vector waits
+        time.sleep(0.02)
+    assert _missing(mem) == 1 and mem.index.background.running()
+    return mem
+
+
+def test_a_search_waits_briefly_for_its_own_run_embedding_the_few_chunks_it_lacks(reverie_home, held_passages,
+                                                                                 monkeypatch):
+    """The run that embeds them is this process's own (a start-up sync, the one after Dreaming):
+    the search waits for it rather than going keyword-only, so the newest note ranks with the rest."""
+    import threading
+
+    from reverie.search import service
+
+    monkeypatch.setattr(service, "CATCH_UP_WAIT", 60.0)  # ample: the run is let go at once
+    mem = _while_our_run_embeds(held_passages)
+    threading.Timer(0.1, held_passages.set).start()
+    out = mem.search("bicycle lock combination", record_signals=False)
+    assert "vectorSkipped" not in out["debug"] and out["mode"] == "hybrid", out["debug"]
+    assert out["results"][0]["path"] == "memory/2026-11-30.md" and _missing(mem) == 0
+    mem.close()
+
+
+def test_a_search_does_not_wait_long_for_its_own_run_nor_again_at_once(reverie_home, held_passages, monkeypatch):
+    from reverie.search import service
+
+    monkeypatch.setattr(service, "CATCH_UP_WAIT", 0.2)
+    mem = _while_our_run_embeds(held_passages)
+    first = mem.search("bicycle lock combination", record_signals=False)
+    assert "vectorSkipped" in first["debug"] and first["results"]  # keyword-only meanwhile, still found
+    monkeypatch.setattr(service, "CATCH_UP_WAIT", 60.0)  # would wait for ever if it tried again
+    again = mem.search("bicycle lock combination", record_signals=False)
+    assert "vectorSkipped" in again["debug"]  # not waited for again within VECTOR_BUSY_SECONDS
+    held_passages.set()
+    mem.close()

@@ -24,6 +24,11 @@ def _at(day: int) -> datetime:
     ("Lunch with Ana on Friday.", "The Atlas cutover is December 15.", False),        # another subject
     ("Atlas cutover target is December 15.", "Atlas cutover target is December 15.", False),  # the same fact
     ("Atlas cutover reviewed with Ana.", "Atlas cutover target is December 15.", False),  # no other value
+    # Chinese: a word of n characters is n - 1 bigrams, so a bigram counts half of the subject's size;
+    # 搬家 ("moved house") and 换了 ("changed") announce a change as "moved" and "switched" do
+    ("公司搬家了，新办公室在张江高科。", "公司在漕河泾开发区办公。", True),
+    ("我换了工作，现在在蓝鲸科技上班。", "我在北风科技上班。", True),
+    ("公司今年的年会在杭州办。", "公司在杭州有办公室。", False),  # no change said, no other number
 ])
 def test_what_counts_as_an_update(later, earlier, expected):
     assert updates(later, earlier) is expected
@@ -93,3 +98,62 @@ def test_a_citation_inside_any_other_file_dates_nothing():
     out = prefer_newest([dict(owner), dict(clip)])
     assert [r["path"] for r in out] == ["memory/2026-07-18.md", "sessions/web-clip.md"]
     assert "supersededBy" not in out[0]
+
+
+@pytest.mark.parametrize("later, earlier, query, expected", [
+    # one shared word, the one asked about, and a word of change: an update
+    ("After the reorg my new manager is Tom Becker.", "My manager is Priya Shah.", "who is my manager", True),
+    ("We moved: we live in Berlin now, in Kreuzberg.", "We live in Munich, in Schwabing.", "which city do we live in", True),
+    ("我们搬家了，现在住在杭州西湖区。", "我住在上海浦东。", "我住在哪个城市", True),  # 住: a character of the question
+    # not asked about, or only "now" / "现在" to say a change: not
+    ("After the reorg my new manager is Tom Becker.", "My manager is Priya Shah.", "", False),
+    ("After the reorg my new manager is Tom Becker.", "My manager is Priya Shah.", "Tom Becker", False),
+    ("I now live close to the office.", "We live in Munich.", "which city do we live in", False),
+    ("我现在住得离公司很近，每天走路上班。", "我住在上海浦东。", "我住在哪个城市", False),
+    ("今天在公司附近的新餐厅吃了饭。", "我住在上海浦东。", "我住在哪个城市", False),
+])
+def test_one_shared_word_is_the_subject_when_the_question_asks_about_it(later, earlier, query, expected):
+    assert updates(later, earlier, query) is expected
+
+
+def test_a_search_puts_the_changed_value_of_what_it_asks_about_first(reverie_home):
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    (mem.workspace / "memory").mkdir(exist_ok=True)
+    (mem.workspace / "memory/2026-11-02.md").write_text("- My manager: Priya Shah, my manager since May.\n")
+    (mem.workspace / "memory/2026-11-20.md").write_text("- After the reorg my new manager is Tom Becker.\n")
+    mem.sync()
+    res = mem.search("manager", 6, 0.0, record_signals=False, now=_at(25))["results"]
+    mem.close()
+    assert "Tom Becker" in res[0]["snippet"] and "Priya" in res[1]["snippet"]
+    assert res[1]["supersededBy"] == res[0]["citation"] and "supersededBy" not in res[0]
+
+
+def test_a_character_shared_by_two_different_words_names_no_subject():
+    # 房 of 厨房 (kitchen) and of 健身房 (gym): no subject in common, whatever 换了 says
+    assert not updates("换了厨房挂钟的电池。", "健身房储物柜的密码是 5182。", "我在健身房的柜子密码是多少？")
+
+
+def test_who_said_it_is_not_what_it_is_about():
+    # "Caroline:" shared by two turns of hers is no subject: one shared word is left, not asked about
+    assert not updates("Caroline: I have a new painting of the lake now.", "Caroline: The support group met today.")
+    assert updates("Caroline: The new Atlas cutover date is December 22.", "Ana: Atlas cutover target is December 15.")
+
+
+def test_a_long_turn_is_no_one_fact_statement():
+    """One shared word counts only between short statements of a fact: a dialogue turn that
+    mentions the subject with a word of change is not an update of it."""
+    assert not updates("Melanie: Wow, the new group sounds awesome, the kids loved the painting class and "
+                       "the camping trip we planned last summer.", "Caroline: I went to a support group.", "support group")
+
+
+def test_lines_of_one_note_are_not_updates_of_each_other():
+    rows = [{"path": "memory/2026-11-02.md", "startLine": 1, "snippet": "Atlas cutover target is December 15.",
+             "citation": "memory/2026-11-02.md#L1-L2"},
+            {"path": "memory/2026-11-02.md", "startLine": 9, "snippet": "The new Atlas cutover date is December 22.",
+             "citation": "memory/2026-11-02.md#L8-L9"}]
+    out = prefer_newest([dict(r) for r in rows])
+    assert [r["startLine"] for r in out] == [1, 9] and not any("supersededBy" in r for r in out)
+    rows[1].update(path="memory/2026-11-09.md", citation="memory/2026-11-09.md#L8-L9")  # another day's note
+    out = prefer_newest([dict(r) for r in rows])
+    assert [r["startLine"] for r in out] == [9, 1] and out[1]["supersededBy"] == "memory/2026-11-09.md#L8-L9"

@@ -299,7 +299,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     ranked = widen(passages(strict), n) + (passages(lexical) if mode != "strict" else [])
     merged, superseded = newest.order(ranked,
                                       lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
-                                      lambda p: p.text, lambda p: p.citation)
+                                      lambda p: p.text, lambda p: p.citation, said)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]

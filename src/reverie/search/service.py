@@ -45,6 +45,12 @@ FIRST_CHECK_WAIT = 0.1    # ... and this long for a dirty check of unknown cost
 # at most 1 % of the index): a chunk without one would rank below every chunk with one.
 VECTOR_GAP = 16
 VECTOR_RETRY_SECONDS = 60.0
+# A catch-up that found the index held by another writer tries again this much later (that writer
+# is usually the start-up or post-Dreaming sync, done in a second or two); one that found this
+# process's own background run at work waits for it this long at most, once per VECTOR_BUSY_SECONDS
+# (it embeds the very chunks the search would).
+VECTOR_BUSY_SECONDS = 5.0
+CATCH_UP_WAIT = 1.0
 SYNC_ACTION = "Run: reverie index"
 NO_MEMORY = "Nothing in memory matches this: no memory of it."
 log = logging.getLogger("reverie.search")
@@ -76,6 +82,7 @@ class SearchService:
         self._dirty_thread: threading.Thread | None = None
         self._vectors_requested = 0.0
         self._catch_up_failed = -1e9  # monotonic time of a catch-up that embedded nothing (search once more later)
+        self._catch_up_busy = -1e9  # ... of one that found the index busy (another writer, or a run of ours)
         self._generation: str | None = None  # the generation the current search reads
         self.last_generation: str | None = None  # ... and the one the last search read
         self._reranking: tuple | None = None  # (Reranking | None, RerankState), made at the first search
@@ -174,16 +181,25 @@ class SearchService:
         its query anyway, so that they rank with the rest instead of the search going
         keyword-only. True when it did."""
         emb = self.embedder
+        now = time.monotonic()
         if (missing > VECTOR_GAP or emb is None or emb.remote or not self.settings.store.vector.enabled
-                or self.index.background.running()
-                or time.monotonic() - self._catch_up_failed < VECTOR_RETRY_SECONDS):
+                or now - self._catch_up_failed < VECTOR_RETRY_SECONDS or now - self._catch_up_busy < VECTOR_BUSY_SECONDS):
+            return False
+        if self.index.background.running():  # our own run embeds them: wait for it, briefly
+            if self.index.background.wait(CATCH_UP_WAIT):
+                reads.forget()
+                return True
+            self._catch_up_busy = time.monotonic()
             return False
         try:
             done = self.index.fill_vectors_now()
         except Exception as exc:  # the search goes on as before: the background fills them later
             log.debug("catching up on %d vectors failed: %s", missing, exc)
             return False
-        if done is None or done.embedding_error:
+        if done is None:  # another writer holds the index (and is likely filling them)
+            self._catch_up_busy = time.monotonic()
+            return False
+        if done.embedding_error:
             self._catch_up_failed = time.monotonic()
             return False
         reads.forget()  # the counters changed under this search's read of them
