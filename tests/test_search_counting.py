@@ -92,3 +92,21 @@ def test_a_counting_question_scores_the_units_of_more_windows(store_backend):
     mem.close()
     assert counted["debug"]["candidates"] == 160  # every unit: 40 windows, within 96
     assert plain["debug"]["candidates"] == 4 * context.COARSE_WINDOWS
+
+
+def test_of_many_windows_only_the_nearest_units_and_every_keyword_hit_are_scored(reverie_home):
+    """A counting question over 300 units: the 256 nearest by their own vector are scored (lines
+    of the question's function words, near it for this embedder), and a keyword hit among the
+    others still is."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
+    mem.init()
+    for day in range(60):
+        write(mem, f"memory/2026-03-{day % 28 + 1:02d}-{day}.md",
+              "".join("- How many did I have in it?\n" for k in range(5)))  # near by vector, no keyword
+    filler = " ".join(f"w{k}x" for k in range(60))  # its vector far from the question's
+    write(mem, "memory/2026-04-01.md", f"- Zanzibar {filler}.\n")
+    mem.sync()
+    res = mem.search("How many times did I see a doctor in Zanzibar?", 6, 0.0, record_signals=False, explain=True)
+    mem.close()
+    assert res["debug"]["candidates"] in (counting.UNITS_KEPT, counting.UNITS_KEPT + 1)
+    assert any(r["path"] == "memory/2026-04-01.md" for r in res["results"])

@@ -23,7 +23,8 @@ from __future__ import annotations
 from ..text.cjk import LazyPattern
 
 OWN_WEIGHT = 0.8  # a unit's own relevance against its context's (0.5 for other questions)
-COARSE_WINDOWS = 96  # windows whose units are all scored (12 for other questions)
+COARSE_WINDOWS = 96  # windows whose units are all read (12 for other questions) ...
+UNITS_KEPT = 256  # ... of which the nearest by their own vector are scored (and every keyword hit)
 
 # "how many / how often", "how much … in total / so far / spent", "in total", "altogether";
 # "一共 / 总共 / 总计 / 加起来", "几" with a measure word ("几次 / 几个 / 几本 / 几场"; not "几点",

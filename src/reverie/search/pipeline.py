@@ -247,6 +247,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         if not c.path:  # vanished between legs (a concurrent sync): drop it
             del cands[c.seq]
     pool = list(cands.values())
+    if params.counting and use_vectors:  # the units of many windows: only the nearest go on
+        pool = context.nearest_units(pool, vectors, counting.UNITS_KEPT)
     if use_vectors:
         windows = context.windows_from_matrix(vectors.matrix, pool)
     else:
