@@ -67,15 +67,22 @@ def test_a_search_shows_a_new_line_before_the_same_line_from_other_notes(store_b
 
 
 def test_a_counting_question_says_how_it_weighed_each_unit(reverie_home):
-    mem = Memory(overrides=['memory.search.provider="none"'])
+    """Hybrid, a counting question weighs a unit's own score 0.8; keyword-only the usual ½ (the
+    window's words are all that bridges a short mention, "swam", to the question)."""
+    mem = Memory(overrides=['memory.search.provider="fake"'])
     mem.init()
     write(mem, "memory/2026-03-02.md", "- Went swimming at the pool.\n- The printer jammed.\n")
     mem.sync()
     counted = mem.search("How many times did I go swimming?", 6, 0.0, record_signals=False, explain=True)
     plain = mem.search("Did I go swimming?", 6, 0.0, record_signals=False, explain=True)
     mem.close()
+    keyword_only = Memory(overrides=['memory.search.provider="none"'])
+    words = keyword_only.search("How many times did I go swimming?", 6, 0.0, record_signals=False, explain=True)
+    keyword_only.close()
+    assert counted["mode"] == "hybrid" and words["mode"] == "keyword-only"
     assert f"{counting.OWN_WEIGHT} x unit" in counted["results"][0]["explain"]["merge"]["context"]
     assert f"{context.OWN_WEIGHT} x unit" in plain["results"][0]["explain"]["merge"]["context"]
+    assert f"{context.OWN_WEIGHT} x unit" in words["results"][0]["explain"]["merge"]["context"]
 
 
 def test_a_counting_question_scores_the_units_of_more_windows(store_backend):

@@ -138,6 +138,8 @@ def test_who_said_it_is_not_what_it_is_about():
     # "Caroline:" shared by two turns of hers is no subject: one shared word is left, not asked about
     assert not updates("Caroline: I have a new painting of the lake now.", "Caroline: The support group met today.")
     assert updates("Caroline: The new Atlas cutover date is December 22.", "Ana: Atlas cutover target is December 15.")
+    # a label is part of what a line is about; only a role or a capitalised name is a speaker
+    assert updates("cutover date: December 22", "cutover date: December 15")
 
 
 def test_a_long_turn_is_no_one_fact_statement():

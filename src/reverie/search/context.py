@@ -163,10 +163,7 @@ def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_W
         else:
             c.window_start, c.window_end = c.start_line, c.end_line
     if use_kw and len(qt.tokens):
-        # keyword-only, the window's words are all that bridges a short mention ("swam") to the
-        # question: its own weight stays (measured: docs/benchmarks.md, long histories)
-        _keyword_context(cands, qt, tokenizer, pairs, file_of, len(wlist), len(files),
-                         own_weight if vq is not None else OWN_WEIGHT)
+        _keyword_context(cands, qt, tokenizer, pairs, file_of, len(wlist), len(files), own_weight)
     if vq is not None:
         _vector_context(cands, vq, wlist, files, pairs, file_of, wcos, fcos, floor, own_weight)
 

@@ -42,7 +42,10 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
                           "date", "today", "yesterday", "tomorrow"})
 
 
-_SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?[\w\u4e00-\u9fff .'-]{1,24}[:：]\s*", re.M)
+# who said a line: a role ("user:", "助手：") or a name of one or two capitalised words ("Caroline:",
+# "Dr Patel:"); a label such as "cutover date:" is part of what the line is about
+_SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手|"
+                      r"[A-Z][\w'-]{0,20}(?: [A-Z][\w'-]{0,20})?)[:：]\s*", re.M)
 
 # the curated files Dreaming promotes into, each entry citing the note it came from
 CURATED = ("MEMORY.md", "USER.md")

@@ -202,7 +202,6 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         params.when = anchor.around(day, event_path) if day is not None else None
     params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
-    own_weight = counting.OWN_WEIGHT if params.counting else context.OWN_WEIGHT
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -238,6 +237,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), near()), vectors.query,
                               vectors.offset)
         use_vectors = not vectors.matrix.empty
+    # (keyword-only, a counting question keeps the usual weight: context.score_context)
+    own_weight = counting.OWN_WEIGHT if params.counting and use_vectors else context.OWN_WEIGHT
     if use_vectors:
         wcos, fcos = context.coarse(vectors, cands,
                                     counting.COARSE_WINDOWS if params.counting else context.COARSE_WINDOWS)
@@ -354,7 +355,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
-    own = counting.OWN_WEIGHT if params.counting else context.OWN_WEIGHT
+    own = counting.OWN_WEIGHT if params.counting and use_vectors else context.OWN_WEIGHT
     out = {
         "vector": None if c.vector_raw is None else {
             "cosine": r4(c.vector_raw), "calibrated": r4(c.vector), "floor": params.score_floor,
