@@ -1,4 +1,5 @@
-"""Counting questions and repeated lines (search/counting.py, search/results.py ``repeats_last``).
+"""Counting questions, repeated lines and a question's framing words (search/counting.py,
+search/results.py ``repeats_last``, search/keyword.py ``STOP_WORDS``).
 
 A counting question ("how many doctors did I see", "我一共游了几次泳") needs every note that mentions
 one instance, usually in passing in a session about something else: such a question judges units
@@ -117,3 +118,17 @@ def test_of_many_windows_only_the_nearest_units_and_every_keyword_hit_are_scored
     mem.close()
     assert res["debug"]["candidates"] in (counting.UNITS_KEPT, counting.UNITS_KEPT + 1)
     assert any(r["path"] == "memory/2026-04-01.md" for r in res["results"])
+
+
+def test_now_in_a_question_says_when_not_what(reverie_home):
+    """"Where do I work now?": like 现在, "now" frames the question; a note saying "now" about
+    something else is no answer (it ranked first before)."""
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    write(mem, "memory/2026-03-02.md", "- Concert tickets are so expensive now.\n")
+    write(mem, "memory/2026-03-03.md", "- Concert tickets are so expensive now, again.\n")
+    write(mem, "memory/2026-03-04.md", "- My first week of work at Acme Logistics.\n")
+    mem.sync()
+    found = mem.search("Where do I work now?", 6, 0.0, record_signals=False)["results"]
+    mem.close()
+    assert [r["path"] for r in found] == ["memory/2026-03-04.md"]

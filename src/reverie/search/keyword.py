@@ -32,14 +32,15 @@ from ..text.fts import TOKENIZERS, bm25_to_score, build_query, escape_like, segm
 
 # Words that carry no meaning in a query (English, Chinese, Japanese, Korean function words, the
 # filler of conversational queries, and the frame of a counting question: "how many … in total",
-# "一共 … 多少", which matched any note saying "many"); FTS5's operator words are among them.
+# "一共 … 多少", which matched any note saying "many"; "now", as 现在, frames a question — "Where do I
+# work now?" ranked "Concert tickets are so expensive now." first); FTS5's operator words are among them.
 STOP_WORDS = frozenset(
     "a an and are as at be but by for from has have i in is it me my not of on or our so that the "
     "their them they this to was we were what when where which who why will with you your near "
     "do does did done can could would should shall may might must am been being had its it's "
     "about into over than then there these those here how any all some just also very really "
     "yes no ok okay oh hi hey hello thanks thank please well so um uh yeah sure let lets "
-    "many much total altogether "
+    "many much total altogether now "
     "的 了 是 在 和 也 就 都 而 及 与 吗 呢 吧 啊 呀 哦 嗯 哈 我 你 他 她 它 们 这 那 "
     "什么 为什么 怎么 怎么样 哪 哪里 我们 你们 他们 她们 自己 这个 那个 这些 那些 一个 一些 一下 "
     "可以 知道 觉得 现在 时候 真的 还是 就是 没有 不是 因为 所以 但是 如果 已经 有点 非常 比较 然后 "
