@@ -22,7 +22,7 @@ from workspace_helpers import write
 
 @pytest.mark.parametrize("query", [
     "How many times did I go swimming?", "how often do I call my mother", "How much have I spent on my bike in total?",
-    "What did I buy altogether for the flat?", "the total number of books I finished",
+    "How much did I spend altogether on the flat?", "the total number of books I finished",
     "我一共读完了几本书？", "我今年看了几个不同的医生？", "我去了多少次健身房", "这个月总共花了多少钱", "我们去过几家餐厅"])
 def test_counting_questions_are_recognised(query):
     assert counting.asks_to_count(query)
@@ -30,7 +30,10 @@ def test_counting_questions_are_recognised(query):
 
 @pytest.mark.parametrize("query", [
     "How much did the bike chain cost?", "Where do I work now?", "What is my dentist's name?",
-    "我几点开会？", "我现在开的是什么车？", "recommend me a podcast", "how are you"])
+    "我几点开会？", "我现在开的是什么车？", "recommend me a podcast", "how are you",
+    # a few days ago, these days, altogether as "entirely", the total of one thing
+    "几个月前我去的那家餐厅叫什么", "我几天前说的那本书", "我这几天心情怎么样", "几年前我住在哪里",
+    "Did I quit smoking altogether?", "what is the total of my last invoice?"])
 def test_other_questions_are_not(query):
     assert not counting.asks_to_count(query)
 
@@ -49,6 +52,16 @@ def test_a_line_said_again_goes_after_every_new_line_and_nothing_is_lost():
     assert out[3] is ordered[1] and out[4] is ordered[3]  # the repeats keep their own order
     varied = [_u("a"), _u("b"), _u("c")]
     assert repeats_last(varied) == varied
+
+
+def test_a_counting_question_moves_only_the_assistants_repeats():
+    ordered = [_u("user: Went swimming at the pool."), _u("assistant: Swimming is gentle on the joints."),
+               _u("user: Went swimming at the pool."), _u("assistant: Swimming is gentle on the joints."),
+               _u("user: Swam in the lake.")]
+    out = [u.text for u in repeats_last(ordered, assistant_only=True)]
+    assert out == ["user: Went swimming at the pool.", "assistant: Swimming is gentle on the joints.",
+                   "user: Went swimming at the pool.", "user: Swam in the lake.",
+                   "assistant: Swimming is gentle on the joints."]
 
 
 def test_a_search_shows_a_new_line_before_the_same_line_from_other_notes(store_backend):
@@ -84,6 +97,10 @@ def test_a_counting_question_says_how_it_weighed_each_unit(reverie_home):
     assert f"{counting.OWN_WEIGHT} x unit" in counted["results"][0]["explain"]["merge"]["context"]
     assert f"{context.OWN_WEIGHT} x unit" in plain["results"][0]["explain"]["merge"]["context"]
     assert f"{context.OWN_WEIGHT} x unit" in words["results"][0]["explain"]["merge"]["context"]
+    for out, own in ((counted, counting.OWN_WEIGHT), (plain, context.OWN_WEIGHT)):  # the weight applied
+        v = out["results"][0]["explain"]["vector"]
+        blend = own * v["unit"] + (1 - own) * (context.WINDOW_SHARE * v["window"] + (1 - context.WINDOW_SHARE) * v["file"])
+        assert v["calibrated"] == pytest.approx(blend, abs=2e-4)
 
 
 def test_a_counting_question_scores_the_units_of_more_windows(store_backend):
@@ -114,7 +131,7 @@ def test_of_many_windows_only_the_nearest_units_and_every_keyword_hit_are_scored
     filler = " ".join(f"w{k}x" for k in range(60))  # its vector far from the question's
     write(mem, "memory/2026-04-01.md", f"- Zanzibar {filler}.\n")
     mem.sync()
-    res = mem.search("How many times did I see a doctor in Zanzibar?", 6, 0.0, record_signals=False, explain=True)
+    res = mem.search("How many times did I see a doctor in Zanzibar?", 300, 0.0, record_signals=False, explain=True)
     mem.close()
     assert res["debug"]["candidates"] in (counting.UNITS_KEPT, counting.UNITS_KEPT + 1)
     assert any(r["path"] == "memory/2026-04-01.md" for r in res["results"])
@@ -132,3 +149,20 @@ def test_now_in_a_question_says_when_not_what(reverie_home):
     found = mem.search("Where do I work now?", 6, 0.0, record_signals=False)["results"]
     mem.close()
     assert [r["path"] for r in found] == ["memory/2026-03-04.md"]
+
+
+def test_a_counting_question_keeps_every_saying_of_a_repeated_line(reverie_home):
+    """Five swims said in the same words on five days are five instances: a counting question shows
+    them all first; any other question shows one and the rest after the new lines."""
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    for day in range(1, 6):
+        write(mem, f"memory/2026-03-0{day}.md", "- Went swimming at the pool.\n")
+    for day in range(10, 15):
+        write(mem, f"memory/2026-03-{day}.md", f"- The pool near the office closed on day {day}.\n")
+    mem.sync()
+    counted = mem.search("How many times did I go swimming at the pool?", 6, 0.0, record_signals=False)["results"]
+    plain = mem.search("Did I go swimming at the pool?", 6, 0.0, record_signals=False)["results"]
+    mem.close()
+    assert sum("Went swimming" in r["snippet"] for r in counted[:5]) == 5
+    assert "Went swimming" in plain[0]["snippet"] and not any("Went swimming" in r["snippet"] for r in plain[1:6])

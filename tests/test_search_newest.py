@@ -26,7 +26,7 @@ def _at(day: int) -> datetime:
     ("Atlas cutover reviewed with Ana.", "Atlas cutover target is December 15.", False),  # no other value
     # Chinese: a word of n characters is n - 1 bigrams, so a bigram counts half of the subject's size;
     # 搬家 ("moved house") and 换了 ("changed") announce a change as "moved" and "switched" do
-    ("公司搬家了，新办公室在张江高科。", "公司在漕河泾开发区办公。", True),
+    ("我换了一家健身房。", "我常去健身房。", False),  # 健身房: two bigrams, one word
     ("我换了工作，现在在蓝鲸科技上班。", "我在北风科技上班。", True),
     ("公司今年的年会在杭州办。", "公司在杭州有办公室。", False),  # no change said, no other number
 ])
@@ -105,6 +105,13 @@ def test_a_citation_inside_any_other_file_dates_nothing():
     ("After the reorg my new manager is Tom Becker.", "My manager is Priya Shah.", "who is my manager", True),
     ("We moved: we live in Berlin now, in Kreuzberg.", "We live in Munich, in Schwabing.", "which city do we live in", True),
     ("我们搬家了，现在住在杭州西湖区。", "我住在上海浦东。", "我住在哪个城市", True),  # 住: a character of the question
+    ("公司搬家了，新办公室在张江高科。", "公司在漕河泾开发区办公。", "公司在哪里办公", True),
+    ("公司搬家了，新办公室在张江高科。", "公司在漕河泾开发区办公。", "", False),  # 公司, 办公: one word's worth each
+    # "new" before another word, no verb of change: not a change of what was asked about
+    ("Bought a new leash for the dog.", "My dog is called Biscuit.", "what is my dog called", False),
+    ("Got a new desk lamp for work.", "I work at Acme Logistics.", "where do I work", False),
+    # a label is what the line is about, not who said it
+    ("- Project Atlas: go-live on January 9.", "- Project Atlas: go-live on December 15.", "when is the Atlas go-live", True),
     # not asked about, or only "now" / "现在" to say a change: not
     ("After the reorg my new manager is Tom Becker.", "My manager is Priya Shah.", "", False),
     ("After the reorg my new manager is Tom Becker.", "My manager is Priya Shah.", "Tom Becker", False),
@@ -149,13 +156,29 @@ def test_a_long_turn_is_no_one_fact_statement():
                        "the camping trip we planned last summer.", "Caroline: I went to a support group.", "support group")
 
 
-def test_lines_of_one_note_are_not_updates_of_each_other():
-    rows = [{"path": "memory/2026-11-02.md", "startLine": 1, "snippet": "Atlas cutover target is December 15.",
+def test_turns_of_one_note_are_not_updates_but_a_fact_corrected_the_same_day_is():
+    turn = ("Caroline: The new support group at the community centre has been great for me, the "
+            "volunteers and the kids there made the painting class feel like home for everyone.")
+    rows = [{"path": "memory/2026-11-02.md", "startLine": 1,
+             "snippet": "Caroline: I joined a support group at the community centre, the volunteers were kind.",
              "citation": "memory/2026-11-02.md#L1-L2"},
-            {"path": "memory/2026-11-02.md", "startLine": 9, "snippet": "The new Atlas cutover date is December 22.",
-             "citation": "memory/2026-11-02.md#L8-L9"}]
+            {"path": "memory/2026-11-02.md", "startLine": 9, "snippet": turn, "citation": "memory/2026-11-02.md#L8-L9"}]
     out = prefer_newest([dict(r) for r in rows])
     assert [r["startLine"] for r in out] == [1, 9] and not any("supersededBy" in r for r in out)
-    rows[1].update(path="memory/2026-11-09.md", citation="memory/2026-11-09.md#L8-L9")  # another day's note
+    rows[1].update(path="memory/2026-11-09.md", citation="memory/2026-11-09.md#L8-L9")  # another day's session
+    assert "supersededBy" in prefer_newest([dict(r) for r in rows])[1]
+    facts = [{"path": "memory/2026-11-02.md", "startLine": 1, "snippet": "Atlas cutover target is December 15.",
+              "citation": "memory/2026-11-02.md#L1-L1"},
+             {"path": "memory/2026-11-02.md", "startLine": 9, "snippet": "The new Atlas cutover date is December 22.",
+              "citation": "memory/2026-11-02.md#L9-L9"}]
+    out = prefer_newest([dict(r) for r in facts])  # corrected later the same day
+    assert [r["startLine"] for r in out] == [9, 1] and out[1]["supersededBy"] == "memory/2026-11-02.md#L9-L9"
+
+
+def test_promoted_entries_update_each_other_by_the_notes_they_cite():
+    rows = [{"path": "MEMORY.md", "startLine": 3, "citation": "MEMORY.md#L3-L3",
+             "snippet": "- Atlas cutover target is December 15. Source: memory/2026-10-03.md#L4"},
+            {"path": "MEMORY.md", "startLine": 5, "citation": "MEMORY.md#L5-L5",
+             "snippet": "- The new Atlas cutover date is December 22. Source: memory/2026-11-09.md#L2"}]
     out = prefer_newest([dict(r) for r in rows])
-    assert [r["startLine"] for r in out] == [9, 1] and out[1]["supersededBy"] == "memory/2026-11-09.md#L8-L9"
+    assert [r["startLine"] for r in out] == [5, 3] and out[1]["supersededBy"] == "MEMORY.md#L5-L5"

@@ -131,3 +131,20 @@ def test_an_advice_question_lifts_only_the_tastes_that_best_match_it(reverie_hom
     assert len(lifted) == 5
     assert sorted(lifted[t] for t in tastes[:3]) == [1.0, taste.TASTE_BOOST, taste.TASTE_BOOST]  # two of three
     assert lifted["I love podcasts."] == 1.0 and lifted["The podcast app crashed on Roman history again."] == 1.0
+
+
+def test_the_same_taste_in_two_notes_is_lifted_once(reverie_home):
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    (mem.workspace / "memory").mkdir(exist_ok=True)
+    for day, line in ((1, "I love podcasts about Roman history and emperors."),
+                      (2, "I love podcasts about Roman history and emperors."),
+                      (3, "I love long podcasts about Roman history and emperors.")):
+        (mem.workspace / f"memory/2026-05-0{day}.md").write_text(f"- {line}\n", encoding="utf-8")
+    mem.sync()
+    res = mem.search("Can you recommend podcasts about Roman history and emperors?", 6, 0.0, record_signals=False,
+                     explain=True, now=NOW)
+    mem.close()
+    lifted = [(r["snippet"], r["explain"]["taste"]["multiplier"]) for r in res["results"]]
+    assert sorted(m for _, m in lifted) == [1.0, taste.TASTE_BOOST, taste.TASTE_BOOST]
+    assert ("- I love long podcasts about Roman history and emperors.", taste.TASTE_BOOST) in lifted

@@ -26,15 +26,16 @@ OWN_WEIGHT = 0.8  # a unit's own relevance against its context's (0.5 for other 
 COARSE_WINDOWS = 96  # windows whose units are all read (12 for other questions) ...
 UNITS_KEPT = 256  # ... of which the nearest by their own vector are scored (and every keyword hit)
 
-# "how many / how often", "how much … in total / so far / spent", "in total", "altogether";
-# "一共 / 总共 / 总计 / 加起来", "几" with a measure word ("几次 / 几个 / 几本 / 几场"; not "几点",
-# what time), "多少次 / 多少个"
+# "how many / how often", "how much … in total / altogether / so far", "in total", "the total
+# number"; "一共 / 总共 / 总计 / 加起来", "几" with a measure word of things or times ("几次 / 几个 /
+# 几本 / 几场"; not "几点", what time, nor "几天前 / 这几天 / 几个月前 / 几年前", a few days ago),
+# "多少次 / 多少个"
 _ASKS = LazyPattern(
     r"\bhow\s+(?:many|often)\b"
     r"|\bhow\s+much\b[^.?!\n]{0,60}\b(?:in\s+total|altogether|so\s+far|overall|all\s+together)\b"
-    r"|\bin\s+total\b|\baltogether\b|\btotal\s+(?:number|amount|of)\b|\bhow\s+many\b"
+    r"|\bin\s+total\b|\btotal\s+(?:number|amount)\b"
     r"|一共|总共|总计|加起来|累计"
-    r"|几(?:次|个|本|场|盆|家|回|趟|位|种|件|部|篇|首|顿|杯|双|条|只|张|门|天|周|个月|年)"
+    r"|几(?:次|个(?!月|星期|小时|钟头)|本|场|盆|家|回|趟|种|件|部|篇|首|顿|杯|双|条|只|张|门)"
     r"|多少(?:次|个|本|场|回|趟|位|种|件|部|篇|首|顿|杯)", 0)
 
 

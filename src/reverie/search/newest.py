@@ -33,23 +33,29 @@ _DATED = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})(?:-[^/]+)?\.md$")
 _CHANGE = re.compile(r"\b(?:now|new|newly|changed?|moved|instead|no longer|anymore|updated?|rescheduled|postponed|"
                      r"switched|replaced|actually)\b|新的|改为|改成|换成|换到|换了|改了|现在|搬到|搬家|推迟|提前|不再|改到|更新",
                      re.I)
-# "now", "actually", "现在" say a change only beside a second shared word ("I now live close to the
-# office" says nothing new about where "we live in Munich"): with one, a word of the change itself
-_WEAK_CHANGE = re.compile(r"\b(?:now|actually)\b|现在", re.I)
+# With one shared word, only a verb of change ("moved", "switched", 搬家, 换成) or "new" right before
+# that word ("my new manager", 新的经理) says the change is of it: "I now live close to the office"
+# says nothing new about where "we live in Munich", nor "Bought a new leash for the dog" about the
+# dog's name
+_CHANGE_VERB = re.compile(r"\b(?:changed?|moved|instead|no longer|anymore|rescheduled|postponed|switched|replaced)\b"
+                          r"|改为|改成|换成|换到|换了|改了|搬到|搬家|推迟|不再|改到", re.I)
+_NEW_WORD = re.compile(r"\bnew(?:ly)?\s+(\w+)", re.I)
+_NEW_CJK = re.compile(r"新的?([\u4e00-\u9fff])")
 # words that say when or how, not what about: left out of the subject
 _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
                           "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
                           "date", "today", "yesterday", "tomorrow"})
 
 
-# who said a line: a role ("user:", "助手：") or a name of one or two capitalised words ("Caroline:",
-# "Dr Patel:"); a label such as "cutover date:" is part of what the line is about
-_SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手|"
-                      r"[A-Z][\w'-]{0,20}(?: [A-Z][\w'-]{0,20})?)[:：]\s*", re.M)
+# who said a line, when it is a role ("user:", "助手：", as reverie's session notes write them); a
+# label such as "Project Atlas:" or "cutover date:" is part of what the line is about, and so is
+# a name (it cannot be told from a label)
+_SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手)[:：]\s*", re.M)
 
 # the curated files Dreaming promotes into, each entry citing the note it came from
 CURATED = ("MEMORY.md", "USER.md")
 _CITED = re.compile(r"\bSource:\s+memory/(\d{4}-\d{2}-\d{2})(?:-[^/#\s]+)?\.md#L(\d+)")
+_CITED_NOTE = re.compile(r"\bSource:\s+(memory/[^#\s]+\.md)")
 _ANNOTATIONS = re.compile(r"<!--.*?-->|\bSource:\s+\S+", re.S)
 
 
@@ -80,32 +86,48 @@ def _size(subject: frozenset[str]) -> float:
 
 
 @lru_cache(maxsize=4096)
-def _facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, str, float, bool]:
+def _facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, str, float]:
     """What an update is judged on, once per text: its subject, its numbers, whether it announces a
-    change, its words (a promoted entry's annotations and citation left out), its subject's size,
-    whether a word other than "now" / "现在" announces the change."""
+    change, its words (a promoted entry's annotations and citation left out), its subject's size."""
     if "<!--" in text or "Source:" in text:
         text = _ANNOTATIONS.sub(" ", text)
     subject = _subject(text)
-    change = _CHANGE.search(text) is not None
-    strong = change and _CHANGE.search(_WEAK_CHANGE.sub(" ", text)) is not None
-    return subject, numbers(text), change, text.strip(), _size(subject), strong
+    return subject, numbers(text), _CHANGE.search(text) is not None, text.strip(), _size(subject)
+
+
+def _short(facts: tuple) -> bool:
+    return facts[4] <= 2 * SHORT_FACT
 
 
 def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset()) -> bool:
-    (a, na, change, words_a, size_a, strong), (b, nb, _, words_b, size_b, _) = later, earlier
+    (a, na, change, words_a, size_a), (b, nb, _, words_b, size_b) = later, earlier
     shared = a & b
-    if len(shared) < 2 or 5 * len(shared) < 2 * min(size_a, size_b):
+    # two words' worth shared (a Chinese bigram half of one: 健身房 is two bigrams and one word;
+    # 科技 + 上班 three, with 技上)
+    if _size(shared) < 1.5 or 5 * _size(shared) < 2 * min(size_a, size_b):
         # between two short statements of a fact, one shared word is the subject when it is
         # what the question asks about ("who is my manager": "My manager is Priya Shah", then
         # "After the reorg my new manager is Tom Becker"), and then only a later line that says
         # it changed updates the earlier one (dialogue turns are longer: on LoCoMo's sessions,
         # allowing any length marked six times as many results superseded)
-        return (size_b <= SHORT_FACT and size_a <= 2 * SHORT_FACT and strong and words_a != words_b
-                and not (na and nb and na == nb) and _asked_about(shared, asked, words_a, words_b))
+        return (size_b <= SHORT_FACT and size_a <= 2 * SHORT_FACT and words_a != words_b
+                and not (na and nb and na == nb) and _asked_about(shared, asked, words_a, words_b)
+                and _says_change_of(words_a, shared & asked or shared, asked))
     if na and nb and na != nb:
         return True
     return change and words_a != words_b
+
+
+def _says_change_of(text: str, words: frozenset[str], asked: frozenset[str]) -> bool:
+    """A verb of change anywhere, or "new" / 新 right before one of ``words`` (or, in Chinese, a
+    character of the question's words)."""
+    if _CHANGE_VERB.search(text):
+        return True
+    for m in _NEW_WORD.finditer(text):
+        if set(content_words(m.group(1), matching=True)) & words:
+            return True
+    chars = {ch for w in asked if has_cjk(w) for ch in w if ch not in STOP_WORDS}
+    return any(m.group(1) in chars for m in _NEW_CJK.finditer(text))
 
 
 def _bigrams(text: str) -> set[str]:
@@ -126,6 +148,14 @@ def _asked_about(shared: frozenset[str], asked: frozenset[str], later: str, earl
     return any(ch in chars for pair in both for ch in pair)
 
 
+def _note_of(path: str, text: str) -> str:
+    if path in CURATED and "Source:" in text:
+        m = _CITED_NOTE.search(text)
+        if m:
+            return m.group(1)
+    return path
+
+
 def updates(later: str, earlier: str, query: str = "") -> bool:
     """Whether ``later`` updates ``earlier`` (see the module text), found by a search for ``query``."""
     return _updates(_facts(later), _facts(earlier), _subject(query) if query else frozenset())
@@ -143,8 +173,10 @@ def order(items: list, when, text, cite, query: str = "") -> tuple[list, dict[in
     info = [(it, when(it)) for it in out[:HORIZON]]
     facts = {id(it): _facts(text(it)) for it, w in info if w is not None}
     # lines of one note are one conversation or one day's list: a later line there is the same
-    # moment's talk, not an update (on LoCoMo's sessions that rule marked 1,666 results superseded)
-    note = {id(it): str(cite(it)).split("#", 1)[0] for it, w in info if w is not None}
+    # moment's talk, not an update (on LoCoMo's sessions that rule marked 1,666 results
+    # superseded), unless both are short statements (a fact corrected later the same day); a
+    # promoted entry belongs to the note it cites
+    note = {id(it): _note_of(str(cite(it)).split("#", 1)[0], text(it)) for it, w in info if w is not None}
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
     for older, when_old in info:
@@ -152,7 +184,9 @@ def order(items: list, when, text, cite, query: str = "") -> tuple[list, dict[in
             continue
         newest = None
         for newer, when_new in info:
-            if newer is older or when_new is None or when_new <= when_old or note[id(newer)] == note[id(older)]:
+            if newer is older or when_new is None or when_new <= when_old:
+                continue
+            if note[id(newer)] == note[id(older)] and not (_short(facts[id(newer)]) and _short(facts[id(older)])):
                 continue
             if _updates(facts[id(newer)], facts[id(older)], asked) and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)

@@ -287,9 +287,11 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # when even the best candidate is no evidence of a memory about the query, nothing (floor.py)
     n = params.max_results
     evidence = floor.judge(pool, params.vector_floor, params.keyword_floor, use_vectors, use_kw)
-    ordered = repeats_last(ordered)
     strict = [c for c in ordered if c.eligible and (evidence.passed or c.specificity)]
     lexical = [c for c in ordered if c.kw is not None and not c.eligible] if evidence.passed else []
+    # a line said again goes last; for a count, each time the owner said it may be one of the
+    # instances counted, so only the assistant's repeats do (its stock advice is never one)
+    strict, lexical = repeats_last(strict, params.counting), repeats_last(lexical, params.counting)
     mode = "strict" if evidence.passed else "no-memory"
     if len(passages(strict)) < n:
         if not strict and lexical:

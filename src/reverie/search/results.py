@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..trust.secrets import holds_secret
@@ -33,17 +34,23 @@ class Passage:
         return " ".join(u.text for u in self.units)
 
 
-def repeats_last(ordered: list[Candidate]) -> list[Candidate]:
+_ASSISTANT = re.compile(r"^\s*(?:[-*]\s+)?(?:assistant|ai|助手)\s*[:：]", re.I)
+
+
+def repeats_last(ordered: list[Candidate], assistant_only: bool = False) -> list[Candidate]:
     """``ordered`` with a unit whose words another, better-ranked unit already said (the same line
     in another note: a greeting, an assistant's stock advice, a user's habit told every week)
     moved after every unit that says something new, in its own order. Shown again it tells the
-    reader nothing, and it held the place of a note that might."""
+    reader nothing, and it held the place of a note that might. ``assistant_only`` (a counting
+    question, where each time the owner said a line may be one of the instances counted): only
+    the assistant's repeated lines move."""
     seen: set[str] = set()
     fresh: list[Candidate] = []
     again: list[Candidate] = []
     for c in ordered:
         key = " ".join(c.text.split()).casefold()
-        (again if key in seen else fresh).append(c)
+        repeat = key in seen and (not assistant_only or _ASSISTANT.match(c.text) is not None)
+        (again if repeat else fresh).append(c)
         seen.add(key)
     return fresh + again if again else ordered
 

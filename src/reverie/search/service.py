@@ -185,12 +185,12 @@ class SearchService:
         if (missing > VECTOR_GAP or emb is None or emb.remote or not self.settings.store.vector.enabled
                 or now - self._catch_up_failed < VECTOR_RETRY_SECONDS or now - self._catch_up_busy < VECTOR_BUSY_SECONDS):
             return False
-        if self.index.background.running():  # our own run embeds them: wait for it, briefly
-            if self.index.background.wait(CATCH_UP_WAIT):
-                reads.forget()
-                return True
-            self._catch_up_busy = time.monotonic()
-            return False
+        if self.index.background.running():  # our own run is likely embedding them: wait, briefly
+            self._catch_up_busy = now  # (once: the searches beside this one do not wait too)
+            if not self.index.background.wait(CATCH_UP_WAIT):
+                return False
+            self._catch_up_busy = -1e9
+            reads.forget()  # then embed whatever that run left (it may have been another file's)
         try:
             done = self.index.fill_vectors_now()
         except Exception as exc:  # the search goes on as before: the background fills them later

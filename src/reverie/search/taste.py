@@ -58,7 +58,12 @@ def lifted(pool: list) -> set[int]:
     pop songs", "I love Go", "I hate crowds" and three more above the fact that answered it)."""
     tastes = [c for c in pool if not c.specificity and states_taste(c.text)]
     tastes.sort(key=lambda c: -c.content)
-    return {id(c) for c in tastes[:TASTES_LIFTED]}
+    chosen: dict[str, int] = {}  # one per wording: the same line in two notes is one taste
+    for c in tastes:
+        if len(chosen) == TASTES_LIFTED:
+            break
+        chosen.setdefault(" ".join(c.text.split()).casefold(), id(c))
+    return set(chosen.values())
 
 
 def gate(content: float, best: float) -> float:
