@@ -182,3 +182,8 @@ def test_promoted_entries_update_each_other_by_the_notes_they_cite():
              "snippet": "- The new Atlas cutover date is December 22. Source: memory/2026-11-09.md#L2"}]
     out = prefer_newest([dict(r) for r in rows])
     assert [r["startLine"] for r in out] == [5, 3] and out[1]["supersededBy"] == "MEMORY.md#L5-L5"
+
+def test_a_name_is_a_speaker_only_when_someone_talks_after_it():
+    # "Caroline: I…" is Caroline talking: her name is no subject; "Project Atlas:" is a label
+    assert not updates("Caroline: I have a new painting.", "Caroline: I finished a painting of the lake.")
+    assert updates("- Project Atlas: go-live on January 9.", "- Project Atlas: go-live on December 15.")

@@ -47,10 +47,15 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
                           "date", "today", "yesterday", "tomorrow"})
 
 
-# who said a line, when it is a role ("user:", "助手：", as reverie's session notes write them); a
-# label such as "Project Atlas:" or "cutover date:" is part of what the line is about, and so is
-# a name (it cannot be told from a label)
-_SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手)[:：]\s*", re.M)
+# who said a line: a role ("user:", "助手：", as reverie's session notes write them), or a name of one
+# or two capitalised words when what follows is someone talking ("Caroline: I went…", "Melanie:
+# Wow, …"); a label such as "Project Atlas: go-live on January 9" or "cutover date:" is part of
+# what the line is about
+_SPEAKER = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手|"
+    r"[A-Z][\w'-]{0,20}(?: [A-Z][\w'-]{0,20})?(?=[:：]\s*(?i:(?:i|i'm|i've|i'd|i'll|my|me|we|we're|our|us|you|"
+    r"you're|your|hey|hi|hello|wow|thanks|thank|yes|yeah|no|oh|haha|great|sure|sounds|that's|it's)\b|我|你)))"
+    r"[:：]\s*", re.M)
 
 # the curated files Dreaming promotes into, each entry citing the note it came from
 CURATED = ("MEMORY.md", "USER.md")
@@ -78,11 +83,16 @@ def _subject(text: str) -> frozenset[str]:
                      and not w.isdigit())
 
 
+@lru_cache(maxsize=65_536)
+def _weight(word: str) -> float:
+    return 0.5 if has_cjk(word) else 1.0
+
+
 def _size(subject: frozenset[str]) -> float:
     """How many words a subject holds: a Chinese word of n characters is indexed as its n - 1
     overlapping bigrams (公司在漕河泾开发区办公: 8), so a bigram counts half; a word of other
     scripts counts one."""
-    return sum(0.5 if has_cjk(w) else 1.0 for w in subject)
+    return sum(_weight(w) for w in subject)
 
 
 @lru_cache(maxsize=4096)
@@ -104,7 +114,8 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset()) 
     shared = a & b
     # two words' worth shared (a Chinese bigram half of one: 健身房 is two bigrams and one word;
     # 科技 + 上班 three, with 技上)
-    if _size(shared) < 1.5 or 5 * _size(shared) < 2 * min(size_a, size_b):
+    both = _size(shared) if len(shared) >= 2 else 0.0  # (two words at the least, whatever their script)
+    if both < 1.5 or 5 * both < 2 * min(size_a, size_b):
         # between two short statements of a fact, one shared word is the subject when it is
         # what the question asks about ("who is my manager": "My manager is Priya Shah", then
         # "After the reorg my new manager is Tom Becker"), and then only a later line that says
@@ -126,8 +137,14 @@ def _says_change_of(text: str, words: frozenset[str], asked: frozenset[str]) -> 
     for m in _NEW_WORD.finditer(text):
         if set(content_words(m.group(1), matching=True)) & words:
             return True
-    chars = {ch for w in asked if has_cjk(w) for ch in w if ch not in STOP_WORDS}
+    chars = _asked_chars(asked)
     return any(m.group(1) in chars for m in _NEW_CJK.finditer(text))
+
+
+@lru_cache(maxsize=256)
+def _asked_chars(asked: frozenset[str]) -> frozenset[str]:
+    """The characters of the question's Chinese words that are no function word."""
+    return frozenset(ch for w in asked if has_cjk(w) for ch in w if ch not in STOP_WORDS)
 
 
 def _bigrams(text: str) -> set[str]:
@@ -141,7 +158,7 @@ def _asked_about(shared: frozenset[str], asked: frozenset[str], later: str, earl
     question's words and no function word (住在; not 房 alone, of 厨房 and 健身房)."""
     if shared & asked:
         return True
-    chars = {ch for w in asked if has_cjk(w) for ch in w if ch not in STOP_WORDS}
+    chars = _asked_chars(asked)
     if not chars:
         return False
     both = _bigrams(later) & _bigrams(earlier)
