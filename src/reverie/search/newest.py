@@ -120,7 +120,7 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset()) 
         # what the question asks about ("who is my manager": "My manager is Priya Shah", then
         # "After the reorg my new manager is Tom Becker"), and then only a later line that says
         # it changed updates the earlier one (dialogue turns are longer: on LoCoMo's sessions,
-        # allowing any length marked six times as many results superseded)
+        # allowing any length marked four times as many results superseded)
         return (size_b <= SHORT_FACT and size_a <= 2 * SHORT_FACT and words_a != words_b
                 and not (na and nb and na == nb) and _asked_about(shared, asked, words_a, words_b)
                 and _says_change_of(words_a, shared & asked or shared, asked))
