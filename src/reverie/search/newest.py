@@ -1,14 +1,14 @@
 """The newest fact first: when a later note updates an earlier one, search shows the later one first
 and marks the earlier one as superseded (its history stays readable, nothing is removed).
 
-A result *updates* another when both come from dated notes (``memory/YYYY-MM-DD.md``; another note
-of the same day: the later line) or one is an entry Dreaming promoted into ``MEMORY.md`` or ``USER.md``, dated by the
+A result *updates* another when both come from dated notes (``memory/YYYY-MM-DD.md``; the same day:
+the later line) or one is an entry Dreaming promoted into ``MEMORY.md`` or ``USER.md``, dated by the
 note it cites (``Source: memory/YYYY-MM-DD….md#L3``: a fact promoted in October is October's), the
 later one is about the same subject — at least two shared content words and two fifths of the
 smaller text's (a Chinese bigram counting half: a word of n characters is n - 1 of them), or one
 shared word that the search asked about, between two short statements, and then only with a word
-announcing a change; who said it (``Caroline:``) is no subject, and lines of one note never update
-each other — and says something else about it: other numbers ("December 22" after "December
+announcing a change said of that word; who said it (``user:``, ``Caroline: I…``) is no subject, and
+lines of one note update each other only when both are short statements — and says something else about it: other numbers ("December 22" after "December
 15", "room 1208" after "room 812"), or words that announce a change ("now", "moved", "no longer",
 "新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
 are left where they are: Dreaming keeps the curated files current (``status: superseded``).
