@@ -8,9 +8,9 @@ later one is about the same subject — at least two shared content words and tw
 smaller text's (a Chinese bigram counting half: a word of n characters is n - 1 of them), or one
 shared word that the search asked about, between two short statements, and then only with a word
 announcing a change said of that word; who said it (``user:``, ``Caroline: I…``) is no subject, and
-lines of one note update each other only when both are short statements — and says something else about it: other numbers ("December 22" after "December
-15", "room 1208" after "room 812"), or words that announce a change ("now", "moved", "no longer",
-"新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
+lines of one note update each other only when both are short statements — and says something
+else about it: other numbers ("December 22" after "December 15", "room 1208" after "room 812"), or
+words that announce a change ("now", "moved", "no longer", "新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
 are left where they are: Dreaming keeps the curated files current (``status: superseded``).
 
 How this compares with other designs (add-only stores that read time-aware, invalidation windows,
