@@ -115,6 +115,11 @@ def coarse(vq: VectorQuery, cands: dict[int, Candidate], best_windows: int = COA
     return wcos, fcos
 
 
+def _has_vector(c: Candidate, dims: int) -> bool:
+    """Whether the candidate's stored vector is one of the query's dimensions (float32)."""
+    return bool(c.embedding) and len(c.embedding) == dims * 4
+
+
 def nearest_units(cands: list[Candidate], vq: VectorQuery, keep: int) -> list[Candidate]:
     """The ``keep`` candidates nearest the query by their own vector, and every keyword or path
     hit (what the context scoring after this costs grows with the candidates: a counting
@@ -124,14 +129,14 @@ def nearest_units(cands: list[Candidate], vq: VectorQuery, keep: int) -> list[Ca
     if len(cands) <= keep:
         return cands
     dims = vq.query.shape[0]
-    with_vec = [c for c in cands if c.embedding and len(c.embedding) == dims * 4]
+    with_vec = [c for c in cands if _has_vector(c, dims)]
     if len(with_vec) <= keep:
         return cands
     mat = np.frombuffer(b"".join(c.embedding for c in with_vec), dtype=np.float32).reshape(len(with_vec), dims)
     near = _matvec(mat, vq.query.astype(np.float32))
     chosen = {id(with_vec[i]) for i in np.argpartition(-near, keep - 1)[:keep]}
     return [c for c in cands if id(c) in chosen or c.kw is not None or c.path_score is not None
-            or not (c.embedding and len(c.embedding) == dims * 4)]
+            or not _has_vector(c, dims)]
 
 
 def score_context(cands: list[Candidate], windows: dict[tuple[str, str], list[_Window]], qt: QueryTerms,
@@ -226,7 +231,7 @@ def _vector_context(cands: list[Candidate], vq: VectorQuery, wlist: list[_Window
 
     m = vq.matrix
     dims = vq.query.shape[0]
-    has_vec = np.array([bool(c.embedding) and len(c.embedding) == dims * 4 for c in cands])
+    has_vec = np.array([_has_vector(c, dims) for c in cands])
     if not has_vec.any():
         return
     unit = np.zeros((n, dims), dtype=np.float32)

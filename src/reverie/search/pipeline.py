@@ -237,8 +237,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         vectors = VectorQuery(engine.window_matrix(conn, vectors.query, list(cands), near()), vectors.query,
                               vectors.offset)
         use_vectors = not vectors.matrix.empty
-    # (keyword-only, a counting question keeps the usual weight: context.score_context)
-    own_weight = counting.OWN_WEIGHT if params.counting and use_vectors else context.OWN_WEIGHT
+    own_weight = _own_weight(params, use_vectors)
     if use_vectors:
         wcos, fcos = context.coarse(vectors, cands,
                                     counting.COARSE_WINDOWS if params.counting else context.COARSE_WINDOWS)
@@ -321,6 +320,13 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     }
 
 
+def _own_weight(params: SearchParams, use_vectors: bool) -> float:
+    """A unit's own share of its score against its context's: a counting question's, ranked with
+    vectors, is larger (keyword-only it keeps the usual: the window's words are all that bridges a
+    short mention, "swam", to the question)."""
+    return counting.OWN_WEIGHT if params.counting and use_vectors else context.OWN_WEIGHT
+
+
 def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use_kw: bool, *, judge: bool) -> None:
     """Each candidate's score from its relevance (``content``) and the multipliers. ``judge``
     decides eligibility (minScore), which is judged once, on reverie's own relevance."""
@@ -357,7 +363,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
-    own = counting.OWN_WEIGHT if params.counting and use_vectors else context.OWN_WEIGHT
+    own = _own_weight(params, use_vectors)
     out = {
         "vector": None if c.vector_raw is None else {
             "cosine": r4(c.vector_raw), "calibrated": r4(c.vector), "floor": params.score_floor,

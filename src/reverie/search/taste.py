@@ -15,6 +15,7 @@ are lifted.
 from __future__ import annotations
 
 from ..text.cjk import LazyPattern
+from .results import wording
 
 TASTE_BOOST = 1.35
 GATE_NONE = 0.65  # below this share of the best relevance, no lift
@@ -62,7 +63,7 @@ def lifted(pool: list) -> set[int]:
     for c in tastes:
         if len(chosen) == TASTES_LIFTED:
             break
-        chosen.setdefault(" ".join(c.text.split()).casefold(), id(c))
+        chosen.setdefault(wording(c.text), id(c))
     return set(chosen.values())
 
 
