@@ -10,6 +10,8 @@ import pytest
 from reverie import Memory
 from reverie.index import progress
 
+from workspace_helpers import write
+
 pytestmark = pytest.mark.semantic
 
 LOCAL = ['memory.search.provider="local"']
@@ -20,20 +22,30 @@ def _missing(mem: Memory) -> int:
     return chunks - with_vectors
 
 
-def test_a_one_call_process_leaves_vectors_and_the_next_search_catches_up(reverie_home):
-    mem = Memory(overrides=LOCAL)
+def _cabin(overrides: list[str]) -> Memory:
+    """A memory of one note, not indexed yet."""
+    mem = Memory(overrides=overrides)
     mem.init()
-    notes = mem.workspace / "memory"
-    notes.mkdir(exist_ok=True)
-    (notes / "2026-11-01.md").write_text("- The cabin is in the mountains near Innsbruck.\n")
-    mem.sync()  # built with vectors
-    assert _missing(mem) == 0
-    mem.close()
+    write(mem, "memory/2026-11-01.md", "- The cabin is in the mountains near Innsbruck.\n")
+    return mem
 
-    (notes / "2026-11-30.md").write_text("- The bicycle lock combination was changed to the blue fridge note.\n")
+
+def _hook_indexes() -> Memory:
+    """A one-call process (a hook without the server) that indexed the notes in the background."""
     hook = Memory(overrides=LOCAL).one_call()
     hook.sync_in_background()
     assert hook.index.background.wait(120)
+    return hook
+
+
+def test_a_one_call_process_leaves_vectors_and_the_next_search_catches_up(reverie_home):
+    mem = _cabin(LOCAL)
+    mem.sync()  # built with vectors
+    assert _missing(mem) == 0
+    mem.close()
+    write(mem, "memory/2026-11-30.md", "- The bicycle lock combination was changed to the blue fridge note.\n")
+
+    hook = _hook_indexes()
     assert hook.index.embedder is not None and hook.index.embedder.loaded is False  # the model never loaded
     assert _missing(hook) >= 1  # its text is indexed; its vector waits
     found = hook.index.conn().execute("SELECT count(*) FROM memory_index_chunks WHERE path LIKE '%2026-11-30%'")
@@ -101,18 +113,11 @@ def test_a_catch_up_that_embedded_nothing_is_not_tried_again_at_once(reverie_hom
     the background fill takes over), rather than paying for a failed attempt on every search."""
     from reverie.index import generations
 
-    mem = Memory(overrides=LOCAL)
-    mem.init()
-    notes = mem.workspace / "memory"
-    notes.mkdir(exist_ok=True)
-    (notes / "2026-11-01.md").write_text("- The cabin is in the mountains near Innsbruck.\n")
+    mem = _cabin(LOCAL)
     mem.sync()
     mem.close()
-    (notes / "2026-11-30.md").write_text("- The bicycle lock combination is on the blue fridge note.\n")
-    hook = Memory(overrides=LOCAL).one_call()
-    hook.sync_in_background()
-    assert hook.index.background.wait(120)
-    hook.close()
+    write(mem, "memory/2026-11-30.md", "- The bicycle lock combination is on the blue fridge note.\n")
+    _hook_indexes().close()
 
     reader = Memory(overrides=LOCAL)
     assert _missing(reader) == 1
@@ -142,16 +147,11 @@ def _while_our_run_embeds(held) -> Memory:
     """A memory whose own background run has written a new note's text and is embedding it."""
     import time
 
-    fake = ['memory.search.provider="fake"', 'memory.search.model="slow"']
-    mem = Memory(overrides=fake)
-    mem.init()
-    notes = mem.workspace / "memory"
-    notes.mkdir(exist_ok=True)
-    (notes / "2026-11-01.md").write_text("- The cabin is in the mountains near Innsbruck.\n")
+    mem = _cabin(['memory.search.provider="fake"', 'memory.search.model="slow"'])
     held.set()
     mem.sync()
     held.clear()
-    (notes / "2026-11-30.md").write_text("- The bicycle lock combination is on the blue fridge note.\n")
+    write(mem, "memory/2026-11-30.md", "- The bicycle lock combination is on the blue fridge note.\n")
     mem.index.sync_in_background(full=True)
     deadline = time.monotonic() + 60
     while _missing(mem) == 0 and time.monotonic() < deadline:  # its text is in, its vector waits

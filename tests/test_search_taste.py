@@ -10,6 +10,8 @@ import pytest
 from reverie import Memory
 from reverie.search import taste
 
+from workspace_helpers import write
+
 pytestmark = pytest.mark.semantic
 
 NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)
@@ -113,38 +115,34 @@ def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_hom
         m.close()
 
 
-def test_an_advice_question_lifts_only_the_tastes_that_best_match_it(reverie_home):
-    """Three stated tastes hold every word of the question, a fourth fewer: only two are lifted
-    (lifting every "I love…" put tastes about other things above the fact that answered)."""
+def _lifts(lines: list[str]) -> list[tuple[str, float]]:
+    """(line, the taste multiplier it got) for a request for Roman-history podcasts, keyword-only,
+    over a memory of one line a day."""
     mem = Memory(overrides=['memory.search.provider="none"'])
     mem.init()
-    tastes = ["I love podcasts about Roman history and emperors.", "I love long podcasts about Roman history and emperors.",
-              "I love podcasts on Roman history and emperors, daily.", "I love podcasts."]
-    for day, line in enumerate(tastes + ["The podcast app crashed on Roman history again."]):
-        (mem.workspace / "memory").mkdir(exist_ok=True)
-        (mem.workspace / f"memory/2026-05-0{day + 1}.md").write_text(f"- {line}\n", encoding="utf-8")
+    for day, line in enumerate(lines, 1):
+        write(mem, f"memory/2026-05-0{day}.md", f"- {line}\n")
     mem.sync()
     res = mem.search("Can you recommend podcasts about Roman history and emperors?", 6, 0.0, record_signals=False,
                      explain=True, now=NOW)
     mem.close()
-    lifted = {r["snippet"][2:]: r["explain"]["taste"]["multiplier"] for r in res["results"]}
+    return [(r["snippet"][2:], r["explain"]["taste"]["multiplier"]) for r in res["results"]]
+
+
+def test_an_advice_question_lifts_only_the_tastes_that_best_match_it(reverie_home):
+    """Three stated tastes hold every word of the question, a fourth fewer: only two are lifted
+    (lifting every "I love…" put tastes about other things above the fact that answered)."""
+    tastes = ["I love podcasts about Roman history and emperors.", "I love long podcasts about Roman history and emperors.",
+              "I love podcasts on Roman history and emperors, daily.", "I love podcasts."]
+    lifted = dict(_lifts(tastes + ["The podcast app crashed on Roman history again."]))
     assert len(lifted) == 5
     assert sorted(lifted[t] for t in tastes[:3]) == [1.0, taste.TASTE_BOOST, taste.TASTE_BOOST]  # two of three
     assert lifted["I love podcasts."] == 1.0 and lifted["The podcast app crashed on Roman history again."] == 1.0
 
 
 def test_the_same_taste_in_two_notes_is_lifted_once(reverie_home):
-    mem = Memory(overrides=['memory.search.provider="none"'])
-    mem.init()
-    (mem.workspace / "memory").mkdir(exist_ok=True)
-    for day, line in ((1, "I love podcasts about Roman history and emperors."),
-                      (2, "I love podcasts about Roman history and emperors."),
-                      (3, "I love long podcasts about Roman history and emperors.")):
-        (mem.workspace / f"memory/2026-05-0{day}.md").write_text(f"- {line}\n", encoding="utf-8")
-    mem.sync()
-    res = mem.search("Can you recommend podcasts about Roman history and emperors?", 6, 0.0, record_signals=False,
-                     explain=True, now=NOW)
-    mem.close()
-    lifted = [(r["snippet"], r["explain"]["taste"]["multiplier"]) for r in res["results"]]
+    lifted = _lifts(["I love podcasts about Roman history and emperors.",
+                     "I love podcasts about Roman history and emperors.",
+                     "I love long podcasts about Roman history and emperors."])
     assert sorted(m for _, m in lifted) == [1.0, taste.TASTE_BOOST, taste.TASTE_BOOST]
-    assert ("- I love long podcasts about Roman history and emperors.", taste.TASTE_BOOST) in lifted
+    assert ("I love long podcasts about Roman history and emperors.", taste.TASTE_BOOST) in lifted
