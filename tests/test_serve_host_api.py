@@ -123,6 +123,11 @@ def test_search_read_triggers_and_classify(served):
     assert status == 200 and found["results"], found
     hit = next(r for r in found["results"] if "Saltwater" in r["snippet"])
     assert hit["source"] == "memory" and hit["provenance"]["originClass"] in ("owner", "agent")
+    status, budgeted = call(served, "/v1/agents/main/search", {"query": "what is the boat called", "maxTokens": 60})
+    assert status == 200 and budgeted["budget"]["maxTokens"] == 60 and budgeted["results"], budgeted
+    assert budgeted["results"][0]["citation"] == found["results"][0]["citation"]
+    status, bad = call(served, "/v1/agents/main/search", {"query": "boat", "maxTokens": 0})
+    assert status == 400 and "maxTokens must be a whole number" in bad["error"], bad
     status, lexical = call(served, "/v1/agents/main/search", {"query": "Saltwater Dream", "lexicalOnly": True})
     assert status == 200 and lexical["mode"] == "keyword-only" and lexical["results"]
     status, none = call(served, "/v1/agents/main/search", {"query": "Saltwater Dream", "sources": ["sessions"]})

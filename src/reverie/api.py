@@ -285,12 +285,15 @@ class Memory:
 
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
                now: datetime | None = None, projects: list[str] | None = None, explain: bool = False,
-               sync_wait: float = 0.0, record_signals: bool = True) -> dict[str, Any]:
+               sync_wait: float = 0.0, record_signals: bool = True, max_tokens: int | None = None) -> dict[str, Any]:
         """Hybrid search over the agent's memory; returns the ``memory_search`` tool's JSON shape.
 
         ``now`` is the clock for temporal decay (defaults to the wall clock); ``projects`` are the
         active project keys for project affinity; ``sync_wait`` bounds how long a dirty index may
-        be brought up to date before answering from what is indexed (0: never wait).
+        be brought up to date before answering from what is indexed (0: never wait);
+        ``max_tokens`` asks for the results that fit in that many tokens of snippets rather than a
+        count (with ``max_results`` too, whichever comes first; the answer's ``budget`` says what
+        was used and whether more was left out).
         """
         if not (query or "").strip():
             # answer an empty query without resolving (loading) the embedder
@@ -306,7 +309,7 @@ class Memory:
         if self.agent_store.engine != "sqlite":  # a shared database that cannot be reached: say so, once
             self.agent_store.connect().close()
         out = self.searcher.search(query, max_results, min_score, now=now, projects=projects,
-                                   explain=explain, sync_wait=sync_wait)
+                                   explain=explain, sync_wait=sync_wait, max_tokens=max_tokens)
         if record_signals and out.get("results"):
             from .search.signals import SignalRecorder, today
 

@@ -7,6 +7,7 @@ import { searchResult } from "./mapping.ts";
 
 type SearchOpts = {
   maxResults?: number;
+  maxTokens?: number;
   minScore?: number;
   sessionKey?: string;
   lexicalOnly?: boolean;
@@ -41,7 +42,8 @@ export async function createManager(client: ReverieClient, agent: string): Promi
   return {
     async search(query: string, opts: SearchOpts = {}) {
       const out = await client.post(`${base}/search`, {
-        query, maxResults: opts.maxResults, minScore: opts.minScore, lexicalOnly: opts.lexicalOnly === true,
+        query, maxResults: opts.maxResults, maxTokens: opts.maxTokens, minScore: opts.minScore,
+        lexicalOnly: opts.lexicalOnly === true,
         activeProjectKeys: opts.activeProjectKeys, sources: opts.sources, sessionKey: opts.sessionKey,
       }, opts.signal);
       return (out.results ?? []).map((r: any) => searchResult(r));

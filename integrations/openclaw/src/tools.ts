@@ -21,6 +21,7 @@ export function memoryTools(managerFor: ManagerFor, ctx: any = {}): any[] {
         properties: {
           query: { type: "string", description: "what to look for" },
           maxResults: { type: "number", description: "at most this many results" },
+          maxTokens: { type: "number", description: "instead of a count: the results that fit in about this many tokens" },
           minScore: { type: "number", description: "leave out results scoring below this (0 to 1)" },
         },
         required: ["query"],
@@ -29,7 +30,8 @@ export function memoryTools(managerFor: ManagerFor, ctx: any = {}): any[] {
         try {
           const manager = await managerFor(agentId);
           const results = await manager.search(String(params?.query ?? ""), {
-            maxResults: params?.maxResults, minScore: params?.minScore, activeProjectKeys: projects,
+            maxResults: params?.maxResults, maxTokens: params?.maxTokens, minScore: params?.minScore,
+            activeProjectKeys: projects,
             sessionKey: ctx?.sessionKey,
           });
           return text({ results, provider: "reverie" });

@@ -69,6 +69,8 @@ test("the home's server answers over its socket, and the manager searches it", a
   const { manager } = await capability.runtime.getMemorySearchManager({ agentId: "main" });
   const hits = await manager.search("what is the boat called", { maxResults: 3 });
   assert.ok(hits.some((h: any) => h.snippet.includes("Saltwater") && h.provenance?.originClass === "owner"));
+  const budgeted = await manager.search("what is the boat called", { maxTokens: 60 });
+  assert.ok(budgeted.length >= 1 && budgeted[0].snippet === hits[0].snippet);
   assert.equal(manager.status().workspaceDir, join(A, "workspace"));
   assert.equal(capability.flushPlanResolver({}), null); // the flush is reverie's, never OpenClaw's own file write
   const added = await hooks.before_prompt_build({ prompt: "hello" }, { sessionKey: "agent:main:t", agentId: "main" });

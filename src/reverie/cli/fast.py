@@ -129,7 +129,7 @@ def remember_here(args: list[str]) -> int | None:
 
 
 _SEARCH_VALUES = {"--query": "query", "-q": "query", "--max-results": "max_results", "-n": "max_results",
-                  "--min-score": "min_score", "--project": "project"}
+                  "--min-score": "min_score", "--max-tokens": "max_tokens", "--project": "project"}
 _SEARCH_FLAGS = {"--sensitive": "sensitive", "--explain": "explain", "--signal": "signal"}
 
 
@@ -142,13 +142,15 @@ def search_here(args: list[str]) -> int | None:
         return None
     found, words = parsed
     own = found["own"]
-    last = {key: own[key][-1] for key in ("query", "max_results", "min_score") if key in own}  # as click: the last
+    last = {key: own[key][-1] for key in ("query", "max_results", "min_score", "max_tokens") if key in own}  # as click
     try:
         n = int(last["max_results"]) if "max_results" in last else None
         floor = float(last["min_score"]) if "min_score" in last else None
+        budget = int(last["max_tokens"]) if "max_tokens" in last else None
     except ValueError:
         return None
-    if (n is not None and n < 1) or (floor is not None and not 0.0 <= floor <= 1.0):
+    if (n is not None and n < 1) or (floor is not None and not 0.0 <= floor <= 1.0) or \
+            (budget is not None and not 1 <= budget <= 100_000):
         return None
     query = last.get("query", words[1] if len(words) > 1 else None)
     from .main import guarded
@@ -156,7 +158,8 @@ def search_here(args: list[str]) -> int | None:
 
     o = _opts(found)
     flags = {key: bool(own.get(key)) for key in _SEARCH_FLAGS.values()}
-    return guarded(lambda: search(o, query, n, floor, project=own.get("project") or None, **flags))
+    return guarded(lambda: search(o, query, n, floor, project=own.get("project") or None, max_tokens=budget,
+                                  **flags))
 
 
 def hook_here(args: list[str]) -> int | None:

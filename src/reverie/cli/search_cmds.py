@@ -17,6 +17,8 @@ def register(app: typer.Typer) -> None:
                query_opt: Annotated[Optional[str], typer.Option("--query", "-q", help="the query (wins over the argument)")] = None,
                max_results: Annotated[Optional[int], typer.Option("--max-results", "-n", min=1, help="how many results (default 6)")] = None,
                min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="threshold before decay (default 0.35)")] = None,
+               max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", min=1, max=100_000, help="instead of a count: "
+                                                                 "the results that fit in about this many tokens of snippets")] = None,
                sensitive: Annotated[bool, typer.Option("--sensitive", help="list every memory line that looks like a "
                                                        "secret (password, PIN, key, card or ID number)")] = False,
                explain: Annotated[bool, typer.Option("--explain", help="show each leg, the merge, every multiplier and MMR")] = False,
@@ -30,7 +32,8 @@ def register(app: typer.Typer) -> None:
         from .search_run import search as run
 
         return run(opts(ctx, home, agent, workspace, sets, as_json), query_opt if query_opt is not None else query,
-                   max_results, min_score, sensitive=sensitive, explain=explain, project=project, signal=signal)
+                   max_results, min_score, sensitive=sensitive, explain=explain, project=project, signal=signal,
+                   max_tokens=max_tokens)
 
     @app.command(help="Read lines of a memory file (MEMORY.md, USER.md, memory/*.md, extra paths).")
     def get(ctx: typer.Context,

@@ -86,6 +86,10 @@ def _print_results(data: dict, explain: bool) -> None:
         print(f"   {shown}{snippet}" + ("  [sensitive: never used on its own]" if hit.get("sensitive") else ""))
         if explain:
             _print_explain(hit)
+    budget = data.get("budget")
+    if budget:  # what the reading budget held, and whether it left results out
+        say(f"({len(results)} results in about {budget['tokens']} of {budget['maxTokens']} tokens"
+            + ("; more matched beyond the budget)" if budget.get("more") else ")"))
     outside = sorted({hit["path"] for hit in results if _untrusted_note(hit)})
     if outside:  # what the mark means, and what to do when the line is the owner's own
         say("note: [untrusted] lines of dated notes were added outside reverie (an editor, another program) or "
@@ -113,7 +117,7 @@ def _print_results(data: dict, explain: bool) -> None:
 
 def search(o: Opts, q: str | None, max_results: int | None = None, min_score: float | None = None, *,
            sensitive: bool = False, explain: bool = False, project: list[str] | None = None,
-           signal: bool = False) -> int:
+           signal: bool = False, max_tokens: int | None = None) -> int:
     """Run the search and print it; the exit code (1: memory search is unavailable)."""
     if sensitive and q is None:
         from ..trust.sensitive import sensitive_lines
@@ -136,7 +140,7 @@ def search(o: Opts, q: str | None, max_results: int | None = None, min_score: fl
 
         data = mem.search(q, max_results, min_score, explain=explain,
                           projects=folder_scope(mem.settings, project).keys or None,
-                          sync_wait=CLI_SYNC_WAIT_SECONDS, record_signals=signal)
+                          sync_wait=CLI_SYNC_WAIT_SECONDS, record_signals=signal, max_tokens=max_tokens)
     finally:
         mem.close()
     if sensitive:  # a query and --sensitive: only its results that look like a secret

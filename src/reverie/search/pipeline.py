@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, floor, newest, rerank, taste, timeq
+from . import context, counting, floor, newest, reading, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -36,7 +36,7 @@ from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
                       project_multiplier, status_multiplier)
 from .rerank import Reranking
-from .results import Passage, passages, repeats_last, result_row, widen
+from .results import Passage, passages, reading_cost, repeats_last, result_row, widen
 
 if TYPE_CHECKING:  # numpy comes with a vector search (query_vector, the context's vector side)
     import numpy as np
@@ -72,6 +72,7 @@ class SearchParams:
     counting: bool = False  # the query asks how many / how much in total (set by run)
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
+    max_tokens: int | None = None  # a reading budget: results while their snippets fit (reading.py)
 
 
 def query_vector(embedder, query: str) -> np.ndarray:
@@ -292,21 +293,30 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # instances counted, so only the assistant's repeats do (its stock advice is never one)
     strict, lexical = repeats_last(strict, params.counting), repeats_last(lexical, params.counting)
     mode = "strict" if evidence.passed else "no-memory"
-    if len(passages(strict)) < n:
+    above = passages(strict)
+    if len(above) < n:
         if not strict and lexical:
             mode = "lexical-fallback"
         elif lexical:
             mode = "strict+lexical"
+    below = passages(lexical) if mode != "strict" else []
+    if params.max_tokens:  # a reading budget: as many results as fit in it (widened among those)
+        n = min(n, reading.fitting((reading_cost(p) for p in above + below), params.max_tokens)[0])
     # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader; a
     # later note that updates an earlier one goes just above it, the earlier marked superseded
     # (widened among the results above minScore only: a keyword-only fallback never takes their place)
-    ranked = widen(passages(strict), n) + (passages(lexical) if mode != "strict" else [])
+    ranked = widen(above, n) + below
     merged, superseded = newest.order(ranked,
                                       lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
                                       lambda p: p.text, lambda p: p.citation, said)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]
+    budget = None
+    if params.max_tokens:  # widening and the newest-first order may have put a longer passage inside
+        kept, used = reading.fitting((reading_cost(p) for p in chosen), params.max_tokens)
+        chosen = chosen[:kept]
+        budget = {"maxTokens": params.max_tokens, "tokens": used, "more": len(merged) > kept}
     t_end = time.perf_counter()
     return {
         "chosen": chosen,
@@ -317,6 +327,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         "ms": {"legs": round((t_legs - t0) * 1000, 2), "total": round((t_end - t0) * 1000, 2)},
         "rerank": reranked,
         "relevance": evidence.debug(),
+        "budget": budget,
     }
 
 

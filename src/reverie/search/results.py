@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..text.boilerplate import role_of
 from ..trust.secrets import holds_secret
 from .candidates import Candidate
+from . import reading
 from .citation import format_citation
 
 SNIPPET_CHARS = 700
@@ -151,6 +152,11 @@ def _snippet(units: list[Candidate]) -> tuple[str, int, int]:
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS - 1] + "…"
     return text, parts[0].start_line, max(u.end_line for u in parts)
+
+
+def reading_cost(p: Passage) -> int:
+    """The tokens an agent reads for the passage as a result (its snippet and citation)."""
+    return reading.cost(_snippet(p.units)[0], p.citation)
 
 
 def result_row(p: Passage | Candidate, explain: bool) -> dict:

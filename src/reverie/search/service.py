@@ -32,7 +32,7 @@ from ..index.identity import read_meta
 from ..index.manager import DAMAGED, DirtyState, IndexUnavailable, MemoryIndex
 from ..index.schema import fts_tokenizer_of
 from ..index.sync import FILE_GROUP
-from . import floor, language, pipeline
+from . import floor, language, pipeline, reading
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder, ProviderState
@@ -248,11 +248,14 @@ class SearchService:
     # -- the search ---------------------------------------------------------------------------
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None, *,
                now: datetime | None = None, projects: list[str] | None = None, explain: bool = False,
-               sync_wait: float = 0.0) -> dict:
+               sync_wait: float = 0.0, max_tokens: int | None = None) -> dict:
         t0 = time.perf_counter()
         q = (query or "").strip()
         if max_results is not None and (not isinstance(max_results, int) or max_results < 1):
             raise UserError("maxResults must be a whole number of at least 1")
+        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                                       or not 1 <= max_tokens <= reading.MAX_TOKENS):
+            raise UserError(f"maxTokens must be a whole number between 1 and {reading.MAX_TOKENS}")
         if min_score is not None and not (0.0 <= float(min_score) <= 1.0):
             raise UserError("minScore must be a number between 0 and 1")
         base = {"provider": self.state.provider, "model": self.state.model, "fallback": self.settings.fallback,
@@ -262,7 +265,8 @@ class SearchService:
                     "debug": {"backend": "sqlite", "searchMs": 0.0, "hits": 0}}
         try:
             with reads.once(self.index.conn()):  # the index's small tables: one read per search
-                return self._search(q, max_results, min_score, now, projects, explain, sync_wait, base, t0)
+                return self._search(q, max_results, min_score, now, projects, explain, sync_wait, base, t0,
+                                    max_tokens)
         except IndexUnavailable as exc:
             return self._no_index(str(exc), base)
         except DAMAGED as exc:
@@ -283,8 +287,10 @@ class SearchService:
                 "action": "Search again shortly, or run: reverie index --force",
                 "debug": {"backend": "sqlite", "hits": 0}}
 
-    def _search(self, q, max_results, min_score, now, projects, explain, sync_wait, base, t0) -> dict:
+    def _search(self, q, max_results, min_score, now, projects, explain, sync_wait, base, t0, max_tokens) -> dict:
         n = max_results or self.settings.query.max_results
+        if max_tokens:  # a reading budget: rank as many as it could hold, keep those that fit
+            n = reading.results_wanted(max_tokens, self.settings.query.max_results, max_results)
         threshold = self.settings.query.min_score if min_score is None else float(min_score)
         dirty = self._preflight(sync_wait)
         # one connection and one generation for the whole search, even if a rebuild publishes now
@@ -365,7 +371,8 @@ class SearchService:
             vector_floor=_vector_floor(self.settings.query.relevance_floor, emb) if floored else None,
             keyword_floor=None if not floored else (
                 floor.KEYWORD_FLOOR if self.settings.query.keyword_floor is None
-                else self.settings.query.keyword_floor))
+                else self.settings.query.keyword_floor),
+            max_tokens=max_tokens)
         out = pipeline.run(conn, params, vector_hits)
         results = [pipeline.result_row(c, explain) for c in out["chosen"]]
         debug.update({
@@ -380,6 +387,8 @@ class SearchService:
             debug["rerank"] = rerank_debug
         self.last_generation = self._generation  # (kept off the answer: every token of it costs)
         answer = {"results": results, **base, "mode": debug["effectiveMode"], "debug": debug}
+        if out["budget"] is not None:
+            answer["budget"] = out["budget"]
         answer.update(self._freshness(conn, check, dirty, index_vectors))
         if not results:  # "no memory of this", said plainly (not weak hits an agent must second-guess)
             answer["note"] = NO_MEMORY + (" (the index is behind the files: see warning)" if answer.get("stale") else "")

@@ -12,8 +12,8 @@ and answer JSON:
                            before_compaction (``messages``, or ``openclawMessages``: OpenClaw's own
                            message objects, read by the OpenClaw transcript parser), end
                            (``reason``). Answers the ``Outcome`` (``error`` set, never raised).
-``search``                 hybrid search (``query``, ``maxResults``, ``minScore``,
-                           ``activeProjectKeys``; ``lexicalOnly``: keyword scoring only, no query
+``search``                 hybrid search (``query``, ``maxResults``, ``minScore``, ``maxTokens``:
+                           the results that fit in that many tokens, ``activeProjectKeys``; ``lexicalOnly``: keyword scoring only, no query
                            embedding; ``sources``: memory and/or sessions)
 ``read``                   lines of a memory file (``path``, ``from``, ``lines``)
 ``status``                 the index: files, chunks, dirty, provider, model, workspace
@@ -222,7 +222,7 @@ def search(mem, req: dict) -> dict:
     sources = _keys(req, "sources") or list(SOURCES)
     if not set(sources) <= set(SOURCES):
         raise BadRequest(f"sources must be among {', '.join(SOURCES)}")
-    n, floor = _int(req, "maxResults"), req.get("minScore")
+    n, floor, budget = _int(req, "maxResults"), req.get("minScore"), _int(req, "maxTokens")
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float))):
         raise BadRequest("minScore must be a number between 0 and 1")
     projects = _keys(req, "activeProjectKeys")
@@ -231,9 +231,9 @@ def search(mem, req: dict) -> dict:
         from ..search.service import SearchService
 
         out = SearchService(mem.index, mem.settings.search, None, mem.provider_state).search(
-            query, n, floor, projects=projects)
+            query, n, floor, projects=projects, max_tokens=budget)
     else:
-        out = mem.search(query, n, floor, projects=projects)
+        out = mem.search(query, n, floor, projects=projects, max_tokens=budget)
     out["results"] = [r for r in out.get("results") or [] if r.get("source", "memory") in sources]
     return frame_search(out)
 

@@ -42,6 +42,9 @@ SEARCH_SCHEMA = {
         "query": {"type": "string", "description": "what to look for, in any language", "maxLength": 4096},
         "maxResults": {"type": "integer", "minimum": 1, "maximum": 100,
                        "description": "how many results (default 6)"},
+        "maxTokens": {"type": "integer", "minimum": 50, "maximum": 20000,
+                      "description": "instead of a count, the results that fit in about this many tokens "
+                      "of snippets, in ranked order (with maxResults, whichever comes first)"},
         "minScore": {"type": "number", "minimum": 0, "maximum": 1,
                      "description": "relevance threshold in [0,1] (default 0.35)"},
         "corpus": {"type": "string", "enum": ["memory"], "description": "what to search: memory files"},
@@ -116,7 +119,7 @@ def memory_tools(mem: "Memory", clock=None) -> list[Tool]:
             scope = getattr(mem, "projects", None)  # the folder's project (reverie mcp in a repository)
             projects = scope.keys if scope is not None else None
         return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore"),
-                                       projects=projects or None))
+                                       projects=projects or None, max_tokens=args.get("maxTokens")))
 
     def get(args: dict) -> dict:
         return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
