@@ -166,3 +166,23 @@ def test_a_counting_question_keeps_every_saying_of_a_repeated_line(reverie_home)
     mem.close()
     assert sum("Went swimming" in r["snippet"] for r in counted[:5]) == 5
     assert "Went swimming" in plain[0]["snippet"] and not any("Went swimming" in r["snippet"] for r in plain[1:6])
+
+
+def test_instances_of_a_count_never_supersede_each_other_but_the_value_now_still_does(reverie_home):
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    try:
+        for day, laps in ((3, 20), (10, 24), (17, 30)):  # the same words, another number: an update, if asked now
+            write(mem, f"memory/2026-03-{day:02d}.md", f"- Went swimming at the pool, {laps} laps.\n")
+        write(mem, "memory/2026-03-04.md", "- My longest run so far is 8 kilometres.\n")
+        write(mem, "memory/2026-03-20.md", "- My longest run is now 12 kilometres.\n")
+        mem.sync()
+        swims = mem.search("How many times did I go swimming?", 10, record_signals=False)["results"]
+        assert len({r["path"] for r in swims}) == 3
+        assert not any(r.get("supersededBy") for r in swims)  # three swims, each one counted
+        run = mem.search("How many kilometres is my longest run now?", 10, record_signals=False)["results"]
+        assert "12 kilometres" in run[0]["snippet"]
+        assert any(r.get("supersededBy") == "memory/2026-03-20.md#L1-L1" for r in run if "8 kilometres" in r["snippet"])
+    finally:
+        mem.close()
+    assert counting.counts_instances("我一共去游了几次泳？") and not counting.counts_instances("我现在最长能跑多少公里？")

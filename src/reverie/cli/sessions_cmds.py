@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from ..timestamps import parse_iso
 from .common import AgentOpt, HomeOpt, JsonOpt, SetOpt, WorkspaceOpt, emit, memory_for, opts, say
 
 sessions_app = typer.Typer(help="Recorded conversations: list, show, export to JSONL, import JSONL (Claude Code, Codex "
@@ -53,9 +53,10 @@ def _owner_caller(key: str):
 
 
 def _when(iso: str | None) -> str:
-    if not iso:
-        return "-"
-    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+    when = parse_iso(iso)
+    if when is None:
+        return iso or "-"
+    return when.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def register(app: typer.Typer) -> None:

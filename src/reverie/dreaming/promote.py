@@ -218,7 +218,6 @@ def _ask(models: list, current: str, groups: list[Group], day: str, deep, settin
 
 def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: DeepOutcome, reason: str, *,
             path: Path, settings, day: str, preimage_dir: Path, dry_run: bool) -> DeepOutcome:
-    deep = settings.memory.dreaming.phases.deep
     out.reason = reason
     try:
         plan = plan_replace(path)  # a fresh read: the file may have changed, that is why we are here

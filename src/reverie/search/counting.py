@@ -41,3 +41,15 @@ _ASKS = LazyPattern(
 
 def asks_to_count(query: str) -> bool:
     return _ASKS.search(query.lower()) is not None
+
+
+# the question asks for the value as it stands ("how many kilometres is my longest run now?",
+# "我现在最长能跑多少公里？"), not for everything counted over time
+_NOW = LazyPattern(r"\b(?:now|currently|current|these\s+days|at\s+the\s+moment|latest)\b|现在|目前|如今|最新", 0)
+
+
+def counts_instances(query: str) -> bool:
+    """A counting question about instances over time ("how many times did I swim?"): each saying
+    is one of the things counted, none updates another (search/newest.py is not asked). One that
+    asks for the value now is a question about the newest fact."""
+    return asks_to_count(query) and _NOW.search(query.lower()) is None

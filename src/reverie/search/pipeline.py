@@ -306,9 +306,12 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # later note that updates an earlier one goes just above it, the earlier marked superseded
     # (widened among the results above minScore only: a keyword-only fallback never takes their place)
     ranked = widen(above, n) + below
-    merged, superseded = newest.order(ranked,
-                                      lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
-                                      lambda p: p.text, lambda p: p.citation, said)
+    if counting.counts_instances(said):  # five swims are five swims: none is the newest value of another
+        merged, superseded = ranked, {}
+    else:
+        merged, superseded = newest.order(
+            ranked, lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
+            lambda p: p.text, lambda p: p.citation, said)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import UserError
 from ..models.base import ChatMessage, ToolCall
+from ..timestamps import epoch_ms
 from ..trust.tombstones import Tombstones, message_texts
 from .store import SessionRow, TranscriptStore, message_to_dict
 
@@ -135,12 +135,7 @@ def parse_jsonl(lines: Iterable[str]) -> list[list[tuple[str, ChatMessage, str |
 
 def ms_of(ts: str | None) -> int | None:
     """Epoch milliseconds of an ISO 8601 time (``Z`` or an offset), None when it is not one."""
-    if not ts:
-        return None
-    try:
-        return int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return None
+    return epoch_ms(ts) if isinstance(ts, str) else None
 
 
 @dataclass

@@ -159,17 +159,15 @@ def _distrust_saves(rt, saves: list[tuple[str, str | None]]) -> list[str]:
     server wrote it as the agent's (it could not see the turn), the host's record shows the turn;
     its entry in the day's note becomes untrusted. The day: the host's timestamp of the call (a
     turn caught up days later), else the turn's day or today, by either clock."""
-    from datetime import date, datetime, timedelta
+    from datetime import date, timedelta
 
+    from ..timestamps import parse_iso
     from ..trust.claims import distrust_saved
 
     today = rt.now().date()
     days = []
     for _, at in saves:
-        try:
-            when = datetime.fromisoformat(str(at).replace("Z", "+00:00")) if at else None
-        except ValueError:
-            when = None
+        when = parse_iso(str(at)) if at else None
         if when is not None and when.tzinfo is not None:
             days += [when.astimezone(rt.tz).date(), when.date()]
     days += [today, date.today(), today - timedelta(days=1)]

@@ -16,26 +16,19 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from ..models.base import ChatMessage, ToolCall
 from ..sessions import channel_of, chat_type_of, normalize_key
 from ..sessions.store import message_to_dict
+from ..timestamps import epoch_ms
 
 UNKNOWN_KEY = "import:openclaw"
 
 
 def ms(value) -> int | None:
     """Epoch milliseconds from an ISO string or a number (OpenClaw writes both)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value if value > 10_000_000_000 else value * 1000)
-    if isinstance(value, str) and value:
-        try:
-            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            return None
-    return None
+    return epoch_ms(value)
 
 
 @dataclass

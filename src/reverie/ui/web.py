@@ -12,6 +12,7 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from ..timestamps import parse_iso
 from .home import UIHome
 from .live import Changes, Jobs
 from .security import Guard
@@ -94,10 +95,7 @@ def _as_datetime(value) -> datetime | None:
     if isinstance(value, (int, float)):
         # milliseconds (automations, intents) or seconds (index meta): ms values are far larger
         return datetime.fromtimestamp(value / 1000 if value > 10**11 else value, timezone.utc)
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return parse_iso(str(value))
 
 
 @pass_context
