@@ -253,7 +253,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if use_vectors:
         windows = context.windows_from_matrix(vectors.matrix, pool)
     else:
-        windows = context.windows_of_files(conn, {(c.path, c.source) for c in pool})
+        windows = context.windows_of_files(conn, pool)
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw, own_weight)
     for c in pool:

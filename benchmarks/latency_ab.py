@@ -1,0 +1,126 @@
+"""Search latency, this code against another checkout, interleaved on one machine.
+
+    python benchmarks/latency_ab.py --before <checkout>/src [--size 100000] [--rounds 4] [--work DIR]
+
+A latency target such as "p50 at 100k within 10 % of the previous version" cannot be read off two
+runs of ``perf.py`` taken an hour apart: on a shared 2-core machine the same code moved 62 → 90 ms
+between such runs. So this builds the same generated workspace (``perf.py``'s: daily notes over two
+years plus MEMORY.md, Chinese and English, vectors from its instant benchmark embedder) once for
+each version, each indexed by its own code, and then times them in turns: a fresh process of the
+previous version, one of this, again, ``--rounds`` times. Each process warms up on 5 queries and
+times ``perf.py``'s 100 queries once, hybrid and keyword-only (query embedding excluded: the
+benchmark embedder answers at once). The figures are the medians over the rounds of each round's
+p50 and p95, with every round shown and the machine's load at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _child(src: str, home: str, what: str) -> None:
+    """In a fresh process whose ``reverie`` is ``src``'s: build the home, or time its searches."""
+    sys.path.insert(0, src)
+    sys.path.insert(1, str(HERE))
+    import reverie
+
+    if not Path(reverie.__file__).resolve().is_relative_to(Path(src).resolve()):
+        raise SystemExit(f"reverie was imported from {reverie.__file__}, not from {src}")
+    import perf  # registers the benchmark embedder; its own path entry comes after ours
+
+    Memory = reverie.Memory
+    root = Path(home)
+    if what == "build":
+        shutil.rmtree(root, ignore_errors=True)
+        perf.generate(root / "workspace", int(os.environ["REVERIE_AB_SIZE"]))
+        for provider, step in (("none", "sync"), ("bench", "rebuild")):
+            mem = Memory(home=root, env={}, overrides=[f'memory.search.provider="{provider}"', 'timezone="UTC"'])
+            getattr(mem, step)()
+            mem.close()
+        return
+    qs = perf.query_set(random.Random(11))
+    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    out = {}
+    for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
+        mem = Memory(home=root, env={}, overrides=[f'memory.search.provider="{provider}"', 'timezone="UTC"'])
+        for q in qs[:5]:
+            mem.search(q, now=now, record_signals=False)
+        ms = [perf.timed(mem.search, q, now=now, record_signals=False) for q in qs]
+        out[label] = [statistics.median(ms), perf.pct(ms, 95)]
+        mem.close()
+    print(json.dumps(out))
+
+
+def _run(src: Path, home: Path, what: str, size: int) -> dict | None:
+    env = {**os.environ, "REVERIE_AB_SIZE": str(size), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, __file__, "--child", str(src), str(home), what], env=env,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{what} with {src} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1]) if what == "time" else None
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _child(*sys.argv[2:5])
+        return
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", type=Path, required=True, help="the previous version's src/ (another checkout)")
+    ap.add_argument("--size", type=int, default=100_000, help="units in the generated workspace")
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
+    ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
+    args = ap.parse_args()
+    if not (args.before / "reverie" / "__init__.py").exists():
+        ap.error(f"{args.before} holds no reverie package (give a checkout's src/)")
+    versions = {"before": args.before.resolve(), "now": (ROOT / "src").resolve()}
+    work = args.work or Path(tempfile.mkdtemp(prefix="reverie-latency-ab-"))
+    t0, load0 = time.perf_counter(), os.getloadavg()
+    try:
+        for name, src in versions.items():
+            print(f"building {args.size:,} units for {name} ...", file=sys.stderr, flush=True)
+            _run(src, work / name, "build", args.size)
+        rounds: dict[str, list[dict]] = {name: [] for name in versions}
+        for r in range(args.rounds):
+            for name, src in versions.items():
+                rounds[name].append(_run(src, work / name, "time", args.size))
+                print(f"round {r + 1} {name}: {rounds[name][-1]}", file=sys.stderr, flush=True)
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    load1, took = os.getloadavg(), time.perf_counter() - t0
+    lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
+             f"{args.rounds}` — {args.size:,} units, {args.rounds} rounds of 100 queries per version in turns; "
+             f"run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, took {took:.0f} s; load average "
+             f"{load0[0]:.1f} at the start, {load1[0]:.1f} at the end ({os.cpu_count()} cores).", "",
+             "| mode | before: p50 / p95 (ms) | now: p50 / p95 (ms) | p50 now / before | every round's p50, before → now |",
+             "|---|---:|---:|---:|---|"]
+    for mode in ("hybrid", "keyword-only"):
+        med = {name: [statistics.median(x[mode][i] for x in rounds[name]) for i in (0, 1)] for name in versions}
+        each = ", ".join(f"{b[mode][0]:.1f} → {n[mode][0]:.1f}" for b, n in zip(rounds["before"], rounds["now"]))
+        lines.append(f"| {mode} | {med['before'][0]:.1f} / {med['before'][1]:.1f} | {med['now'][0]:.1f} / "
+                     f"{med['now'][1]:.1f} | {med['now'][0] / med['before'][0]:.2f} | {each} |")
+    body = "\n".join(lines)
+    print(body)
+    if not args.no_report:
+        from report import update_section
+
+        update_section(ROOT / "docs" / "benchmarks.md", "latency-ab", "Search latency against the previous version", body)
+
+
+if __name__ == "__main__":
+    main()
