@@ -8,7 +8,7 @@ between such runs. So this builds the same generated workspace (``perf.py``'s: d
 years plus MEMORY.md, Chinese and English, vectors from its instant benchmark embedder) once for
 each version, each indexed by its own code, and then times them in turns: a fresh process of the
 previous version, one of this, again, ``--rounds`` times. Each process warms up on 5 queries and
-times ``perf.py``'s 100 queries once, hybrid and keyword-only (query embedding excluded: the
+times ``perf.py``'s 100 queries once (which version goes first alternates by round), hybrid and keyword-only (query embedding excluded: the
 benchmark embedder answers at once). The figures are the medians over the rounds of each round's
 p50 and p95, with every round shown and the machine's load at the start and the end.
 """
@@ -96,7 +96,8 @@ def main() -> None:
             _run(src, work / name, "build", args.size)
         rounds: dict[str, list[dict]] = {name: [] for name in versions}
         for r in range(args.rounds):
-            for name, src in versions.items():
+            order = list(versions.items())
+            for name, src in (order if r % 2 == 0 else order[::-1]):  # who goes first alternates
                 rounds[name].append(_run(src, work / name, "time", args.size))
                 print(f"round {r + 1} {name}: {rounds[name][-1]}", file=sys.stderr, flush=True)
     finally:

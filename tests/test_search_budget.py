@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import cli, ok, one_error
 from reverie.errors import UserError
-from reverie.search.reading import cost
+from reverie.search.reading import cost, spent
 from reverie.tools.base import ToolError
 from reverie.tools.memory import memory_tools
 from workspace_helpers import open_mem, write
@@ -26,15 +26,12 @@ def mem():
         where = SWIMS[day % len(SWIMS)]
         write(m, f"memory/2026-03-{day:02d}.md" if day <= 31 else f"memory/2026-04-{day - 31:02d}.md",
               f"# day {day}\n\n- Went swimming at {where}, lap {day}.\n- Paid the electricity bill, number {day}.\n")
+    write(m, "memory/2026-05-02.md", "- The Zanzibar ferry timetable changes in June.\n")
     write(m, "memory/2026-05-01.md", "# a long day\n\n" + " ".join(
         f"Swimming plan item {i}: warm up slowly, count the strokes, breathe every third stroke." for i in range(9)))
     m.sync()
     yield m
     m.close()
-
-
-def spent(results: list[dict]) -> int:
-    return sum(cost(r["snippet"], r["citation"]) for r in results)
 
 
 def test_a_budget_fills_with_results_in_ranked_order_and_says_what_it_used(mem):
@@ -66,8 +63,15 @@ def test_the_first_result_comes_whole_even_past_a_small_budget(mem):
 def test_with_a_count_too_whichever_comes_first(mem):
     few = mem.search("went swimming", 3, max_tokens=5000, record_signals=False)
     assert len(few["results"]) == 3 and few["budget"]["tokens"] == spent(few["results"])
+    assert few["budget"]["more"] is False  # the count ended the list, not the budget
     tight = mem.search("went swimming", 40, max_tokens=120, record_signals=False)
     assert 1 <= len(tight["results"]) < 40 and spent(tight["results"]) <= 120
+
+
+def test_a_budget_that_holds_every_match_says_nothing_more_matched(mem):
+    out = mem.search("Zanzibar ferry timetable", max_tokens=5000, record_signals=False)
+    assert [r["path"] for r in out["results"]] == ["memory/2026-05-02.md"]
+    assert out["budget"] == {"maxTokens": 5000, "tokens": spent(out["results"]), "more": False}
 
 
 def test_without_a_budget_nothing_changes(mem):

@@ -186,3 +186,28 @@ def test_instances_of_a_count_never_supersede_each_other_but_the_value_now_still
     finally:
         mem.close()
     assert counting.counts_instances("我一共去游了几次泳？") and not counting.counts_instances("我现在最长能跑多少公里？")
+
+
+@pytest.mark.parametrize("query,instances", [
+    ("How many times did I go swimming?", True), ("How often do I call my mother?", True),
+    ("How many concerts did I attend?", True), ("How much have I spent on my bike in total?", True),
+    ("How many books have I finished so far?", True), ("我一共读完了几本书？", True), ("我去了多少次健身房", True),
+    # a value, which a later note updates: the newest-first order still applies
+    ("How many cats do I have?", False), ("How many people are on my team?", False),
+    ("How many kilometres is my longest run now?", False), ("我现在最长能跑多少公里？", False)])
+def test_only_a_count_of_what_happened_skips_the_newest_first_order(query, instances):
+    assert counting.counts_instances(query) is instances
+
+
+def test_a_count_of_a_value_still_prefers_the_newest(reverie_home):
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    try:
+        write(mem, "memory/2026-01-10.md", "- My team has 5 people.\n")
+        write(mem, "memory/2026-03-10.md", "- My team now has 7 people after the hiring round.\n")
+        mem.sync()
+        got = mem.search("How many people are on my team?", 5, record_signals=False)["results"]
+        assert "7 people" in got[0]["snippet"]
+        assert next(r for r in got if "5 people" in r["snippet"])["supersededBy"] == "memory/2026-03-10.md#L1-L1"
+    finally:
+        mem.close()

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from reverie.search.reading import spent
+
 from cli_helpers import cli, ok
 from test_serve import Served
 
@@ -127,7 +129,12 @@ def test_search_read_triggers_and_classify(served):
     assert status == 200 and budgeted["budget"]["maxTokens"] == 60 and budgeted["results"], budgeted
     assert budgeted["results"][0]["citation"] == found["results"][0]["citation"]
     status, bad = call(served, "/v1/agents/main/search", {"query": "boat", "maxTokens": 0})
-    assert status == 400 and "maxTokens must be a whole number" in bad["error"], bad
+    assert status == 400 and "maxTokens must be a whole number between 1 and 100000" in bad["error"], bad
+    status, other = call(served, "/v1/agents/main/search", {"query": "what is the boat called", "maxTokens": 60,
+                                                            "sources": ["sessions"]})
+    assert status == 200 and all(r["source"] == "sessions" for r in other["results"])
+    assert other["budget"]["tokens"] == spent(other["results"])  # what the host is handed, not what was ranked
+    assert budgeted["budget"]["tokens"] > spent(other["results"])  # (the memory's results were counted, then dropped)
     status, lexical = call(served, "/v1/agents/main/search", {"query": "Saltwater Dream", "lexicalOnly": True})
     assert status == 200 and lexical["mode"] == "keyword-only" and lexical["results"]
     status, none = call(served, "/v1/agents/main/search", {"query": "Saltwater Dream", "sources": ["sessions"]})

@@ -26,3 +26,8 @@ def test_what_is_not_a_time_is_none(value):
 def test_a_zone_is_kept_and_a_time_without_one_stays_naive():
     assert parse_iso("2026-07-01T20:00:00+08:00").utcoffset().total_seconds() == 8 * 3600
     assert parse_iso("2026-07-01T12:00:00").tzinfo is None
+
+
+@pytest.mark.parametrize("value", ["0001-01-01", "0001-01-01T00:00:00", float("nan"), float("inf")])
+def test_a_time_without_an_epoch_is_none_not_an_error(value):
+    assert epoch_ms(value) is None

@@ -4,6 +4,7 @@ a host's time: a text that is not a time is None, never an exception."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 #: an epoch number above this is in milliseconds (1973 in ms; year 2286 in seconds)
@@ -24,6 +25,9 @@ def parse_iso(value: object) -> datetime | None:
 def epoch_ms(value: object) -> int | None:
     """Epoch milliseconds of an ISO 8601 text or of an epoch number (seconds or milliseconds)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value if value > MS_ABOVE else value * 1000)
+        return int(value if value > MS_ABOVE else value * 1000) if math.isfinite(value) else None
     when = parse_iso(value)
-    return None if when is None else int(when.timestamp() * 1000)
+    try:  # a naive time of year 1 has no epoch in the local zone
+        return None if when is None else int(when.timestamp() * 1000)
+    except (ValueError, OverflowError, OSError):
+        return None

@@ -21,7 +21,8 @@ export function memoryTools(managerFor: ManagerFor, ctx: any = {}): any[] {
         properties: {
           query: { type: "string", description: "what to look for" },
           maxResults: { type: "number", description: "at most this many results" },
-          maxTokens: { type: "number", description: "instead of a count: the results that fit in about this many tokens" },
+          maxTokens: { type: "integer", minimum: 50, maximum: 20000,
+            description: "instead of a count: the results that fit in about this many tokens" },
           minScore: { type: "number", description: "leave out results scoring below this (0 to 1)" },
         },
         required: ["query"],

@@ -3,7 +3,7 @@
 // one clear line.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -48,6 +48,8 @@ const B = join(root, "b");
 before(async () => {
   reverie(A, "init");
   reverie(A, "remember", "The cabin's boat is called Saltwater Dream.");
+  // a curated entry is its own passage: two results for the boat
+  appendFileSync(join(A, "workspace", "MEMORY.md"), "\n- The boat's spare sail hangs in the shed behind the cabin.\n");
   reverie(A, "index");
   reverie(B, "init");
   await serve(A);
@@ -69,8 +71,11 @@ test("the home's server answers over its socket, and the manager searches it", a
   const { manager } = await capability.runtime.getMemorySearchManager({ agentId: "main" });
   const hits = await manager.search("what is the boat called", { maxResults: 3 });
   assert.ok(hits.some((h: any) => h.snippet.includes("Saltwater") && h.provenance?.originClass === "owner"));
-  const budgeted = await manager.search("what is the boat called", { maxTokens: 60 });
-  assert.ok(budgeted.length >= 1 && budgeted[0].snippet === hits[0].snippet);
+  // a budget reaches reverie: one token holds only the first result (always whole)
+  const budgeted = await manager.search("what is the boat called", { maxTokens: 1 });
+  assert.ok(hits.length >= 2, JSON.stringify(hits));
+  assert.equal(budgeted.length, 1);
+  assert.equal(budgeted[0].snippet, hits[0].snippet);
   assert.equal(manager.status().workspaceDir, join(A, "workspace"));
   assert.equal(capability.flushPlanResolver({}), null); // the flush is reverie's, never OpenClaw's own file write
   const added = await hooks.before_prompt_build({ prompt: "hello" }, { sessionKey: "agent:main:t", agentId: "main" });

@@ -87,9 +87,9 @@ def _print_results(data: dict, explain: bool) -> None:
         if explain:
             _print_explain(hit)
     budget = data.get("budget")
-    if budget:  # what the reading budget held, and whether it left results out
-        say(f"({len(results)} results in about {budget['tokens']} of {budget['maxTokens']} tokens"
-            + ("; more matched beyond the budget)" if budget.get("more") else ")"))
+    if budget and results:  # what the reading budget held, and whether it left results out
+        say(f"({len(results)} result{'s' if len(results) != 1 else ''} in about {budget['tokens']} of "
+            f"{budget['maxTokens']} tokens" + ("; more matched beyond the budget)" if budget.get("more") else ")"))
     outside = sorted({hit["path"] for hit in results if _untrusted_note(hit)})
     if outside:  # what the mark means, and what to do when the line is the owner's own
         say("note: [untrusted] lines of dated notes were added outside reverie (an editor, another program) or "
@@ -145,6 +145,10 @@ def search(o: Opts, q: str | None, max_results: int | None = None, min_score: fl
         mem.close()
     if sensitive:  # a query and --sensitive: only its results that look like a secret
         data["results"] = [r for r in data.get("results") or [] if r.get("sensitive")]
+        if data.get("budget"):
+            from ..search.reading import spent
+
+            data["budget"]["tokens"] = spent(data["results"])
     emit(o, data, lambda d: _print_results(d, explain))
     if data.get("unavailable"):
         return 1

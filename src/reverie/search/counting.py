@@ -43,13 +43,21 @@ def asks_to_count(query: str) -> bool:
     return _ASKS.search(query.lower()) is not None
 
 
-# the question asks for the value as it stands ("how many kilometres is my longest run now?",
-# "我现在最长能跑多少公里？"), not for everything counted over time
+# a count of what happened over time: "how many times / how often", "in total", "so far", "how
+# many … did I …", "几次 / 多少次 / 一共 / 总共…" (not "how many cats do I have?", "how many people
+# are on my team?": a value, which a later note updates)
+_INSTANCES = LazyPattern(
+    r"\bhow\s+often\b|\bhow\s+many\s+times\b|\bin\s+total\b|\baltogether\b|\ball\s+together\b"
+    r"|\btotal\s+(?:number|amount)\b|\bso\s+far\b|\bhow\s+(?:many|much)\b[^.?!\n]{0,60}\bdid\s+(?:i|we)\b"
+    r"|几次|多少次|几回|几趟|一共|总共|总计|累计|加起来", 0)
+# ... unless it asks for the value as it stands ("how many kilometres is my longest run now?")
 _NOW = LazyPattern(r"\b(?:now|currently|current|these\s+days|at\s+the\s+moment|latest)\b|现在|目前|如今|最新", 0)
 
 
 def counts_instances(query: str) -> bool:
-    """A counting question about instances over time ("how many times did I swim?"): each saying
-    is one of the things counted, none updates another (search/newest.py is not asked). One that
-    asks for the value now is a question about the newest fact."""
-    return asks_to_count(query) and _NOW.search(query.lower()) is None
+    """A counting question about instances over time ("how many times did I swim?", "how many
+    concerts did I attend in total?"): each saying is one of the things counted, none updates
+    another (search/newest.py is not asked). A count of a value ("how many cats do I have?") or
+    one that asks for it now is a question about the newest fact."""
+    low = query.lower()
+    return asks_to_count(low) and _INSTANCES.search(low) is not None and _NOW.search(low) is None

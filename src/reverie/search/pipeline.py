@@ -73,6 +73,7 @@ class SearchParams:
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
     max_tokens: int | None = None  # a reading budget: results while their snippets fit (reading.py)
+    count_asked: bool = True  # with a budget: whether max_results was asked for (else it is the budget's)
 
 
 def query_vector(embedder, query: str) -> np.ndarray:
@@ -300,8 +301,13 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         elif lexical:
             mode = "strict+lexical"
     below = passages(lexical) if mode != "strict" else []
+    cut_by_budget = False  # whether the budget, not the count or the matches, ended the list
     if params.max_tokens:  # a reading budget: as many results as fit in it (widened among those)
-        n = min(n, reading.fitting((reading_cost(p) for p in above + below), params.max_tokens)[0])
+        matched = len(above) + len(below)
+        fit = reading.fitting((reading_cost(p) for p in above + below), params.max_tokens)[0]
+        # (a count derived from the budget is the budget's: what it left out, the budget did)
+        cut_by_budget = fit < min(n, matched) or (not params.count_asked and matched > min(n, fit))
+        n = min(n, fit)
     # merged over the whole list before the cut, so asking for 1 or 20 gives the same leader; a
     # later note that updates an earlier one goes just above it, the earlier marked superseded
     # (widened among the results above minScore only: a keyword-only fallback never takes their place)
@@ -318,8 +324,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     budget = None
     if params.max_tokens:  # widening and the newest-first order may have put a longer passage inside
         kept, used = reading.fitting((reading_cost(p) for p in chosen), params.max_tokens)
+        cut_by_budget = cut_by_budget or kept < len(chosen)
         chosen = chosen[:kept]
-        budget = {"maxTokens": params.max_tokens, "tokens": used, "more": len(merged) > kept}
+        budget = {"maxTokens": params.max_tokens, "tokens": used, "more": cut_by_budget}
     t_end = time.perf_counter()
     return {
         "chosen": chosen,

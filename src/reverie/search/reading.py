@@ -1,4 +1,5 @@
-"""A reading budget: results that fill ``maxTokens`` rather than a count (docs/search.md §10).
+"""A reading budget: results that fill ``maxTokens`` rather than a count (docs/search.md §10,
+"A reading budget").
 
 A count says nothing about how much an agent reads: six one-line turns are about 100 tokens, six
 merged passages of a long note 1,000. An agent that knows what it can spend (issue 30: "when an
@@ -19,7 +20,7 @@ from ..text.cjk import estimate_tokens
 MAX_TOKENS = 100_000  # the largest budget accepted (a search returns at most MAX_RESULTS results anyway)
 #: what one short result costs at least (a one-line turn with its citation): how many results a
 #: budget may need, so the ranking is asked for enough of them
-TOKENS_PER_RESULT = 20
+TOKENS_PER_RESULT = 12
 MAX_RESULTS = 200
 
 
@@ -34,6 +35,12 @@ def results_wanted(max_tokens: int, configured: int, asked: int | None) -> int:
 def cost(snippet: str, citation: str) -> int:
     """The tokens an agent reads for one result: its snippet and the citation it quotes back."""
     return estimate_tokens(snippet) + estimate_tokens(citation)
+
+
+def spent(results: Iterable[dict]) -> int:
+    """The tokens of result rows (``memory_search``'s shape) as :func:`cost` counts them: what is
+    left of a budget's count after a caller filtered its results."""
+    return sum(cost(r.get("snippet") or "", r.get("citation") or "") for r in results)
 
 
 def fitting(costs: Iterable[int], budget: int) -> tuple[int, int]:

@@ -372,7 +372,7 @@ class SearchService:
             keyword_floor=None if not floored else (
                 floor.KEYWORD_FLOOR if self.settings.query.keyword_floor is None
                 else self.settings.query.keyword_floor),
-            max_tokens=max_tokens)
+            max_tokens=max_tokens, count_asked=max_results is not None)
         out = pipeline.run(conn, params, vector_hits)
         results = [pipeline.result_row(c, explain) for c in out["chosen"]]
         debug.update({

@@ -222,7 +222,8 @@ def search(mem, req: dict) -> dict:
     sources = _keys(req, "sources") or list(SOURCES)
     if not set(sources) <= set(SOURCES):
         raise BadRequest(f"sources must be among {', '.join(SOURCES)}")
-    n, floor, budget = _int(req, "maxResults"), req.get("minScore"), _int(req, "maxTokens")
+    # (maxTokens is judged by the search itself: one message for every way in)
+    n, floor, budget = _int(req, "maxResults"), req.get("minScore"), req.get("maxTokens")
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float))):
         raise BadRequest("minScore must be a number between 0 and 1")
     projects = _keys(req, "activeProjectKeys")
@@ -234,7 +235,12 @@ def search(mem, req: dict) -> dict:
             query, n, floor, projects=projects, max_tokens=budget)
     else:
         out = mem.search(query, n, floor, projects=projects, max_tokens=budget)
-    out["results"] = [r for r in out.get("results") or [] if r.get("source", "memory") in sources]
+    kept = [r for r in out.get("results") or [] if r.get("source", "memory") in sources]
+    if len(kept) < len(out.get("results") or []) and out.get("budget"):
+        from ..search.reading import spent
+
+        out["budget"]["tokens"] = spent(kept)  # what the host is handed, not what was ranked
+    out["results"] = kept
     return frame_search(out)
 
 
