@@ -200,3 +200,26 @@ def test_month_life_benchmark_smoke(monkeypatch, tmp_path: Path) -> None:
     assert r["webPromoted"] is False
     assert r["raised"] == [] and r["linesCompared"] > 0
     assert "| promoted entries that read as clean facts |" in bench.render(r)
+
+
+def test_latency_ab_benchmark_smoke(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "latency_ab.py"), "--before", str(root / "src"),
+                           "--size", "300", "--rounds", "2", "--work", str(tmp_path), "--no-report"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith(("| hybrid ", "| keyword-only "))]
+    assert len(rows) == 2, done.stdout
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        before, now = (tuple(float(x) for x in cell.split(" / ")) for cell in cells[1:3])
+        assert 0 < before[0] <= before[1] and 0 < now[0] <= now[1]
+        assert len(cells[4].split(", ")) == 2  # every round shown
+    assert (tmp_path / "before" / "workspace" / "MEMORY.md").exists() and (tmp_path / "now" / "workspace").is_dir()
+    # two bad inputs, each one clear line
+    bad = subprocess.run([sys.executable, str(root / "benchmarks" / "latency_ab.py"), "--before", str(tmp_path)],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "holds no reverie package" in bad.stderr
