@@ -146,3 +146,26 @@ def test_the_same_taste_in_two_notes_is_lifted_once(reverie_home):
                      "I love long podcasts about Roman history and emperors."])
     assert sorted(m for _, m in lifted) == [1.0, taste.TASTE_BOOST, taste.TASTE_BOOST]
     assert ("I love long podcasts about Roman history and emperors.", taste.TASTE_BOOST) in lifted
+
+
+@pytest.mark.parametrize("past", [
+    "Which budgeting method did you recommend?", "What stretching routine did you suggest for my back?",
+    "What was the book you recommended last week?", "Have you ever suggested a podcast to me?",
+    "你推荐过我哪种记账方法？", "你之前建议我做什么伸展动作缓解腰痛？", "上次你推荐的那本书叫什么？"])
+def test_a_question_about_advice_given_before_asks_what_was_said_not_for_advice(past):
+    assert not taste.asks_for_advice(past)
+
+
+def test_advice_given_before_is_found_over_the_owners_tastes(mem):
+    extra = mem.workspace / "memory/2026-05-28.md"
+    extra.write_text("- user: I never know where my money goes.\n"
+                     "- assistant: Try the envelope budgeting method: cash for each spending category.\n",
+                     encoding="utf-8")
+    try:
+        mem.sync()
+        got = ranked(mem, "Which budgeting method did you recommend?", explain=True)
+        assert got[0]["path"] == "memory/2026-05-28.md"
+        assert not any((r["explain"] or {}).get("taste") for r in got)  # no taste lifted for it
+    finally:
+        extra.unlink()
+        mem.sync()

@@ -37,13 +37,24 @@ _TASTE = LazyPattern(
     r"|喜欢|喜爱|爱吃|爱喝|爱看|爱听|讨厌|最爱|偏爱|受不了|吃素|不爱")
 
 
+# a question about advice given before ("which budgeting method did you recommend?", "你推荐过我
+#哪种记账方法？", "你之前建议我做什么…") asks what was said, not for a new recommendation: the
+# advice is in the assistant's turn, and lifting the owner's tastes buried it
+_PAST_ADVICE = LazyPattern(
+    r"\b(?:did|have|had)\s+you\s+(?:\w+\s+)?(?:recommend|suggest|advise|propose)"
+    r"|\byou\s+(?:\w+\s+)?(?:recommended|suggested|advised|proposed)\b"
+    r"|\b(?:recommend|suggest)\w*\s+(?:to\s+me\s+)?(?:earlier|before|last\s+time)\b"
+    r"|(?:推荐|建议|介绍)过|(?:之前|上次|以前|那次|曾经)[^。？！\n]{0,4}(?:推荐|建议)|(?:推荐|建议)的(?:那|是)", 0)
+
+
 # what the taste leg asks the keyword index for: the verbs of a stated taste (each a query token)
 TASTE_WORDS = "love loves enjoy enjoyed prefer hate favourite favorite vegetarian vegan 喜欢 讨厌 最爱 爱吃 吃素"
 LEG_LIMIT = 64  # taste statements made candidates for an advice question (their vectors then judge them)
 
 
 def asks_for_advice(query: str) -> bool:
-    return _ASKS.search(query.lower()) is not None
+    low = query.lower()
+    return _ASKS.search(low) is not None and _PAST_ADVICE.search(low) is None
 
 
 def states_taste(text: str) -> bool:
