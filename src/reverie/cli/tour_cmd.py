@@ -55,8 +55,8 @@ def register(app: typer.Typer) -> None:
             print("   + MEMORY.md: a curated preference with <!-- importance: 8 -->")
             show(f"index with the embedder '{mem.provider_state.provider}' ({mem.provider_state.reason})")
             r = mem.sync()
-            print(f"   {r.files} files, {mem.index.chunk_count()} chunks in the index ({r.chunks_written} written and {r.embedded} "
-                  f"embedded by this run in {r.seconds:.2f}s: each note was indexed as it was remembered)")
+            print(f"   {r.files} files, {mem.index.chunk_count()} chunks in the index (each note was indexed as it was "
+                  f"remembered: this sync had {r.chunks_written} left to write and {r.embedded} to embed, {r.seconds:.2f}s)")
             r2 = mem.sync()
             print(f"   again: {r2.changed} changed, {r2.embedded} embedded (unchanged files are skipped)")
             show("status")
@@ -88,7 +88,9 @@ def register(app: typer.Typer) -> None:
             lines = (mem.workspace / "DREAMS.md").read_text(encoding="utf-8").splitlines()
             stamp = next((i for i, ln in enumerate(lines) if ln.startswith("*") and ln.endswith("*")), None)
             diary = next((ln for ln in lines[stamp + 1:] if ln.strip()), "") if stamp is not None else ""
-            print(f"   DREAMS.md diary: {diary if len(diary) <= 160 else diary[:159] + '…'}")
+            if len(diary) > 160:  # cut at a word, not inside one
+                diary = diary[:159].rsplit(" ", 1)[0] + " …"
+            print(f"   DREAMS.md diary: {diary}")
             print("   (reverie promote-explain PATH:LINE shows why an entry was or was not promoted)")
             show("recall before the question: chat turns (offline model) that get memory without a search")
             _recall(mem)
