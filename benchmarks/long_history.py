@@ -10,7 +10,8 @@ sessions), temporal ("last week", "上个月", "in March", "the week before my t
 kind of event happens in 5-7 sessions, the question says which), knowledge updates (both
 sessions), single-session facts (said by the user, or by the assistant) and preferences
 ("recommend me…" from a taste stated once). Measure: every evidence session among the first 5
-distinct notes of ``memory_search``'s results (max_results 20), and any of them.
+distinct notes of ``memory_search``'s results (max_results 20), and any of them; for knowledge
+updates also whether the note of the later statement comes first.
 
 **Cross-language.** 52 facts, each a note in English and in Chinese; two pools of 52 notes (fact i
 in English in one pool, in Chinese in the other), so every fact is asked across languages twice
@@ -312,6 +313,9 @@ def score_long(histories: list[History], ranked: list[list[str]]) -> dict:
         rows["overall"].append(row)
         rows[q["type"]].append(row)
         rows[h.lang].append(row)
+        if q["type"] == "knowledge-update":  # the note of the later statement (dated paths sort by date) first
+            top = float(notes[:1] == [max(q["ev"])])
+            rows["newest first"].append((top, top, len(notes)))
     return {k: (len(v), mean([r[0] for r in v]), mean([r[1] for r in v]), mean([r[2] for r in v]))
             for k, v in rows.items()}
 
@@ -363,6 +367,9 @@ def render(long: dict[str, dict], cross: dict[str, dict], ms: dict[str, list], n
                  else f"{long[s][key][1]:.3f} / {long[s][key][2]:.3f}" for s in names]
         label = {"en": "English histories", "zh": "Chinese histories"}.get(key, key)
         out.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+        if key == "knowledge-update" and "newest first" in long[names[0]]:
+            out.append(f"| knowledge-update: the later statement's note first | {n} | "
+                       + " | ".join(f"{long[s]['newest first'][1]:.3f}" for s in names) + " |")
     out.append("| distinct notes in 20 results | | " + " | ".join(f"{long[s]['overall'][3]:.1f}" for s in names) + " |")
     if cross:
         cn = list(cross)

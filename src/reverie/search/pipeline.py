@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, floor, newest, reading, rerank, taste, timeq
+from . import context, counting, current, floor, newest, reading, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -70,6 +70,7 @@ class SearchParams:
     when: timeq.TimeRange | None = None  # the dates the query names (set by run)
     advice: bool = False  # the query asks for a recommendation (set by run)
     counting: bool = False  # the query asks how many / how much in total (set by run)
+    now_state: bool = False  # the query asks what something is now (set by run)
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
     max_tokens: int | None = None  # a reading budget: results while their snippets fit (reading.py)
@@ -172,18 +173,19 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
     return None, None
 
 
-def _taste_leg(conn: apsw.Connection, pg: bool, tokenizer: str) -> list:
-    """Units stating a taste ("I love…", "我喜欢…"), by keyword, for an advice question."""
+def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int) -> list:
+    """Units holding any of ``words``, by keyword: the stated tastes ("I love…", "我喜欢…") of an
+    advice question, the statements of change ("joined", "换成") of a question about now."""
     if pg:
         from . import postgres as engine
 
-        a = engine.analyse(conn, taste.TASTE_WORDS, tokenizer)
+        a = engine.analyse(conn, words, tokenizer)
         a.terms.strict = None  # any of the words
-        return engine.keyword_leg(conn, a, taste.LEG_LIMIT)
+        return engine.keyword_leg(conn, a, limit)
     version = memory_index_version(conn)
-    qt = analyse_query(conn, taste.TASTE_WORDS, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
+    qt = analyse_query(conn, words, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
     qt.strict = None  # any of the words
-    return keyword_leg(conn, qt, taste.LEG_LIMIT)
+    return keyword_leg(conn, qt, limit)
 
 
 def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
@@ -204,6 +206,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         params.when = anchor.around(day, event_path) if day is not None else None
     params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
+    params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -225,7 +228,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     for hit in kw_hits:
         cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
     if params.advice and use_vectors and use_kw:  # the taste leg (search/taste.py)
-        for hit in _taste_leg(conn, pg, params.tokenizer):
+        for hit in _words_leg(conn, pg, params.tokenizer, taste.TASTE_WORDS, taste.LEG_LIMIT):
+            cands.setdefault(hit.seq, Candidate(hit.seq))
+    if params.now_state and use_vectors and use_kw:  # the change leg (search/current.py)
+        for hit in _words_leg(conn, pg, params.tokenizer, current.CHANGE_WORDS, current.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
@@ -358,6 +364,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
     top_when = top if event is None else max((c.content for c in pool if not c.specificity and c.path != event),
                                              default=0.0)
     liked_ids = taste.lifted(pool) if params.advice else set()
+    changed_ids = current.lifted(pool) if params.now_state else set()
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
@@ -372,17 +379,21 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         if id(c) in liked_ids:  # "I love…" for "recommend me…": the best-matching tastes only
             liked = gated(taste.TASTE_BOOST, taste.gate(c.content, top))
             c.pre_decay *= liked
+        changed = 1.0
+        if id(c) in changed_ids:
+            changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
+            c.pre_decay *= changed
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked)
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
-           use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0) -> dict:
+           use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0, changed: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     own = _own_weight(params, use_vectors)
     out = {
@@ -414,6 +425,8 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": r4(when)}
     if params.advice:  # only when the query asks for a recommendation
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
+    if params.now_state:  # only when the query asks what something is now
+        out["now"] = {"statesChange": current.states_change(c.text), "multiplier": r4(changed)}
     if params.rerank is not None:  # only when one is configured
         out["rerank"] = rerank.trace(c, params.rerank.weight)
     return out

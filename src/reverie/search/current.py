@@ -1,0 +1,53 @@
+"""A question about the present state of something ("Which company do I work for now?", "我现在开的是
+什么车？") is answered by the statement that changed it ("I left Bluefin Labs and joined Acme
+Logistics", "把旧车卖了，现在开的是明锐"), and those lines rarely share the question's words: the lines
+that do ("I'm thinking about cycling to work") say nothing of a state, and the bundled embedder
+ranks them as high. So such a question asks the keyword index for the verbs of a change as well
+(the change leg: their vectors then judge them) and lifts the lines that announce a change, within
+the same band of the best relevance as a stated taste for an advice question (docs/search.md §17).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.cjk import LazyPattern
+from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of the best relevance)
+
+CHANGE_BOOST = 1.3
+# what the change leg asks the keyword index for (any of them), and how many it takes: their
+# vectors then judge them
+CHANGE_WORDS = "joined quit switched moved sold replaced upgraded 离职 加入 换成 换了 搬到 卖了 改成 改为"
+LEG_LIMIT = 64
+CHANGES_LIFTED = 1  # the statements of change most relevant to the question that are lifted
+
+# "now", "currently", "these days", 现在, 目前; not "right now, remind me…" style commands
+_ASKS_NOW = LazyPattern(
+    r"\b(?:now|currently|current|these\s+days|at\s+the\s+moment|nowadays|anymore|latest|most\s+recent)\b"
+    r"|现在|目前|如今|眼下|最近一次|最新", re.I)
+# a line that says a state changed: a verb of change said by the speaker ("I left", "we moved"), "now
+# I…", a new record. Not "my new …" nor "I started…": "I started my new job at Bluefin Labs" is the
+# state a later line changes, and lifting it put the old employer first
+_STATES_CHANGE = LazyPattern(
+    r"\b(?:i|we)(?:'ve|\s+have|\s+just|\s+finally)?\s+(?:joined|left|quit|switched|moved|changed|sold|"
+    r"replaced|upgraded|swapped)\b"
+    r"|\b(?:joined|switched\s+to|moved\s+to|changed\s+to|replaced\s+(?:it|them)\s+with|no\s+longer|anymore)\b"
+    r"|\bnow\s+(?:i|we)\b|\b(?:i|we)\s+now\b|\bnew\s+(?:personal\s+)?(?:best|record)\b"
+    r"|离职|加入了|换成|换了|换到|改成|改为|搬到|搬家|卖了|不再|现在(?:开|住|在|用|是)|新纪录",
+    re.I)
+
+
+def asks_now(query: str) -> bool:
+    return _ASKS_NOW.search(query) is not None
+
+
+def states_change(text: str) -> bool:
+    return _STATES_CHANGE.search(text) is not None
+
+
+def lifted(pool: list) -> set[int]:
+    """The ids of the candidates a question about now lifts: the :data:`CHANGES_LIFTED` statements
+    of change most relevant to it. Lifting every one in the band put "自行车换了新刹车片" (new brake
+    pads) and a gym switch between a question about one's employer and the line that first said it."""
+    changes = sorted((c for c in pool if not c.specificity and states_change(c.text)), key=lambda c: -c.content)
+    return {id(c) for c in changes[:CHANGES_LIFTED]}

@@ -1,0 +1,118 @@
+"""A question about what something is now (search/current.py): the statement that changed it is
+found and lifted, though it shares no word with the question, with the real bundled embedder."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from reverie import Memory
+from reverie.search import current
+
+pytestmark = pytest.mark.semantic
+
+NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)
+# ordinary days, several of them saying "work" or "car" in passing
+FILLER = ["I'm thinking about cycling to work in spring.", "The printer at the office jammed again this morning.",
+          "My colleague rides a motorbike.", "Good weather for a walk in the evening.",
+          "My manager wants the quarterly slides by Friday.", "The bus was late twice this week.",
+          "I made a big pot of soup for the week.", "The supermarket was out of oat milk again.",
+          "I slept badly, maybe too much coffee.", "The electricity bill went up again.",
+          "I walked around the park after dinner.", "My laptop battery drains really fast.",
+          "Traffic was terrible on the way home.", "I backed up my photos to an external drive.",
+          "The car park at the station was full.", "My brother washed his car on Sunday.",
+          "下班路上堵车特别严重。", "同事每天开车上班。", "今天上班打印机又卡纸了。", "我在考虑春天骑车上班。",
+          "周末去洗了车。", "超市的燕麦奶又卖完了。"]
+CHANGES = {"memory/2026-02-10.md": "- Update on the job front: I left Bluefin Labs and joined Acme Logistics.\n",
+           "memory/2026-02-17.md": "- 大消息：我从顺达物流离职，加入了北风科技。\n"}
+# other changes, of things the questions do not ask about
+OTHER_CHANGES = {"memory/2026-01-10.md": "- I switched my phone plan to a cheaper one.\n",
+                 "memory/2026-01-11.md": "- We moved the sofa into the living room.\n",
+                 "memory/2026-01-12.md": "- 我把手机套餐换成了便宜的。\n", "memory/2026-01-13.md": "- 我们搬到了新的小区。\n"}
+
+
+def _ranked(m: Memory, query: str) -> list[str]:
+    return [r["path"] for r in m.search(query, 10, 0.0, now=NOW, record_signals=False)["results"]]
+
+
+def test_a_question_about_now_finds_the_statement_that_changed_it(reverie_home, store_backend, monkeypatch, tmp_path):
+    m = Memory(home=tmp_path / "h", overrides=['memory.search.provider="local"'])  # (env= would hide the engine)
+    m.init()
+    for i in range(48):  # one note a day, each its own window
+        day = f"memory/2026-03-{1 + i % 28:02d}-{i}.md"
+        (m.workspace / day).write_text(f"- {FILLER[i % len(FILLER)]} ({i})\n- {FILLER[(i * 7 + 3) % len(FILLER)]}\n",
+                                       encoding="utf-8")
+    for rel, text in {**CHANGES, **OTHER_CHANGES}.items():
+        (m.workspace / rel).write_text(text, encoding="utf-8")
+    m.sync()
+    try:
+        asked = {"Which company do I work for now?": "memory/2026-02-10.md", "我现在在哪家公司上班？": "memory/2026-02-17.md"}
+        assert m.search("Which company do I work for now?", 3, 0.0, now=NOW, record_signals=False)["debug"]["backend"] == store_backend
+        for query, path in asked.items():
+            assert path in _ranked(m, query)[:3], query
+            # only the change most relevant to the question is lifted: every change in the band
+            # put "我把手机套餐换成了便宜的" third for the question about one's employer
+            res = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)
+            lifted = [r["path"] for r in res["results"] if r["explain"]["now"]["multiplier"] > 1.0]
+            assert lifted == [path], query
+            assert not set(OTHER_CHANGES) & set(r["path"] for r in res["results"][:3]), query
+        # without the change leg and the lift, the lines that say "work" / 上班 come first
+        monkeypatch.setattr(current, "LEG_LIMIT", 0)
+        monkeypatch.setattr(current, "CHANGE_BOOST", 1.0)
+        for query, path in asked.items():
+            assert path not in _ranked(m, query)[:3], query
+    finally:
+        m.close()
+
+
+@pytest.mark.parametrize("query", ["Where do I work now?", "What car do I drive these days?",
+                                   "What is my current gym membership?", "我现在在哪家公司上班？", "我目前住在哪里？"])
+def test_questions_about_now(query):
+    assert current.asks_now(query)
+
+
+@pytest.mark.parametrize("query", ["Where did I work in 2019?", "What car did my brother buy?", "我以前住在哪里？",
+                                   "How many times did I go swimming?"])
+def test_questions_not_about_now(query):
+    assert not current.asks_now(query)
+
+
+@pytest.mark.parametrize("text", ["Big news: I quit my job at Bluefin Labs and joined Acme Logistics.",
+                                  "Sold the old car and now I drive a VW Golf.", "We moved to Berlin in May.",
+                                  "I switched my membership to Pulse Studio.",
+                                  "New personal best, I ran 15 kilometres without stopping!",
+                                  "大消息：我从顺达物流离职，加入了北风科技。", "把旧车卖了，现在开的是明锐。",
+                                  "会员换成了市体育中心。", "我们搬到了杭州。"])
+def test_statements_of_change(text):
+    assert current.states_change(text)
+
+
+# "my new …" is left out: "I started my new job at Bluefin Labs" is the state a later line changed,
+# and lifting it put the old employer first
+@pytest.mark.parametrize("text", ["I'm thinking about cycling to work in spring.", "The printer at work jammed again.",
+                                  "I started my new job at Bluefin Labs this week.",
+                                  "My brother washed his car on Sunday.", "今天上班打印机又卡纸了。", "周末去洗了车。"])
+def test_lines_that_change_nothing(text):
+    assert not current.states_change(text)
+
+
+def test_keyword_only_the_lift_is_judged_on_the_words(reverie_home):
+    """Keyword-only (no change leg: relevance is the words), the statement of change that holds the
+    question's words is lifted, one holding fewer is outside the band, and explain says which."""
+    from workspace_helpers import write
+
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    lines = ["I switched my gym membership plan to Pulse Studio.", "We moved the gym membership cards to a drawer.",
+             "The gym was crowded on Monday."]
+    for day, line in zip((3, 1, 2), lines):  # the switch is the latest (else the newest-first order decides)
+        write(mem, f"memory/2026-05-0{day}.md", f"- {line}\n")
+    mem.sync()
+    res = mem.search("Which gym membership plan do I have now?", 6, 0.0, record_signals=False, explain=True, now=NOW)
+    mem.close()
+    got = {r["snippet"][2:]: r["explain"]["now"] for r in res["results"]}
+    assert got[lines[0]] == {"statesChange": True, "multiplier": current.CHANGE_BOOST}
+    assert got[lines[1]] == {"statesChange": True, "multiplier": 1.0}
+    assert got[lines[2]] == {"statesChange": False, "multiplier": 1.0}
+    assert res["results"][0]["snippet"][2:] == lines[0]
