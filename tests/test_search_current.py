@@ -73,7 +73,9 @@ def test_questions_about_now(query):
 
 
 @pytest.mark.parametrize("query", ["Where did I work in 2019?", "What car did my brother buy?", "我以前住在哪里？",
-                                   "How many times did I go swimming?"])
+                                   "How many times did I go swimming?", "Do I need to start any paperwork now?",
+                                   "What should I do now?", "现在需要开始办什么手续吗？", "我现在跳槽会有什么问题吗？",
+                                   "我现在该做什么？"])
 def test_questions_not_about_now(query):
     assert not current.asks_now(query)
 

@@ -21,10 +21,19 @@ CHANGE_WORDS = "joined quit switched moved sold replaced upgraded 离职 加入 
 LEG_LIMIT = 64
 CHANGES_LIFTED = 1  # the statements of change most relevant to the question that are lifted
 
-# "now", "currently", "these days", 现在, 目前; not "right now, remind me…" style commands
-_ASKS_NOW = LazyPattern(
-    r"\b(?:now|currently|current|these\s+days|at\s+the\s+moment|nowadays|anymore|latest|most\s+recent)\b"
-    r"|现在|目前|如今|眼下|最近一次|最新", re.I)
+# a question asking what something is now: a question word and "now", "currently", "these days",
+# "current", "latest" (现在, 目前, 如今 with 什么, 哪, 谁, 多少, 几). Not "now" as "at this time": "do I
+# need to start any paperwork now?", "what should I do now?", "现在需要开始办什么手续吗？", "我现在跳槽会有
+# 什么问题吗？" ask for advice, and lifting a change there cost the Chinese dialogue set one answer
+_WH_NOW = LazyPattern(
+    r"\b(?:what|which|where|who|whom|whose|how\s+(?:much|many|long|far|old|big))\b[^?.!\n]{0,60}"
+    r"\b(?:now|currently|current|these\s+days|at\s+the\s+moment|nowadays|latest|most\s+recent)\b"
+    r"|(?:现在|目前|如今|眼下)[^。？！?!\n]{0,20}(?:什么|哪|谁|多少|几)"
+    r"|(?:什么|哪|谁|多少|几)[^。？！?!\n]{0,20}(?:现在|目前|如今|眼下)", re.I)
+_ADVICE = LazyPattern(r"\b(?:should|shall|can|could|must|would)\s+(?:i|we)\b|应该|该|需要|要不要|能不能|可以|吗\s*[？?]?\s*$",
+                      re.I)
+
+
 # a line that says a state changed: a verb of change said by the speaker ("I left", "we moved"), "now
 # I…", a new record. Not "my new …" nor "I started…": "I started my new job at Bluefin Labs" is the
 # state a later line changes, and lifting it put the old employer first
@@ -38,7 +47,7 @@ _STATES_CHANGE = LazyPattern(
 
 
 def asks_now(query: str) -> bool:
-    return _ASKS_NOW.search(query) is not None
+    return _WH_NOW.search(query) is not None and _ADVICE.search(query) is None
 
 
 def states_change(text: str) -> bool:
