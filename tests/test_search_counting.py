@@ -211,3 +211,59 @@ def test_a_count_of_a_value_still_prefers_the_newest(reverie_home):
         assert next(r for r in got if "5 people" in r["snippet"])["supersededBy"] == "memory/2026-03-10.md#L1-L1"
     finally:
         mem.close()
+
+
+INSTANCES = ["Went to a jazz concert at the old theatre tonight.", "Saw a stand-up comedy show downtown, so funny.",
+             "I went to a small indie gig at a bar.", "Watched a musical with my parents, great songs."]
+NOT_INSTANCES = ["assistant: Live music is a great way to unwind.", "My sister went to a rock concert last week.",
+                 "assistant: Concert tickets often sell out early.", "My colleague plays in an orchestra on Sundays."]
+CHORES = ["The printer jammed again.", "I made soup for the week.", "The bus was late twice.",
+          "I cleaned the windows.", "Rent is due next week.", "The heating makes a clicking noise."]
+
+
+@pytest.mark.semantic
+def test_a_count_of_my_own_doings_puts_what_i_did_before_others_and_the_assistant(reverie_home, monkeypatch):
+    """The real bundled embedder ranks the assistant's remarks about concerts and a sister's concert
+    with the owner's own; for "how many … did I …" they are no instance and go below them."""
+    mem = Memory(overrides=['memory.search.provider="local"'])
+    mem.init()
+    lines = [f"user: {t}" for t in INSTANCES] + [t if t.startswith("assistant") else f"user: {t}" for t in NOT_INSTANCES]
+    lines += [f"user: {t}" for t in CHORES * 3]
+    for day, line in enumerate(lines):
+        write(mem, f"memory/2026-03-{day % 28 + 1:02d}-{day}.md", f"- {line}\n")
+    mem.sync()
+    query = "How many concerts and shows did I attend in total?"
+
+    def first_four() -> list[str]:
+        out = mem.search(query, 10, 0.0, record_signals=False, explain=True)
+        return [r["snippet"][2:].split(": ", 1)[1] for r in out["results"][:4]], out
+
+    try:
+        mine, out = first_four()
+        assert sorted(mine) == sorted(INSTANCES)
+        theirs = [r for r in out["results"] if r["explain"]["count"]["notMine"]]
+        assert theirs and all(r["explain"]["count"]["multiplier"] == counting.NOT_MINE for r in theirs)
+        monkeypatch.setattr(counting, "NOT_MINE", 1.0)
+        assert sorted(first_four()[0]) != sorted(INSTANCES)  # without it, one of them is among the four
+    finally:
+        mem.close()
+
+
+@pytest.mark.parametrize("text", ["user: My sister is studying to be a doctor.", "- My neighbour's plants all died.",
+                                  "Our manager went to the conference.", "assistant: Swimming is gentle on the joints.",
+                                  "助手：现场音乐很能放松心情。", "用户：我妹妹在读医学院，想当医生。", "邻居家的植物冬天全死了。"])
+def test_lines_that_are_no_instance_of_my_doings(text):
+    assert counting.not_mine(text)
+
+
+@pytest.mark.parametrize("text", ["user: My sister and I went to a concert.", "Went to the lake with my brother.",
+                                  "I saw a dermatologist about the rash.", "用户：和爸妈去看了一场音乐剧。",
+                                  "我妹妹带我去看了一场演出。", "Took the kids swimming at the leisure centre."])
+def test_lines_that_are(text):
+    assert not counting.not_mine(text)
+
+
+def test_only_a_count_of_my_own_doings_asks_it():
+    assert counting.asks_mine("How many concerts did I attend in total?")
+    assert counting.asks_mine("我一共去看了几场演出？")
+    assert not counting.asks_mine("How many times has Melanie gone to the beach?")

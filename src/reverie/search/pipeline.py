@@ -365,6 +365,8 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
                                              default=0.0)
     liked_ids = taste.lifted(pool) if params.advice else set()
     changed_ids = current.lifted(pool) if params.now_state else set()
+    # a count of the owner's own doings: the assistant's lines and other people's are no instance
+    mine = params.counting and counting.counts_instances(params.query) and counting.asks_mine(params.query)
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
@@ -383,17 +385,22 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         if id(c) in changed_ids:
             changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
             c.pre_decay *= changed
+        theirs = 1.0
+        if mine and not c.specificity and counting.not_mine(c.text):
+            theirs = counting.NOT_MINE
+            c.pre_decay *= theirs
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed)
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed, mine, theirs)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
-           use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0, changed: float = 1.0) -> dict:
+           use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0, changed: float = 1.0,
+           mine: bool = False, theirs: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     own = _own_weight(params, use_vectors)
     out = {
@@ -425,6 +432,8 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": r4(when)}
     if params.advice:  # only when the query asks for a recommendation
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
+    if mine:  # only when the query counts the owner's own doings
+        out["count"] = {"notMine": theirs != 1.0, "multiplier": r4(theirs)}
     if params.now_state:  # only when the query asks what something is now
         out["now"] = {"statesChange": current.states_change(c.text), "multiplier": r4(changed)}
     if params.rerank is not None:  # only when one is configured

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ..text.boilerplate import role_of
+from ..text.boilerplate import said_by_assistant
 from ..trust.secrets import holds_secret
 from .candidates import Candidate
 from . import reading
@@ -36,17 +35,9 @@ class Passage:
         return " ".join(u.text for u in self.units)
 
 
-_BULLET = re.compile(r"^\s*[-*]\s+")
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "助手"})
-
-
 def wording(text: str) -> str:
     """A line's words with case and spacing folded: two lines of one wording say the same."""
     return " ".join(text.split()).casefold()
-
-
-def _assistant_said(text: str) -> bool:
-    return role_of(_BULLET.sub("", text, count=1))[0] in _ASSISTANT_ROLES
 
 
 def repeats_last(ordered: list[Candidate], assistant_only: bool = False) -> list[Candidate]:
@@ -61,7 +52,7 @@ def repeats_last(ordered: list[Candidate], assistant_only: bool = False) -> list
     again: list[Candidate] = []
     for c in ordered:
         key = wording(c.text)
-        repeat = key in seen and (not assistant_only or _assistant_said(c.text))
+        repeat = key in seen and (not assistant_only or said_by_assistant(c.text))
         (again if repeat else fresh).append(c)
         seen.add(key)
     return fresh + again if again else ordered

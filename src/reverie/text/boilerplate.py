@@ -76,6 +76,16 @@ def role_of(text: str) -> tuple[str | None, str]:
     return word, (text or "")[m.end():]
 
 
+_ASSISTANT_ROLES = frozenset({"assistant", "ai", "助手"})
+_BULLET = re.compile(r"^\s*[-*]\s+")
+
+
+def said_by_assistant(text: str) -> bool:
+    """Whether a note's line (a list bullet aside) is the assistant's turn: ``assistant:``,
+    ``AI:``, ``助手：``."""
+    return role_of(_BULLET.sub("", text or "", count=1))[0] in _ASSISTANT_ROLES
+
+
 def model_talk(text: str) -> bool:
     """Whether a message (role prefix aside) is model talk: it opens with a refusal, a disclaimer
     or the offline model's framing, or every sentence of it is a pleasantry."""
