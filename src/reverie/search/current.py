@@ -15,7 +15,7 @@ from ..text.cjk import LazyPattern
 from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of the best relevance)
 
 # the leg does most of the work; ×1.3 put "Dentist appointment moved to Thursday" above the answer to
-# "How much should the dog eat now?" (benchmarks/no_memory.py), ×1.1 the newest first as often
+# "How much should the dog eat now?" (benchmarks/no_memory.py); ×1.1 moves the newest first nearly as often
 CHANGE_BOOST = 1.1
 # what the change leg asks the keyword index for (any of them), and how many it takes: their
 # vectors then judge them
