@@ -267,3 +267,4 @@ def test_only_a_count_of_my_own_doings_asks_it():
     assert counting.asks_mine("How many concerts did I attend in total?")
     assert counting.asks_mine("我一共去看了几场演出？")
     assert not counting.asks_mine("How many times has Melanie gone to the beach?")
+    assert not counting.asks_mine("我妹妹一共看了几次医生？")  # her doings: her lines are the instances

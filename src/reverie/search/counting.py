@@ -73,17 +73,18 @@ def counts_instances(query: str) -> bool:
 # take ×NOT_MINE (long histories, multi-session questions, hybrid: short sessions 0.639 → 0.722,
 # long 0.417 → 0.444; flat from 0.6 to 0.85).
 NOT_MINE = 0.8
-_ASKS_MINE = LazyPattern(r"\b(?:did|have|had|do)\s+(?:i|we)\b|\bi've\b|我", re.I)
 _RELATION = (r"sister|brother|mum|mom|mother|dad|father|wife|husband|partner|girlfriend|boyfriend|friend|"
              r"colleague|coworker|neighbou?r|boss|manager|son|daughter|cousin|uncle|aunt|grandma|grandpa|"
              r"kids?|children|team")
+_RELATION_ZH = "妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老婆|老公|妻子|丈夫|朋友|同事|邻居|老板|经理|儿子|女儿|表妹|表哥|表姐|表弟|奶奶|爷爷"
+# "did I", "have we", 我 (not 我妹妹, 我的同事: a count of their doings)
+_ASKS_MINE = LazyPattern(r"\b(?:did|have|had|do)\s+(?:i|we)\b|\bi've\b|我(?!的?(?:" + _RELATION_ZH + "))", re.I)
 # a line whose subject is another person: "My sister…", "Our neighbour's…", "我妹妹…", "邻居家…"; not
 # when the owner is in it ("My sister and I went…", "和我一起")
 _OTHERS = LazyPattern(
     r"^\s*(?:[-*]\s+)?(?:(?:user|human)[:：]\s*)?(?:my|our)\s+(?:\w+\s+)?(?:" + _RELATION + r")(?:'s)?\b"
     r"(?![^.!?\n]*\b(?:and\s+i|with\s+me|me\s+and|and\s+me)\b)"
-    r"|^\s*(?:[-*]\s+)?(?:用户[:：]\s*)?我?的?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老婆|老公|妻子|丈夫|朋友|同事|邻居|"
-    r"老板|经理|儿子|女儿|表妹|表哥|表姐|表弟|奶奶|爷爷)(?![^。！？\n]*(?:和我|跟我|带我|我们))",
+    r"|^\s*(?:[-*]\s+)?(?:用户[:：]\s*)?我?的?(?:" + _RELATION_ZH + r")(?![^。！？\n]*(?:和我|跟我|带我|我们))",
     re.I)
 
 

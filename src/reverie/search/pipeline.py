@@ -71,6 +71,7 @@ class SearchParams:
     advice: bool = False  # the query asks for a recommendation (set by run)
     counting: bool = False  # the query asks how many / how much in total (set by run)
     now_state: bool = False  # the query asks what something is now (set by run)
+    mine: bool = False  # the query counts the owner's own doings (set by run)
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
     max_tokens: int | None = None  # a reading budget: results while their snippets fit (reading.py)
@@ -207,6 +208,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
+    # a count of the owner's own doings: the assistant's lines and other people's are no instance
+    params.mine = params.counting and counting.counts_instances(said) and counting.asks_mine(said)
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -365,8 +368,6 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
                                              default=0.0)
     liked_ids = taste.lifted(pool) if params.advice else set()
     changed_ids = current.lifted(pool) if params.now_state else set()
-    # a count of the owner's own doings: the assistant's lines and other people's are no instance
-    mine = params.counting and counting.counts_instances(params.query) and counting.asks_mine(params.query)
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)
@@ -386,7 +387,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
             changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
             c.pre_decay *= changed
         theirs = 1.0
-        if mine and not c.specificity and counting.not_mine(c.text):
+        if params.mine and not c.specificity and counting.not_mine(c.text):
             theirs = counting.NOT_MINE
             c.pre_decay *= theirs
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
@@ -395,12 +396,12 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed, mine, theirs)
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed, theirs)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0, changed: float = 1.0,
-           mine: bool = False, theirs: float = 1.0) -> dict:
+           theirs: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     own = _own_weight(params, use_vectors)
     out = {
@@ -432,7 +433,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": r4(when)}
     if params.advice:  # only when the query asks for a recommendation
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
-    if mine:  # only when the query counts the owner's own doings
+    if params.mine:  # only when the query counts the owner's own doings
         out["count"] = {"notMine": theirs != 1.0, "multiplier": r4(theirs)}
     if params.now_state:  # only when the query asks what something is now
         out["now"] = {"statesChange": current.states_change(c.text), "multiplier": r4(changed)}
