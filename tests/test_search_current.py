@@ -10,6 +10,8 @@ import pytest
 from reverie import Memory
 from reverie.search import current
 
+from workspace_helpers import filler_days, write
+
 pytestmark = pytest.mark.semantic
 
 NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)
@@ -39,10 +41,7 @@ def _ranked(m: Memory, query: str) -> list[str]:
 def test_a_question_about_now_finds_the_statement_that_changed_it(reverie_home, store_backend, monkeypatch, tmp_path):
     m = Memory(home=tmp_path / "h", overrides=['memory.search.provider="local"'])  # (env= would hide the engine)
     m.init()
-    for i in range(48):  # one note a day, each its own window
-        day = f"memory/2026-03-{1 + i % 28:02d}-{i}.md"
-        (m.workspace / day).write_text(f"- {FILLER[i % len(FILLER)]} ({i})\n- {FILLER[(i * 7 + 3) % len(FILLER)]}\n",
-                                       encoding="utf-8")
+    filler_days(m, FILLER)
     for rel, text in {**CHANGES, **OTHER_CHANGES}.items():
         (m.workspace / rel).write_text(text, encoding="utf-8")
     m.sync()
@@ -102,8 +101,6 @@ def test_lines_that_change_nothing(text):
 def test_keyword_only_the_lift_is_judged_on_the_words(reverie_home):
     """Keyword-only (no change leg: relevance is the words), the statement of change that holds the
     question's words is lifted, one holding fewer is outside the band, and explain says which."""
-    from workspace_helpers import write
-
     mem = Memory(overrides=['memory.search.provider="none"'])
     mem.init()
     lines = ["I switched my gym membership plan to Pulse Studio.", "We moved the gym membership cards to a drawer.",

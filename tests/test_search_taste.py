@@ -10,7 +10,7 @@ import pytest
 from reverie import Memory
 from reverie.search import taste
 
-from workspace_helpers import write
+from workspace_helpers import filler_days, write
 
 pytestmark = pytest.mark.semantic
 
@@ -98,10 +98,7 @@ def test_the_taste_leg_brings_a_taste_that_shares_no_word_into_reach(reverie_hom
     # on both engines: each asks its own index for the taste words
     m = Memory(home=tmp_path / "h", overrides=['memory.search.provider="local"'])  # (env= would hide the engine)
     m.init()
-    for i in range(48):  # one note a day, each its own window
-        day = f"memory/2026-03-{1 + i % 28:02d}-{i}.md"
-        (m.workspace / day).write_text(f"- {FILLER[i % len(FILLER)]} ({i})\n- {FILLER[(i * 7 + 3) % len(FILLER)]}\n",
-                                       encoding="utf-8")
+    filler_days(m, FILLER)
     (m.workspace / "memory/2026-02-10.md").write_text(
         "- I've always enjoyed working with my hands, like woodwork and pottery.\n", encoding="utf-8")
     m.sync()

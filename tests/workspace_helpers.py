@@ -19,3 +19,11 @@ def write(mem, rel: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def filler_days(mem, lines: list[str], days: int = 48) -> None:
+    """``days`` daily notes of two ordinary lines each (``lines`` in a fixed mix), each note its own
+    window: the crowd a fact must stand out of."""
+    for i in range(days):
+        write(mem, f"memory/2026-03-{1 + i % 28:02d}-{i}.md",
+              f"- {lines[i % len(lines)]} ({i})\n- {lines[(i * 7 + 3) % len(lines)]}\n")
