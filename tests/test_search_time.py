@@ -156,3 +156,35 @@ def test_a_span_before_an_event_hangs_on_the_note_of_that_event(reverie_home, st
         assert first(m, "Who did I have coffee with?")[0] == "memory/2026-05-28.md"
     finally:
         m.close()
+
+
+PEAKS = ["雪松顶", "鹰嘴峰", "北边的山脊", "河谷", "望海岭", "青龙山", "白云峰", "石门山", "凤凰岭", "香炉峰",
+         "云台山", "玉女峰", "天柱峰", "莲花峰", "狮子岭", "金顶"]
+
+
+@pytest.mark.semantic
+def test_the_time_leg_reads_the_notes_of_the_days_asked_about(tmp_path, monkeypatch):
+    """Sixteen hikes on other days fill the nearest windows, and "爬山" shares no word with "去爬了":
+    last week's hike is found because the question said when (the time leg, hybrid)."""
+    from reverie.search import timeq
+
+    from workspace_helpers import filler_days, write
+
+    m = Memory(home=tmp_path / "h", overrides=['memory.search.provider="local"'])  # (env= would hide the engine)
+    m.init()
+    filler_days(m, ["今天上班打印机又卡纸了。", "超市的燕麦奶又卖完了。", "下了一整天雨，我就待在家里。",
+                    "我在考虑春天骑车上班。", "晚饭后在公园里走了一圈。", "邻居一直吵到半夜。"])
+    for k, peak in enumerate(PEAKS[1:]):  # January to April
+        write(m, f"memory/2026-0{1 + k // 4}-{3 + 7 * (k % 4):02d}.md", f"- 今天去爬了{peak}，风景太美了。\n")
+    write(m, "memory/2026-05-27.md", f"- 今天去爬了{PEAKS[0]}，风景太美了。\n- 晚上吃了火锅。\n")
+    m.sync()
+    try:
+        def first_three() -> list[str]:
+            out = m.search("我上周去哪里爬山了？", 10, 0.0, now=NOW, record_signals=False)
+            return [r["path"] for r in out["results"][:3]]
+
+        assert "memory/2026-05-27.md" in first_three()
+        monkeypatch.setattr(timeq, "LEG_LIMIT", 0)
+        assert "memory/2026-05-27.md" not in first_three()
+    finally:
+        m.close()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import apsw
@@ -189,6 +189,18 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     return keyword_leg(conn, qt, limit)
 
 
+def _time_leg(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
+    """The units of the daily notes dated inside ``when`` (the latest notes first, at most
+    :data:`timeq.LEG_LIMIT`): the question said when, and what happened then may share no word with
+    it ("我上周去哪里爬山了？" against "今天去爬了雪松顶") while the same kind of line on other days
+    fills the nearest windows."""
+    after = when.end + timedelta(days=1)
+    return [r[0] for r in conn.execute(
+        "SELECT seq FROM memory_index_chunks WHERE source = 'memory' AND path >= ? AND path < ? "
+        "ORDER BY path DESC, start_line LIMIT ?",
+        (f"memory/{when.start.isoformat()}", f"memory/{after.isoformat()}", timeq.LEG_LIMIT))]
+
+
 def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
     """Rank the index for ``params``; ``vectors`` is None when the vector leg is off."""
     t0 = time.perf_counter()
@@ -233,6 +245,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if params.advice and use_vectors and use_kw:  # the taste leg (search/taste.py)
         for hit in _words_leg(conn, pg, params.tokenizer, taste.TASTE_WORDS, taste.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))
+    if params.when is not None and use_vectors:  # the time leg: the notes of the days asked about
+        for seq in _time_leg(conn, params.when):
+            cands.setdefault(seq, Candidate(seq))
     if params.now_state and use_vectors and use_kw:  # the change leg (search/current.py)
         for hit in _words_leg(conn, pg, params.tokenizer, current.CHANGE_WORDS, current.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))

@@ -40,6 +40,9 @@ _ZH = LazyPattern(
     r"|(?P<n>\d+|[一两二三四五六七八九十]{1,2})(?:个)?(?P<nunit>天|周|星期|礼拜|月)(?:以)?前"
     r"|(?P<month>\d{1,2}|十[一二]?|[一二三四五六七八九])月(?:份)?")
 
+# units of the daily notes dated in the range made candidates (the time leg; a vector search judges them)
+LEG_LIMIT = 96
+
 
 @dataclass(frozen=True)
 class TimeRange:
