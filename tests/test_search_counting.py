@@ -234,7 +234,7 @@ def test_a_count_of_my_own_doings_puts_what_i_did_before_others_and_the_assistan
     mem.sync()
     query = "How many concerts and shows did I attend in total?"
 
-    def first_four() -> list[str]:
+    def first_four() -> tuple[list[str], dict]:
         out = mem.search(query, 10, 0.0, record_signals=False, explain=True)
         return [r["snippet"][2:].split(": ", 1)[1] for r in out["results"][:4]], out
 
@@ -251,12 +251,14 @@ def test_a_count_of_my_own_doings_puts_what_i_did_before_others_and_the_assistan
 
 @pytest.mark.parametrize("text", ["user: My sister is studying to be a doctor.", "- My neighbour's plants all died.",
                                   "Our manager went to the conference.", "assistant: Swimming is gentle on the joints.",
-                                  "助手：现场音乐很能放松心情。", "用户：我妹妹在读医学院，想当医生。", "邻居家的植物冬天全死了。"])
+                                  "助手：现场音乐很能放松心情。", "用户：我妹妹在读医学院，想当医生。", "邻居家的植物冬天全死了。",
+                                  "**Assistant**: Live music is a great way to unwind.", "My friends went hiking."])
 def test_lines_that_are_no_instance_of_my_doings(text):
     assert counting.not_mine(text)
 
 
 @pytest.mark.parametrize("text", ["user: My sister and I went to a concert.", "Went to the lake with my brother.",
+                                  "My cousin's wedding was beautiful, I danced all night.", "老板让我周末加班。",
                                   "I saw a dermatologist about the rash.", "用户：和爸妈去看了一场音乐剧。",
                                   "我妹妹带我去看了一场演出。", "Took the kids swimming at the leisure centre."])
 def test_lines_that_are(text):

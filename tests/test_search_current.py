@@ -66,7 +66,8 @@ def test_a_question_about_now_finds_the_statement_that_changed_it(reverie_home, 
 
 
 @pytest.mark.parametrize("query", ["Where do I work now?", "What car do I drive these days?",
-                                   "What is my current gym membership?", "我现在在哪家公司上班？", "我目前住在哪里？"])
+                                   "What is my current gym membership?", "我现在在哪家公司上班？", "我目前住在哪里？",
+                                   "狗现在每天该吃多少？", "我现在每天需要吃几片药？"])
 def test_questions_about_now(query):
     assert current.asks_now(query)
 
@@ -74,7 +75,8 @@ def test_questions_about_now(query):
 @pytest.mark.parametrize("query", ["Where did I work in 2019?", "What car did my brother buy?", "我以前住在哪里？",
                                    "How many times did I go swimming?", "Do I need to start any paperwork now?",
                                    "What should I do now?", "现在需要开始办什么手续吗？", "我现在跳槽会有什么问题吗？",
-                                   "我现在该做什么？"])
+                                   "我现在该做什么？", "What do I do now?", "What did we decide in the latest meeting?",
+                                   "How many times have I gone swimming up to now?"])
 def test_questions_not_about_now(query):
     assert not current.asks_now(query)
 
@@ -84,7 +86,7 @@ def test_questions_not_about_now(query):
                                   "I switched my membership to Pulse Studio.",
                                   "New personal best, I ran 15 kilometres without stopping!",
                                   "大消息：我从顺达物流离职，加入了北风科技。", "把旧车卖了，现在开的是明锐。",
-                                  "会员换成了市体育中心。", "我们搬到了杭州。"])
+                                  "会员换成了市体育中心。", "我们搬到了杭州。", "我跳槽到北风科技了。", "I'm now at Acme."])
 def test_statements_of_change(text):
     assert current.states_change(text)
 
@@ -92,7 +94,8 @@ def test_statements_of_change(text):
 # "my new …" is left out: "I started my new job at Bluefin Labs" is the state a later line changed,
 # and lifting it put the old employer first
 @pytest.mark.parametrize("text", ["I'm thinking about cycling to work in spring.", "The printer at work jammed again.",
-                                  "I started my new job at Bluefin Labs this week.",
+                                  "I started my new job at Bluefin Labs this week.", "Tom joined us for dinner.",
+                                  "I left my keys at home.", "Now I need to buy groceries.", "现在在开会。",
                                   "My brother washed his car on Sunday.", "今天上班打印机又卡纸了。", "周末去洗了车。"])
 def test_lines_that_change_nothing(text):
     assert not current.states_change(text)
@@ -114,4 +117,3 @@ def test_keyword_only_the_lift_is_judged_on_the_words(reverie_home):
     assert got[lines[0]] == {"statesChange": True, "multiplier": current.CHANGE_BOOST}
     assert got[lines[1]] == {"statesChange": True, "multiplier": 1.0}
     assert got[lines[2]] == {"statesChange": False, "multiplier": 1.0}
-    assert res["results"][0]["snippet"][2:] == lines[0]

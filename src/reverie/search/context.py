@@ -23,6 +23,7 @@ import apsw
 
 from .candidates import Candidate, VectorQuery
 from .keyword import QueryTerms
+from .rescore import note_date
 
 if TYPE_CHECKING:
     import numpy as np
@@ -124,6 +125,36 @@ def coarse(vq: VectorQuery, cands: dict[int, Candidate], best_windows: int = COA
             for seq in range(int(m.first[i]), int(m.last[i]) + 1):
                 cands.setdefault(seq, Candidate(seq))
     return wcos, fcos
+
+
+def windows_dated(vq: VectorQuery, wcos, cands: dict[int, Candidate], first_day: int, last_day: int,
+                  best_windows: int) -> int:
+    """Every unit of the ``best_windows`` best windows of the daily notes dated from ``first_day``
+    to ``last_day`` (ordinals: a range the question named) becomes a candidate; returns how many
+    windows. Judged by the same cosines as :func:`coarse`, so a week of long notes is read where it
+    matches, not from its last day down."""
+    import numpy as np  # a vector search: loaded already
+
+    m = vq.matrix
+    if not best_windows or not m.file_ids:
+        return 0
+    if m.file_days is None:  # once per matrix: the date each file's name says (rescore.note_date)
+        days = np.full(len(m.file_ids), -1, dtype=np.int64)
+        for key, row in m.file_ids.items():
+            d = note_date(key.partition("\0")[2])
+            if d is not None:
+                days[row] = d.toordinal()
+        m.file_days = days
+    days = m.file_days[m.file_of] if m.file_days.shape[0] else np.zeros(0, dtype=np.int64)
+    dated = np.flatnonzero((days >= first_day) & (days <= last_day))
+    if not dated.size:
+        return 0
+    k = min(best_windows, int(dated.size))
+    best = dated[np.argpartition(-wcos[dated], k - 1)[:k]]
+    for i in best:
+        for seq in range(int(m.first[i]), int(m.last[i]) + 1):
+            cands.setdefault(seq, Candidate(seq))
+    return k
 
 
 def _has_vector(c: Candidate, dims: int) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..text.cjk import LazyPattern
+from . import counting
 from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of the best relevance)
 
 # the leg does most of the work; ×1.3 put "Dentist appointment moved to Thursday" above the answer to
@@ -19,7 +20,7 @@ from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of th
 CHANGE_BOOST = 1.1
 # what the change leg asks the keyword index for (any of them), and how many it takes: their
 # vectors then judge them
-CHANGE_WORDS = "joined quit switched moved sold replaced upgraded 离职 加入 换成 换了 搬到 卖了 改成 改为"
+CHANGE_WORDS = "joined quit switched moved sold replaced upgraded 离职 跳槽 入职 加入 换成 换了 搬到 卖了 改成 改为"
 LEG_LIMIT = 64
 CHANGES_LIFTED = 1  # the statements of change most relevant to the question that are lifted
 
@@ -32,24 +33,34 @@ _WH_NOW = LazyPattern(
     r"\b(?:now|currently|current|these\s+days|at\s+the\s+moment|nowadays|latest|most\s+recent)\b"
     r"|(?:现在|目前|如今|眼下)[^。？！?!\n]{0,20}(?:什么|哪|谁|多少|几)"
     r"|(?:什么|哪|谁|多少|几)[^。？！?!\n]{0,20}(?:现在|目前|如今|眼下)", re.I)
-_ADVICE = LazyPattern(r"\b(?:should|shall|can|could|must|would)\s+(?:i|we)\b|应该|该|需要|要不要|能不能|可以|吗\s*[？?]?\s*$",
-                      re.I)
+# ... not a request for advice said now ("what should I do now?", "what do I do now?", 我现在该做什么,
+# 现在需要开始办什么手续吗), nor a question about the past ("what did we decide in the latest
+# meeting?"); "狗现在每天该吃多少？" and "我现在每天需要吃几片药？" ask for a value as it stands
+_ADVICE = LazyPattern(
+    r"\b(?:should|shall|can|could|must|would)\s+(?:i|we)\b|\bwhat\s+(?:do|does)\s+(?:i|we)\s+do\b"
+    r"|\b(?:did|was|were)\b"
+    r"|(?:应该|该|需要|要不要|能不能|可以)(?:做|办|怎么|去|开始|准备)|吗\s*[？?]?\s*$", re.I)
 
 
 # a line that says a state changed: a verb of change said by the speaker ("I left", "we moved"), "now
 # I…", a new record. Not "my new …" nor "I started…": "I started my new job at Bluefin Labs" is the
 # state a later line changes, and lifting it put the old employer first
 _STATES_CHANGE = LazyPattern(
-    r"\b(?:i|we)(?:'ve|\s+have|\s+just|\s+finally)?\s+(?:joined|left|quit|switched|moved|changed|sold|"
-    r"replaced|upgraded|swapped)\b"
-    r"|\b(?:joined|switched\s+to|moved\s+to|changed\s+to|replaced\s+(?:it|them)\s+with|no\s+longer|anymore)\b"
-    r"|\bnow\s+(?:i|we)\b|\b(?:i|we)\s+now\b|\bnew\s+(?:personal\s+)?(?:best|record)\b"
-    r"|离职|加入了|换成|换了|换到|改成|改为|搬到|搬家|卖了|不再|现在(?:开|住|在|用|是)|新纪录",
+    r"\b(?:i|we)(?:'ve|\s+have|\s+just|\s+finally)?\s+(?:switched|moved|changed|sold|replaced|upgraded|swapped|quit)\b"
+    r"|\b(?:i|we)(?:'ve|\s+have|\s+just|\s+finally)?\s+(?:left|joined)\s+(?:(?-i:[A-Z])|my\s+(?:old\s+)?(?:job|company|"
+    r"firm|team|employer|position)|the\s+(?:company|firm|team|job))"
+    r"|\bjoined\s+(?-i:[A-Z])|\b(?:switched|moved|changed)\s+to\b|\breplaced\s+(?:it|them)\s+with\b|\bno\s+longer\b"
+    r"|\bnow\s+(?:i|we)\s+(?:live|work|drive|use|have|own|go|am|are)\b|\b(?:i|we)\s+now\s+(?:live|work|drive|use|have|own|go)\b"
+    r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\b|\bnew\s+(?:personal\s+)?(?:best|record)\b"
+    r"|离职|跳槽|入职|加入了|换成|换了|换到|改成|改为|搬到|搬家|卖了|不再|新纪录"
+    r"|现在(?:开的是|住在|用的是|在[^，。！？\n]{0,10}(?:上班|工作))",
     re.I)
 
 
 def asks_now(query: str) -> bool:
-    return _WH_NOW.search(query) is not None and _ADVICE.search(query) is None
+    """A question about what something is now; not a count of instances "up to now" (到现在一共…)."""
+    return (_WH_NOW.search(query) is not None and _ADVICE.search(query) is None
+            and not counting.counts_instances(query))
 
 
 def states_change(text: str) -> bool:

@@ -189,16 +189,20 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     return keyword_leg(conn, qt, limit)
 
 
-def _time_leg(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
-    """The units of the daily notes dated inside ``when`` (the latest notes first, at most
-    :data:`timeq.LEG_LIMIT`): the question said when, and what happened then may share no word with
-    it ("我上周去哪里爬山了？" against "今天去爬了雪松顶") while the same kind of line on other days
-    fills the nearest windows."""
-    after = when.end + timedelta(days=1)
-    return [r[0] for r in conn.execute(
-        "SELECT seq FROM memory_index_chunks WHERE source = 'memory' AND path >= ? AND path < ? "
-        "ORDER BY path DESC, start_line LIMIT ?",
-        (f"memory/{when.start.isoformat()}", f"memory/{after.isoformat()}", timeq.LEG_LIMIT))]
+def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
+    """PostgreSQL: the first unit of each daily note dated inside ``when`` (at most
+    :data:`timeq.LEG_NOTES`), so that the window matrix the server hands over holds those notes'
+    windows for the time leg to choose from. The months of the range narrow the statement; the
+    date in the name decides, as for the time lift (nested notes, ``…-session-2.md`` included)."""
+    months, d = [], when.start.replace(day=1)
+    while d <= when.end and len(months) < 24:
+        months.append(f"%{d:%Y-%m}-%")
+        d = (d + timedelta(days=32)).replace(day=1)
+    where = " OR ".join("path LIKE ?" for _ in months)
+    paths = [r[0] for r in conn.execute(
+        f"SELECT DISTINCT path FROM memory_index_chunks WHERE source = 'memory' AND ({where})", months)]
+    dated = sorted((p for p in paths if when.holds(note_date(p))), reverse=True)[:timeq.LEG_NOTES]
+    return list(_first_chunks(conn, dated).values())
 
 
 def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
@@ -245,8 +249,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if params.advice and use_vectors and use_kw:  # the taste leg (search/taste.py)
         for hit in _words_leg(conn, pg, params.tokenizer, taste.TASTE_WORDS, taste.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))
-    if params.when is not None and use_vectors:  # the time leg: the notes of the days asked about
-        for seq in _time_leg(conn, params.when):
+    if params.when is not None and use_vectors and pg:  # the notes dated then, for the time leg below
+        for seq in _dated_firsts(conn, params.when):
             cands.setdefault(seq, Candidate(seq))
     if params.now_state and use_vectors and use_kw:  # the change leg (search/current.py)
         for hit in _words_leg(conn, pg, params.tokenizer, current.CHANGE_WORDS, current.LEG_LIMIT):
@@ -267,6 +271,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if use_vectors:
         wcos, fcos = context.coarse(vectors, cands,
                                     counting.COARSE_WINDOWS if params.counting else context.COARSE_WINDOWS)
+        if params.when is not None:  # the time leg: the best windows of the notes dated then
+            context.windows_dated(vectors, wcos, cands, params.when.start.toordinal(), params.when.end.toordinal(),
+                                  timeq.LEG_WINDOWS)
     t_legs = time.perf_counter()
     _load(conn, cands, use_vectors)
     for c in list(cands.values()):
@@ -401,13 +408,11 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         if id(c) in changed_ids:
             changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
             c.pre_decay *= changed
-        theirs = 1.0
-        if params.mine and not c.specificity and counting.not_mine(c.text):
-            theirs = counting.NOT_MINE
-            c.pre_decay *= theirs
+        # (in the order only: whether it qualifies is judged as before)
+        theirs = counting.NOT_MINE if params.mine and not c.specificity and counting.not_mine(c.text) else 1.0
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
-        c.score = c.pre_decay * c.decay
+        c.score = c.pre_decay * c.decay * theirs
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:

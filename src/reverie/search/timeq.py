@@ -40,8 +40,10 @@ _ZH = LazyPattern(
     r"|(?P<n>\d+|[一两二三四五六七八九十]{1,2})(?:个)?(?P<nunit>天|周|星期|礼拜|月)(?:以)?前"
     r"|(?P<month>\d{1,2}|十[一二]?|[一二三四五六七八九])月(?:份)?")
 
-# units of the daily notes dated in the range made candidates (the time leg; a vector search judges them)
-LEG_LIMIT = 96
+# the time leg (hybrid): the best windows of the daily notes dated in the range join the candidates,
+# whatever else matched (on PostgreSQL, of the latest LEG_NOTES notes of the range)
+LEG_WINDOWS = 8
+LEG_NOTES = 400
 
 
 @dataclass(frozen=True)

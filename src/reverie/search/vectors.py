@@ -45,6 +45,7 @@ class WindowMatrix:
     files: np.ndarray  # files x dims, unit length
     lines: np.ndarray  # windows x 2: first and last line
     file_ids: dict | None = None  # "source\0path" -> row in ``files`` (rows of vanished files stay unused)
+    file_days: np.ndarray | None = None  # per row of ``files``: the daily note's date (ordinal), -1 (filled on first use)
 
     @property
     def empty(self) -> bool:

@@ -76,14 +76,19 @@ def role_of(text: str) -> tuple[str | None, str]:
     return word, (text or "")[m.end():]
 
 
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "助手"})
+ASSISTANT_ROLES = frozenset({"assistant", "ai", "助手"})
 _BULLET = re.compile(r"^\s*[-*]\s+")
 
 
+def line_role(text: str) -> tuple[str | None, str]:
+    """A note's line (a list bullet aside) as (its role word or None, the words said)."""
+    return role_of(_BULLET.sub("", text or "", count=1))
+
+
 def said_by_assistant(text: str) -> bool:
-    """Whether a note's line (a list bullet aside) is the assistant's turn: ``assistant:``,
-    ``AI:``, ``助手：``."""
-    return role_of(_BULLET.sub("", text or "", count=1))[0] in _ASSISTANT_ROLES
+    """Whether a note's line is the assistant's turn: ``assistant:``, ``AI:``, ``**Assistant**:``,
+    ``助手：``."""
+    return line_role(text)[0] in ASSISTANT_ROLES
 
 
 def model_talk(text: str) -> bool:
