@@ -99,3 +99,38 @@ def test_explain_shows_a_rerank_and_a_keyword_leg_reached_through_its_context():
     assert list(rows)[:4] == ["vector leg", "keyword leg", "merge", "rerank"]
     assert "0.300 → 0.600" in rows["rerank"].note and rows["rerank"].value == "0.900"
     assert "through its context" in rows["keyword leg"].note
+
+
+def _traced(**extra) -> dict:
+    ex = {"vector": None, "keyword": {"score": 0.5, "bm25": -1, "coverage": 1, "allTerms": True, "rank": 1},
+          "merge": {"content": 0.5, "formula": "keyword only"}, "importance": {"value": None, "multiplier": 1.0},
+          "project": {"key": None, "active": [], "multiplier": 1.0}, "preDecay": 0.6875, "eligible": True,
+          "decay": {"multiplier": 1.0, "ageDays": 3.0}, "score": 0.55}
+    ex.update(extra)
+    return {"score": 0.55, "explain": ex}
+
+
+def test_explain_shows_what_the_question_lifted_and_a_count_of_someone_elses_doing():
+    """The multipliers a question's words set (the days it named, a stated taste, a statement of
+    change) sit before decay, a count's ×0.8 for another's line after it; a multiplier of 1 is left out."""
+    hit = _traced(time={"range": ["2026-05-25", "2026-05-31"], "multiplier": 1.25},
+                  taste={"stated": False, "multiplier": 1.0}, now={"statesChange": True, "multiplier": 1.1},
+                  count={"notMine": True, "multiplier": 0.8})
+    labels = [r.label for r in explain.rows(hit, 0.35)]
+    assert labels == ["vector leg", "keyword leg", "merge", "importance", "project", "time", "now", "before decay",
+                      "decay", "count", "score"]
+    rows = {r.label: r for r in explain.rows(hit, 0.35)}
+    assert rows["time"].value == "×1.25" and rows["now"].value == "×1.10" and rows["count"].value == "×0.80"
+    assert rows["count"].segments[0].css == "down" and "not the owner" in rows["count"].note
+    plain = [r.label for r in explain.rows(_traced(), 0.35)]
+    assert "time" not in plain and "count" not in plain
+
+
+def test_the_cli_prints_the_same_multipliers(capsys):
+    from reverie.cli.search_run import _print_explain
+
+    _print_explain(_traced(time={"range": ["2026-05-25", "2026-05-31"], "multiplier": 1.25},
+                           now={"statesChange": True, "multiplier": 1.1}, count={"notMine": True, "multiplier": 0.8}))
+    out = capsys.readouterr().out
+    assert "x project 1.0 x the days asked about 1.25 x statement of change 1.1 = 0.6875 before decay" in out
+    assert "(3.0 days old) x not the owner's doing 0.8 = 0.55" in out

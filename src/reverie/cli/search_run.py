@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..errors import UserError
+from ..search.rescore import QUESTION_LIFTS
 from .basics import Opts, emit, memory_for, say
 
 # How long the CLI lets a dirty index catch up before answering from what is indexed. The API and
@@ -32,10 +33,16 @@ def _print_explain(hit: dict) -> None:
         print(f"      rerank {rr['score']:.3f} ({'judged' if rr['judged'] else 'not judged'}, weight {rr['weight']}): "
               f"content {rr['before']} -> {rr['after']}")
     imp, proj, dec = ex.get("importance", {}), ex.get("project", {}), ex.get("decay", {})
+    # what the question itself lifted: the days it named, a stated taste, a statement of change
+    said = "".join(f" x {label} {ex[key]['multiplier']}" for key, label in QUESTION_LIFTS
+                   if (ex.get(key) or {}).get("multiplier", 1.0) != 1.0)
     print(f"      x importance {imp.get('multiplier')} (value {imp.get('value')}) x project {proj.get('multiplier')}"
-          f" = {ex.get('preDecay')} before decay ({'eligible' if ex.get('eligible') else 'below minScore'})")
+          f"{said} = {ex.get('preDecay')} before decay ({'eligible' if ex.get('eligible') else 'below minScore'})")
     age = dec.get("ageDays")
-    print(f"      x decay {dec.get('multiplier')} ({'evergreen' if age is None else f'{age:.1f} days old'}) = {ex.get('score')}")
+    count = (ex.get("count") or {}).get("multiplier", 1.0)
+    theirs = f" x not the owner's doing {count}" if count != 1.0 else ""
+    print(f"      x decay {dec.get('multiplier')} ({'evergreen' if age is None else f'{age:.1f} days old'}){theirs}"
+          f" = {ex.get('score')}")
     mm = ex.get("mmr")
     if mm:
         print(f"      MMR: position {mm['before']} -> {mm['after']} (max similarity to earlier picks {mm['penalty']})")

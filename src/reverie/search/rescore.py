@@ -21,6 +21,11 @@ DECAY_FLOOR = 0.95  # reverie's default; the reference has none (see config.Deca
 _DATED_RE = re.compile(r"(?:^|/)memory/(?:.*/)?(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$", re.I)
 
 
+# the multipliers a question's own words set, by their key in explain (search/pipeline.py ``_trace``)
+# and as the CLI and the web view name them: the days it named, a stated taste, a statement of change
+QUESTION_LIFTS = (("time", "the days asked about"), ("taste", "stated taste"), ("now", "statement of change"))
+
+
 @lru_cache(maxsize=65_536)
 def note_date(path: str) -> date | None:
     """The date in a daily note's file name (``memory/2026-07-01.md``, ``…-slug.md``), if valid."""

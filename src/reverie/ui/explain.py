@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..search.rescore import QUESTION_LIFTS
+
 WIDTH = 220  # pixels of a full bar
 MULTIPLIER_SCALE = 1.5
 
@@ -101,6 +103,10 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     active = ", ".join(proj.get("active") or []) or "none active"
     out.append(_multiplier("project", proj.get("multiplier"),
                            f"entry {proj['key']} (active: {active})" if proj.get("key") else "no project: neutral"))
+    for key, label in QUESTION_LIFTS:  # what the question's words lifted, when they did
+        lift = (ex.get(key) or {}).get("multiplier", 1.0)
+        if lift != 1.0:
+            out.append(_multiplier(key, lift, label))
     pre = ex.get("preDecay")
     out.append(bar("before decay", pre, "merge",
                     ("eligible" if ex.get("eligible") else "below minScore") + f" (minScore {min_score:.2f})",
@@ -108,6 +114,9 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     age = dec.get("ageDays")
     out.append(_multiplier("decay", dec.get("multiplier"),
                            "evergreen file: no decay" if age is None else f"{age:.1f} days old"))
+    count = (ex.get("count") or {}).get("multiplier", 1.0)
+    if count != 1.0:  # a count of the owner's doings: another's line or the assistant's goes lower
+        out.append(_multiplier("count", count, "not the owner's doing"))
     out.append(bar("score", ex.get("score", hit.get("score")), "score", "after every multiplier"))
     mm = ex.get("mmr")
     if mm:
