@@ -192,15 +192,16 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
 def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
     """PostgreSQL: the first unit of each daily note dated inside ``when`` (at most
     :data:`timeq.LEG_NOTES`), so that the window matrix the server hands over holds those notes'
-    windows for the time leg to choose from. The months of the range narrow the statement; the
-    date in the name decides, as for the time lift (nested notes, ``…-session-2.md`` included)."""
+    windows for the time leg to choose from. The months of the range narrow the statement (over
+    the files, one row each); the date in the name decides, as for the time lift (nested notes,
+    ``…-session-2.md`` included)."""
     months, d = [], when.start.replace(day=1)
     while d <= when.end and len(months) < 24:
         months.append(f"%{d:%Y-%m}-%")
         d = (d + timedelta(days=32)).replace(day=1)
     where = " OR ".join("path LIKE ?" for _ in months)
     paths = [r[0] for r in conn.execute(
-        f"SELECT DISTINCT path FROM memory_index_chunks WHERE source = 'memory' AND ({where})", months)]
+        f"SELECT path FROM memory_index_sources WHERE source = 'memory' AND ({where})", months)]
     dated = sorted((p for p in paths if when.holds(note_date(p))), reverse=True)[:timeq.LEG_NOTES]
     return list(_first_chunks(conn, dated).values())
 
