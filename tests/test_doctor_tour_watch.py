@@ -70,6 +70,9 @@ def test_tour_runs_offline_and_finds_the_hangzhou_note(tmp_path: Path):
     night = out.split("one night of Dreaming", 1)[1]
     assert night.count("recalled memory/") == 3  # the three days of recalls are shown
     assert "deep: added into MEMORY.md: 决定住西湖边的湖滨酒店" in night and "DREAMS.md diary: " in night
+    recall = out.split("recall before the question", 1)[1]
+    assert "/project github.com/acme/app" in recall  # why the project's entry was left out, and how to let it in
+    assert "what it handed the model: Rejected the lake-view room" in recall  # Active Memory's summary, shown
     memory = (tmp_path / "tour" / "workspace" / "MEMORY.md").read_text(encoding="utf-8")  # --home keeps it
     assert "湖滨酒店" in memory and "<!-- reverie-entry: st-" in memory
 

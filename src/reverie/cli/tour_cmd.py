@@ -124,4 +124,9 @@ def _recall(mem) -> None:
                     print(f"     [{d['lane']}] {item.get('path')}#L{lines[0]}-L{lines[1]}{why}")
             elif d.get("event") in ("trigger-recall", "active-memory"):
                 print(f"     [{d['event']}] {d.get('text')}")
+                if d.get("event") == "active-memory" and d.get("summary"):
+                    print(f"       what it handed the model: {d['summary']}")
+                if "project that is not active" in str(d.get("text")):
+                    print("       (an entry for a project is recalled only while that project is active in the chat:"
+                          " /project github.com/acme/app)")
     rt.close()
