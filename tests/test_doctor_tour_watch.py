@@ -74,6 +74,9 @@ def test_tour_runs_offline_and_finds_the_hangzhou_note(tmp_path: Path):
     assert "/project github.com/acme/app" in recall  # why the project's entry was left out, and how to let it in
     assert "what it handed the model: Rejected the lake-view room" in recall  # Active Memory's summary, shown
     memory = (tmp_path / "tour" / "workspace" / "MEMORY.md").read_text(encoding="utf-8")  # --home keeps it
+    notes = sorted((tmp_path / "tour" / "workspace" / "memory").glob("2*.md"))
+    times = {n.read_text(encoding="utf-8").split("- ", 1)[1][:5] for n in notes}
+    assert len(notes) == 5 and len(times) > 1  # each day's note has a time of its own, not the tour's moment
     assert "湖滨酒店" in memory and "<!-- reverie-entry: st-" in memory
 
 

@@ -48,7 +48,10 @@ def register(app: typer.Typer) -> None:
             today = datetime.now(timezone.utc)
             notes = NOTES_ZH + NOTES_EN
             for i, text in enumerate(notes):
-                path = mem.remember(text, now=today - timedelta(days=len(notes) - i))
+                # a time of its own for each day's note (around noon UTC: the same date in any time zone
+                # within ten hours of it), not the moment the tour runs on every one of them
+                at = (today - timedelta(days=len(notes) - i)).replace(hour=11 + i % 3, minute=(17 * i + 5) % 60)
+                path = mem.remember(text, now=at)
                 print(f"   + {path.relative_to(mem.workspace)}: {text}")
             append_text(mem.workspace / "MEMORY.md",
                         "\n- 用户坐高铁喜欢靠窗的座位，不坐飞机。 <!-- importance: 8 -->")
