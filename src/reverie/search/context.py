@@ -120,11 +120,15 @@ def coarse(vq: VectorQuery, cands: dict[int, Candidate], best_windows: int = COA
     fcos = _matvec(m.files, q) + vq.offset
     k = min(best_windows, len(wcos))
     if k:
-        best = np.argpartition(-wcos, k - 1)[:k]
-        for i in best:
-            for seq in range(int(m.first[i]), int(m.last[i]) + 1):
-                cands.setdefault(seq, Candidate(seq))
+        _take_windows(m, np.argpartition(-wcos, k - 1)[:k], cands)
     return wcos, fcos
+
+
+def _take_windows(m: WindowMatrix, rows, cands: dict[int, Candidate]) -> None:
+    """Every unit of the windows at ``rows`` of the matrix becomes a candidate."""
+    for i in rows:
+        for seq in range(int(m.first[i]), int(m.last[i]) + 1):
+            cands.setdefault(seq, Candidate(seq))
 
 
 def windows_dated(vq: VectorQuery, wcos, cands: dict[int, Candidate], first_day: int, last_day: int,
@@ -145,15 +149,12 @@ def windows_dated(vq: VectorQuery, wcos, cands: dict[int, Candidate], first_day:
             if d is not None:
                 days[row] = d.toordinal()
         m.file_days = days
-    days = m.file_days[m.file_of] if m.file_days.shape[0] else np.zeros(0, dtype=np.int64)
+    days = m.file_days[m.file_of]
     dated = np.flatnonzero((days >= first_day) & (days <= last_day))
     if not dated.size:
         return 0
     k = min(best_windows, int(dated.size))
-    best = dated[np.argpartition(-wcos[dated], k - 1)[:k]]
-    for i in best:
-        for seq in range(int(m.first[i]), int(m.last[i]) + 1):
-            cands.setdefault(seq, Candidate(seq))
+    _take_windows(m, dated[np.argpartition(-wcos[dated], k - 1)[:k]], cands)
     return k
 
 

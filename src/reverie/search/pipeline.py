@@ -226,7 +226,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
     # a count of the owner's own doings: the assistant's lines and other people's are no instance
-    params.mine = params.counting and counting.counts_instances(said) and counting.asks_mine(said)
+    instances = counting.counts_instances(said)  # each saying counted: none updates another (below)
+    params.mine = params.counting and instances and counting.asks_mine(said)
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -344,7 +345,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # later note that updates an earlier one goes just above it, the earlier marked superseded
     # (widened among the results above minScore only: a keyword-only fallback never takes their place)
     ranked = widen(above, n) + below
-    if counting.counts_instances(said):  # five swims are five swims: none is the newest value of another
+    if instances:  # five swims are five swims: none is the newest value of another
         merged, superseded = ranked, {}
     else:
         merged, superseded = newest.order(
