@@ -25,6 +25,10 @@ def _print_explain(hit: dict) -> None:
                     + (f", #{k['rank']})" if k.get("rank") is not None else ")") if k else "keyword -")
     if p:
         legs.append(f"path {p['score']:.3f} tier {p['exactTier']}")
+    lo = ex.get("loose") or {}
+    if lo.get("share") or lo.get("dayAsked"):  # the question's characters, or a day it named (search/loose.py)
+        legs.append(f"loose {lo['share']:.2f} of the question's characters"
+                    + (", a note of the days asked" if lo.get("dayAsked") else ""))
     print("      legs: " + "; ".join(legs))
     m = ex.get("merge", {})
     print(f"      merge: {m.get('formula')} = {m.get('content')}")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, current, floor, newest, reading, rerank, taste, timeq
+from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq
 from ..store.engine import engine_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
@@ -72,6 +72,8 @@ class SearchParams:
     counting: bool = False  # the query asks how many / how much in total (set by run)
     now_state: bool = False  # the query asks what something is now (set by run)
     mine: bool = False  # the query counts the owner's own doings (set by run)
+    loose: bool = False  # the query's characters were asked for too (search/loose.py; set by run)
+    days: int = 0  # keyword-only: the notes of the days asked read (search/days_asked.py; set by run)
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
     max_tokens: int | None = None  # a reading budget: results while their snippets fit (reading.py)
@@ -189,12 +191,10 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     return keyword_leg(conn, qt, limit)
 
 
-def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
-    """PostgreSQL: the first unit of each daily note dated inside ``when`` (at most
-    :data:`timeq.LEG_NOTES`), so that the window matrix the server hands over holds those notes'
-    windows for the time leg to choose from. The months of the range narrow the statement (over
-    the files, one row each); the date in the name decides, as for the time lift (nested notes,
-    ``…-session-2.md`` included)."""
+def _dated_notes(conn: apsw.Connection, when: timeq.TimeRange, limit: int) -> list[str]:
+    """The daily notes dated inside ``when``, latest first, at most ``limit``. The months of the
+    range narrow the statement (over the files, one row each); the date in the name decides, as
+    for the time lift (nested notes, ``…-session-2.md`` included)."""
     months, d = [], when.start.replace(day=1)
     while d <= when.end and len(months) < 24:
         months.append(f"%{d:%Y-%m}-%")
@@ -202,8 +202,29 @@ def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
     where = " OR ".join("path LIKE ?" for _ in months)
     paths = [r[0] for r in conn.execute(
         f"SELECT path FROM memory_index_sources WHERE source = 'memory' AND ({where})", months)]
-    dated = sorted((p for p in paths if when.holds(note_date(p))), reverse=True)[:timeq.LEG_NOTES]
-    return list(_first_chunks(conn, dated).values())
+    return sorted((p for p in paths if when.holds(note_date(p))), reverse=True)[:limit]
+
+
+def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
+    """PostgreSQL: the first unit of each daily note dated inside ``when`` (at most
+    :data:`timeq.LEG_NOTES`), so that the window matrix the server hands over holds those notes'
+    windows for the time leg to choose from."""
+    return list(_first_chunks(conn, _dated_notes(conn, when, timeq.LEG_NOTES)).values())
+
+
+def _days_asked(conn: apsw.Connection, when: timeq.TimeRange, cands: dict[int, Candidate]) -> int:
+    """Keyword-only: every unit of the notes dated inside ``when`` joins the candidates, marked
+    (search/days_asked.py decides after loading which stay); returns how many notes, 0 when the
+    range holds more than :data:`days_asked.MAX_NOTES`."""
+    paths = _dated_notes(conn, when, days_asked.MAX_NOTES + 1)
+    if not paths or len(paths) > days_asked.MAX_NOTES:
+        return 0
+    where, args = _one_of(conn, "path", paths, "text")
+    firsts = set(_first_chunks(conn, paths).values())
+    for (seq,) in conn.execute(f"SELECT seq FROM memory_index_chunks WHERE source = 'memory' AND {where}", args):
+        c = cands.setdefault(seq, Candidate(seq))
+        c.dated = 2 if seq in firsts else 1
+    return len(paths)
 
 
 def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None) -> dict:
@@ -257,6 +278,22 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if params.now_state and use_vectors and use_kw:  # the change leg (search/current.py)
         for hit in _words_leg(conn, pg, params.tokenizer, current.CHANGE_WORDS, current.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))
+    # a question gathering what many notes say (a count, a range of days) asks in Chinese for its
+    # characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
+    question = params.when.text if params.when is not None and not chatty else said
+    gathers = params.counting or params.when is not None
+    loose_words = loose.leg_words(question) if use_kw and gathers else ""
+    found: set[int] = set()  # the units the loose leg found,
+    alone: set[int] = set()  # ... and those no other leg did (they go again if they hold too little)
+    if loose_words:
+        for hit in _words_leg(conn, pg, params.tokenizer, loose_words, loose.LEG_LIMIT):
+            found.add(hit.seq)
+            if hit.seq not in cands:
+                alone.add(hit.seq)
+                cands[hit.seq] = Candidate(hit.seq)
+    dated_notes = 0
+    if params.when is not None and not use_vectors and use_kw:  # the days asked, read without vectors
+        dated_notes = _days_asked(conn, params.when, cands)
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
         seq = firsts.get(h.path)
@@ -282,6 +319,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         if not c.path:  # vanished between legs (a concurrent sync): drop it
             del cands[c.seq]
     pool = list(cands.values())
+    params.loose, params.days = bool(loose_words), dated_notes
+    few = bool(dated_notes) and days_asked.few_days(params.when)  # each day's first unit is shown
+    if loose_words or dated_notes:  # what the question's terms loosely hold; of what those legs brought, only that
+        pool = days_asked.keep(pool, loose.terms(question), found, alone, few)
     if params.counting and use_vectors:  # the units of many windows: only the nearest go on
         pool = context.nearest_units(pool, vectors, counting.UNITS_KEPT)
     if use_vectors:
@@ -290,6 +331,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         windows = context.windows_of_files(conn, pool)
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw, own_weight)
+    if loose_words or dated_notes:
+        days_asked.lift(pool, few)
     for c in pool:
         kw = c.text_score  # the keyword leg, or a partial path match where the text did not match
         if use_vectors and use_kw:
@@ -322,7 +365,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     n = params.max_results
     evidence = floor.judge(pool, params.vector_floor, params.keyword_floor, use_vectors, use_kw)
     strict = [c for c in ordered if c.eligible and (evidence.passed or c.specificity)]
-    lexical = [c for c in ordered if c.kw is not None and not c.eligible] if evidence.passed else []
+    lexical = [c for c in ordered if (c.kw is not None or c.dated or c.loose) and not c.eligible] if evidence.passed else []
     # a line said again goes last; for a count, each time the owner said it may be one of the
     # instances counted, so only the assistant's repeats do (its stock advice is never one)
     strict, lexical = repeats_last(strict, params.counting), repeats_last(lexical, params.counting)
@@ -457,6 +500,8 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
     if params.mine:  # only when the query counts the owner's own doings
         out["count"] = {"notMine": theirs != 1.0, "multiplier": r4(theirs)}
+    if params.loose or params.days:  # only when the question's characters or its days were read
+        out["loose"] = {"share": r4(c.loose), "dayAsked": bool(c.dated), "weight": loose.WEIGHT}
     if params.now_state:  # only when the query asks what something is now
         out["now"] = {"statesChange": current.states_change(c.text), "multiplier": r4(changed)}
     if params.rerank is not None:  # only when one is configured

@@ -1,0 +1,139 @@
+"""Loose matching (search/loose.py) and the days asked read without vectors (search/days_asked.py):
+a question that gathers many notes' answers finds the lines that say them in other words, by the
+question's characters, and a keyword-only question that says when reads the notes of those days.
+Real SQLite and PostgreSQL, keyword-only: the keyword index is all these tests ask of."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from reverie import Memory
+from reverie.search import days_asked, loose
+
+from workspace_helpers import write
+
+# each test with a memory runs on both engines (each runs the two legs' queries)
+engines = pytest.mark.usefixtures("store_backend")
+
+NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)  # a Wednesday
+
+
+def test_the_loose_terms_are_meaningful_han_characters_and_latin_stems():
+    assert loose.terms("我一共去游了几次泳？") >= {"游", "泳"}
+    assert not loose.terms("我一共去游了几次泳？") & set("我去了几次")  # pronouns, particles, the asking
+    assert loose.leg_words("我去哪里爬山了？") == "山 爬"  # (the search asks with the time words taken out)
+    assert loose.leg_words("東京の旅行はいつ？") == "京 旅 東 行"  # kanji only: kana are syllables
+    assert loose.leg_words("Where did I go hiking?") == ""  # Latin words ask the index for nothing more
+    assert "hik" in loose.terms("Where did I go hiking?")
+    assert loose.share("今天去爬了香山。", loose.terms("我去哪里爬山了？")) == 1.0
+    assert loose.share("今天下雨了。", loose.terms("我去哪里爬山了？")) == 0.0
+    assert loose.share("anything", frozenset()) == 0.0
+
+
+def keyword_memory(notes: dict[str, str]) -> Memory:
+    m = Memory(overrides=['memory.search.provider="none"'])
+    m.init()
+    for rel, text in notes.items():
+        write(m, rel, text)
+    m.sync()
+    return m
+
+
+def paths(m: Memory, query: str, **kw) -> list[str]:
+    out = m.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)
+    return [r["path"] for r in out["results"]]
+
+
+SWIMS = {
+    "memory/2026-05-04.md": "- 今晚在泳池游了二十个来回，肩膀很酸。\n- 下午开了一个很长的会。\n",
+    "memory/2026-05-12.md": "- 去游泳馆游了一千米。\n- 超市的燕麦奶又卖完了。\n",
+    "memory/2026-05-20.md": "- 周末又去泳池游个痛快，水有点凉。\n",
+    "memory/2026-05-25.md": "- 我想学做新菜。\n- 邻居吵到半夜。\n",
+    "memory/2026-05-28.md": "- 下了一整天雨，我就待在家里。\n",
+}
+
+
+@engines
+def test_a_count_in_chinese_finds_the_times_said_in_other_words(reverie_home, monkeypatch):
+    m = keyword_memory(SWIMS)
+    try:
+        got = paths(m, "我一共去游了几次泳？")
+        swims = {"memory/2026-05-04.md", "memory/2026-05-12.md", "memory/2026-05-20.md"}
+        assert set(got[:3]) == swims
+        assert got == sorted(swims, reverse=True)  # "下了一整天雨" holds none of 游, 泳 (一共 is the question's frame)
+        monkeypatch.setattr(loose, "LEG_LIMIT", 0)  # without the characters: the words alone miss one
+        assert not swims <= set(paths(m, "我一共去游了几次泳？"))
+    finally:
+        m.close()
+
+
+@engines
+def test_a_plain_lookup_does_not_ask_for_characters(reverie_home):
+    m = keyword_memory(SWIMS)
+    try:
+        out = m.search("游泳馆在哪里", 10, 0.0, now=NOW, record_signals=False, explain=True)
+        assert out["results"] and all("loose" not in r["explain"] for r in out["results"])
+        counted = m.search("我一共去游了几次泳？", 10, 0.0, now=NOW, record_signals=False, explain=True)
+        by_path = {r["path"]: r["explain"]["loose"] for r in counted["results"]}
+        assert by_path["memory/2026-05-20.md"]["share"] > 0 and by_path["memory/2026-05-20.md"]["weight"] == 0.4
+    finally:
+        m.close()
+
+
+HIKES = {
+    "memory/2026-02-10.md": "- 为了修业余项目里的一个错误花了好几个小时。\n- 今天去爬了香山，风景太美了。\n",
+    "memory/2026-02-20.md": "- 我在考虑春天骑车上班。\n",
+    "memory/2026-04-11.md": "- 周末去爬了鹰嘴峰。\n",
+    "memory/2026-05-27.md": "- Watched the film Red Lanterns at the cinema tonight.\n",
+    "memory/2026-05-29.md": "- Flying to Kyoto tomorrow morning for my trip, the suitcase is packed.\n",
+    "memory/2026-04-02.md": "- Watched the film Paper Moon at the cinema tonight.\n",
+    "memory/2026-03-02.md": "- A shopping list on your phone saves a second trip.\n",
+    "memory/2026-03-09.md": "- A shopping list on your phone saves a second trip, again.\n",
+}
+
+
+@engines
+def test_keyword_only_a_month_asked_reads_that_months_notes(reverie_home, monkeypatch):
+    """"爬山" shares no word with "去爬了香山": the words alone find nothing; the month and its
+    characters find February's hike, and not April's."""
+    m = keyword_memory(HIKES)
+    try:
+        assert paths(m, "我二月去哪里爬山了？")[0] == "memory/2026-02-10.md"
+        monkeypatch.setattr(days_asked, "MAX_NOTES", 0)  # the days unread, only the loose leg: no lift by date
+        monkeypatch.setattr(loose, "LEG_LIMIT", 0)
+        assert "memory/2026-02-10.md" not in paths(m, "我二月去哪里爬山了？")
+    finally:
+        m.close()
+
+
+@engines
+def test_keyword_only_the_few_days_before_an_event_are_shown(reverie_home, monkeypatch):
+    """"movie" is not "film": keyword-only, the week before the trip is read day by day, and its
+    notes come before the lines that merely say "trip" another time."""
+    m = keyword_memory(HIKES)
+    try:
+        out = m.search("Which movie did I see the week before my trip to Kyoto?", 10, 0.0, now=NOW,
+                       record_signals=False, explain=True)
+        got = [r["path"] for r in out["results"]]
+        assert set(got[:2]) == {"memory/2026-05-29.md", "memory/2026-05-27.md"}
+        film = out["results"][got.index("memory/2026-05-27.md")]["explain"]
+        assert film["loose"]["dayAsked"] and film["keyword"]["score"] >= days_asked.DAY_WEIGHT
+        assert "memory/2026-04-02.md" not in got[:3]  # another film, another week
+        monkeypatch.setattr(days_asked, "FEW_DAYS", 0)
+        assert "memory/2026-05-27.md" not in paths(m, "Which movie did I see the week before my trip to Kyoto?")
+    finally:
+        m.close()
+
+
+@engines
+def test_a_wide_range_is_left_to_the_words(reverie_home):
+    """"This year" spans every note: none is shown for its date alone, only what the words find."""
+    m = keyword_memory(HIKES)
+    try:
+        got = paths(m, "Which film did I see this year?")
+        assert set(got[:2]) == {"memory/2026-05-27.md", "memory/2026-04-02.md"}
+        assert "memory/2026-02-20.md" not in got and "memory/2026-05-29.md" not in got
+    finally:
+        m.close()
