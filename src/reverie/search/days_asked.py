@@ -24,6 +24,7 @@ A range wider than :data:`MAX_NOTES` notes ("this year") is left to the words an
 from __future__ import annotations
 
 from . import loose
+from .rescore import note_date
 
 MAX_NOTES = 31  # a month of daily notes
 FEW_DAYS = 14  # a range of at most two weeks: every note of it is shown
@@ -35,7 +36,7 @@ def few_days(when) -> bool:
     return (when.end - when.start).days + 1 <= FEW_DAYS
 
 
-def keep(pool: list, wanted: frozenset[str], found: set[int], alone: set[int], few: bool) -> list:
+def keep(pool: list, wanted: frozenset[str], found: set[int], alone: set[int], few: bool, when=None) -> list:
     """Sets the loose share of ``wanted`` (the question's loose terms) of the units the loose leg
     ``found`` and of the days' asked; returns the pool without those that only the loose leg
     (``alone``) or the days brought and that hold none of the question's terms, loosely or not
@@ -43,7 +44,9 @@ def keep(pool: list, wanted: frozenset[str], found: set[int], alone: set[int], f
     out = []
     for c in pool:
         if not c.specificity and (c.dated or c.seq in found):
-            c.loose = loose.share(c.text, wanted)
+            # a question that says when: only the days asked are matched loosely (a hike of
+            # another month is no answer to "where did I hike last week", whatever it shares)
+            c.loose = loose.share(c.text, wanted) if when is None or when.holds(note_date(c.path)) else 0.0
             if (c.dated or c.seq in alone) and not (c.loose or c.kw is not None or (few and c.dated == 2)):
                 continue
         out.append(c)

@@ -322,7 +322,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     params.loose, params.days = bool(loose_words), dated_notes
     few = bool(dated_notes) and days_asked.few_days(params.when)  # each day's first unit is shown
     if loose_words or dated_notes:  # what the question's terms loosely hold; of what those legs brought, only that
-        pool = days_asked.keep(pool, loose.terms(question), found, alone, few)
+        pool = days_asked.keep(pool, loose.terms(question), found, alone, few, params.when)
     if params.counting and use_vectors:  # the units of many windows: only the nearest go on
         pool = context.nearest_units(pool, vectors, counting.UNITS_KEPT)
     if use_vectors:
