@@ -134,3 +134,19 @@ def test_the_cli_prints_the_same_multipliers(capsys):
     out = capsys.readouterr().out
     assert "x project 1.0 x the days asked about 1.25 x statement of change 1.1 = 0.6875 before decay" in out
     assert "(3.0 days old) x not the owner's doing 0.8 = 0.55" in out
+
+
+def test_explain_says_when_the_questions_characters_or_its_days_set_the_keyword_leg(capsys):
+    """search/loose.py and search/days_asked.py: the share of the question's characters a unit holds,
+    and whether it is a note of the days asked, beside the keyword leg (web view and CLI)."""
+    from reverie.cli.search_run import _print_explain
+
+    kw = {"score": 0.2, "unit": 0.0, "window": 0.0, "file": 0.0, "coverage": 0.0, "bm25": None,
+          "allTerms": False, "rank": None}
+    hit = _traced(keyword=kw, loose={"share": 0.5, "dayAsked": True, "weight": 0.4})
+    rows = {r.label: r for r in explain.rows(hit, 0.35)}
+    assert rows["keyword leg"].note.endswith("holds 0.50 of the question's characters, a note of the days asked")
+    plain = {r.label: r for r in explain.rows(_traced(loose={"share": 0.0, "dayAsked": False, "weight": 0.4}), 0.35)}
+    assert "characters" not in plain["keyword leg"].note
+    _print_explain(hit)
+    assert "loose 0.50 of the question's characters, a note of the days asked" in capsys.readouterr().out

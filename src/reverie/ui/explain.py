@@ -61,12 +61,19 @@ def _rank(leg: dict) -> str:
     return f", rank #{leg['rank']}" if leg.get("rank") is not None else ""
 
 
-def _keyword_note(k: dict) -> str:
-    """The keyword leg's parts; a unit found only through its window or file has no bm25 of its own."""
+def _keyword_note(k: dict, lo: dict | None = None) -> str:
+    """The keyword leg's parts; a unit found only through its window or file has no bm25 of its own.
+    ``lo``: the question's characters it holds and whether it is a note of the days asked
+    (search/loose.py, search/days_asked.py), which set a floor under the leg."""
     if k.get("bm25") is None:
-        return f"through its context: window {k.get('window') or 0:.2f}, file {k.get('file') or 0:.2f}"
-    note = f"bm25 {k['bm25']:.2f}, coverage {k.get('coverage') or 0:.2f}" + _rank(k)
-    return note + ("" if k.get("allTerms") else ", not every term")
+        note = f"through its context: window {k.get('window') or 0:.2f}, file {k.get('file') or 0:.2f}"
+    else:
+        note = f"bm25 {k['bm25']:.2f}, coverage {k.get('coverage') or 0:.2f}" + _rank(k)
+        note += "" if k.get("allTerms") else ", not every term"
+    if lo and (lo.get("share") or lo.get("dayAsked")):
+        note += f"; holds {lo['share']:.2f} of the question's characters"
+        note += ", a note of the days asked" if lo.get("dayAsked") else ""
+    return note
 
 
 def rows(hit: dict, min_score: float) -> list[BarRow]:
@@ -76,7 +83,7 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
     out.append(bar("vector leg", v and v["calibrated"], "vector",
                     f"cosine {v['cosine']:.3f}" + _rank(v) if v else ""))
-    out.append(bar("keyword leg", k and k["score"], "keyword", _keyword_note(k) if k else ""))
+    out.append(bar("keyword leg", k and k["score"], "keyword", _keyword_note(k, ex.get("loose")) if k else ""))
     if p:
         out.append(bar("path leg", p["score"], "path", f"exact tier {p['exactTier']}"))
     merge = ex.get("merge") or {}
