@@ -96,12 +96,12 @@ HIKES = {
 
 @engines
 def test_keyword_only_a_month_asked_reads_that_months_notes(reverie_home, monkeypatch):
-    """"爬山" shares no word with "去爬了香山": the words alone find nothing; the month and its
-    characters find February's hike, and not April's."""
+    """"爬山" shares no word with "去爬了香山": the words alone find nothing; the question's
+    characters find February's hike, and only the days asked are matched by them (not April's)."""
     m = keyword_memory(HIKES)
     try:
-        assert paths(m, "我二月去哪里爬山了？")[0] == "memory/2026-02-10.md"
-        monkeypatch.setattr(days_asked, "MAX_NOTES", 0)  # the days unread, only the loose leg: no lift by date
+        got = paths(m, "我二月去哪里爬山了？")
+        assert got == ["memory/2026-02-10.md"]  # April's "去爬了鹰嘴峰" holds 爬, but not in February
         monkeypatch.setattr(loose, "LEG_LIMIT", 0)
         assert "memory/2026-02-10.md" not in paths(m, "我二月去哪里爬山了？")
     finally:
@@ -135,5 +135,63 @@ def test_a_wide_range_is_left_to_the_words(reverie_home):
         got = paths(m, "Which film did I see this year?")
         assert set(got[:2]) == {"memory/2026-05-27.md", "memory/2026-04-02.md"}
         assert "memory/2026-02-20.md" not in got and "memory/2026-05-29.md" not in got
+    finally:
+        m.close()
+
+
+@engines
+def test_the_days_add_to_an_answer_they_are_none(reverie_home):
+    """At the default minScore the days' first units come after what matched (the lexical fill); a
+    long note of those days shows its first unit only, not every unit that holds nothing; and a
+    question nothing matches still gets "no memory of it", not the days' notes."""
+    week = {**HIKES, "memory/2026-05-26.md": "".join(f"- Meeting notes, item {i}: budget line {i} approved.\n"
+                                                     for i in range(120))}
+    m = keyword_memory(week)
+    try:
+        out = m.search("Which movie did I see the week before my trip to Kyoto?", 10, now=NOW, record_signals=False)
+        got = [r["path"] for r in out["results"]]
+        assert got[0] == "memory/2026-05-29.md" and "memory/2026-05-27.md" in got
+        assert got.count("memory/2026-05-26.md") == 1  # its first unit, of several
+        skydiving = m.search("Did I go skydiving last week?", 10, now=NOW, record_signals=False)
+        assert skydiving["results"] == [] and "no memory" in skydiving["note"]
+    finally:
+        m.close()
+
+
+@engines
+def test_a_path_match_keeps_its_score_among_the_days(reverie_home):
+    m = keyword_memory({"memory/hiking-last-week/2026-05-27.md": "- 今天天气很好。\n",
+                        "memory/2026-05-28.md": "- 下雨了。\n"})
+    try:
+        out = m.search("hiking last week", 10, 0.0, now=NOW, record_signals=False, explain=True)
+        first = out["results"][0]
+        assert first["path"] == "memory/hiking-last-week/2026-05-27.md"
+        assert first["explain"]["keyword"]["score"] == first["explain"]["path"]["score"] > days_asked.DAY_WEIGHT
+    finally:
+        m.close()
+
+
+@engines
+def test_in_a_dialogue_the_last_turns_characters_count_without_its_time_words(reverie_home):
+    m = keyword_memory(HIKES)
+    try:
+        chat = "User: 你好\nAssistant: 你好，有什么可以帮你？\nUser: 我二月去哪里爬山了？"
+        out = m.search(chat, 10, 0.0, now=NOW, record_signals=False, explain=True)
+        assert out["results"][0]["path"] == "memory/2026-02-10.md"
+        assert out["results"][0]["explain"]["loose"]["share"] == 1.0  # 二, 月 said when, not what
+    finally:
+        m.close()
+
+
+@engines
+def test_with_the_relevance_floor_the_characters_held_are_evidence(reverie_home):
+    m = Memory(overrides=['memory.search.provider="none"', "memory.search.query.noMemoryFloor=true"])
+    m.init()
+    for rel, text in HIKES.items():
+        write(m, rel, text)
+    m.sync()
+    try:
+        assert paths(m, "我二月去哪里爬山了？") == ["memory/2026-02-10.md"]
+        assert paths(m, "我二月去哪里潜水了？") == []
     finally:
         m.close()

@@ -18,15 +18,17 @@ def _print_explain(hit: dict) -> None:
     legs = []
     rank = lambda leg: f" (#{leg['rank']})" if leg.get("rank") is not None else ""  # noqa: E731  (never '#None')
     legs.append(f"vector cos {v['cosine']:.3f} -> {v['calibrated']:.3f}{rank(v)}" if v else "vector -")
+    lo = ex.get("loose") or {}
+    lifted = bool(lo.get("share") or lo.get("dayAsked"))  # the question's characters, or a day it named
     if k and k.get("bm25") is None:  # found through its window or file, not by its own text
-        legs.append(f"keyword {k['score']:.3f} (through its context){rank(k)}")
+        how = "set by the question's characters or its days" if lifted else "through its context"
+        legs.append(f"keyword {k['score']:.3f} ({how}){rank(k)}")
     else:
         legs.append(f"keyword {k['score']:.3f} (bm25 {k['bm25']:.2f}, coverage {k['coverage']:.2f}"
                     + (f", #{k['rank']})" if k.get("rank") is not None else ")") if k else "keyword -")
     if p:
         legs.append(f"path {p['score']:.3f} tier {p['exactTier']}")
-    lo = ex.get("loose") or {}
-    if lo.get("share") or lo.get("dayAsked"):  # the question's characters, or a day it named (search/loose.py)
+    if lifted:  # (search/loose.py, search/days_asked.py)
         legs.append(f"loose {lo['share']:.2f} of the question's characters"
                     + (", a note of the days asked" if lo.get("dayAsked") else ""))
     print("      legs: " + "; ".join(legs))

@@ -40,7 +40,7 @@ class Candidate:
     kw_unit: float = 0.0
     keyword: float = 0.0  # the keyword leg with context, in [0, 1]
     keyword_parts: tuple = ()
-    dated: int = 0  # keyword-only, a unit of a note dated in the range asked (2: the note's first unit)
+    dated: bool = False  # keyword-only, the first unit of a note of the few days asked (search/days_asked.py)
     loose: float = 0.0  # ... the share of the question's loose terms it holds (search/days_asked.py)
     path_score: float | None = None
     specificity: int = 0

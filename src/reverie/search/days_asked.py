@@ -1,24 +1,26 @@
-"""The days a question names, read without vectors: the keyword-only time leg.
+"""The days a question names, without vectors, and what the question's terms hold loosely.
 
 With vectors, a question that says when reads the best windows of the notes dated then, whatever
 its words matched (timeq.py, "the time leg"). Without them the words are all there is, and a
 question's words seldom are the note's: "我二月去哪里爬山了？" is answered by "今天去爬了香山" (no
 two-character word in common: the keyword index found nothing at all), "Which movie did I see the
-week before my trip?" by "Watched the film … at the cinema". What the question does say is when,
-and a range of a week or a month holds few notes. So, keyword-only:
+week before my trip?" by "Watched the film … at the cinema". What the question does say is when.
 
-* the units of the daily notes dated in the range (when it holds at most :data:`MAX_NOTES`) are
-  read, and each is matched *loosely* (search/loose.py): the share of the question's meaningful
-  characters (爬, 山) and rough stems of Latin words it holds; a unit holding some becomes a
-  candidate whose keyword relevance is at least ``loose.WEIGHT`` times that share (below a unit
-  holding the question's words themselves);
-* when the range spans at most :data:`FEW_DAYS` days ("the week before my trip", "last week",
-  "yesterday"), each note's first unit joins too, matched or not, with a keyword relevance of at least
+* Loosely (search/loose.py): the units the keyword and loose legs found are matched by the share
+  of the question's loose terms they hold (its meaningful Chinese characters, rough stems of its
+  Latin words), and are at least ``loose.WEIGHT`` times that share relevant by keyword (below a
+  unit holding the question's words themselves). With a range, only the units of the days asked
+  are matched so: a hike of another month is no answer to "where did I hike last week".
+* Keyword-only, when the range spans at most :data:`FEW_DAYS` days ("the week before my trip",
+  "last week", "yesterday"), the first unit of each note dated then joins the candidates (at most
+  :data:`MAX_NOTES` notes), matched or not, with a keyword relevance of at least
   :data:`DAY_WEIGHT`: below a unit that holds the question's words, above one that holds a single
-  word of it somewhere else in time ("… saves a second trip" for "the week before my trip"). The
-  question asked what happened on those few days, and these are those days.
+  word of it on another day ("… saves a second trip" for "the week before my trip"). The question
+  asked what happened on those few days, and these are those days. They only add to an answer:
+  when nothing at all matched the question ("Did I go skydiving last week?"), they go too, and the
+  answer stays "no memory of it".
 
-A range wider than :data:`MAX_NOTES` notes ("this year") is left to the words and the time lift.
+A wider range ("this month", "this year") is left to the words, the characters and the time lift.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from __future__ import annotations
 from . import loose
 from .rescore import note_date
 
-MAX_NOTES = 31  # a month of daily notes
-FEW_DAYS = 14  # a range of at most two weeks: every note of it is shown
+MAX_NOTES = 31  # notes of the days asked whose first units join (more: sessions of their own)
+FEW_DAYS = 14  # a range of at most two weeks: each of its notes is shown
 DAY_WEIGHT = 0.2  # a day's first unit, matched or not: above a unit that holds one word of a long question
 
 
@@ -36,26 +38,38 @@ def few_days(when) -> bool:
     return (when.end - when.start).days + 1 <= FEW_DAYS
 
 
-def keep(pool: list, wanted: frozenset[str], found: set[int], alone: set[int], few: bool, when=None) -> list:
-    """Sets the loose share of ``wanted`` (the question's loose terms) of the units the loose leg
-    ``found`` and of the days' asked; returns the pool without those that only the loose leg
-    (``alone``) or the days brought and that hold none of the question's terms, loosely or not
-    (each day's first unit stays when the range is ``few`` days)."""
+def _matched(c) -> bool:
+    """Whether a candidate holds anything of the question: its words, its characters, its path."""
+    return c.kw is not None or bool(c.loose) or c.path_score is not None
+
+
+def keep(pool: list, wanted: frozenset[str], found: set[int], alone: set[int], when=None) -> list:
+    """Sets the loose share of ``wanted`` (the question's loose terms) of the units the keyword and
+    loose legs found (``found``) and of the days' first units; returns the pool without the units
+    only the loose leg brought (``alone``) that hold none of them, and without the days' first
+    units when nothing at all matched the question (they add to an answer; they are none)."""
     out = []
     for c in pool:
-        if not c.specificity and (c.dated or c.seq in found):
+        if not c.specificity and (c.dated or c.kw is not None or c.seq in found):
             # a question that says when: only the days asked are matched loosely (a hike of
             # another month is no answer to "where did I hike last week", whatever it shares)
             c.loose = loose.share(c.text, wanted) if when is None or when.holds(note_date(c.path)) else 0.0
-            if (c.dated or c.seq in alone) and not (c.loose or c.kw is not None or (few and c.dated == 2)):
+            if c.seq in alone and not c.dated and not _matched(c):
                 continue
         out.append(c)
+    if not any(_matched(c) or c.specificity for c in out):  # "Did I go skydiving last week?": no memory of it
+        out = [c for c in out if not c.dated]
     return out
 
 
-def lift(pool: list, few: bool) -> None:
+def lift(pool: list) -> None:
     """A unit is at least as relevant by keyword as the question's terms it holds loosely say
-    (search/loose.py), and a day's first unit of a few days asked at least :data:`DAY_WEIGHT`."""
+    (search/loose.py), and a day's first unit at least :data:`DAY_WEIGHT`. (A unit the path leg
+    found keeps its path score where that is more: ``Candidate.text_score`` reads the keyword leg
+    once it is set.)"""
     for c in pool:
-        if not c.specificity:
-            c.keyword = max(c.keyword, loose.WEIGHT * c.loose, DAY_WEIGHT if few and c.dated == 2 else 0.0)
+        if c.specificity:
+            continue
+        floor = max(loose.WEIGHT * c.loose, DAY_WEIGHT if c.dated else 0.0)
+        if floor > c.keyword:
+            c.keyword = max(floor, c.path_score or 0.0) if c.kw is None else floor

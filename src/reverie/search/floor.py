@@ -13,7 +13,9 @@ workspace, and when it does not the answer is empty (no lexical fill either):
   only among at least ``MIN_UNITS`` candidates with a vector: in a memory of a handful of notes the
   median is one of them, and nothing is floored.
 * **keyword-only**: the best unit's keyword coverage (the IDF-weighted share of the query's tokens
-  it holds, words the index never saw included) against ``KEYWORD_FLOOR``.
+  it holds, words the index never saw included) against ``KEYWORD_FLOOR``; where the question's
+  characters were read (search/loose.py), ``loose.WEIGHT`` times the share of them a unit holds
+  counts as its coverage too ("今天去爬了香山" answers "我二月去哪里爬山了？" with no word in common).
 
 A path match (the query names a file) always passes. Off unless ``memory.search.query.noMemoryFloor``
 is set (and at minScore 0): it also loses some loosely worded answerable questions.
@@ -24,6 +26,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from . import loose
 from .candidates import Candidate
 
 MIN_UNITS = 24  # candidates with a vector needed before the vector side judges
@@ -56,6 +59,8 @@ def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: floa
     if any(c.specificity for c in pool):
         return Evidence(None, 0.0, vector_floor, keyword_floor, True)
     coverage = max((c.kw_unit for c in pool if c.kw is not None), default=0.0) if use_kw else 0.0
+    if use_kw and not use_vectors:  # keyword-only: the question's characters held count too (search/loose.py)
+        coverage = max(coverage, max((loose.WEIGHT * c.loose for c in pool), default=0.0))
     stand_out = None
     cosines = [c.vector_raw for c in pool if c.vector_raw is not None] if use_vectors else []
     if len(cosines) >= MIN_UNITS:

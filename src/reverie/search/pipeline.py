@@ -213,17 +213,14 @@ def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
 
 
 def _days_asked(conn: apsw.Connection, when: timeq.TimeRange, cands: dict[int, Candidate]) -> int:
-    """Keyword-only: every unit of the notes dated inside ``when`` joins the candidates, marked
-    (search/days_asked.py decides after loading which stay); returns how many notes, 0 when the
-    range holds more than :data:`days_asked.MAX_NOTES`."""
+    """Keyword-only, a range of a few days: the first unit of each note dated inside ``when`` joins
+    the candidates, marked (search/days_asked.py); returns how many notes, 0 when the range holds
+    more than :data:`days_asked.MAX_NOTES`."""
     paths = _dated_notes(conn, when, days_asked.MAX_NOTES + 1)
     if not paths or len(paths) > days_asked.MAX_NOTES:
         return 0
-    where, args = _one_of(conn, "path", paths, "text")
-    firsts = set(_first_chunks(conn, paths).values())
-    for (seq,) in conn.execute(f"SELECT seq FROM memory_index_chunks WHERE source = 'memory' AND {where}", args):
-        c = cands.setdefault(seq, Candidate(seq))
-        c.dated = 2 if seq in firsts else 1
+    for seq in _first_chunks(conn, paths).values():
+        cands.setdefault(seq, Candidate(seq)).dated = True
     return len(paths)
 
 
@@ -280,19 +277,19 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             cands.setdefault(hit.seq, Candidate(hit.seq))
     # a question gathering what many notes say (a count, a range of days) asks in Chinese for its
     # characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
-    question = params.when.text if params.when is not None and not chatty else said
+    question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
     loose_words = loose.leg_words(question) if use_kw and gathers else ""
     found: set[int] = set()  # the units the loose leg found,
-    alone: set[int] = set()  # ... and those no other leg did (they go again if they hold too little)
+    alone: set[int] = set()  # ... and those the legs before it did not (they go again if they hold none)
     if loose_words:
         for hit in _words_leg(conn, pg, params.tokenizer, loose_words, loose.LEG_LIMIT):
             found.add(hit.seq)
             if hit.seq not in cands:
                 alone.add(hit.seq)
                 cands[hit.seq] = Candidate(hit.seq)
-    dated_notes = 0
-    if params.when is not None and not use_vectors and use_kw:  # the days asked, read without vectors
+    dated_notes = 0  # keyword-only, a few days asked: each note's first unit (search/days_asked.py)
+    if params.when is not None and not use_vectors and use_kw and days_asked.few_days(params.when):
         dated_notes = _days_asked(conn, params.when, cands)
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
@@ -320,9 +317,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             del cands[c.seq]
     pool = list(cands.values())
     params.loose, params.days = bool(loose_words), dated_notes
-    few = bool(dated_notes) and days_asked.few_days(params.when)  # each day's first unit is shown
     if loose_words or dated_notes:  # what the question's terms loosely hold; of what those legs brought, only that
-        pool = days_asked.keep(pool, loose.terms(question), found, alone, few, params.when)
+        pool = days_asked.keep(pool, loose.terms(question), found, alone, params.when)
     if params.counting and use_vectors:  # the units of many windows: only the nearest go on
         pool = context.nearest_units(pool, vectors, counting.UNITS_KEPT)
     if use_vectors:
@@ -332,7 +328,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw, own_weight)
     if loose_words or dated_notes:
-        days_asked.lift(pool, few)
+        days_asked.lift(pool)
     for c in pool:
         kw = c.text_score  # the keyword leg, or a partial path match where the text did not match
         if use_vectors and use_kw:

@@ -65,12 +65,14 @@ def _keyword_note(k: dict, lo: dict | None = None) -> str:
     """The keyword leg's parts; a unit found only through its window or file has no bm25 of its own.
     ``lo``: the question's characters it holds and whether it is a note of the days asked
     (search/loose.py, search/days_asked.py), which set a floor under the leg."""
+    lifted = bool(lo and (lo.get("share") or lo.get("dayAsked")))
     if k.get("bm25") is None:
-        note = f"through its context: window {k.get('window') or 0:.2f}, file {k.get('file') or 0:.2f}"
+        note = (f"through its context: window {k.get('window') or 0:.2f}, file {k.get('file') or 0:.2f}"
+                if not lifted else "no word of its own")
     else:
         note = f"bm25 {k['bm25']:.2f}, coverage {k.get('coverage') or 0:.2f}" + _rank(k)
         note += "" if k.get("allTerms") else ", not every term"
-    if lo and (lo.get("share") or lo.get("dayAsked")):
+    if lifted:
         note += f"; holds {lo['share']:.2f} of the question's characters"
         note += ", a note of the days asked" if lo.get("dayAsked") else ""
     return note
