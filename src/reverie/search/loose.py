@@ -35,15 +35,15 @@ from ..text.concepts import STOP, content_words
 WEIGHT = 0.4  # a unit holding every loose term: 0.4 (one holding every query word: up to 1.0)
 LEG_LIMIT = 100  # units the loose leg brings (best bm25 over the characters first)
 
-# single characters that say nothing of what is asked for: particles, pronouns, the question's own
-# words (哪里, 什么, 几, 多少), measure words and the commonest verbs. Measured against stripping
-# whole function words too (现在, 不同) and against requiring two characters held: both lost more
-# than they won (docs/search.md, "Loose matching").
 # the frame of a counting question, as the keyword query leaves it out (keyword.STOP_WORDS): "一共"
 # is no evidence of a swim ("超市一共有多少种牛奶" is not a concert)
 _COUNT_FRAME = re.compile("一共|总共|总计|累计|加起来|多少|到现在")
 _LATIN_FRAME = re.compile(r"\b(?:how\s+many\s+times|times|in\s+total|total|altogether|overall)\b", re.I)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# single characters that say nothing of what is asked for: particles, pronouns, the question's own
+# words (哪里, 什么, 几, 多少), measure words and the commonest verbs. Measured against stripping
+# whole function words too (现在, 不同) and against requiring two characters held: both lost more
+# than they won (docs/search.md, "Loose matching").
 _FILLER_CHARS = frozenset("的了是在和也就都而及与吗呢吧啊着过把被我你他她它们这那个些有没哪里什么谁几多少怎样去来到呀么啥得地要"
                           "会能想做干次回天周月年")
 
