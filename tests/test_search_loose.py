@@ -195,3 +195,25 @@ def test_with_the_relevance_floor_the_characters_held_are_evidence(reverie_home)
         assert paths(m, "我二月去哪里潜水了？") == []
     finally:
         m.close()
+
+
+def test_a_day_is_shown_by_its_first_line_that_says_something():
+    """Frontmatter and headings stand for no day (a unit each, or one unit)."""
+    first = days_asked.first_said
+    assert first([(1, "---"), (2, "tags: [daily]"), (3, "---"), (4, "- 下雨了。")]) == 4
+    assert first([(7, "---\ntags: [daily]\n---\n\n- 下雨了。")]) == 7
+    assert first([(1, "# 2026-05-27"), (2, "## 上午"), (3, "- 写周报。")]) == 3
+    assert first([(1, "# 2026-05-27")]) == 1  # nothing else there: the first unit all the same
+    assert first([(1, "- 写周报。"), (2, "- 下雨了。")]) == 1
+
+
+@engines
+def test_a_note_with_frontmatter_shows_its_first_entry(reverie_home):
+    m = keyword_memory({"memory/2026-05-28.md": "---\ntags: [daily]\n---\n\n- 下雨了，在家看书。\n",
+                        "memory/2026-05-31.md": "- Flying to Kyoto tomorrow for my trip.\n"})
+    try:
+        out = m.search("What did I read the week before my trip to Kyoto?", 10, 0.0, now=NOW, record_signals=False)
+        day = next(r for r in out["results"] if r["path"] == "memory/2026-05-28.md")
+        assert day["snippet"].startswith("- 下雨了")
+    finally:
+        m.close()

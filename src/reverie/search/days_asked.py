@@ -38,6 +38,25 @@ def few_days(when) -> bool:
     return (when.end - when.start).days + 1 <= FEW_DAYS
 
 
+HEAD_UNITS = 8  # a note's first units read to find the first that says something
+
+
+def first_said(units: list[tuple[int, str]]) -> int:
+    """Of a note's first units (seq, text), in order, the first that says something: frontmatter
+    ("---", "tags: [daily]", "---", a unit each or one) and headings ("# 2026-05-27") stand for no
+    day; the first unit when nothing else is there."""
+    inside = False  # within the frontmatter the note opens with
+    for i, (seq, text) in enumerate(units):
+        lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+        if i == 0 and lines and lines[0] == "---":
+            inside, lines = True, lines[1:]
+        while inside and lines:
+            inside = lines.pop(0) != "---"
+        if not inside and any(not line.startswith("#") for line in lines):
+            return seq
+    return units[0][0]
+
+
 def _matched(c) -> bool:
     """Whether a candidate holds anything of the question: its words, its characters, its path."""
     return c.kw is not None or bool(c.loose) or c.path_score is not None

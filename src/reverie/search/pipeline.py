@@ -219,7 +219,15 @@ def _days_asked(conn: apsw.Connection, when: timeq.TimeRange, cands: dict[int, C
     paths = _dated_notes(conn, when, days_asked.MAX_NOTES + 1)
     if not paths or len(paths) > days_asked.MAX_NOTES:
         return 0
-    for seq in _first_chunks(conn, paths).values():
+    where, args = _one_of(conn, "path", paths, "text")
+    heads: dict[str, list[tuple[int, str]]] = {}  # each note's first units, in order
+    for path, seq, text in conn.execute(
+            f"SELECT path, seq, text FROM (SELECT path, seq, text, row_number() OVER (PARTITION BY path "
+            f"ORDER BY start_line, seq) AS r FROM memory_index_chunks WHERE {where}) AS f WHERE r <= ? "
+            f"ORDER BY path, r", (*args, days_asked.HEAD_UNITS)):
+        heads.setdefault(path, []).append((seq, text))
+    for units in heads.values():
+        seq = days_asked.first_said(units)
         cands.setdefault(seq, Candidate(seq)).dated = True
     return len(paths)
 
