@@ -101,7 +101,9 @@ def test_keyword_only_a_month_asked_reads_that_months_notes(reverie_home, monkey
     m = keyword_memory(HIKES)
     try:
         got = paths(m, "我二月去哪里爬山了？")
-        assert got == ["memory/2026-02-10.md"]  # April's "去爬了鹰嘴峰" holds 爬, but not in February
+        assert got[0] == "memory/2026-02-10.md"
+        assert "memory/2026-04-11.md" not in got  # April's "去爬了鹰嘴峰" holds 爬, but not in February
+        assert got == ["memory/2026-02-10.md", "memory/2026-02-20.md"]  # February's other note: a few notes asked
         monkeypatch.setattr(loose, "LEG_LIMIT", 0)
         assert "memory/2026-02-10.md" not in paths(m, "我二月去哪里爬山了？")
     finally:
@@ -121,20 +123,25 @@ def test_keyword_only_the_few_days_before_an_event_are_shown(reverie_home, monke
         film = out["results"][got.index("memory/2026-05-27.md")]["explain"]
         assert film["loose"]["dayAsked"] and film["keyword"]["score"] >= days_asked.DAY_WEIGHT
         assert "memory/2026-04-02.md" not in got[:3]  # another film, another week
-        monkeypatch.setattr(days_asked, "FEW_DAYS", 0)
+        monkeypatch.setattr(days_asked, "FEW_DAYS", 0)  # (the week holds 2 notes: "few notes" shows them too)
+        monkeypatch.setattr(days_asked, "FEW_NOTES", 1)
         assert "memory/2026-05-27.md" not in paths(m, "Which movie did I see the week before my trip to Kyoto?")
     finally:
         m.close()
 
 
 @engines
-def test_a_wide_range_is_left_to_the_words(reverie_home):
-    """"This year" spans every note: none is shown for its date alone, only what the words find."""
-    m = keyword_memory(HIKES)
+def test_a_wide_range_is_left_to_the_words(reverie_home, monkeypatch):
+    """"This year" spans many notes: none is shown for its date alone, only what the words find;
+    a range of a few notes, however long, shows each of them."""
+    chores = {f"memory/2026-01-{d:02d}.md": f"- Cleaned the kitchen ({d}).\n" for d in range(3, 13)}
+    m = keyword_memory({**HIKES, **chores})
     try:
         got = paths(m, "Which film did I see this year?")
         assert set(got[:2]) == {"memory/2026-05-27.md", "memory/2026-04-02.md"}
-        assert "memory/2026-02-20.md" not in got and "memory/2026-05-29.md" not in got
+        assert "memory/2026-02-20.md" not in got and "memory/2026-01-05.md" not in got
+        monkeypatch.setattr(days_asked, "FEW_NOTES", 100)
+        assert "memory/2026-02-20.md" in paths(m, "Which film did I see this year?")
     finally:
         m.close()
 
@@ -191,8 +198,8 @@ def test_with_the_relevance_floor_the_characters_held_are_evidence(reverie_home)
         write(m, rel, text)
     m.sync()
     try:
-        assert paths(m, "我二月去哪里爬山了？") == ["memory/2026-02-10.md"]
-        assert paths(m, "我二月去哪里潜水了？") == []
+        assert paths(m, "我二月去哪里爬山了？")[0] == "memory/2026-02-10.md"
+        assert paths(m, "我二月去哪里潜水了？") == []  # nothing holds 潜 or 水: February's notes are no answer
     finally:
         m.close()
 

@@ -12,15 +12,17 @@ week before my trip?" by "Watched the film … at the cinema". What the question
   unit holding the question's words themselves). With a range, only the units of the days asked
   are matched so: a hike of another month is no answer to "where did I hike last week".
 * Keyword-only, when the range spans at most :data:`FEW_DAYS` days ("the week before my trip",
-  "last week", "yesterday"), the first unit of each note dated then joins the candidates (at most
-  :data:`MAX_NOTES` notes), matched or not, with a keyword relevance of at least
+  "last week", "yesterday") or holds at most :data:`FEW_NOTES` notes (a month of a memory that
+  sees a session a week), the first unit of each note dated then that says something joins the
+  candidates (at most :data:`MAX_NOTES` notes), matched or not, with a keyword relevance of at least
   :data:`DAY_WEIGHT`: below a unit that holds the question's words, above one that holds a single
   word of it on another day ("… saves a second trip" for "the week before my trip"). The question
   asked what happened on those few days, and these are those days. They only add to an answer:
   when nothing at all matched the question ("Did I go skydiving last week?"), they go too, and the
   answer stays "no memory of it".
 
-A wider range ("this month", "this year") is left to the words, the characters and the time lift.
+A wider range that holds more notes ("this month" of daily notes, "this year") is left to the
+words, the characters and the time lift.
 """
 
 from __future__ import annotations
@@ -30,12 +32,15 @@ from .rescore import note_date
 
 MAX_NOTES = 31  # notes of the days asked whose first units join (more: sessions of their own)
 FEW_DAYS = 14  # a range of at most two weeks: each of its notes is shown
+FEW_NOTES = 8  # ... or of any length that holds at most this many notes ("in May": three sessions)
 DAY_WEIGHT = 0.2  # a day's first unit, matched or not: above a unit that holds one word of a long question
 
 
-def few_days(when) -> bool:
-    """Whether the range ``when`` (a timeq.TimeRange) is short enough to show each of its notes."""
-    return (when.end - when.start).days + 1 <= FEW_DAYS
+def few(when, notes: int) -> bool:
+    """Whether each of the ``notes`` notes dated inside the range ``when`` (a timeq.TimeRange) is
+    shown: the range spans at most :data:`FEW_DAYS` days or holds at most :data:`FEW_NOTES` notes
+    (and never more than :data:`MAX_NOTES`)."""
+    return 0 < notes <= MAX_NOTES and ((when.end - when.start).days + 1 <= FEW_DAYS or notes <= FEW_NOTES)
 
 
 HEAD_UNITS = 8  # a note's first units read to find the first that says something

@@ -213,11 +213,11 @@ def _dated_firsts(conn: apsw.Connection, when: timeq.TimeRange) -> list[int]:
 
 
 def _days_asked(conn: apsw.Connection, when: timeq.TimeRange, cands: dict[int, Candidate]) -> int:
-    """Keyword-only, a range of a few days: the first unit of each note dated inside ``when`` joins
-    the candidates, marked (search/days_asked.py); returns how many notes, 0 when the range holds
-    more than :data:`days_asked.MAX_NOTES`."""
+    """Keyword-only, a range of a few days or few notes: the first unit of each note dated inside
+    ``when`` joins the candidates, marked (search/days_asked.py); returns how many notes (0: none
+    joined)."""
     paths = _dated_notes(conn, when, days_asked.MAX_NOTES + 1)
-    if not paths or len(paths) > days_asked.MAX_NOTES:
+    if not days_asked.few(when, len(paths)):
         return 0
     where, args = _one_of(conn, "path", paths, "text")
     heads: dict[str, list[tuple[int, str]]] = {}  # each note's first units, in order
@@ -297,7 +297,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                 alone.add(hit.seq)
                 cands[hit.seq] = Candidate(hit.seq)
     dated_notes = 0  # keyword-only, a few days asked: each note's first unit (search/days_asked.py)
-    if params.when is not None and not use_vectors and use_kw and days_asked.few_days(params.when):
+    if params.when is not None and not use_vectors and use_kw:
         dated_notes = _days_asked(conn, params.when, cands)
     firsts = _first_chunks(conn, [h.path for h in p_hits])
     for h in p_hits:
