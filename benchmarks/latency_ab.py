@@ -1,6 +1,7 @@
 """Search latency, this code against another checkout, interleaved on one machine.
 
     python benchmarks/latency_ab.py --before <checkout>/src [--size 100000] [--rounds 4] [--work DIR]
+                                    [--queries perf|gathering] [--reuse]
 
 A latency target such as "p50 at 100k within 10 % of the previous version" cannot be read off two
 runs of ``perf.py`` taken an hour apart: on a shared 2-core machine the same code moved 62 → 90 ms
@@ -11,6 +12,11 @@ previous version, one of this, again, ``--rounds`` times. Each process warms up 
 times ``perf.py``'s 100 queries once (which version goes first alternates by round), hybrid and keyword-only (query embedding excluded: the
 benchmark embedder answers at once). The figures are the medians over the rounds of each round's
 p50 and p95, with every round shown and the machine's load at the start and the end.
+
+``--queries gathering`` times 30 Chinese questions that gather many notes' answers instead ("我一共
+订了几次酒店？", "我上个月的会议怎么样？": a count, a range of days), the ones that ask the keyword index
+for their characters too (search/loose.py). ``--reuse`` keeps the homes already under ``--work``
+(built by an earlier run of the same size) instead of building them again.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ def _child(src: str, home: str, what: str) -> None:
             getattr(mem, step)()
             mem.close()
         return
-    qs = perf.query_set(random.Random(11))
+    qs = perf.query_set(random.Random(11)) if os.environ.get("REVERIE_AB_QUERIES") != "gathering" else gathering(perf)
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
     for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
@@ -65,8 +71,14 @@ def _child(src: str, home: str, what: str) -> None:
     print(json.dumps(out))
 
 
-def _run(src: Path, home: Path, what: str, size: int) -> dict | None:
-    env = {**os.environ, "REVERIE_AB_SIZE": str(size), "PYTHONDONTWRITEBYTECODE": "1"}
+def gathering(perf) -> list[str]:
+    """30 Chinese questions that gather many notes' answers, over the generated workspace's words."""
+    words = perf.ZH_WORDS
+    return [f"我一共订了几次{w}？" for w in words[:15]] + [f"我上个月的{w}怎么样？" for w in words[15:30]]
+
+
+def _run(src: Path, home: Path, what: str, size: int, queries: str = "perf") -> dict | None:
+    env = {**os.environ, "REVERIE_AB_SIZE": str(size), "PYTHONDONTWRITEBYTECODE": "1", "REVERIE_AB_QUERIES": queries}
     done = subprocess.run([sys.executable, __file__, "--child", str(src), str(home), what], env=env,
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -84,7 +96,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
+    ap.add_argument("--queries", choices=("perf", "gathering"), default="perf",
+                    help="perf.py's 100 queries, or 30 Chinese questions that count or say when")
+    ap.add_argument("--reuse", action="store_true", help="keep the homes already under --work")
     args = ap.parse_args()
+    if args.reuse and args.work is None:
+        ap.error("--reuse needs --work (the folder holding the homes of an earlier run)")
     if not (args.before / "reverie" / "__init__.py").exists():
         ap.error(f"{args.before} holds no reverie package (give a checkout's src/)")
     versions = {"before": args.before.resolve(), "now": (ROOT / "src").resolve()}
@@ -92,20 +109,26 @@ def main() -> None:
     t0, load0 = time.perf_counter(), os.getloadavg()
     try:
         for name, src in versions.items():
+            if args.reuse and (work / name / "workspace").is_dir():
+                print(f"reusing {work / name} for {name}", file=sys.stderr, flush=True)
+                continue
             print(f"building {args.size:,} units for {name} ...", file=sys.stderr, flush=True)
             _run(src, work / name, "build", args.size)
         rounds: dict[str, list[dict]] = {name: [] for name in versions}
         for r in range(args.rounds):
             order = list(versions.items())
             for name, src in (order if r % 2 == 0 else order[::-1]):  # who goes first alternates
-                rounds[name].append(_run(src, work / name, "time", args.size))
+                rounds[name].append(_run(src, work / name, "time", args.size, args.queries))
                 print(f"round {r + 1} {name}: {rounds[name][-1]}", file=sys.stderr, flush=True)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     load1, took = os.getloadavg(), time.perf_counter() - t0
+    n_queries = 100 if args.queries == "perf" else 30
+    flag = "" if args.queries == "perf" else " --queries gathering"
     lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
-             f"{args.rounds}` — {args.size:,} units, {args.rounds} rounds of 100 queries per version in turns; "
+             f"{args.rounds}{flag}` — {args.size:,} units, {args.rounds} rounds of {n_queries} "
+             f"{'queries' if args.queries == 'perf' else 'gathering Chinese questions'} per version in turns; "
              f"run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, took {took:.0f} s; load average "
              f"{load0[0]:.1f} at the start, {load1[0]:.1f} at the end ({os.cpu_count()} cores).", "",
              "| mode | before: p50 / p95 (ms) | now: p50 / p95 (ms) | p50 now / before | every round's p50, before → now |",
@@ -120,7 +143,12 @@ def main() -> None:
     if not args.no_report:
         from report import update_section
 
-        update_section(ROOT / "docs" / "benchmarks.md", "latency-ab", "Search latency against the previous version", body)
+        if args.queries == "perf":
+            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab", "Search latency against the previous version",
+                           body)
+        else:
+            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-gathering",
+                           "Search latency against the previous version: questions that gather", body)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,11 @@ words themselves, above one that holds a single word of a long question. Particl
 question's own words (哪, 里, 什, 么, 几) and a count's frame (一共, 多少) do not count: they are
 in every note, or in none that answers.
 
-A plain lookup does not ask: its answer is one note, which its words or the vectors find, and over
-a large memory the characters' prefixes match a third of it (100k units: 18-35 ms to rank, against
-a 6 ms search). Nor does a question about what holds now ("我现在开的是什么车？"): the earlier
+A plain lookup does not ask: its answer is one note, which its words or the vectors find. Nor does
+a memory of more than :data:`MAX_UNITS` units: there the characters' prefixes match a third of it
+(100k units: 18-35 ms to rank each time; a gathering question's p50 went 31.7 -> 52.1 ms hybrid,
+``benchmarks/latency_ab.py --queries gathering``), and a character is found in so many units that
+the hundred best say little. Nor does a question about what holds now ("我现在开的是什么车？"): the earlier
 statement, often worded more like the question ("我目前跑得最远的一次是十二公里" for "我现在最长能跑多少
 公里"), rose above the later one (measured: the later statement's note first 0.625 -> 0.500,
 keyword-only). Latin words are matched loosely too where a unit's loose share is computed (rough
@@ -34,6 +36,7 @@ from ..text.concepts import STOP, content_words
 
 WEIGHT = 0.4  # a unit holding every loose term: 0.4 (one holding every query word: up to 1.0)
 LEG_LIMIT = 100  # units the loose leg brings (best bm25 over the characters first)
+MAX_UNITS = 20_000  # in a larger memory the leg is not asked (its prefixes match too much to rank)
 
 # the frame of a counting question, as the keyword query leaves it out (keyword.STOP_WORDS): "一共"
 # is no evidence of a swim ("超市一共有多少种牛奶" is not a concert)

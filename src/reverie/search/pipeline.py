@@ -287,7 +287,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
-    loose_words = loose.leg_words(question) if use_kw and gathers else ""
+    loose_words = loose.leg_words(question) if use_kw and gathers and qt.n_docs <= loose.MAX_UNITS else ""
     found: set[int] = set()  # the units the loose leg found,
     alone: set[int] = set()  # ... and those the legs before it did not (they go again if they hold none)
     if loose_words:
