@@ -34,6 +34,7 @@ MAX_NOTES = 31  # notes of the days asked whose first units join (more: sessions
 FEW_DAYS = 14  # a range of at most two weeks: each of its notes is shown
 FEW_NOTES = 8  # ... or of any length that holds at most this many notes ("in May": three sessions)
 DAY_WEIGHT = 0.2  # a day's first unit, matched or not: above a unit that holds one word of a long question
+HEAD_UNITS = 8  # a note's first units read to find the first that says something
 
 
 def few(when, notes: int) -> bool:
@@ -41,9 +42,6 @@ def few(when, notes: int) -> bool:
     shown: the range spans at most :data:`FEW_DAYS` days or holds at most :data:`FEW_NOTES` notes
     (and never more than :data:`MAX_NOTES`)."""
     return 0 < notes <= MAX_NOTES and ((when.end - when.start).days + 1 <= FEW_DAYS or notes <= FEW_NOTES)
-
-
-HEAD_UNITS = 8  # a note's first units read to find the first that says something
 
 
 def first_said(units: list[tuple[int, str]]) -> int:

@@ -142,16 +142,25 @@ def _load(conn: apsw.Connection, cands: dict[int, Candidate], with_vectors: bool
              c.project_key, c.status, c.origin_class, c.session_kind, c.embedding) = row[1:]
 
 
-def _first_chunks(conn: apsw.Connection, paths: list[str]) -> dict[str, int]:
-    """Each path's first unit, in one statement (a round trip per path cost 10 ms on PostgreSQL)."""
-    out: dict[str, int] = {}
+def _note_heads(conn: apsw.Connection, paths: list[str], units: int, text: bool = False) -> dict[str, list[tuple]]:
+    """Each path's first ``units`` units in order, as (seq,) or (seq, text), in one statement per
+    500 paths (a round trip per path cost 10 ms on PostgreSQL)."""
+    out: dict[str, list[tuple]] = {}
     paths = list(dict.fromkeys(paths))
+    cols = "seq, text" if text else "seq"
     for i in range(0, len(paths), 500):
         where, params = _one_of(conn, "path", paths[i:i + 500], "text")
-        out.update(conn.execute(
-            f"SELECT path, seq FROM (SELECT path, seq, row_number() OVER (PARTITION BY path ORDER BY start_line, seq) "
-            f"AS r FROM memory_index_chunks WHERE {where}) AS f WHERE r = 1", params))
+        for path, *row in conn.execute(
+                f"SELECT path, {cols} FROM (SELECT path, {cols}, row_number() OVER (PARTITION BY path "
+                f"ORDER BY start_line, seq) AS r FROM memory_index_chunks WHERE {where}) AS f WHERE r <= ? "
+                f"ORDER BY path, r", (*params, units)):
+            out.setdefault(path, []).append(tuple(row))
     return out
+
+
+def _first_chunks(conn: apsw.Connection, paths: list[str]) -> dict[str, int]:
+    """Each path's first unit."""
+    return {path: rows[0][0] for path, rows in _note_heads(conn, paths, 1).items()}
 
 
 def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
@@ -219,14 +228,7 @@ def _days_asked(conn: apsw.Connection, when: timeq.TimeRange, cands: dict[int, C
     paths = _dated_notes(conn, when, days_asked.MAX_NOTES + 1)
     if not days_asked.few(when, len(paths)):
         return 0
-    where, args = _one_of(conn, "path", paths, "text")
-    heads: dict[str, list[tuple[int, str]]] = {}  # each note's first units, in order
-    for path, seq, text in conn.execute(
-            f"SELECT path, seq, text FROM (SELECT path, seq, text, row_number() OVER (PARTITION BY path "
-            f"ORDER BY start_line, seq) AS r FROM memory_index_chunks WHERE {where}) AS f WHERE r <= ? "
-            f"ORDER BY path, r", (*args, days_asked.HEAD_UNITS)):
-        heads.setdefault(path, []).append((seq, text))
-    for units in heads.values():
+    for units in _note_heads(conn, paths, days_asked.HEAD_UNITS, text=True).values():
         seq = days_asked.first_said(units)
         cands.setdefault(seq, Candidate(seq)).dated = True
     return len(paths)
