@@ -63,10 +63,10 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def leg_words(question: str) -> str:
-    """What the loose leg asks the keyword index for: the question's meaningful CJK characters,
-    each its own query token ("" when it has none)."""
-    return " ".join(sorted(t for t in terms(question) if _HAN.fullmatch(t)))
+def leg_words(wanted: frozenset[str]) -> str:
+    """What the loose leg asks the keyword index for: of a question's loose terms (:func:`terms`),
+    its meaningful Han characters, each its own query token ("" when it has none)."""
+    return " ".join(sorted(t for t in wanted if _HAN.fullmatch(t)))
 
 
 def share(text: str, wanted: frozenset[str]) -> float:

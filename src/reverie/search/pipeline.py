@@ -289,7 +289,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
-    loose_words = loose.leg_words(question) if use_kw and gathers and qt.n_docs <= loose.MAX_UNITS else ""
+    wanted = loose.terms(question) if use_kw and gathers else frozenset()  # (a range: always gathers)
+    loose_words = loose.leg_words(wanted) if qt.n_docs <= loose.MAX_UNITS else ""
     found: set[int] = set()  # the units the loose leg found,
     alone: set[int] = set()  # ... and those the legs before it did not (they go again if they hold none)
     if loose_words:
@@ -328,7 +329,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     pool = list(cands.values())
     params.loose, params.days = bool(loose_words), dated_notes
     if loose_words or dated_notes:  # what the question's terms loosely hold; of what those legs brought, only that
-        pool = days_asked.keep(pool, loose.terms(question), found, alone, params.when)
+        pool = days_asked.keep(pool, wanted, found, alone, params.when)
     if params.counting and use_vectors:  # the units of many windows: only the nearest go on
         pool = context.nearest_units(pool, vectors, counting.UNITS_KEPT)
     if use_vectors:
