@@ -103,3 +103,24 @@ def agent_db(store_backend, tmp_path, request):
         return PostgresAgentDatabase(os.environ["REVERIE_POSTGRES_DSN"], _unique_key(request))
     return tmp_path / "reverie-agent.sqlite"
 
+
+@pytest.fixture
+def keyword_memory(reverie_home):
+    """A keyword-only memory of the notes given (extra settings in ``overrides``), closed after the test."""
+    from reverie import Memory
+    from workspace_helpers import write
+
+    made: list[Memory] = []
+
+    def make(notes: dict[str, str], overrides: tuple[str, ...] = ()) -> Memory:
+        m = Memory(overrides=['memory.search.provider="none"', *overrides])
+        made.append(m)
+        m.init()
+        for rel, text in notes.items():
+            write(m, rel, text)
+        m.sync()
+        return m
+
+    yield make
+    for m in made:
+        m.close()

@@ -12,7 +12,6 @@ import pytest
 from reverie import Memory
 from reverie.search import days_asked, loose
 
-from workspace_helpers import write
 
 # each test with a memory runs on both engines (each runs the two legs' queries)
 engines = pytest.mark.usefixtures("store_backend")
@@ -30,25 +29,6 @@ def test_the_loose_terms_are_meaningful_han_characters_and_latin_stems():
     assert loose.share("今天去爬了香山。", loose.terms("我去哪里爬山了？")) == 1.0
     assert loose.share("今天下雨了。", loose.terms("我去哪里爬山了？")) == 0.0
     assert loose.share("anything", frozenset()) == 0.0
-
-
-@pytest.fixture
-def keyword_memory(reverie_home):
-    """A keyword-only memory of the notes given (extra settings in ``overrides``), closed after the test."""
-    made: list[Memory] = []
-
-    def make(notes: dict[str, str], overrides: tuple[str, ...] = ()) -> Memory:
-        m = Memory(overrides=['memory.search.provider="none"', *overrides])
-        made.append(m)
-        m.init()
-        for rel, text in notes.items():
-            write(m, rel, text)
-        m.sync()
-        return m
-
-    yield make
-    for m in made:
-        m.close()
 
 
 def paths(m: Memory, query: str, **kw) -> list[str]:

@@ -82,16 +82,3 @@ def keep(pool: list, wanted: frozenset[str], found: set[int], alone: set[int], w
     if not any(_matched(c) or c.specificity for c in out):  # "Did I go skydiving last week?": no memory of it
         out = [c for c in out if not c.dated]
     return out
-
-
-def lift(pool: list) -> None:
-    """A unit is at least as relevant by keyword as the question's terms it holds loosely say
-    (search/loose.py), and a day's first unit at least :data:`DAY_WEIGHT`. (A unit the path leg
-    found keeps its path score where that is more: ``Candidate.text_score`` reads the keyword leg
-    once it is set.)"""
-    for c in pool:
-        if c.specificity:
-            continue
-        floor = max(loose.WEIGHT * c.loose, DAY_WEIGHT if c.dated else 0.0)
-        if floor > c.keyword:
-            c.keyword = max(floor, c.path_score or 0.0) if c.kw is None else floor

@@ -15,7 +15,9 @@ workspace, and when it does not the answer is empty (no lexical fill either):
 * **keyword-only**: the best unit's keyword coverage (the IDF-weighted share of the query's tokens
   it holds, words the index never saw included) against ``KEYWORD_FLOOR``; where the question's
   characters were read (search/loose.py), ``loose.WEIGHT`` times the share of them a unit holds
-  counts as its coverage too ("今天去爬了香山" answers "我二月去哪里爬山了？" with no word in common).
+  counts as its coverage too ("今天去爬了香山" answers "我二月去哪里爬山了？" with no word in common),
+  and a stated taste on the topic of a request for advice ``taste.TOPIC_WEIGHT`` ("I prefer quiet
+  mountain villages" answers "What kind of holiday should I book?").
 
 A path match (the query names a file) always passes. Off unless ``memory.search.query.noMemoryFloor``
 is set (and at minScore 0): it also loses some loosely worded answerable questions.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from . import loose
+from . import loose, taste
 from .candidates import Candidate
 
 MIN_UNITS = 24  # candidates with a vector needed before the vector side judges
@@ -61,6 +63,8 @@ def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: floa
     coverage = max((c.kw_unit for c in pool if c.kw is not None), default=0.0) if use_kw else 0.0
     if use_kw and not use_vectors:  # keyword-only: the question's characters held count too (search/loose.py)
         coverage = max(coverage, max((loose.WEIGHT * c.loose for c in pool), default=0.0))
+        if any(c.topical for c in pool):  # a taste on the topic of a request for advice (search/taste.py)
+            coverage = max(coverage, taste.TOPIC_WEIGHT)
     stand_out = None
     cosines = [c.vector_raw for c in pool if c.vector_raw is not None] if use_vectors else []
     if len(cosines) >= MIN_UNITS:

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq
+from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq, vouched
 from ..store.engine import engine_of
+from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
     memory_index_version, path_leg, recent_turn
@@ -74,6 +75,7 @@ class SearchParams:
     mine: bool = False  # the query counts the owner's own doings (set by run)
     loose: bool = False  # the query's characters were asked for too (search/loose.py; set by run)
     days: int = 0  # keyword-only: the notes of the days asked read (search/days_asked.py; set by run)
+    taste_topics: frozenset = frozenset()  # keyword-only: the topics an advice question names (search/taste.py)
     vector_floor: float | None = None  # the relevance floor (search/floor.py); None or 0: off
     keyword_floor: float | None = None
     max_tokens: int | None = None  # a reading budget: results while their snippets fit (reading.py)
@@ -250,7 +252,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if anchor is not None:  # "the week before my trip to Kyoto": the date of the note that best says the event
         day, event_path = _event_date(conn, pg, anchor.event, params.tokenizer)
         params.when = anchor.around(day, event_path) if day is not None else None
-    params.advice = taste.asks_for_advice(recent_turn(params.query) if chatty else params.query)
+    asked = recent_turn(params.query) if chatty else params.query
+    params.advice = taste.asks_for_advice(asked)
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
     # a count of the owner's own doings: the assistant's lines and other people's are no instance
@@ -276,8 +279,14 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         p_hits = path_leg(conn, params.query, params.tokenizer, params.window) if use_kw else []
     for hit in kw_hits:
         cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
-    if params.advice and use_vectors and use_kw:  # the taste leg (search/taste.py)
+    # the taste leg (search/taste.py): with vectors, they judge the tastes found; without them, the
+    # topics the request names do, and only tastes on those topics stay
+    topics = topics_of(asked) if params.advice and use_kw and not use_vectors else frozenset()
+    tastes_alone: set[int] = set()  # keyword-only: the tastes only this leg found
+    if params.advice and use_kw and (use_vectors or topics):
         for hit in _words_leg(conn, pg, params.tokenizer, taste.TASTE_WORDS, taste.LEG_LIMIT):
+            if not use_vectors and hit.seq not in cands:
+                tastes_alone.add(hit.seq)
             cands.setdefault(hit.seq, Candidate(hit.seq))
     if params.when is not None and use_vectors and pg:  # the notes dated then, for the time leg below
         for seq in _dated_firsts(conn, params.when):
@@ -327,9 +336,11 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         if not c.path:  # vanished between legs (a concurrent sync): drop it
             del cands[c.seq]
     pool = list(cands.values())
-    params.loose, params.days = bool(loose_words), dated_notes
+    params.loose, params.days, params.taste_topics = bool(loose_words), dated_notes, topics
     if loose_words or dated_notes:  # what the question's terms loosely hold; of what those legs brought, only that
         pool = days_asked.keep(pool, wanted, found, alone, params.when)
+    if topics:  # keyword-only: the tastes on a topic the request names
+        pool = taste.keep_topical(pool, topics, tastes_alone)
     if params.counting and use_vectors:  # the units of many windows: only the nearest go on
         pool = context.nearest_units(pool, vectors, counting.UNITS_KEPT)
     if use_vectors:
@@ -338,8 +349,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         windows = context.windows_of_files(conn, pool)
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw, own_weight)
-    if loose_words or dated_notes:
-        days_asked.lift(pool)
+    if loose_words or dated_notes or topics:
+        vouched.lift(pool)
     for c in pool:
         kw = c.text_score  # the keyword leg, or a partial path match where the text did not match
         if use_vectors and use_kw:
@@ -505,6 +516,8 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["time"] = {"range": [params.when.start.isoformat(), params.when.end.isoformat()], "multiplier": r4(when)}
     if params.advice:  # only when the query asks for a recommendation
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
+        if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
+            out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
     if params.mine:  # only when the query counts the owner's own doings
         out["count"] = {"notMine": theirs != 1.0, "multiplier": r4(theirs)}
     if params.loose or params.days:  # only when the question's characters or its days were read

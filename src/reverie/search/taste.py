@@ -15,6 +15,7 @@ are lifted.
 from __future__ import annotations
 
 from ..text.cjk import LazyPattern
+from ..text.topics import topics_of
 from .results import wording
 
 TASTE_BOOST = 1.35
@@ -52,6 +53,12 @@ TASTE_WORDS = "love loves enjoy enjoyed prefer hate favourite favorite vegetaria
 LEG_LIMIT = 64  # taste statements made candidates for an advice question (their vectors then judge them)
 
 
+# keyword-only, a stated taste on a topic the request names (text/topics.py) is at least this
+# relevant by keyword: above a unit holding one common word of the request ("birthday" in "my
+# sister's birthday is in March"), below one holding its rarer words ("Sichuan restaurant")
+TOPIC_WEIGHT = 0.3
+
+
 def asks_for_advice(query: str) -> bool:
     low = query.lower()
     return _ASKS.search(low) is not None and _PAST_ADVICE.search(low) is None
@@ -76,6 +83,19 @@ def lifted(pool: list) -> set[int]:
             break
         chosen.setdefault(wording(c.text), id(c))
     return set(chosen.values())
+
+
+def keep_topical(pool: list, topics: frozenset[str], alone: set[int]) -> list:
+    """Keyword-only: marks the stated tastes on one of ``topics`` (the topics the request names)
+    and returns the pool without the units only the taste leg brought (``alone``) that are not."""
+    out = []
+    for c in pool:
+        if not c.specificity and states_taste(c.text) and topics & topics_of(c.text):
+            c.topical = True
+        elif c.seq in alone:
+            continue
+        out.append(c)
+    return out
 
 
 def gate(content: float, best: float) -> float:
