@@ -15,7 +15,9 @@ p50 and p95, with every round shown and the machine's load at the start and the 
 
 ``--queries gathering`` times 30 Chinese questions that gather many notes' answers instead ("我一共
 订了几次酒店？", "我上个月的会议怎么样？": a count, a range of days), the ones that ask the keyword index
-for their characters too (search/loose.py). ``--reuse`` keeps the homes already under ``--work``
+for their characters too (search/loose.py); ``--queries kinds`` 20 counting questions in English and
+Chinese that name a kind ("How many different doctors did I see?"), which ask the index for its
+members too (text/kinds.py). ``--reuse`` keeps the homes already under ``--work``
 (built by an earlier run of the same size) instead of building them again.
 """
 
@@ -58,7 +60,8 @@ def _child(src: str, home: str, what: str) -> None:
             getattr(mem, step)()
             mem.close()
         return
-    qs = perf.query_set(random.Random(11)) if os.environ.get("REVERIE_AB_QUERIES") != "gathering" else gathering(perf)
+    which = os.environ.get("REVERIE_AB_QUERIES")
+    qs = gathering(perf) if which == "gathering" else kinds() if which == "kinds" else perf.query_set(random.Random(11))
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
     for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
@@ -75,6 +78,19 @@ def gathering(perf) -> list[str]:
     """30 Chinese questions that gather many notes' answers, over the generated workspace's words."""
     words = perf.ZH_WORDS
     return [f"我一共订了几次{w}？" for w in words[:15]] + [f"我上个月的{w}怎么样？" for w in words[15:30]]
+
+
+def kinds() -> list[str]:
+    """20 counting questions, English and Chinese, that name a kind (text/kinds.py) whose head
+    words the generated workspace holds: they ask the index for the kind's members too."""
+    return ["How many times did I go running?", "How many trips did I take in total?",
+            "How many restaurants did I try?", "How many different doctors did I see?",
+            "How much did I spend on the hotel in total?", "How many flights did I book in total?",
+            "How many classes did I take?", "How much money did I spend on travel in total?",
+            "How many concerts did I go to?", "How many books did I read?",
+            "我一共去了几次旅行？", "我一共去过几家餐厅？", "我一共看了几个医生？", "我一共跑了几次步？",
+            "我在健身上一共花了多少钱？", "我一共上了几节课程？", "我一共买了几盆植物？", "我一共看了几场电影？",
+            "我一共去了几次博物馆？", "我在旅游上一共花了多少钱？"]
 
 
 def _run(src: Path, home: Path, what: str, size: int, queries: str = "perf") -> dict | None:
@@ -96,8 +112,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
-    ap.add_argument("--queries", choices=("perf", "gathering"), default="perf",
-                    help="perf.py's 100 queries, or 30 Chinese questions that count or say when")
+    ap.add_argument("--queries", choices=("perf", "gathering", "kinds"), default="perf",
+                    help="perf.py's 100 queries, 30 Chinese questions that count or say when, or 20 counting "
+                         "questions naming a kind")
     ap.add_argument("--reuse", action="store_true", help="keep the homes already under --work")
     args = ap.parse_args()
     if args.reuse and args.work is None:
@@ -124,11 +141,12 @@ def main() -> None:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     load1, took = os.getloadavg(), time.perf_counter() - t0
-    n_queries = 100 if args.queries == "perf" else 30
-    flag = "" if args.queries == "perf" else " --queries gathering"
+    n_queries, what = {"perf": (100, "queries"), "gathering": (30, "gathering Chinese questions"),
+                       "kinds": (20, "counting questions naming a kind")}[args.queries]
+    flag = "" if args.queries == "perf" else f" --queries {args.queries}"
     lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
              f"{args.rounds}{flag}` — {args.size:,} units, {args.rounds} rounds of {n_queries} "
-             f"{'queries' if args.queries == 'perf' else 'gathering Chinese questions'} per version in turns; "
+             f"{what} per version in turns; "
              f"run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, took {took:.0f} s; load average "
              f"{load0[0]:.1f} at the start, {load1[0]:.1f} at the end ({os.cpu_count()} cores).", "",
              "| mode | before: p50 / p95 (ms) | now: p50 / p95 (ms) | p50 now / before | every round's p50, before → now |",
@@ -146,9 +164,12 @@ def main() -> None:
         if args.queries == "perf":
             update_section(ROOT / "docs" / "benchmarks.md", "latency-ab", "Search latency against the previous version",
                            body)
-        else:
+        elif args.queries == "gathering":
             update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-gathering",
                            "Search latency against the previous version: questions that gather", body)
+        else:
+            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-kinds",
+                           "Search latency against the previous version: counting questions naming a kind", body)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from . import context, counting, current, days_asked, floor, loose, newest, read
 from ..store.engine import engine_of
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
-from .keyword import analyse_query, has_content, is_conversational, keyword_leg, memory_doc_count, \
+from .keyword import analyse_query, expand_kinds, has_content, is_conversational, keyword_leg, memory_doc_count, \
     memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
@@ -48,6 +48,8 @@ __all__ = ["Candidate", "Passage", "SearchParams", "VectorQuery", "candidate_win
 VECTOR_WEIGHT = 0.7
 TEXT_WEIGHT = 0.3
 KEYWORD_FETCH = 2  # keyword hits fetched per place in the candidate window
+KINDS_LIMIT = 50  # units naming a member of a kind the gathering question names (text/kinds.py) ...
+KINDS_BEST_UNITS = 20_000  # ... the best by bm25 up to this many units in the index, the newest beyond
 WINDOW_FLOOR = 48
 MMR_POOL = 48
 FTS_TABLE = "memory_index_chunks_fts"
@@ -187,9 +189,12 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
     return None, None
 
 
-def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int) -> list:
+def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int,
+               newest_past: int | None = None) -> list:
     """Units holding any of ``words``, by keyword: the stated tastes ("I love…", "我喜欢…") of an
-    advice question, the statements of change ("joined", "换成") of a question about now."""
+    advice question, the statements of change ("joined", "换成") of a question about now. In an
+    index of more than ``newest_past`` units (SQLite), the newest that hold any, not the best by
+    bm25 (which scores every unit holding one: see keyword_leg)."""
     if pg:
         from . import postgres as engine
 
@@ -199,7 +204,7 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     version = memory_index_version(conn)
     qt = analyse_query(conn, words, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
     qt.strict = None  # any of the words
-    return keyword_leg(conn, qt, limit)
+    return keyword_leg(conn, qt, limit, newest=newest_past is not None and qt.n_docs > newest_past)
 
 
 def _dated_notes(conn: apsw.Connection, when: timeq.TimeRange, limit: int) -> list[str]:
@@ -294,10 +299,17 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if params.now_state and use_vectors and use_kw:  # the change leg (search/current.py)
         for hit in _words_leg(conn, pg, params.tokenizer, current.CHANGE_WORDS, current.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))
-    # a question gathering what many notes say (a count, a range of days) asks in Chinese for its
-    # characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
+    # a count names a kind whose members the notes name ("doctors": "dermatologist", text/kinds.py),
+    # and a question gathering what many notes say (a count, a range of days) asks in Chinese for
+    # its characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
+    kind_words = expand_kinds(qt, params.tokenizer) if use_kw and params.counting else ""
+    if kind_words:  # the units naming a member are keyword hits: the query's mask reads them
+        for hit in _words_leg(conn, pg, params.tokenizer, kind_words, KINDS_LIMIT, KINDS_BEST_UNITS):
+            c = cands.setdefault(hit.seq, Candidate(hit.seq))
+            if c.kw is None:
+                c.kw = hit
     wanted = loose.terms(question) if use_kw and gathers else frozenset()  # (a range: always gathers)
     loose_words = loose.leg_words(wanted) if qt.n_docs <= loose.MAX_UNITS else ""
     found: set[int] = set()  # the units the loose leg found,
