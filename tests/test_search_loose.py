@@ -9,11 +9,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reverie import Memory
 from reverie.search import days_asked, loose
 
 
 # each test with a memory runs on both engines (each runs the two legs' queries)
+from workspace_helpers import result_paths
+
 engines = pytest.mark.usefixtures("store_backend")
 
 NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)  # a Wednesday
@@ -31,9 +32,8 @@ def test_the_loose_terms_are_meaningful_han_characters_and_latin_stems():
     assert loose.share("anything", frozenset()) == 0.0
 
 
-def paths(m: Memory, query: str, **kw) -> list[str]:
-    out = m.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)
-    return [r["path"] for r in out["results"]]
+def paths(m, query: str, **kw) -> list[str]:
+    return result_paths(m, query, NOW, **kw)
 
 
 SWIMS = {

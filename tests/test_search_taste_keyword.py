@@ -10,6 +10,8 @@ import pytest
 from reverie.search import taste
 from reverie.text.topics import LEISURE, topics_of
 
+from workspace_helpers import result_paths
+
 engines = pytest.mark.usefixtures("store_backend")
 
 NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)
@@ -28,8 +30,7 @@ ZH = {
 
 
 def paths(m, query: str, **kw) -> list[str]:
-    out = m.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)
-    return [r["path"] for r in out["results"]]
+    return result_paths(m, query, NOW, **kw)
 
 
 def test_a_taste_on_the_topic_crosses_languages(keyword_memory):
@@ -53,6 +54,11 @@ def test_the_topics_a_request_and_a_taste_name():
     # a pastime asked for: any leisure topic answers it
     assert topics_of("能推荐一个冬天的新爱好吗？") == LEISURE
     assert topics_of("I love my job.") == frozenset()
+    # words that hold another: "latter" is no latte, "campaigns" no camp, 热狗 (hot dog) no dog,
+    # 夜猫子 (night owl) no cat, 吃力 (strenuous) no eating, "of course" no class
+    for other in ("I prefer the latter option for the schema.", "I love our email campaigns.", "我喜欢热狗。",
+                  "我是个夜猫子。", "我不喜欢吃力的活。", "Of course I prefer it."):
+        assert topics_of(other) == frozenset(), other
 
 
 @engines
@@ -82,6 +88,14 @@ def test_without_a_topic_or_without_advice_nothing_changes(keyword_memory):
     assert "memory/2026-05-04.md" not in paths(m, "When is the summer rota?")
     # a question about advice given before is no request for a new one (the tastes stay out)
     assert "memory/2026-05-06.md" not in paths(m, "Which restaurant did you recommend for dinner?")
+
+
+@engines
+def test_a_taste_on_no_topic_of_the_request_is_not_shown(keyword_memory):
+    m = keyword_memory({"memory/2026-05-06.md": "- I prefer the latter option for the database schema.\n",
+                        "memory/2026-05-08.md": "- I love our email campaigns, they work.\n"})
+    assert paths(m, "What should I cook for dinner tonight? Any recipe ideas?") == []
+    assert paths(m, "Can you recommend a holiday destination?") == []
 
 
 @engines

@@ -27,3 +27,9 @@ def filler_days(mem, lines: list[str], days: int = 48) -> None:
     for i in range(days):
         write(mem, f"memory/2026-03-{1 + i % 28:02d}-{i}.md",
               f"- {lines[i % len(lines)]} ({i})\n- {lines[(i * 7 + 3) % len(lines)]}\n")
+
+
+def result_paths(mem, query: str, now, **kw) -> list[str]:
+    """The paths of the first ten results for ``query`` asked at ``now`` (minScore 0, no signals)."""
+    out = mem.search(query, 10, 0.0, now=now, record_signals=False, **kw)
+    return [r["path"] for r in out["results"]]

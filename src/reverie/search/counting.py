@@ -46,6 +46,16 @@ def asks_to_count(query: str) -> bool:
     return _ASKS.search(query.lower()) is not None
 
 
+# "how many times": its "times" frames the count, as "many" does (a stop word): kept in the keyword
+# query, it matched every "first time trying the recipe" as much as a swim matched "swimming"
+_TIMES = LazyPattern(r"\b(how\s+many)\s+times\b", re.I)
+
+
+def without_frame(query: str) -> str:
+    """A counting question's keyword query without the "times" of "how many times"."""
+    return _TIMES.sub(r"\1", query)
+
+
 # a count of what happened over time: "how many times / how often", "in total", "so far", "how
 # many … did I …", "几次 / 多少次 / 一共 / 总共…" (not "how many cats do I have?", "how many people
 # are on my team?": a value, which a later note updates)

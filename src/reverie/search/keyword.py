@@ -142,9 +142,9 @@ class QueryTerms:
     like: list[str] = field(default_factory=list)  # trigram: short CJK words required as substrings
     n_docs: int = 0
     fetch: list[str] = field(default_factory=list)  # the tokens ``match`` asks for (engines matching tokens)
-    # a token -> the index tokens of the members of the kind it names (a gathering question: see
-    # :func:`expand_kinds`); a text holding every token of one member holds the token
-    alts: dict[str, list[frozenset[str]]] = field(default_factory=dict)
+    # a token -> the members of the kind it names (see :func:`expand_kinds`): a text naming one of
+    # them holds the token
+    alts: dict[str, list[Member]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -156,7 +156,7 @@ class QueryTerms:
         low = text.lower()
         held = [(t in have) if not _prefix(t) else (t in low) for t in self.tokens]
         if self.alts:
-            held = [h or any(m <= have for m in self.alts.get(t, ())) for h, t in zip(held, self.tokens)]
+            held = [h or any(m.held(have, low) for m in self.alts.get(t, ())) for h, t in zip(held, self.tokens)]
         return held
 
     def coverage(self, mask: list[bool]) -> float:
@@ -242,43 +242,80 @@ def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: 
     return QueryTerms(tokens, w, match, strict, like, n_docs, fetch)
 
 
+@dataclass(frozen=True)
+class Member:
+    """A member of a kind (text/kinds.py) as the index and a text hold it."""
+
+    tokens: frozenset[str]  # its query tokens (porter stems, CJK bigrams): all in a text that names it
+    surface: re.Pattern | str | None  # a phrase's words in a row, a Chinese word as written; None: one word
+    fts: str  # the FTS5 expression that finds it (its words or bigrams as a phrase)
+
+    def held(self, have: frozenset[str], low: str) -> bool:
+        if not self.tokens <= have:
+            return False
+        if self.surface is None:
+            return True
+        if isinstance(self.surface, str):
+            return self.surface in low
+        return self.surface.search(low) is not None
+
+
+def _member(word: str, tokenizer: str) -> Member | None:
+    toks = frozenset(_query_tokens_of(word, tokenizer))
+    if not toks or any(_prefix(t) for t in toks):
+        return None
+    if has_cjk(word):
+        return Member(toks, word.lower(), _quote(" ".join(_query_tokens_of(word, tokenizer))))
+    words = word.lower().split()
+    if len(words) == 1 and len(toks) == 1:
+        return Member(toks, None, _quote(word))
+    # a phrase ("brake pads", "stand-up comedy"): its words in a row, the last with any ending
+    phrase = r"\W+".join(re.escape(w) for w in re.findall(r"\w+", word.lower()))
+    return Member(toks, re.compile(r"\b" + phrase + r"\w*"), _quote(word))
+
+
 @lru_cache(maxsize=4)
-def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[frozenset[str]], list[tuple[str, frozenset[str]]]]]:
-    """Each kind of text/kinds.py as (the query tokens of one head word, the index tokens of each
-    member, each word of the members with its query tokens): built on the first gathering question
-    (about 300 words)."""
-    from ..text.kinds import KIND_WORDS
+def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[Member], object]]:
+    """Each head word of text/kinds.py as (its query tokens, the kind's members, the kind): built on
+    the first question that takes kinds (about 500 words)."""
+    from ..text.kinds import KIND_LIST
 
     out = []
-    for heads, members in KIND_WORDS:
-        sets = [m for m in (frozenset(text_tokens(m, tokenizer)) for m in members) if m]
-        words = [(w, frozenset(_query_tokens_of(w, tokenizer))) for w in dict.fromkeys(" ".join(members).split())]
-        for head in heads:
+    for kind in KIND_LIST:
+        members = [m for m in (_member(w, tokenizer) for w in kind.members) if m is not None]
+        for head in kind.heads:
             toks = tuple(dict.fromkeys(_query_tokens_of(head, tokenizer)))
             if toks and not any(_prefix(t) for t in toks):
-                out.append((toks, sets, words))
+                out.append((toks, members, kind))
     return out
 
 
-def expand_kinds(qt: QueryTerms, tokenizer: str) -> str:
-    """For a counting question: each query token of a head word of
-    a kind (text/kinds.py: "doctors", "植物") is held by a text that names a member of it
-    ("dermatologist", "龟背竹"), as :attr:`QueryTerms.alts`. Returns the members' words the query
-    does not ask for already ("eye" of "eye doctor"), for a leg that asks the index for them (""
-    when the question names no kind)."""
-    if tokenizer == "trigram" or not qt.tokens:
-        return ""
-    have = set(qt.tokens)
-    words: dict[str, None] = {}
-    for toks, members, member_words in _kinds(tokenizer):
-        if all(t in have for t in toks):
+def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
+    """For a counting question or one about what holds now: each query token of a head word of a
+    kind (text/kinds.py: "doctors", "植物") is held by a text that names a member of it
+    ("dermatologist", "龟背竹"), as :attr:`QueryTerms.alts`. Returns those members, for a leg that
+    asks the index for them ([] when the question names no kind)."""
+    if tokenizer != "cjk" or not qt.tokens:
+        return []
+    have = frozenset(qt.tokens)
+    found: dict[str, Member] = {}
+    for toks, members, kind in _kinds(tokenizer):
+        if all(t in have for t in toks) and kind.asked_in(question):
             # a member the question asks for itself stands for nothing more ("swimming at the
             # pool": a unit saying "pool" holds "pool", not a swim as well)
-            alts = [m for m in members if not m <= have]
+            alts = [m for m in members if not m.tokens <= have]
             for t in toks:
                 qt.alts.setdefault(t, []).extend(alts)
-            words.update((w, None) for w, wt in member_words if wt and not wt <= have)
-    return " ".join(words)
+            found.update((m.fts, m) for m in alts)
+    return list(found.values())
+
+
+def members_query(members: list[Member], n_docs: int) -> QueryTerms:
+    """The query of a leg asking the index for any of ``members``, each as a phrase (SQLite), or
+    for any of their tokens (an engine matching tokens: the mask then checks the phrase)."""
+    tokens = list(dict.fromkeys(t for m in members for t in sorted(m.tokens)))
+    match = " OR ".join(m.fts for m in members) if members else None
+    return QueryTerms(tokens, [1.0] * len(tokens), match, None, [], n_docs, tokens)
 
 
 def _vocab_table(conn: apsw.Connection, fts_table: str) -> str:

@@ -32,7 +32,7 @@ from ..store.engine import engine_of
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, expand_kinds, has_content, is_conversational, keyword_leg, memory_doc_count, \
-    memory_index_version, path_leg, recent_turn
+    members_query, memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
                       project_multiplier, status_multiplier)
@@ -189,12 +189,9 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
     return None, None
 
 
-def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int,
-               newest_past: int | None = None) -> list:
+def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int) -> list:
     """Units holding any of ``words``, by keyword: the stated tastes ("I love…", "我喜欢…") of an
-    advice question, the statements of change ("joined", "换成") of a question about now. In an
-    index of more than ``newest_past`` units (SQLite), the newest that hold any, not the best by
-    bm25 (which scores every unit holding one: see keyword_leg)."""
+    advice question, the statements of change ("joined", "换成") of a question about now."""
     if pg:
         from . import postgres as engine
 
@@ -204,7 +201,19 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     version = memory_index_version(conn)
     qt = analyse_query(conn, words, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
     qt.strict = None  # any of the words
-    return keyword_leg(conn, qt, limit, newest=newest_past is not None and qt.n_docs > newest_past)
+    return keyword_leg(conn, qt, limit)
+
+
+def _members_leg(conn: apsw.Connection, pg: bool, members: list, n_docs: int) -> list:
+    """Units naming any of ``members`` (of the kinds a question names: text/kinds.py), at most
+    :data:`KINDS_LIMIT`: the best by bm25, or in an index of more than :data:`KINDS_BEST_UNITS`
+    units (SQLite) the newest, as ranking scores every unit holding one (see keyword_leg)."""
+    qt = members_query(members, n_docs)
+    if pg:
+        from . import postgres as engine
+
+        return engine.keyword_leg(conn, engine.analysed(conn, qt), KINDS_LIMIT)
+    return keyword_leg(conn, qt, KINDS_LIMIT, newest=n_docs > KINDS_BEST_UNITS)
 
 
 def _dated_notes(conn: apsw.Connection, when: timeq.TimeRange, limit: int) -> list[str]:
@@ -267,6 +276,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
+    if params.counting:  # "how many times": the count's frame, not a word to find
+        kw_query = counting.without_frame(kw_query)
     if pg:  # the same legs from that engine's queries (search/postgres.py)
         from . import postgres as engine
 
@@ -299,17 +310,19 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if params.now_state and use_vectors and use_kw:  # the change leg (search/current.py)
         for hit in _words_leg(conn, pg, params.tokenizer, current.CHANGE_WORDS, current.LEG_LIMIT):
             cands.setdefault(hit.seq, Candidate(hit.seq))
-    # a count names a kind whose members the notes name ("doctors": "dermatologist", text/kinds.py),
-    # and a question gathering what many notes say (a count, a range of days) asks in Chinese for
-    # its characters too (search/loose.py); a lookup, or what holds now, is left to words and vectors
+    # a count, or a question about now, names a kind whose members the notes name ("doctors":
+    # "dermatologist"; "car": "Corolla"; text/kinds.py), and a question gathering what many notes say
+    # (a count, a range of days) asks in Chinese for its characters too (search/loose.py); a lookup
+    # is left to its words and the vectors
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
-    kind_words = expand_kinds(qt, params.tokenizer) if use_kw and params.counting else ""
-    if kind_words:  # the units naming a member are keyword hits: the query's mask reads them
-        for hit in _words_leg(conn, pg, params.tokenizer, kind_words, KINDS_LIMIT, KINDS_BEST_UNITS):
+    members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else []
+    if members:  # the units naming a member are keyword hits: the query's mask reads them
+        for hit in _members_leg(conn, pg, members, qt.n_docs):
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
             if c.kw is None:
                 c.kw = hit
+            tastes_alone.discard(hit.seq)
     wanted = loose.terms(question) if use_kw and gathers else frozenset()  # (a range: always gathers)
     loose_words = loose.leg_words(wanted) if qt.n_docs <= loose.MAX_UNITS else ""
     found: set[int] = set()  # the units the loose leg found,
@@ -317,6 +330,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if loose_words:
         for hit in _words_leg(conn, pg, params.tokenizer, loose_words, loose.LEG_LIMIT):
             found.add(hit.seq)
+            tastes_alone.discard(hit.seq)
             if hit.seq not in cands:
                 alone.add(hit.seq)
                 cands[hit.seq] = Candidate(hit.seq)
@@ -539,3 +553,4 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
     if params.rerank is not None:  # only when one is configured
         out["rerank"] = rerank.trace(c, params.rerank.weight)
     return out
+

@@ -134,6 +134,13 @@ def analyse(conn, query: str, tokenizer: str) -> Analysis:
     return Analysis(qt, seen, avgl)
 
 
+def analysed(conn, qt: QueryTerms) -> Analysis:
+    """``qt`` (its tokens already chosen, e.g. keyword.members_query) with this engine's counts."""
+    n, avgl = doc_stats(conn)
+    qt.n_docs = n
+    return Analysis(qt, token_frequencies(conn, qt.tokens), avgl)
+
+
 def keyword_leg(conn, a: Analysis, limit: int) -> list[KeywordHit]:
     """Units matching the analysed query, best bm25 first: every token first (short queries),
     then any of the tokens worth fetching, as :func:`.keyword.keyword_leg` does on FTS5."""

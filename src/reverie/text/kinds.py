@@ -8,23 +8,33 @@ histories' counting questions, keyword-only). This is a small hand-written lexic
 people count in their own lives, each with its head words (as a question names the kind) and its
 members (as a note names one), in English and Chinese: health visits and appointments, shows,
 plants, bikes, cars, swimming, running and hiking, reading, films, trips, pets, sport,
-restaurants, instruments, clothes, furniture, relatives, parties, exhibitions, classes,
-languages, games, devices, fruit, baking, drinks, money spent.
+restaurants, cuisines, instruments, clothes, jewellery, luxuries, furniture, relatives, parties,
+exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent.
 
-A member stands for its head in a counting question only (search/pipeline.py): "Who is my
-dentist?" asks for one note, which its own words find, and "Which movie did I see the week before
-my trip?" for the film of those days (the days asked find it: a film of another week is no answer).
-A place is no member ("pool" of swimming: "The pool near my place is closed" is no swim). English words are
-matched as the keyword index stems them (each a word or a phrase of words); Chinese members as the
-phrase of their bigrams (the index's own form); a Chinese head must be a word of two or more
-characters (a single character is the loose leg's, search/loose.py).
+A member stands for its head in a counting question and in a question about what holds now
+("What car do I drive now?": "I bought a used Toyota Corolla"), not in a lookup ("Who is my
+dentist?" asks for one note, which its own words find) nor in a question that only says when
+("Which movie did I see the week before my trip?": the days asked find the film of that week).
+English words are matched as the keyword index stems them, a phrase only as its words in a row
+("brake pads"); Chinese members as written (a substring), under the default ``cjk`` tokenizer (the
+``trigram`` one takes no kinds). A Chinese head must be a word of two or more characters (a single
+character is the loose leg's, search/loose.py). Members that name something else as often as the
+kind are left out: "ran" (ran out of milk), "cycle" (the washing machine's), "tablet" (a pill),
+"palm" (of a hand), "阿姨" (the cleaner as often as an aunt), "pool" (the pool near my place is
+closed: no swim); some heads count only in a question that means them (``only_if``: "spend" in
+"how much … spend", not "how many hours did I spend"; "book" as a noun).
 """
 
 from __future__ import annotations
 
-# (head words, member words): each "English words | Chinese words", whitespace-separated; "_" joins
-# the words of an English phrase ("eye_doctor")
-KINDS: list[tuple[str, str]] = [
+from dataclasses import dataclass
+
+from .cjk import LazyPattern
+
+# (head words, member words[, only_if]): each "English words | Chinese words", whitespace-separated;
+# "_" joins the words of an English phrase ("eye_doctor"); ``only_if``: a pattern the question
+# must match for the kind to count (lower-cased)
+KINDS: list[tuple[str, ...]] = [
     ("doctor doctors physician physicians medic specialist specialists | 医生 大夫 看病 就医",
      "gp general_practitioner dermatologist dentist orthodontist optician optometrist ophthalmologist "
      "eye_doctor physiotherapist physio chiropractor osteopath allergist cardiologist neurologist "
@@ -33,34 +43,37 @@ KINDS: list[tuple[str, str]] = [
      "| 全科 皮肤科 牙医 牙科 眼科 理疗 康复 过敏科 心内科 神经科 妇科 儿科 精神科 心理医生 心理咨询 外科 骨科 "
      "中医 耳鼻喉 专科 门诊"),
     ("concert concerts show shows gig gigs performance performances | 演出 音乐会 演唱会 表演",
-     "gig gigs recital opera ballet musical comedy stand-up standup orchestra symphony philharmonic festival "
-     "theatre theater jazz cabaret choir live_music concert show "
-     "| 音乐剧 脱口秀 交响 歌剧 芭蕾 话剧 相声 音乐节 演唱会 音乐会 乐队 独奏 戏剧 剧院 演出 合唱"),
+     "gig gigs recital opera ballet musical comedy_show stand-up_comedy orchestra symphony philharmonic "
+     "theatre theater jazz cabaret choir live_music concert "
+     "| 音乐剧 脱口秀 交响 歌剧 芭蕾 话剧 相声 音乐节 演唱会 音乐会 乐队 独奏 戏剧 剧院 演出 合唱",
+     r"^(?!.*\b(?:tv|television|netflix|streaming)\b)(?!.*电视)"),
     ("plant plants houseplant houseplants | 植物 盆栽 花草 绿植",
      "monstera succulent succulents cactus cacti fern pothos snake_plant spider_plant peace_lily orchid bonsai "
-     "fiddle_leaf_fig ficus rubber_plant aloe basil mint rosemary palm ivy begonia calathea philodendron "
-     "houseplant | 绿萝 多肉 仙人掌 龟背竹 琴叶榕 虎尾兰 吊兰 兰花 发财树 富贵竹 盆景 芦荟 薄荷 罗勒 君子兰 文竹"),
+     "fiddle_leaf_fig ficus rubber_plant aloe_vera basil_plant rosemary_plant palm_tree begonia calathea "
+     "philodendron houseplant | 绿萝 多肉 仙人掌 龟背竹 琴叶榕 虎尾兰 吊兰 兰花 发财树 富贵竹 盆景 芦荟 薄荷 罗勒 君子兰 文竹"),
     ("bike bikes bicycle bicycles cycling | 自行车 单车",
      "bike bicycle cycling cyclist derailleur handlebar handlebars brake_pads inner_tube "
      "| 自行车 单车 骑车 骑行 链条 刹车片 车圈 打气筒 车胎"),
     ("swim swimming swims | 游泳",
      "swam swim swimming laps breaststroke backstroke front_crawl | 游泳 游了泳 蛙泳 自由泳 仰泳"),
     ("run runs running jog jogging | 跑步 慢跑",
-     "ran run running jog jogged jogging marathon half_marathon parkrun 5k 10k | 跑步 慢跑 马拉松 跑了"),
+     "jog jogged jogging marathon half_marathon parkrun 5k 10k | 跑步 慢跑 马拉松"),
     ("book books reading novel novels | 读书 书籍 看书",
      "novel novels biography autobiography memoir memoirs anthology short_stories graphic_novel comic comics manga "
-     "poetry poems audiobook ebook cookbook paperback hardback book | 小说 传记 回忆录 诗集 漫画 有声书 散文 读完"),
+     "poetry poems audiobook ebook cookbook paperback hardback book | 小说 传记 回忆录 诗集 漫画 有声书 散文 读完",
+     r"(?<!\bi )(?<!\bwe )(?<!\bto )\bbooks?\b|\bread|\bnovel|书"),
     ("movie movies film films | 电影",
      "cinema documentary screening film movie thriller animated | 影院 纪录片 动画片 大片 院线 电影"),
     ("trip trips travel holiday holidays vacation vacations | 旅行 旅游 出游 度假",
-     "getaway cruise road_trip roadtrip backpacking flew flight weekend_away trip | 自驾游 出游 度假 旅行 旅游 飞往 机票"),
+     "getaway cruise road_trip roadtrip backpacking camping flew flight weekend_away trip "
+     "| 自驾游 出游 度假 旅行 旅游 飞往 机票 露营"),
     ("pet pets animal animals | 宠物 动物",
      "dog dogs puppy cat cats kitten hamster rabbit bunny parrot budgie goldfish tortoise turtle guinea_pig lizard "
-     "| 狗狗 小狗 猫咪 小猫 仓鼠 兔子 鹦鹉 金鱼 乌龟"),
+     "fish guppy guppies tetra tetras betta | 狗狗 小狗 猫咪 小猫 仓鼠 兔子 鹦鹉 金鱼 乌龟 热带鱼"),
     ("exercise exercises workout workouts sport sports fitness | 运动 锻炼 健身",
-     "gym run ran jog swim swam cycle cycling yoga pilates hike hiking climb climbing tennis football soccer "
-     "basketball badminton ski skiing crossfit spin_class weights | 跑步 游泳 瑜伽 健身房 爬山 骑车 羽毛球 篮球 网球 "
-     "足球 滑雪 攀岩"),
+     "gym jog jogging swim swam cycling yoga pilates hike hiking rock_climbing bouldering tennis football soccer "
+     "basketball badminton ski skiing crossfit spin_class weightlifting | 跑步 游泳 瑜伽 健身房 爬山 骑车 羽毛球 篮球 "
+     "网球 足球 滑雪 攀岩"),
     ("restaurant restaurants eatery | 餐厅 饭店 馆子 餐馆",
      "bistro diner cafe café pizzeria steakhouse trattoria brasserie sushi_bar ramen tapas restaurant "
      "| 面馆 饭馆 火锅店 烧烤店 餐馆 酒楼 西餐厅 餐厅"),
@@ -72,8 +85,7 @@ KINDS: list[tuple[str, str]] = [
      "boots suit blouse shorts | 衬衫 牛仔裤 裤子 裙子 外套 夹克 毛衣 卫衣 鞋子 靴子 西装 短裤 羽绒服"),
     ("relative relatives family | 亲戚 家人",
      "mum mom mother dad father parents sister brother grandma grandmother grandpa grandfather aunt uncle cousin "
-     "niece nephew in-laws | 妈妈 爸爸 父母 爸妈 姐姐 妹妹 哥哥 弟弟 奶奶 爷爷 外婆 外公 姑姑 阿姨 舅舅 叔叔 表哥 "
-     "表姐 表妹 表弟"),
+     "niece nephew | 妈妈 爸爸 父母 爸妈 姐姐 妹妹 哥哥 弟弟 奶奶 爷爷 外婆 外公 姑姑 舅舅 叔叔 表哥 表姐 表妹 表弟"),
     ("museum museums exhibition exhibitions gallery galleries | 博物馆 展览",
      "gallery exhibition exhibit art_show museum | 美术馆 画展 展馆 科技馆 博物馆 展览"),
     ("course courses class classes lesson lessons | 课程 上课",
@@ -82,12 +94,12 @@ KINDS: list[tuple[str, str]] = [
     ("game games | 游戏",
      "chess board_game boardgame video_game puzzle cards poker | 桌游 象棋 围棋 扑克 拼图"),
     ("gadget gadgets device devices electronics | 电子产品 数码",
-     "phone smartphone laptop tablet headphones earbuds camera smartwatch speaker monitor | 手机 电脑 平板 耳机 相机 "
-     "手表 音箱 显示器"),
+     "smartphone laptop ipad headphones earbuds camera smartwatch bluetooth_speaker e-reader kindle "
+     "| 手机 电脑 平板 耳机 相机 手表 音箱 显示器"),
     ("appointment appointments checkup checkups | 预约 看诊",
-     "dentist doctor gp vet haircut check-up checkup physio interview therapist | 牙医 医生 兽医 理发 体检 面试 复诊"),
+     "dentist doctor gp vet haircut physio interview therapist | 牙医 医生 兽医 理发 体检 面试 复诊"),
     ("hike hikes hiking | 徒步 爬山 登山",
-     "trail trails trek summit peak ridge hill | 山路 登顶 山顶 步道 爬了"),
+     "trail trails trek summit | 山路 登顶 山顶 步道 爬山"),
     ("car cars vehicle vehicles | 汽车 车子",
      "toyota honda ford bmw audi tesla volkswagen vw skoda nissan hyundai kia mazda subaru volvo mercedes "
      "sedan suv hatchback | 丰田 本田 大众 特斯拉 宝马 奔驰 比亚迪 奥迪 轿车"),
@@ -104,13 +116,21 @@ KINDS: list[tuple[str, str]] = [
      "sofa couch table chair chairs desk bed wardrobe bookshelf bookcase dresser armchair | 沙发 桌子 椅子 床垫 衣柜 "
      "书架 书桌 柜子"),
     ("party parties celebration celebrations event events | 聚会 派对 活动",
-     "wedding birthday_party housewarming baby_shower barbecue bbq reunion graduation picnic "
-     "| 婚礼 生日会 喜酒 乔迁 同学会 毕业典礼 野餐 烧烤"),
+     "wedding birthday_party housewarming baby_shower barbecue bbq reunion graduation_party picnic fundraiser "
+     "gala charity_run | 婚礼 生日会 喜酒 乔迁 同学会 毕业典礼 野餐 义卖 慈善"),
+    ("jewelry jewellery | 首饰 珠宝",
+     "necklace necklaces ring rings bracelet bracelets earrings pendant brooch anklet | 项链 戒指 手镯 手链 耳环 吊坠 胸针"),
+    ("cuisine cuisines | 菜系",
+     "italian thai mexican indian japanese chinese korean french ethiopian vietnamese greek spanish lebanese "
+     "| 川菜 粤菜 湘菜 日料 韩餐 泰国菜 意大利菜 西餐 法餐 越南菜"),
+    ("luxury | 奢侈品",
+     "handbag designer_bag designer_watch jewelry jewellery cashmere perfume | 名牌 包包 名表 香水"),
     ("language languages | 语言 外语",
      "spanish french german japanese mandarin italian korean portuguese russian arabic "
      "| 西班牙语 法语 德语 日语 韩语 意大利语 英语 俄语"),
-    ("spend spent spending cost costs expense expenses money | 花钱 开销 花费",
-     "paid pay cost costs charged price bought dollars euros pounds bucks yuan | 花了 块钱 付了 收了"),
+    ("spend spent spending cost costs expense expenses money | 花钱 开销 花费 花了",
+     "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了",
+     r"how\s+much|多少钱|花了多少|花费|开销"),
 ]
 
 
@@ -119,13 +139,23 @@ def _split(side: str) -> tuple[list[str], list[str]]:
     return [w.replace("_", " ") for w in en.split()], zh.split()
 
 
-def _parsed() -> list[tuple[list[str], list[str]]]:
+@dataclass(frozen=True)
+class Kind:
+    heads: tuple[str, ...]  # English and Chinese
+    members: tuple[str, ...]
+    only_if: LazyPattern | None  # the (lower-cased) question must match it for the kind to count
+
+    def asked_in(self, question: str) -> bool:
+        return self.only_if is None or self.only_if.search(question.lower()) is not None
+
+
+def _parsed() -> list[Kind]:
     out = []
-    for heads, members in KINDS:
+    for heads, members, *cond in KINDS:
         h_en, h_zh = _split(heads)
         m_en, m_zh = _split(members)
-        out.append((h_en + h_zh, m_en + m_zh))
+        out.append(Kind(tuple(h_en + h_zh), tuple(m_en + m_zh), LazyPattern(cond[0]) if cond else None))
     return out
 
 
-KIND_WORDS = _parsed()  # [(head words, member words)], English and Chinese together
+KIND_LIST = _parsed()
