@@ -72,6 +72,26 @@ def test_a_kind_counts_only_in_a_question_that_means_it():
     assert not any(m.fts == '"ballet"' for m in _expanded("How many TV shows did I watch?")[1])
     # words that name something else as often are no members: ran out of milk is no run
     assert not held("How many times did I go jogging?", "We ran out of milk.", "jog")
+    # nor a question's head word in another sense: "show up late", a performance review, a program's classes
+    assert not any(m.fts == '"opera"' for m in _expanded("How many times did I show up late to work?")[1])
+    assert not any(m.fts == '"opera"' for m in _expanded("How many performance reviews did I have?")[1])
+    assert not any(m.fts == '"workshop"' for m in _expanded("How many classes did I refactor in the Python code?")[1])
+    assert not any(m.fts == '"书"' or m.fts == '"小说"' for m in _expanded("How many flights did you book for me?")[1])
+    # money is spent in yuan, not in hours
+    assert any(m.fts == '"块钱"' for m in _expanded("我在自行车上一共花了多少钱？")[1])
+    assert not any(m.fts == '"块钱"' for m in _expanded("我一共花了多少时间学吉他？")[1])
+
+
+def test_a_member_is_held_as_written_in_the_singular_or_the_plural():
+    # the stem alone is not the member: "training" is stemmed as "train", "card game" needs both words
+    assert held("How many classes did I take?", "Did a first aid training at work.", "class")
+    assert not held("How many classes did I take?", "Took the train to Leeds.", "class")
+    assert not held("How many games did I play?", "Paid with my credit card.", "game")
+    # a phrase's last word in the singular or the plural, "y" as "ies"
+    assert held("How many plants did I buy?", "Two peace lilies for the hall.", "plant")
+    assert held("How much have I spent on my bike in total?", "A new brake pad, 12 dollars.", "bike")
+    # a phrase right against Chinese text
+    assert held("How many concerts did I go to?", "周末去看了stand-up comedy，很好笑。", "concert")
 
 
 @engines

@@ -47,6 +47,7 @@ def test_the_topics_a_request_and_a_taste_name():
     assert topics_of("今年夏天我该订什么样的假期？") == {"travel"}
     # "book" as a verb is no book; a book asked for is
     assert "reading" not in topics_of("Should I book a table for Friday?")
+    assert "reading" not in topics_of("Can you help me book a table for dinner?")
     assert "reading" in topics_of("Can you recommend a good book?")
     # a word inside another word of another sense: 花钱 (spend money) is no flower, 酒店 (hotel) no drink
     assert "home" not in topics_of("我不喜欢乱花钱。")
@@ -55,9 +56,11 @@ def test_the_topics_a_request_and_a_taste_name():
     assert topics_of("能推荐一个冬天的新爱好吗？") == LEISURE
     assert topics_of("I love my job.") == frozenset()
     # words that hold another: "latter" is no latte, "campaigns" no camp, 热狗 (hot dog) no dog,
-    # 夜猫子 (night owl) no cat, 吃力 (strenuous) no eating, "of course" no class
+    # 夜猫子 (night owl) no cat, 吃力 (strenuous) no eating, "of course" no class, 证书 (a
+    # certificate) no book, 单身狗 (a single person) no dog, 熊猫 (a panda) no pet, 恶作剧 (a prank) no drama
     for other in ("I prefer the latter option for the schema.", "I love our email campaigns.", "我喜欢热狗。",
-                  "我是个夜猫子。", "我不喜欢吃力的活。", "Of course I prefer it."):
+                  "我是个夜猫子。", "我不喜欢吃力的活。", "Of course I prefer it.", "我想考个证书。", "我是单身狗。",
+                  "我喜欢熊猫。", "我更喜欢恶作剧。"):
         assert topics_of(other) == frozenset(), other
 
 

@@ -247,17 +247,25 @@ class Member:
     """A member of a kind (text/kinds.py) as the index and a text hold it."""
 
     tokens: frozenset[str]  # its query tokens (porter stems, CJK bigrams): all in a text that names it
-    surface: re.Pattern | str | None  # a phrase's words in a row, a Chinese word as written; None: one word
+    surface: re.Pattern | str  # its words as written, in a row; a Chinese word as written
     fts: str  # the FTS5 expression that finds it (its words or bigrams as a phrase)
 
     def held(self, have: frozenset[str], low: str) -> bool:
-        if not self.tokens <= have:
+        if not self.tokens <= have:  # (a set lookup first: most texts hold none)
             return False
-        if self.surface is None:
-            return True
         if isinstance(self.surface, str):
             return self.surface in low
         return self.surface.search(low) is not None
+
+
+def _word_pattern(word: str) -> str:
+    """A member's word as written, in the singular or the plural ("lily": "lilies"; "pads": "pad")."""
+    w = re.escape(word)
+    if word.endswith("y") and len(word) > 2:
+        return w[:-1] + "(?:y|ies)"
+    if word.endswith("s") and len(word) > 3:
+        return w + "?"
+    return w + "(?:s|es)?"
 
 
 def _member(word: str, tokenizer: str) -> Member | None:
@@ -266,12 +274,12 @@ def _member(word: str, tokenizer: str) -> Member | None:
         return None
     if has_cjk(word):
         return Member(toks, word.lower(), _quote(" ".join(_query_tokens_of(word, tokenizer))))
-    words = word.lower().split()
-    if len(words) == 1 and len(toks) == 1:
-        return Member(toks, None, _quote(word))
-    # a phrase ("brake pads", "stand-up comedy"): its words in a row, the last with any ending
-    phrase = r"\W+".join(re.escape(w) for w in re.findall(r"\w+", word.lower()))
-    return Member(toks, re.compile(r"\b" + phrase + r"\w*"), _quote(word))
+    # a word or a phrase ("brake pads", "stand-up comedy") as written, its words in a row (the stem
+    # alone is not enough: "training" is stemmed as "train", "shorts" as "short"); not inside a word
+    # of letters or digits (Chinese text may touch it: "去看了stand-up comedy")
+    words = re.findall(r"\w+", word.lower())
+    phrase = r"\W+".join([*map(re.escape, words[:-1]), _word_pattern(words[-1])])
+    return Member(toks, re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])"), _quote(word))
 
 
 @lru_cache(maxsize=4)
@@ -310,10 +318,13 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
     return list(found.values())
 
 
-def members_query(members: list[Member], n_docs: int) -> QueryTerms:
+def members_query(members: list[Member], n_docs: int, tokenizer: str = "cjk") -> QueryTerms:
     """The query of a leg asking the index for any of ``members``, each as a phrase (SQLite), or
-    for any of their tokens (an engine matching tokens: the mask then checks the phrase)."""
-    tokens = list(dict.fromkeys(t for m in members for t in sorted(m.tokens)))
+    for any of their tokens (an engine matching tokens: the mask then checks the phrase; not a
+    phrase's stop words or single letters, "t" of "t-shirt" is in every "don't")."""
+    stop = _stop_tokens(tokenizer)
+    tokens = list(dict.fromkeys(t for m in members for t in sorted(m.tokens)
+                                if has_cjk(t) or (len(t) > 1 and t not in stop)))
     match = " OR ".join(m.fts for m in members) if members else None
     return QueryTerms(tokens, [1.0] * len(tokens), match, None, [], n_docs, tokens)
 

@@ -204,11 +204,11 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     return keyword_leg(conn, qt, limit)
 
 
-def _members_leg(conn: apsw.Connection, pg: bool, members: list, n_docs: int) -> list:
+def _members_leg(conn: apsw.Connection, pg: bool, members: list, n_docs: int, tokenizer: str) -> list:
     """Units naming any of ``members`` (of the kinds a question names: text/kinds.py), at most
     :data:`KINDS_LIMIT`: the best by bm25, or in an index of more than :data:`KINDS_BEST_UNITS`
     units (SQLite) the newest, as ranking scores every unit holding one (see keyword_leg)."""
-    qt = members_query(members, n_docs)
+    qt = members_query(members, n_docs, tokenizer)
     if pg:
         from . import postgres as engine
 
@@ -318,7 +318,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     gathers = params.counting or params.when is not None
     members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else []
     if members:  # the units naming a member are keyword hits: the query's mask reads them
-        for hit in _members_leg(conn, pg, members, qt.n_docs):
+        for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
             if c.kw is None:
                 c.kw = hit

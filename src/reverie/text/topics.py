@@ -49,7 +49,7 @@ TOPICS: dict[str, tuple[str, str]] = {
         # "~": not as a verb ("should I book", "to book a table" is no book)
         "~book books novel novels read reading reads author authors fiction nonfiction memoir* biography "
         "biographies poem poems poetry literature kindle ebook* audiobook* comic comics manga",
-        "书(?!法)|小说|阅读|读书|看书|作家|传记|诗|文学|漫画|有声书"),
+        "(?<![秘证明请])书(?!法)|小说|阅读|读书|看书|作家|传记|诗|文学|漫画|有声书"),
     "listening": (
         "podcast* audiobook* radio music musical musician* song songs album albums band bands playlist* concert* "
         "gig gigs jazz classical opera operas orchestra orchestras symphony symphonies singer singers vinyl",
@@ -57,7 +57,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "watching": (
         "movie movies film films cinema* series tv television documentar* anime drama dramas sitcom* comedy "
         "comedies thriller* horror netflix streaming episode episodes",
-        "电影|影院|电视|(?<![急加])剧(?!烈|痛)|纪录片|动漫|动画|综艺|看片|追剧|喜剧|恐怖片"),
+        "电影|影院|电视|(?<![急加作悲])剧(?!烈|痛)|纪录片|动漫|动画|综艺|看片|追剧|喜剧|恐怖片"),
     "making": (
         "craft crafts crafting woodwork* pottery ceramic* knit knitting sew sewing painting paintings paint "
         "drawing drawings sketch* photography photographs gardening diy handmade hands origami calligraphy "
@@ -84,7 +84,7 @@ TOPICS: dict[str, tuple[str, str]] = {
         "furniture decor decorating interior sofa sofas couch couches plant plants flower flowers kitchen "
         "bedroom apartment houseplant*",
         "家具|装修|装饰|沙发|植物|花草|鲜花|养花|厨房|卧室|客厅"),
-    "pets": ("pet pets dog dogs puppy puppies cat cats kitten kittens", "宠物|(?<!热)狗|(?<!夜)猫(?!子)"),
+    "pets": ("pet pets dog dogs puppy puppies cat cats kitten kittens", "宠物|(?<![热身])狗|(?<![夜熊])猫(?!子)"),
     "learning": (
         "courses class classes lesson lessons learn learning languages study studying tutorial* skill skills",
         "课程|上课|学习|学会|外语|教程|技能|培训"),
@@ -95,7 +95,8 @@ _LEISURE_WORDS = ("hobby hobbies pastime pastimes leisure", "爱好|消遣|业�
 LEISURE = frozenset({"making", "sport", "games", "reading", "listening", "watching"})
 
 
-_NOT_A_VERB = "".join(rf"(?<!\b{w} )" for w in ("i", "we", "you", "to", "should", "shall", "can", "could", "will"))
+_NOT_A_VERB = "".join(rf"(?<!\b{w} )" for w in ("i", "we", "you", "me", "us", "to", "should", "shall", "can",
+                                                  "could", "will", "please", "let's"))
 
 
 def _pattern(words: tuple[str, str]) -> str:
