@@ -170,6 +170,28 @@ def test_an_untrusted_memory_hit_taints_the_turn(mem):
     rt.close()
 
 
+def test_reading_scaffolding_taints_nothing(mem):
+    """A session note's header ("- **Session Key**: …") is scaffolding (system): a memory search
+    that finds it reads nothing from outside, and what the turn writes stays the agent's."""
+    rt = mem.runtime(ScriptedModel(script={"steps": {"turn": [{"reply": "ok"}]}}))
+    rt.send("We decided on the Lakeside Hotel.")
+    rt.send("/new")  # writes the session note, its header classed system
+    rt.close()
+    mem.sync()
+    assert "system" in {origin for origin, _ in chunk_provenance(mem, "Session Key")}
+    script = {"steps": {"turn": [
+        {"toolCalls": [{"name": "memory_search", "arguments": {"query": "session key lakeside hotel"}}]},
+        {"afterTools": True, "toolCalls": [{"name": "memory_append",
+                                            "arguments": {"text": "Check out of the Lakeside Hotel by noon."}}]},
+        {"afterTools": True, "reply": "done"}]}}
+    rt = mem.runtime(ScriptedModel(script=script), session="later")
+    r = rt.send("Which hotel did we decide on?")
+    assert r.tool_calls == ["memory_search", "memory_append"] and not r.notices, r.notices
+    n = line_of(mem, today(), "Check out of the Lakeside")
+    assert mem.trust.origin_of(today(), n, n).origin == "agent"
+    rt.close()
+
+
 def test_non_owner_in_a_group_makes_the_session_low_trust(mem):
     append = {"toolCalls": [{"name": "memory_append", "arguments": {"text": "Team offsite moved to Suzhou."}}]}
     model = ScriptedModel(script={"steps": {"turn": [{"reply": "hi"}, append, {"afterTools": True, "reply": "ok"}]}})

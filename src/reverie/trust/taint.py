@@ -72,6 +72,11 @@ class ToolSession:
                           tool_name or self.base.writer)
 
     def observe(self, origin: str, why: str) -> None:
+        if origin == "system":
+            # scaffolding is reverie's own (a session note's header, a cron preamble): it carries
+            # no outside instruction, and reading it (a memory search finding a session note)
+            # made every later write of the turn scaffolding, never promoted nor injected
+            return
         before = self.taint
         self.taint = least_trusted(self.taint, origin)
         if self.taint != before:
