@@ -151,19 +151,15 @@ def test_now_in_a_question_says_when_not_what(reverie_home):
     assert [r["path"] for r in found] == ["memory/2026-03-04.md"]
 
 
-def test_the_times_of_how_many_times_frames_the_count(reverie_home):
+def test_the_times_of_how_many_times_frames_the_count(keyword_memory):
     """"How many times did I go swimming?": "times" is the count's frame; a note saying "first time
     trying the recipe" is no swim (it ranked with the swims before)."""
     assert counting.without_frame("How many times did I go swimming?") == "How many did I go swimming?"
     assert counting.without_frame("What times does the pool open?") == "What times does the pool open?"
-    mem = Memory(overrides=['memory.search.provider="none"'])
-    mem.init()
-    write(mem, "memory/2026-03-02.md", "- Swam twenty laps this evening, my shoulders are sore.\n")
-    write(mem, "memory/2026-03-05.md", "- Went swimming in the lake with friends.\n")
-    write(mem, "memory/2026-03-09.md", "- I cooked fish tacos, the first time trying the recipe.\n")
-    mem.sync()
+    mem = keyword_memory({"memory/2026-03-02.md": "- Swam twenty laps this evening, my shoulders are sore.\n",
+                          "memory/2026-03-05.md": "- Went swimming in the lake with friends.\n",
+                          "memory/2026-03-09.md": "- I cooked fish tacos, the first time trying the recipe.\n"})
     found = mem.search("How many times did I go swimming?", 6, 0.0, record_signals=False)["results"]
-    mem.close()
     assert {r["path"] for r in found} == {"memory/2026-03-02.md", "memory/2026-03-05.md"}
 
 
