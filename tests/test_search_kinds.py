@@ -106,7 +106,7 @@ def test_a_count_of_a_kind_finds_each_member_named(keyword_memory):
 
 
 @engines
-def test_a_chinese_count_finds_the_shows_and_what_was_spent(keyword_memory):
+def test_a_chinese_count_finds_the_shows(keyword_memory):
     m = keyword_memory({
         "memory/2026-02-14.md": "- 在大剧院看了一场芭蕾，很美。\n",
         "memory/2026-03-08.md": "- 周末和朋友去听了相声。\n",
@@ -127,8 +127,7 @@ def test_money_spent_on_a_thing_is_found_under_its_other_names(keyword_memory):
         "memory/2026-04-18.md": "- Watered the tomatoes.\n",
     })
     got = paths(m, "How much have I spent on my bike in total?")
-    assert got[:2] == ["memory/2026-03-20.md", "memory/2026-03-02.md"] or \
-        set(got[:2]) == {"memory/2026-03-02.md", "memory/2026-03-20.md"}, got
+    assert set(got[:2]) == {"memory/2026-03-02.md", "memory/2026-03-20.md"}, got
     assert "memory/2026-04-18.md" not in got
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from . import loose, taste
+from . import vouched
 from .candidates import Candidate
 
 MIN_UNITS = 24  # candidates with a vector needed before the vector side judges
@@ -61,10 +61,8 @@ def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: floa
     if any(c.specificity for c in pool):
         return Evidence(None, 0.0, vector_floor, keyword_floor, True)
     coverage = max((c.kw_unit for c in pool if c.kw is not None), default=0.0) if use_kw else 0.0
-    if use_kw and not use_vectors:  # keyword-only: the question's characters held count too (search/loose.py)
-        coverage = max(coverage, max((loose.WEIGHT * c.loose for c in pool), default=0.0))
-        if any(c.topical for c in pool):  # a taste on the topic of a request for advice (search/taste.py)
-            coverage = max(coverage, taste.TOPIC_WEIGHT)
+    if use_kw and not use_vectors:  # keyword-only: the question's characters held, a taste on its topic
+        coverage = max(coverage, max((vouched.evidence(c) for c in pool), default=0.0))
     stand_out = None
     cosines = [c.vector_raw for c in pool if c.vector_raw is not None] if use_vectors else []
     if len(cosines) >= MIN_UNITS:

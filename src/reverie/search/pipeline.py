@@ -266,8 +266,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if anchor is not None:  # "the week before my trip to Kyoto": the date of the note that best says the event
         day, event_path = _event_date(conn, pg, anchor.event, params.tokenizer)
         params.when = anchor.around(day, event_path) if day is not None else None
-    asked = recent_turn(params.query) if chatty else params.query
-    params.advice = taste.asks_for_advice(asked)
+    params.advice = taste.asks_for_advice(said)
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
     # a count of the owner's own doings: the assistant's lines and other people's are no instance
@@ -297,7 +296,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         cands.setdefault(hit.seq, Candidate(hit.seq)).kw = hit
     # the taste leg (search/taste.py): with vectors, they judge the tastes found; without them, the
     # topics the request names do, and only tastes on those topics stay
-    topics = topics_of(asked) if params.advice and use_kw and not use_vectors else frozenset()
+    topics = topics_of(said) if params.advice and use_kw and not use_vectors else frozenset()
     tastes_alone: set[int] = set()  # keyword-only: the tastes only this leg found
     if params.advice and use_kw and (use_vectors or topics):
         for hit in _words_leg(conn, pg, params.tokenizer, taste.TASTE_WORDS, taste.LEG_LIMIT):
@@ -553,4 +552,3 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
     if params.rerank is not None:  # only when one is configured
         out["rerank"] = rerank.trace(c, params.rerank.weight)
     return out
-

@@ -15,10 +15,16 @@ from __future__ import annotations
 from . import days_asked, loose, taste
 
 
+def evidence(c) -> float:
+    """What of candidate ``c`` answers the question without its words: the characters it holds
+    loosely, a taste on the topic asked about (the relevance floor counts these as coverage,
+    search/floor.py; a day's first unit only adds to an answer, and is not counted there)."""
+    return max(loose.WEIGHT * c.loose, taste.TOPIC_WEIGHT if c.topical else 0.0)
+
+
 def floor_of(c) -> float:
     """The keyword relevance the legs vouch for of candidate ``c`` (0: none)."""
-    return max(loose.WEIGHT * c.loose, days_asked.DAY_WEIGHT if c.dated else 0.0,
-               taste.TOPIC_WEIGHT if c.topical else 0.0)
+    return max(evidence(c), days_asked.DAY_WEIGHT if c.dated else 0.0)
 
 
 def lift(pool: list) -> None:

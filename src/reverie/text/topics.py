@@ -8,7 +8,8 @@ is a small hand-written lexicon of the topics people ask advice about — food a
 reading, listening, watching, making things, sport, games, clothes, devices, the home, pets,
 learning — each a set of English words (a trailing ``*`` matches any ending; a leading ``~``: not
 right after "I", "we", "you", "to" or a modal verb, where it is a verb) and Chinese words (matched
-as written, some with the characters around them that would give them another sense). A word may name two topics ("hiking": sport and travel).
+as written, some with the characters around them that would give them another sense). A word may
+name two topics ("hiking": sport and travel).
 
 Only what is asked and what is stated as a taste are matched against each other (both short and
 both already recognised as such), so a coarse topic errs little: the question "Can you suggest a
