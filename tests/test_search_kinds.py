@@ -77,6 +77,15 @@ def test_a_kind_counts_only_in_a_question_that_means_it():
     assert not any(m.fts == '"opera"' for m in _expanded("How many performance reviews did I have?")[1])
     assert not any(m.fts == '"workshop"' for m in _expanded("How many classes did I refactor in the Python code?")[1])
     assert not any(m.fts == '"书"' or m.fts == '"小说"' for m in _expanded("How many flights did you book for me?")[1])
+    # one's employer and one's home: not a workout, hours worked, or a live show
+    assert any(m.fts == '"joined"' for m in _expanded("Where do I work now?")[1])
+    assert any(m.fts == '"离职"' for m in _expanded("我现在在哪家公司上班？")[1])
+    assert not any(m.fts == '"joined"' for m in _expanded("How many times did I work out this week?")[1])
+    assert not any(m.fts == '"joined"' for m in _expanded("How many hours did I work this week?")[1])
+    assert not any(m.fts == '"离职"' for m in _expanded("我这周一共工作了多少个小时？")[1])
+    assert any(m.fts == '"moved"' for m in _expanded("Where do I live now?")[1])
+    assert any(m.fts == '"搬到"' for m in _expanded("我现在住在哪个城市？")[1])
+    assert not any(m.fts == '"moved"' for m in _expanded("How many live shows did I see?")[1])
     # money is spent in yuan, not in hours
     assert any(m.fts == '"块钱"' for m in _expanded("我在自行车上一共花了多少钱？")[1])
     assert not any(m.fts == '"块钱"' for m in _expanded("我一共花了多少时间学吉他？")[1])

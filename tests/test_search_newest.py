@@ -187,3 +187,42 @@ def test_a_name_is_a_speaker_only_when_someone_talks_after_it():
     # "Caroline: I…" is Caroline talking: her name is no subject; "Project Atlas:" is a label
     assert not updates("Caroline: I have a new painting.", "Caroline: I finished a painting of the lake.")
     assert updates("- Project Atlas: go-live on January 9.", "- Project Atlas: go-live on December 15.")
+
+
+@pytest.mark.parametrize("later, earlier, expected", [
+    # a later line that says it left what the earlier one names updates it, though they share no
+    # other word and both are longer than one fact's statement
+    ("Big news this week: I left Northwind after four years and joined a small robotics startup in town.",
+     "I started my new job at Northwind this week, the office is near the river and the team seems kind.", True),
+    ("大消息：我从顺达物流离职，加入了绿野银行。", "这周我开始在顺达物流上班了。", True),
+    ("We finally moved away from Munich and found a flat in Lisbon near the sea.",
+     "We live in Munich, in Schwabing, close to the English Garden and my office.", True),
+    # a value not named (lower case), or named by the earlier line and not left: no update by this rule
+    ("I left the keys at the office again and had to go back for them before dinner.",
+     "The office keys are in the blue drawer by the door, next to the spare charger.", False),
+    ("Had lunch with my old colleagues from Northwind, they say hello to everyone.",
+     "I started my new job at Northwind this week, the office is near the river and the team seems kind.", False),
+])
+def test_leaving_a_named_value_updates_the_line_that_names_it(later, earlier, expected):
+    assert updates(later, earlier) is expected
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_a_question_about_now_shows_what_changed_then_what_it_was(keyword_memory):
+    """"Where do I work now?": the line that says the change first, the line it changed just below
+    it (marked superseded), above the lines that only say "work"."""
+    notes = {"memory/2026-02-02.md": "- I started my new job at Northwind this week.\n",
+             "memory/2026-05-04.md": "- Big news: I left Northwind and joined Acme Logistics.\n"}
+    for day in range(6, 13):  # ordinary days saying "work", newer than both
+        notes[f"memory/2026-05-{day:02d}.md"] = ("- The printer at work jammed again this morning.\n" if day % 2
+                                                  else "- I'm thinking about cycling to work in spring.\n")
+    m = keyword_memory(notes)
+    now = datetime(2026, 5, 20, 10, 0, tzinfo=timezone.utc)
+    out = m.search("Where do I work now?", 6, 0.0, now=now, record_signals=False)["results"]
+    assert [r["path"] for r in out[:2]] == ["memory/2026-05-04.md", "memory/2026-02-02.md"], \
+        [r["snippet"] for r in out]
+    assert out[1]["supersededBy"] == out[0]["citation"]
+    # a lookup of the same words is no question about now: the old statement keeps its own place
+    plain = [r["path"] for r in m.search("Where did I work in February?", 6, 0.0, now=now,
+                                         record_signals=False)["results"]]
+    assert plain[:1] != ["memory/2026-05-04.md"]

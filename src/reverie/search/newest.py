@@ -10,8 +10,12 @@ shared word that the search asked about, between two short statements, and then 
 announcing a change said of that word; who said it (``user:``, ``Caroline: I…``) is no subject, and
 lines of one note update each other only when both are short statements — and says something
 else about it: other numbers ("December 22" after "December 15", "room 1208" after "room 812"), or
-words that announce a change ("now", "moved", "no longer", "新的", "改为"...). Undated results (the owner's own lines of MEMORY.md and USER.md, conversations)
-are left where they are: Dreaming keeps the curated files current (``status: superseded``).
+words that announce a change ("now", "moved", "no longer", "新的", "改为"...). A later line that says
+it left a value the earlier one names updates it whatever else they share ("I left Northwind and
+joined Acme" after "I started my new job at Northwind"; "我从顺达物流离职" after "我开始在顺达物流上班了").
+For a question about what holds now, the earlier statement then goes just below the later one (the
+history of the answer, next to it). Undated results (the owner's own lines of MEMORY.md and USER.md,
+conversations) are left where they are: Dreaming keeps the curated files current (``status: superseded``).
 
 How this compares with other designs (add-only stores that read time-aware, invalidation windows,
 expiry) is in docs/search.md.
@@ -46,6 +50,14 @@ _CHANGE_VERB = re.compile(r"\b(?:changed?|moved|instead|no longer|anymore|resche
                           r"|改为|改成|换成|换到|换了|改了|搬到|搬家|推迟|不再|改到", re.I)
 _NEW_WORD = re.compile(r"\bnew(?:ly)?\s+(\w+)", re.I)
 _NEW_CJK = re.compile(r"新的?([\u4e00-\u9fff])")
+# a value the speaker says they left: a name after "left", "quit", "sold", "moved from"… (capitalised
+# words: "left Northwind", "moved away from Munich"; "sold the old car" names none), or in Chinese
+# what stands between 从 and a verb of leaving (从顺达物流离职) or after 离开
+_LEFT = re.compile(
+    r"\b(?i:left|quit|sold|cancell?ed|moved\s+(?:out\s+of|away\s+from|from)|switched\s+(?:away\s+)?from"
+    r"|no\s+longer\s+(?:at|with|in|work(?:ing)?\s+(?:at|for)))\s+(?:(?i:my|our|the)\s+)?(?:(?i:old)\s+)?"
+    r"([A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})"
+    r"|从([\u4e00-\u9fff\w]{2,10}?)(?:离职|辞职|搬走|搬出|跳槽|退出|退会)|离开了?([\u4e00-\u9fff\w]{2,10}?)(?=[，。！？,.!?\s]|$)")
 # words that say when or how, not what about: left out of the subject
 _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
                           "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
@@ -114,6 +126,24 @@ def _announces(text: str) -> bool:
     return _CHANGE.search(text) is not None
 
 
+@lru_cache(maxsize=4096)
+def _left_values(text: str) -> tuple[frozenset[str], ...]:
+    """The subjects of the values ``text`` says were left (see :data:`_LEFT`): each a set of words."""
+    if not any(w in text for w in ("left", "quit", "sold", "ancel", "from", "longer", "从", "离开")):
+        return ()
+    out = []
+    for m in _LEFT.finditer(text):
+        words = _subject(next(g for g in m.groups() if g))
+        if words:
+            out.append(words)
+    return tuple(out)
+
+
+def _leaves(later: tuple, earlier: tuple) -> bool:
+    """Whether the later text says it left a value the earlier one names (all its words)."""
+    return any(v <= earlier[0] for v in _left_values(later[2]))
+
+
 def _short(facts: tuple) -> bool:
     return facts[3] <= 2 * SHORT_FACT
 
@@ -121,6 +151,8 @@ def _short(facts: tuple) -> bool:
 def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset()) -> bool:
     (a, na, words_a, size_a), (b, nb, words_b, size_b) = later, earlier
     shared = a & b
+    if shared and _leaves(later, earlier):  # "I left Northwind…" after "…my new job at Northwind"
+        return True
     # two words' worth shared (a Chinese bigram half of one: 健身房 is two bigrams and one word;
     # 科技 + 上班 three, with 技上)
     both = _size(shared) if len(shared) >= 2 else 0.0  # (two words at the least, whatever their script)
@@ -187,11 +219,12 @@ def updates(later: str, earlier: str, query: str = "") -> bool:
     return _updates(_facts(later), _facts(earlier), _subject(query) if query else frozenset())
 
 
-def order(items: list, when, text, cite, query: str = "") -> tuple[list, dict[int, str]]:
+def order(items: list, when, text, cite, query: str = "", history: bool = False) -> tuple[list, dict[int, str]]:
     """``items`` with each updated one's newest update moved just above it when it ranked lower,
     and {id(updated item): the update's citation}. ``when(item)`` is :func:`dated`'s answer for
     it, ``text(item)`` its words, ``cite(item)`` how to name it; ``query`` what was searched for
-    (its words name the subject). Order is otherwise kept."""
+    (its words name the subject). With ``history`` (a question about what holds now), an updated
+    item that ranked lower than its update goes just below it. Order is otherwise kept."""
     asked = _subject(query) if query else frozenset()
     # most pairs of a result list are judged on one set intersection: without a Chinese word of the
     # question, two texts sharing no subject word never update each other, and sharing fewer than
@@ -220,7 +253,8 @@ def order(items: list, when, text, cite, query: str = "") -> tuple[list, dict[in
             shared = f_new[0] & f_old[0]
             # (exactly _updates' own tests, before the call: one word or none shared is an update
             # only between short statements, and none at all only by a Chinese word of the question)
-            if len(shared) < 2 and not ((shared or any_pair) and f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT):
+            if len(shared) < 2 and not ((shared or any_pair) and f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT) \
+                    and not (shared and _leaves(f_new, f_old)):
                 continue
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
@@ -239,6 +273,15 @@ def order(items: list, when, text, cite, query: str = "") -> tuple[list, dict[in
                 break
         if not moved:
             break
+    if history:  # the state asked about, then what it was before: each older one just below its update
+        def at(item) -> int:
+            return next(i for i, it in enumerate(out) if it is item)
+
+        olders = sorted((it for it in out if id(it) in by), key=at, reverse=True)  # the lowest first
+        for older in olders:
+            i, j = at(older), at(by[id(older)])
+            if i > j + 1:
+                out.insert(j + 1, out.pop(i))
     return out, marks
 
 

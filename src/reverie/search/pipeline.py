@@ -436,7 +436,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     else:
         merged, superseded = newest.order(
             ranked, lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
-            lambda p: p.text, lambda p: p.citation, said)
+            lambda p: p.text, lambda p: p.citation, said, history=params.now_state)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]

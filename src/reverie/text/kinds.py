@@ -9,7 +9,7 @@ people count in their own lives, each with its head words (as a question names t
 members (as a note names one), in English and Chinese: health visits and appointments, shows,
 plants, bikes, cars, swimming, running and hiking, reading, films, trips, pets, sport,
 restaurants, cuisines, instruments, clothes, jewellery, luxuries, furniture, relatives, parties,
-exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent.
+exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent; and for a question about now, one's employer and one's home.
 
 A member stands for its head in a counting question and in a question about what holds now
 ("What car do I drive now?": "I bought a used Toyota Corolla"), not in a lookup ("Who is my
@@ -133,6 +133,18 @@ KINDS: list[tuple[str, ...]] = [
     ("language languages | 语言 外语",
      "spanish french german japanese mandarin italian korean portuguese russian arabic "
      "| 西班牙语 法语 德语 日语 韩语 意大利语 英语 俄语"),
+    # where one works and lives: what a question about now most often asks of one's own life ("Where do
+    # I work now?": "I started my new job at…", "I left … and joined…"); only a question about the
+    # employer or the home, not "work out", "how many hours did I work", "live music"
+    ("work works job jobs employer employers workplace | 工作 上班 公司 单位",
+     "job jobs employer joined hired new_job | 入职 离职 跳槽 加入了 新工作 公司 单位 上班",
+     r"\b(?:where|who)\b[^?.!]{0,40}\bwork(?:s|ing)?\b(?!\s+(?:out|on)\b)|\b(?:employers?|workplace)\b"
+     r"|\b(?:what|which)\b[^?.!]{0,20}\b(?:jobs?|company|firm)\b|\bhow\s+many\b[^?.!]{0,20}\b(?:jobs|employers|companies)\b"
+     r"|哪.{0,4}(?:上班|工作)|(?:什么|哪).{0,4}(?:工作|公司|单位)|(?:工作|公司|单位).{0,6}(?:什么|哪)|几(?:份|个)工作|几家公司"),
+    ("live lives living home address | 居住 住在 住址 地址 住哪",
+     "moved relocated apartment new_place neighbourhood neighborhood | 搬到 搬家 搬去 新家 公寓 小区",
+     r"\bwhere\b[^?.!]{0,40}\bliv(?:e|es|ing)\b|\baddress\b|\bhow\s+many\b[^?.!]{0,20}\b(?:homes|places)\b"
+     r"|住在?哪|住址|地址|住在什么"),
     ("spend spent spending cost costs expense expenses money | 花钱 开销 花费 花了",
      "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了",
      r"how\s+much|多少钱|花了多少(?!时间|小时|分钟|天|周|个月|年|次)|花费|开销"),
