@@ -163,6 +163,19 @@ def test_the_times_of_how_many_times_frames_the_count(keyword_memory):
     assert {r["path"] for r in found} == {"memory/2026-03-02.md", "memory/2026-03-05.md"}
 
 
+def test_the_chinese_frame_of_a_count_is_no_word_to_find(keyword_memory):
+    """"我一共去了几次健身房？": 几次 is the count's frame, as 几个 is; a note saying "第一次" or "好几个小时"
+    is no visit. A classifier that names the kind of thing (几盆, 几场) stays."""
+    assert counting.without_frame("我一共看了几个不同的医生？") == "我一共看了 不同的医生？"
+    assert counting.without_frame("我一共买了几盆植物？") == "我一共买了几盆植物？"
+    mem = keyword_memory({"memory/2026-03-02.md": "- 下班后去健身房练了腿。\n",
+                          "memory/2026-03-05.md": "- 周末又去了健身房，人很多。\n",
+                          "memory/2026-03-09.md": "- 第一次自己做了红烧肉，超市跑了好几次。\n"})
+    found = mem.search("我一共去了几次健身房？", 6, 0.0, record_signals=False)["results"]
+    assert {r["path"] for r in found} == {"memory/2026-03-02.md", "memory/2026-03-05.md"}, \
+        [r["snippet"] for r in found]
+
+
 def test_a_counting_question_keeps_every_saying_of_a_repeated_line(reverie_home):
     """Five swims said in the same words on five days are five instances: a counting question shows
     them all first; any other question shows one and the rest after the new lines."""

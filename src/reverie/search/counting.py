@@ -49,11 +49,15 @@ def asks_to_count(query: str) -> bool:
 # "how many times": its "times" frames the count, as "many" does (a stop word): kept in the keyword
 # query, it matched every "first time trying the recipe" as much as a swim matched "swimming"
 _TIMES = LazyPattern(r"\b(how\s+many)\s+times\b", re.I)
+# ... and in Chinese, 几个 / 几次 / 多少次 (a count of "items" or "times"), which any line saying "好几个小时"
+# or "第一次" holds; a space in their place, so that the characters around them make no new bigram.
+# A classifier that names the kind of thing stays (几盆植物: "买了一盆绿萝"; 几场演出: "看了一场芭蕾")
+_ZH_FRAME = LazyPattern(r"几个|几次|几回|几趟|多少次|多少个|多少回|多少趟")
 
 
 def without_frame(query: str) -> str:
-    """A counting question's keyword query without the "times" of "how many times"."""
-    return _TIMES.sub(r"\1", query)
+    """A counting question's keyword query without the "times" of "how many times" (几个, 几次)."""
+    return _ZH_FRAME.sub(" ", _TIMES.sub(r"\1", query))
 
 
 # a count of what happened over time: "how many times / how often", "in total", "so far", "how

@@ -13,7 +13,7 @@ else about it: other numbers ("December 22" after "December 15", "room 1208" aft
 words that announce a change ("now", "moved", "no longer", "新的", "改为"...). A later line that says
 it left a value the earlier one names updates it whatever else they share ("I left Northwind and
 joined Acme" after "I started my new job at Northwind"; "我从顺达物流离职" after "我开始在顺达物流上班了").
-For a question about what holds now, the earlier statement then goes just below the later one (the
+For a question about what holds now, what the first result updates goes just below it (the
 history of the answer, next to it). Undated results (the owner's own lines of MEMORY.md and USER.md,
 conversations) are left where they are: Dreaming keeps the curated files current (``status: superseded``).
 
@@ -223,8 +223,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
     """``items`` with each updated one's newest update moved just above it when it ranked lower,
     and {id(updated item): the update's citation}. ``when(item)`` is :func:`dated`'s answer for
     it, ``text(item)`` its words, ``cite(item)`` how to name it; ``query`` what was searched for
-    (its words name the subject). With ``history`` (a question about what holds now), an updated
-    item that ranked lower than its update goes just below it. Order is otherwise kept."""
+    (its words name the subject). With ``history`` (a question about what holds now), the items
+    the first one updates go just below it. Order is otherwise kept."""
     asked = _subject(query) if query else frozenset()
     # most pairs of a result list are judged on one set intersection: without a Chinese word of the
     # question, two texts sharing no subject word never update each other, and sharing fewer than
@@ -273,15 +273,12 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
                 break
         if not moved:
             break
-    if history:  # the state asked about, then what it was before: each older one just below its update
-        def at(item) -> int:
-            return next(i for i, it in enumerate(out) if it is item)
-
-        olders = sorted((it for it in out if id(it) in by), key=at, reverse=True)  # the lowest first
-        for older in olders:
-            i, j = at(older), at(by[id(older)])
-            if i > j + 1:
-                out.insert(j + 1, out.pop(i))
+    if history and out:  # the answer, then what it was before: what the first item updated, just below it
+        # (only the first's: the history of another update in the list, a job change for a question
+        # about one's car, pushed the car's first statement out of the first five notes)
+        lead = out[0]
+        olders = [it for it in out[1:] if by.get(id(it)) is lead]
+        out = [lead, *olders, *(it for it in out[1:] if by.get(id(it)) is not lead)]
     return out, marks
 
 
