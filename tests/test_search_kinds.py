@@ -112,6 +112,12 @@ def test_a_count_of_a_kind_finds_each_member_named(keyword_memory):
     assert "memory/2026-05-02.md" not in got
     # a lookup asks for one note its own words find: the members are not brought
     assert paths(m, "Where is the doctor's office?") == ["memory/2026-05-09.md"]
+    # explain names the member that held the head word (none where the text says "doctor" itself)
+    rows = m.search("How many different doctors did I see?", 6, 0.0, now=NOW, record_signals=False,
+                    explain=True)["results"]
+    members = {r["path"]: r["explain"]["keyword"]["members"] for r in rows}
+    assert members["memory/2026-03-11.md"] == {"doctor": "cardiologist"}, members
+    assert members["memory/2026-05-09.md"] == {}, members
 
 
 @engines

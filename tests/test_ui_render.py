@@ -150,3 +150,18 @@ def test_explain_says_when_the_questions_characters_or_its_days_set_the_keyword_
     assert "characters" not in plain["keyword leg"].note
     _print_explain(hit)
     assert "loose 0.50 of the question's characters, a note of the days asked" in capsys.readouterr().out
+
+
+def test_explain_names_the_member_that_held_a_head_word(capsys):
+    """text/kinds.py: "Saw a cardiologist" holds "doctor" through a member of its kind; both explain
+    surfaces say which, and nothing where the text holds its words itself."""
+    from reverie.cli.search_run import _print_explain
+
+    hit = _traced()
+    hit["explain"]["keyword"]["members"] = {"doctor": "cardiologist"}
+    rows = {r.label: r for r in explain.rows(hit, 0.35)}
+    assert rows["keyword leg"].note.endswith('; "doctor" as "cardiologist"')
+    _print_explain(hit)
+    assert '; "doctor" as "cardiologist"' in capsys.readouterr().out
+    plain = {r.label: r for r in explain.rows(_traced(), 0.35)}
+    assert " as " not in plain["keyword leg"].note

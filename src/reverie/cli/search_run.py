@@ -31,6 +31,10 @@ def _print_explain(hit: dict) -> None:
     if lifted:  # (search/loose.py, search/days_asked.py)
         legs.append(f"loose {lo['share']:.2f} of the question's characters"
                     + (", a note of the days asked" if lo.get("dayAsked") else ""))
+    if k and k.get("members"):  # a head word held through a member of its kind (text/kinds.py)
+        from ..search.keyword import members_note  # (here: a search the warm server ran imports none of it)
+
+        legs.append(members_note(k["members"]))
     print("      legs: " + "; ".join(legs))
     m = ex.get("merge", {})
     print(f"      merge: {m.get('formula')} = {m.get('content')}")

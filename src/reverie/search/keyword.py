@@ -159,6 +159,19 @@ class QueryTerms:
             held = [h or any(m.held(have, low) for m in self.alts.get(t, ())) for h, t in zip(held, self.tokens)]
         return held
 
+    def held_by_members(self, text: str, tokenizer: str) -> dict[str, str]:
+        """{query token: the member that holds it} for the tokens ``text`` holds only through a
+        member of a kind (explain: why "Saw a dermatologist" holds "doctor")."""
+        if not self.alts:
+            return {}
+        have = text_tokens(text, tokenizer)
+        low = text.lower()
+        out = {}
+        for t, held in zip(self.tokens, self.mask(text, tokenizer)):
+            if held and t in self.alts and t not in have:
+                out[t] = next(m.word for m in self.alts[t] if m.held(have, low))
+        return out
+
     def coverage(self, mask: list[bool]) -> float:
         """The weight of the tokens ``mask`` marks, over the weight of all (0 when there is none)."""
         total = math.fsum(self.weights)
@@ -249,6 +262,7 @@ class Member:
     tokens: frozenset[str]  # its query tokens (porter stems, CJK bigrams): all in a text that names it
     surface: re.Pattern | str  # its words as written, in a row; a Chinese word as written
     fts: str  # the FTS5 expression that finds it (its words or bigrams as a phrase)
+    word: str = ""  # as the lexicon writes it (what explain shows)
 
     def held(self, have: frozenset[str], low: str) -> bool:
         if not self.tokens <= have:  # (a set lookup first: most texts hold none)
@@ -256,6 +270,13 @@ class Member:
         if isinstance(self.surface, str):
             return self.surface in low
         return self.surface.search(low) is not None
+
+
+def members_note(members: dict[str, str]) -> str:
+    """``{"doctor": "cardiologist"}`` -> ``'"doctor" as "cardiologist"'``: the head words of a kind a
+    unit holds only through one of its members (explain's ``keyword.members``, for the CLI and the
+    web view)."""
+    return ", ".join(f'"{head}" as "{member}"' for head, member in members.items())
 
 
 def _word_pattern(word: str) -> str:
@@ -273,13 +294,13 @@ def _member(word: str, tokenizer: str) -> Member | None:
     if not toks or any(_prefix(t) for t in toks):
         return None
     if has_cjk(word):
-        return Member(toks, word.lower(), _quote(" ".join(_query_tokens_of(word, tokenizer))))
+        return Member(toks, word.lower(), _quote(" ".join(_query_tokens_of(word, tokenizer))), word)
     # a word or a phrase ("brake pads", "stand-up comedy") as written, its words in a row (the stem
     # alone is not enough: "training" is stemmed as "train", "shorts" as "short"); not inside a word
     # of letters or digits (Chinese text may touch it: "去看了stand-up comedy")
     words = re.findall(r"\w+", word.lower())
     phrase = r"\W+".join([*map(re.escape, words[:-1]), _word_pattern(words[-1])])
-    return Member(toks, re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])"), _quote(word))
+    return Member(toks, re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])"), _quote(word), word)
 
 
 @lru_cache(maxsize=4)

@@ -390,6 +390,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         reranked = rerank.apply(pool, params.query, params.rerank)
         if reranked["applied"]:
             _rescore(pool, params, use_vectors, use_kw, judge=False)
+    if params.explain and qt.alts:  # which member of a kind held a head word ("doctor": "dermatologist")
+        for c in pool:
+            if c.trace.get("keyword"):
+                c.trace["keyword"]["members"] = qt.held_by_members(c.text, params.tokenizer)
     # order: exact path tiers first (3, 2, 1), then everything else; MMR within each group
     ordered: list[Candidate] = []
     groups = [[c for c in pool if c.specificity == t] for t in (3, 2, 1)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..search.keyword import members_note
 from ..search.rescore import QUESTION_LIFTS
 
 WIDTH = 220  # pixels of a full bar
@@ -75,6 +76,8 @@ def _keyword_note(k: dict, lo: dict | None = None) -> str:
     if lifted:
         note += f"; holds {lo['share']:.2f} of the question's characters"
         note += ", a note of the days asked" if lo.get("dayAsked") else ""
+    if k.get("members"):  # a head word held through a member of its kind (text/kinds.py)
+        note += "; " + members_note(k["members"])
     return note
 
 
