@@ -202,6 +202,13 @@ def test_a_name_is_a_speaker_only_when_someone_talks_after_it():
      "The office keys are in the blue drawer by the door, next to the spare charger.", False),
     ("Had lunch with my old colleagues from Northwind, they say hello to everyone.",
      "I started my new job at Northwind this week, the office is near the river and the team seems kind.", False),
+    # someone left something, something sold to someone: no value of theirs left behind
+    ("I left Sarah a voicemail about Sunday lunch and the train times for the weekend trip.",
+     "My sister Sarah lives in Leeds with her two cats and works at the hospital there.", False),
+    ("I sold Tom my bike after the race, he will ride it to school every morning now.",
+     "Tom is my neighbour's son, he is twelve and plays football on Saturday mornings.", False),
+    ("Sold the old Corolla to a dealer last week and took the bus since then, it is fine.",
+     "I bought a used Toyota Corolla from a colleague, it runs well and was cheap.", True),
 ])
 def test_leaving_a_named_value_updates_the_line_that_names_it(later, earlier, expected):
     assert updates(later, earlier) is expected

@@ -50,14 +50,17 @@ _CHANGE_VERB = re.compile(r"\b(?:changed?|moved|instead|no longer|anymore|resche
                           r"|改为|改成|换成|换到|换了|改了|搬到|搬家|推迟|不再|改到", re.I)
 _NEW_WORD = re.compile(r"\bnew(?:ly)?\s+(\w+)", re.I)
 _NEW_CJK = re.compile(r"新的?([\u4e00-\u9fff])")
-# a value the speaker says they left: a name after "left", "quit", "sold", "moved from"… (capitalised
-# words: "left Northwind", "moved away from Munich"; "sold the old car" names none), or in Chinese
-# what stands between 从 and a verb of leaving (从顺达物流离职) or after 离开
+# a value the speaker says they left: a name (capitalised words) after "left", "quit", "moved from"…
+# ("left Northwind", "moved away from Munich"), or after "sold" / "cancelled" and a determiner ("sold
+# the old Corolla"; "sold Tom my bike" sells nothing of Tom's); not a name someone was left something
+# ("left Sarah a voicemail"); "sold the old car" names none. In Chinese what stands between 从 and a
+# verb of leaving (从顺达物流离职) or after 离开
+_NAME = r"([A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})\b(?!\s+(?i:a|an|the|my|our|his|her|their|some)\b)"
 _LEFT = re.compile(
-    r"\b(?i:left|quit|sold|cancell?ed|moved\s+(?:out\s+of|away\s+from|from)|switched\s+(?:away\s+)?from"
-    r"|no\s+longer\s+(?:at|with|in|work(?:ing)?\s+(?:at|for)))\s+(?:(?i:my|our|the)\s+)?(?:(?i:old)\s+)?"
-    r"([A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})"
-    r"|从([\u4e00-\u9fff\w]{2,10}?)(?:离职|辞职|搬走|搬出|跳槽|退出|退会)|离开了?([\u4e00-\u9fff\w]{2,10}?)(?=[，。！？,.!?\s]|$)")
+    r"\b(?i:left|quit|moved\s+(?:out\s+of|away\s+from|from)|switched\s+(?:away\s+)?from"
+    r"|no\s+longer\s+(?:at|with|in|work(?:ing)?\s+(?:at|for)))\s+(?:(?i:my|our|the)\s+)?(?:(?i:old)\s+)?" + _NAME
+    + r"|\b(?i:sold|cancell?ed)\s+(?i:my|our|the)\s+(?:(?i:old)\s+)?" + _NAME
+    + r"|从([\u4e00-\u9fff\w]{2,10}?)(?:离职|辞职|搬走|搬出|跳槽|退出|退会)|离开了?([\u4e00-\u9fff\w]{2,10}?)(?=[，。！？,.!?\s]|$)")
 # words that say when or how, not what about: left out of the subject
 _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
                           "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
@@ -129,7 +132,8 @@ def _announces(text: str) -> bool:
 @lru_cache(maxsize=4096)
 def _left_values(text: str) -> tuple[frozenset[str], ...]:
     """The subjects of the values ``text`` says were left (see :data:`_LEFT`): each a set of words."""
-    if not any(w in text for w in ("left", "quit", "sold", "ancel", "from", "longer", "从", "离开")):
+    low = text.lower()
+    if not any(w in low for w in ("left", "quit", "sold", "ancel", "from", "longer", "从", "离开")):
         return ()
     out = []
     for m in _LEFT.finditer(text):
