@@ -168,6 +168,7 @@ def test_the_chinese_frame_of_a_count_is_no_word_to_find(keyword_memory):
     is no visit. A classifier that names the kind of thing (几盆, 几场) stays."""
     assert counting.without_frame("我一共看了几个不同的医生？") == "我一共看了 不同的医生？"
     assert counting.without_frame("我一共买了几盆植物？") == "我一共买了几盆植物？"
+    assert counting.without_frame("我一共见了几个人？") == "我一共见了几个人？"  # 个人: "七个人"
     mem = keyword_memory({"memory/2026-03-02.md": "- 下班后去健身房练了腿。\n",
                           "memory/2026-03-05.md": "- 周末又去了健身房，人很多。\n",
                           "memory/2026-03-09.md": "- 第一次自己做了红烧肉，超市跑了好几次。\n"})

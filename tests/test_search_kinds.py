@@ -83,9 +83,16 @@ def test_a_kind_counts_only_in_a_question_that_means_it():
     assert not any(m.fts == '"joined"' for m in _expanded("How many times did I work out this week?")[1])
     assert not any(m.fts == '"joined"' for m in _expanded("How many hours did I work this week?")[1])
     assert not any(m.fts == '"离职"' for m in _expanded("我这周一共工作了多少个小时？")[1])
-    assert any(m.fts == '"moved"' for m in _expanded("Where do I live now?")[1])
+    assert not any(m.fts == '"离职"' for m in _expanded("我现在哪天上班？")[1])  # which day, not where
+    assert any(m.fts == '"moved to"' for m in _expanded("Where do I live now?")[1])
     assert any(m.fts == '"搬到"' for m in _expanded("我现在住在哪个城市？")[1])
-    assert not any(m.fts == '"moved"' for m in _expanded("How many live shows did I see?")[1])
+    assert not any(m.fts == '"moved to"' for m in _expanded("How many live shows did I see?")[1])
+    assert not any(m.fts == '"moved to"' for m in _expanded("Where can I hear live music now?")[1])
+    assert not any(m.fts == '"moved to"' for m in _expanded("What's my email address now?")[1])
+    assert not any(m.fts == '"搬到"' for m in _expanded("我现在的邮箱地址是什么？")[1])
+    # a member says the home changed, not that anything moved
+    assert held("Where do I live now?", "We moved to a flat in Lisbon.", "live")
+    assert not held("Where do I live now?", "We moved the standup to 10am.", "live")
     # money is spent in yuan, not in hours
     assert any(m.fts == '"块钱"' for m in _expanded("我在自行车上一共花了多少钱？")[1])
     assert not any(m.fts == '"块钱"' for m in _expanded("我一共花了多少时间学吉他？")[1])
@@ -116,7 +123,7 @@ def test_a_count_of_a_kind_finds_each_member_named(keyword_memory):
     rows = m.search("How many different doctors did I see?", 6, 0.0, now=NOW, record_signals=False,
                     explain=True)["results"]
     members = {r["path"]: r["explain"]["keyword"]["members"] for r in rows}
-    assert members["memory/2026-03-11.md"] == {"doctor": "cardiologist"}, members
+    assert members["memory/2026-03-11.md"] == {"doctors": "cardiologist"}, members  # the question's word
     assert members["memory/2026-05-09.md"] == {}, members
 
 

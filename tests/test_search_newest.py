@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import cli, ok
 from reverie import Memory
-from reverie.search.newest import prefer_newest, updates
+from reverie.search.newest import dated, order, prefer_newest, updates
 
 
 def _at(day: int) -> datetime:
@@ -207,8 +207,20 @@ def test_a_name_is_a_speaker_only_when_someone_talks_after_it():
      "My sister Sarah lives in Leeds with her two cats and works at the hospital there.", False),
     ("I sold Tom my bike after the race, he will ride it to school every morning now.",
      "Tom is my neighbour's son, he is twelve and plays football on Saturday mornings.", False),
-    ("Sold the old Corolla to a dealer last week and took the bus since then, it is fine.",
+    ("We sold the old Corolla to a dealer last week and took the bus since then, it is fine.",
      "I bought a used Toyota Corolla from a colleague, it runs well and was cheap.", True),
+    ("I quit my job at Northwind last Friday, the new one starts in June and I am excited about it.",
+     "I started my new job at Northwind this week, the office is near the river and the team seems kind.", True),
+    # someone else leaving, a trip, a morning at daycare, a day: nothing of the owner's left behind
+    ("My colleague Priya quit Northwind last week, we had cake for her in the afternoon.",
+     "I started my new job at Northwind this week, the office is near the river and the team seems kind.", False),
+    ("We left Paris on Monday after the conference and took the slow train home through Burgundy.",
+     "We live in Paris, close to the canal, in a small flat on the fourth floor with a balcony.", False),
+    ("Left Mia at daycare at 8, she cried a bit but the teachers were lovely and calm with her.",
+     "Mia started at Little Acorns daycare this month, three mornings a week, near the park.", False),
+    ("同事小王从顺达物流离职了，我们中午给他办了个小小的欢送会。", "这周我开始在顺达物流上班了，公司在河边，同事都挺好。", False),
+    ("We cancelled the Friday dinner with the Nguyens because the kids were ill all week.",
+     "Dinner with the Nguyens on Friday at their place, bring dessert and the board game.", False),
 ])
 def test_leaving_a_named_value_updates_the_line_that_names_it(later, earlier, expected):
     assert updates(later, earlier) is expected
@@ -229,7 +241,25 @@ def test_a_question_about_now_shows_what_changed_then_what_it_was(keyword_memory
     assert [r["path"] for r in out[:2]] == ["memory/2026-05-04.md", "memory/2026-02-02.md"], \
         [r["snippet"] for r in out]
     assert out[1]["supersededBy"] == out[0]["citation"]
-    # a lookup of the same words is no question about now: the old statement keeps its own place
-    plain = [r["path"] for r in m.search("Where did I work in February?", 6, 0.0, now=now,
-                                         record_signals=False)["results"]]
-    assert plain[:1] != ["memory/2026-05-04.md"]
+
+
+def test_only_a_question_about_now_brings_the_first_results_history_up():
+    """``order(history=True)``: what the first result updates goes just below it; an update lower in
+    the list leaves what it updates where it was; without ``history`` everything keeps its place."""
+    def row(day: str, text: str) -> dict:
+        return {"path": f"memory/2026-{day}.md", "snippet": text, "startLine": 1, "citation": f"memory/2026-{day}.md#L1"}
+
+    rows = [row("05-04", "Big news: I left Northwind and joined Acme Logistics."),
+            row("05-06", "The printer at work jammed again this morning."),
+            row("05-07", "We moved out of Munich and found a flat in Lisbon near the sea."),
+            row("05-08", "I'm thinking about cycling to work in spring."),
+            row("02-02", "I started my new job at Northwind this week."),
+            row("01-10", "We live in Munich, in Schwabing, close to the English Garden.")]
+
+    def ordered(history: bool) -> list[str]:
+        out, _ = order([dict(r) for r in rows], lambda r: dated(r["path"], 1), lambda r: r["snippet"],
+                       lambda r: r["citation"], "Where do I work now?", history=history)
+        return [r["path"][-13:-3] for r in out]
+
+    assert ordered(True) == ["2026-05-04", "2026-02-02", "2026-05-06", "2026-05-07", "2026-05-08", "2026-01-10"]
+    assert ordered(False) == [r["path"][-13:-3] for r in rows]

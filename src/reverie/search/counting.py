@@ -49,10 +49,11 @@ def asks_to_count(query: str) -> bool:
 # "how many times": its "times" frames the count, as "many" does (a stop word): kept in the keyword
 # query, it matched every "first time trying the recipe" as much as a swim matched "swimming"
 _TIMES = LazyPattern(r"\b(how\s+many)\s+times\b", re.I)
-# ... and in Chinese, 几个 / 几次 / 多少次 (a count of "items" or "times"), which any line saying "好几个小时"
-# or "第一次" holds; a space in their place, so that the characters around them make no new bigram.
-# A classifier that names the kind of thing stays (几盆植物: "买了一盆绿萝"; 几场演出: "看了一场芭蕾")
-_ZH_FRAME = LazyPattern(r"几个|几次|几回|几趟|多少次|多少个|多少回|多少趟")
+# ... and in Chinese, 几次 / 多少次 (a count of times) and 几个 / 多少个 before a word (几个不同的医生), which
+# any line saying "第一次" or "好几个小时" holds; a space in their place, so that the characters around
+# them make no new bigram. Not 几个 before one character (几个人, 几个月: 个人 and 个月 are what "七个人",
+# "三个月" say), nor a classifier that names the kind of thing (几盆植物: "买了一盆绿萝"; 几场演出: "看了一场芭蕾")
+_ZH_FRAME = LazyPattern(r"几次|几回|几趟|多少次|多少回|多少趟|(?:几|多少)个(?=[\u4e00-\u9fff]{2})")
 
 
 def without_frame(query: str) -> str:

@@ -145,6 +145,7 @@ class QueryTerms:
     # a token -> the members of the kind it names (see :func:`expand_kinds`): a text naming one of
     # them holds the token
     alts: dict[str, list[Member]] = field(default_factory=dict)
+    heads: dict[str, str] = field(default_factory=dict)  # a token of :attr:`alts` -> the question's word for it
 
     @property
     def empty(self) -> bool:
@@ -169,7 +170,7 @@ class QueryTerms:
         out = {}
         for t, held in zip(self.tokens, self.mask(text, tokenizer)):
             if held and t in self.alts and t not in have:
-                out[t] = next(m.word for m in self.alts[t] if m.held(have, low))
+                out[self.heads.get(t, t)] = next(m.word for m in self.alts[t] if m.held(have, low))
         return out
 
     def coverage(self, mask: list[bool]) -> float:
@@ -336,6 +337,10 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
             for t in toks:
                 qt.alts.setdefault(t, []).extend(alts)
             found.update((m.fts, m) for m in alts)
+    if qt.alts:  # explain names a head by the question's word ("movies", not its stem "movi")
+        words = {t: w for w in re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", question)
+                 if not has_cjk(w) for t in _query_tokens_of(w, tokenizer)}
+        qt.heads = {t: words.get(t, t) for t in qt.alts}
     return list(found.values())
 
 

@@ -50,17 +50,34 @@ _CHANGE_VERB = re.compile(r"\b(?:changed?|moved|instead|no longer|anymore|resche
                           r"|改为|改成|换成|换到|换了|改了|搬到|搬家|推迟|不再|改到", re.I)
 _NEW_WORD = re.compile(r"\bnew(?:ly)?\s+(\w+)", re.I)
 _NEW_CJK = re.compile(r"新的?([\u4e00-\u9fff])")
-# a value the speaker says they left: a name (capitalised words) after "left", "quit", "moved from"…
-# ("left Northwind", "moved away from Munich"), or after "sold" / "cancelled" and a determiner ("sold
-# the old Corolla"; "sold Tom my bike" sells nothing of Tom's); not a name someone was left something
-# ("left Sarah a voicemail"); "sold the old car" names none. In Chinese what stands between 从 and a
-# verb of leaving (从顺达物流离职) or after 离开
-_NAME = r"([A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})\b(?!\s+(?i:a|an|the|my|our|his|her|their|some)\b)"
+# a value the owner says they left: a name (capitalised words) said by "I" or "we" (who else
+# quits is no change of the owner's: "my colleague Priya quit Northwind", "he left Google") after a
+# verb that leaves for good: "quit", "resigned from", "moved out of / away from / from", "switched
+# from", "no longer at / with / working for", "sold" or "cancelled" with a determiner ("we sold the
+# old Corolla"; "I sold Tom my bike" sells nothing of Tom's), "left my job at"; "left" alone only
+# with the new value in the same breath ("I left Northwind and joined Acme", "we left Paris and moved
+# to Lyon": "we left Paris on Monday" is a trip, "left Mia at daycare" a morning). Not a name someone
+# was left something ("left Sarah Jones a voicemail"), nor a day or a month ("we cancelled the
+# Friday dinner"). In Chinese, 我 / 我们 then 从 what is left and a verb of leaving (我从顺达物流离职;
+# "同事从顺达物流离职了" is the colleague's), or 我辞去了…的工作; not 离开 (离开杭州 is as often a trip)
+_NAME = (r"([A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})\b"
+         r"(?!\s+[A-Z])(?!\s+(?i:a|an|the|my|our|his|her|their|some|two|three)\b)")
+_WHO = r"\b(?i:i|we)(?:'ve|\s+have|\s+had|\s+just|\s+finally|\s+already|\s+then|\s+also)*\s+"
+_OWN = r"(?:(?i:my|our|the)\s+)?(?:(?i:old)\s+)?"
+_JOB = r"(?i:my|our)\s+(?:(?i:old)\s+)?(?i:job|position|role|post)\s+(?i:at|with|in)\s+"
 _LEFT = re.compile(
-    r"\b(?i:left|quit|moved\s+(?:out\s+of|away\s+from|from)|switched\s+(?:away\s+)?from"
-    r"|no\s+longer\s+(?:at|with|in|work(?:ing)?\s+(?:at|for)))\s+(?:(?i:my|our|the)\s+)?(?:(?i:old)\s+)?" + _NAME
-    + r"|\b(?i:sold|cancell?ed)\s+(?i:my|our|the)\s+(?:(?i:old)\s+)?" + _NAME
-    + r"|从([\u4e00-\u9fff\w]{2,10}?)(?:离职|辞职|搬走|搬出|跳槽|退出|退会)|离开了?([\u4e00-\u9fff\w]{2,10}?)(?=[，。！？,.!?\s]|$)")
+    r"(?:(?:" + _WHO + r"(?i:quit|resigned\s+from|moved\s+(?:out\s+of|away\s+from|from)|switched\s+(?:away\s+)?from)"
+    r"|\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:no\s+longer\s+(?:at|with|in|working\s+(?:at|for))))\s+" + _OWN
+    + r"|" + _WHO + r"(?:(?i:left|quit|resigned\s+from)\s+" + _JOB
+    + r"|(?i:sold|cancell?ed)\s+(?i:my|our|the)\s+(?:(?i:old)\s+)?))" + _NAME
+    + r"|" + _WHO + r"(?i:left)\s+" + _OWN + _NAME
+    + r"(?=(?:\s+(?i:after|last|this)\s+\w+(?:\s+\w+)?)?,?\s+(?i:and|to|for)\s+(?:(?i:i|we)\s+)?"
+    r"(?i:joined|join|started|start|moved|move|went\s+to|signed|took)\b)"
+    r"|我们?(?:已经|刚刚?|终于|上个?月|上周|今天|昨天)?从([\u4e00-\u9fff\w]{2,10}?)(?:离职|辞职|搬走|搬出|跳槽|退出|退会)"
+    r"|我们?(?:已经|刚刚?|终于)?辞去了?([\u4e00-\u9fff\w]{2,10}?)的(?:工作|职位)")
+# ... a day or a month is when, not what was left
+_WHEN_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april "
+                        "may june july august september october november december".split())
 # words that say when or how, not what about: left out of the subject
 _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
                           "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
@@ -133,11 +150,14 @@ def _announces(text: str) -> bool:
 def _left_values(text: str) -> tuple[frozenset[str], ...]:
     """The subjects of the values ``text`` says were left (see :data:`_LEFT`): each a set of words."""
     low = text.lower()
-    if not any(w in low for w in ("left", "quit", "sold", "ancel", "from", "longer", "从", "离开")):
+    if not any(w in low for w in ("left", "quit", "sold", "ancel", "from", "moved", "longer", "resign", "从", "辞去")):
         return ()
     out = []
     for m in _LEFT.finditer(text):
-        words = _subject(next(g for g in m.groups() if g))
+        name = next(g for g in m.groups() if g)
+        if name.lower() in _WHEN_NAMES:
+            continue
+        words = _subject(name)
         if words:
             out.append(words)
     return tuple(out)

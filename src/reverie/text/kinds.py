@@ -134,17 +134,24 @@ KINDS: list[tuple[str, ...]] = [
      "spanish french german japanese mandarin italian korean portuguese russian arabic "
      "| 西班牙语 法语 德语 日语 韩语 意大利语 英语 俄语"),
     # where one works and lives: what a question about now most often asks of one's own life ("Where do
-    # I work now?": "I started my new job at…", "I left … and joined…"); only a question about the
-    # employer or the home, not "work out", "how many hours did I work", "live music"
+    # I work now?": "I started my new job at…", "I left … and joined…"). Only a question about the
+    # employer or the home: not "work out", "how many hours did I work", "which day do I work" (我现在
+    # 哪天上班), an email or web address, live music. Members that say the employer or the home
+    # changed or began, not the workplace's everyday (公司楼下新开了一家咖啡店) nor any move ("we moved
+    # the standup to 10am")
     ("work works job jobs employer employers workplace | 工作 上班 公司 单位",
-     "job jobs employer joined hired new_job | 入职 离职 跳槽 加入了 新工作 公司 单位 上班",
+     "job jobs employer joined hired new_job | 入职 离职 跳槽 加入了 新工作",
      r"\b(?:where|who)\b[^?.!]{0,40}\bwork(?:s|ing)?\b(?!\s+(?:out|on)\b)|\b(?:employers?|workplace)\b"
-     r"|\b(?:what|which)\b[^?.!]{0,20}\b(?:jobs?|company|firm)\b|\bhow\s+many\b[^?.!]{0,20}\b(?:jobs|employers|companies)\b"
-     r"|哪.{0,4}(?:上班|工作)|(?:什么|哪).{0,4}(?:工作|公司|单位)|(?:工作|公司|单位).{0,6}(?:什么|哪)|几(?:份|个)工作|几家公司"),
+     r"|\b(?:what|which)\s+(?:company|firm|job|employer)\b|\bwhat(?:\s+is|'s)\s+my\s+(?:job|company|employer)\b"
+     r"|\bhow\s+many\b[^?.!]{0,20}\b(?:jobs|employers|companies)\b"
+     r"|哪(?!天|几天|个时间|一天)[^？?。]{0,4}(?:上班|工作)|(?:什么|哪家|哪个)(?:公司|单位)|(?:工作|公司|单位)是(?:什么|哪)"
+     r"|几(?:份|个)工作|几家公司"),
     ("live lives living home address | 居住 住在 住址 地址 住哪",
-     "moved relocated apartment new_place neighbourhood neighborhood | 搬到 搬家 搬去 新家 公寓 小区",
-     r"\bwhere\b[^?.!]{0,40}\bliv(?:e|es|ing)\b|\baddress\b|\bhow\s+many\b[^?.!]{0,20}\b(?:homes|places)\b"
-     r"|住在?哪|住址|地址|住在什么"),
+     "moved_to moved_into moved_house relocated new_apartment new_flat new_place new_house new_home "
+     "| 搬到 搬家 搬去 新家",
+     r"^(?!.*(?:e-?mail|\bip\b|\bweb|\burl\b|邮箱|邮件|网址|网站))"
+     r"(?:.*\bwhere\b[^?.!]{0,40}\bliv(?:e|es|ing)\b(?!\s+(?:music|show|shows|stream|concert|band|gig)s?\b)"
+     r"|.*\baddress\b|.*\bhow\s+many\b[^?.!]{0,20}\b(?:homes|places)\b|.*(?:住在?哪|住址|地址|住在什么))"),
     ("spend spent spending cost costs expense expenses money | 花钱 开销 花费 花了",
      "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了",
      r"how\s+much|多少钱|花了多少(?!时间|小时|分钟|天|周|个月|年|次)|花费|开销"),
