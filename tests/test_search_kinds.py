@@ -151,6 +151,17 @@ def test_money_spent_on_a_thing_is_found_under_its_other_names(keyword_memory):
     got = paths(m, "How much have I spent on my bike in total?")
     assert set(got[:2]) == {"memory/2026-03-02.md", "memory/2026-03-20.md"}, got
     assert "memory/2026-04-18.md" not in got
+    # explain names each head the note holds through a member: an English one by the question's
+    # word, a Chinese one whole (not its bigrams 自行 and 行车)
+    rows = m.search("How much have I spent on my bike in total?", 6, 0.0, now=NOW, record_signals=False,
+                    explain=True)["results"]
+    assert {r["path"]: r["explain"]["keyword"]["members"] for r in rows}["memory/2026-03-20.md"] == \
+        {"spent": "dollars", "bike": "cycling"}
+    m.close()
+    m = keyword_memory({"memory/2026-05-02.md": "- 买打气筒花了七十块。\n"})  # (the same home: the notes above too)
+    rows = m.search("我在自行车上一共花了多少钱？", 6, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    members = {r["path"]: r["explain"]["keyword"]["members"] for r in rows}
+    assert members["memory/2026-05-02.md"] == {"自行车": "打气筒"}, members  # (花了 it holds itself)
 
 
 @engines

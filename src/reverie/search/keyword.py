@@ -170,7 +170,7 @@ class QueryTerms:
         out = {}
         for t, held in zip(self.tokens, self.mask(text, tokenizer)):
             if held and t in self.alts and t not in have:
-                out[self.heads.get(t, t)] = next(m.word for m in self.alts[t] if m.held(have, low))
+                out.setdefault(self.heads.get(t, t), next(m.word for m in self.alts[t] if m.held(have, low)))
         return out
 
     def coverage(self, mask: list[bool]) -> float:
@@ -305,9 +305,9 @@ def _member(word: str, tokenizer: str) -> Member | None:
 
 
 @lru_cache(maxsize=4)
-def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[Member], object]]:
-    """Each head word of text/kinds.py as (its query tokens, the kind's members, the kind): built on
-    the first question that takes kinds (about 500 words)."""
+def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[Member], object, str]]:
+    """Each head word of text/kinds.py as (its query tokens, the kind's members, the kind, the head
+    word): built on the first question that takes kinds (about 500 words)."""
     from ..text.kinds import KIND_LIST
 
     out = []
@@ -316,7 +316,7 @@ def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[Member], object]]
         for head in kind.heads:
             toks = tuple(dict.fromkeys(_query_tokens_of(head, tokenizer)))
             if toks and not any(_prefix(t) for t in toks):
-                out.append((toks, members, kind))
+                out.append((toks, members, kind, head))
     return out
 
 
@@ -329,18 +329,21 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
         return []
     have = frozenset(qt.tokens)
     found: dict[str, Member] = {}
-    for toks, members, kind in _kinds(tokenizer):
+    named: dict[str, str] = {}  # a token of a head -> the head as the question says it (explain)
+    for toks, members, kind, head in _kinds(tokenizer):
         if all(t in have for t in toks) and kind.asked_in(question):
             # a member the question asks for itself stands for nothing more ("swimming at the
             # pool": a unit saying "pool" holds "pool", not a swim as well)
             alts = [m for m in members if not m.tokens <= have]
             for t in toks:
                 qt.alts.setdefault(t, []).extend(alts)
+                if has_cjk(head) and head in question:  # a Chinese head whole: 自行车, not 自行 and 行车
+                    named.setdefault(t, head)
             found.update((m.fts, m) for m in alts)
-    if qt.alts:  # explain names a head by the question's word ("movies", not its stem "movi")
+    if qt.alts:  # an English head by the question's word: "movies", not its stem "movi"
         words = {t: w for w in re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", question)
                  if not has_cjk(w) for t in _query_tokens_of(w, tokenizer)}
-        qt.heads = {t: words.get(t, t) for t in qt.alts}
+        qt.heads = {t: named.get(t) or words.get(t, t) for t in qt.alts}
     return list(found.values())
 
 
