@@ -161,8 +161,9 @@ class QueryTerms:
         return held
 
     def held_by_members(self, text: str, tokenizer: str) -> dict[str, str]:
-        """{query token: the member that holds it} for the tokens ``text`` holds only through a
-        member of a kind (explain: why "Saw a dermatologist" holds "doctor")."""
+        """{head word as the question says it: the member that holds it} for the query tokens
+        ``text`` holds only through a member of a kind (explain: why "Saw a dermatologist" holds
+        "doctors"; a Chinese head, whose bigrams are several tokens, once)."""
         if not self.alts:
             return {}
         have = text_tokens(text, tokenizer)

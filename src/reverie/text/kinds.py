@@ -9,7 +9,8 @@ people count in their own lives, each with its head words (as a question names t
 members (as a note names one), in English and Chinese: health visits and appointments, shows,
 plants, bikes, cars, swimming, running and hiking, reading, films, trips, pets, sport,
 restaurants, cuisines, instruments, clothes, jewellery, luxuries, furniture, relatives, parties,
-exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent; and for a question about now, one's employer and one's home.
+exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent; and for a
+question about now, one's employer and one's home.
 
 A member stands for its head in a counting question and in a question about what holds now
 ("What car do I drive now?": "I bought a used Toyota Corolla"), not in a lookup ("Who is my
