@@ -276,9 +276,10 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
             f_new = facts[id(newer)]
             shared = f_new[0] & f_old[0]
             # (exactly _updates' own tests, before the call: one word or none shared is an update
-            # only between short statements, and none at all only by a Chinese word of the question)
-            if len(shared) < 2 and not ((shared or any_pair) and f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT) \
-                    and not (shared and _leaves(f_new, f_old)):
+            # only between short statements, and none at all only by a Chinese word of the question,
+            # or when the later one left what they share)
+            short_pair = f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT
+            if len(shared) < 2 and not ((shared or any_pair) and short_pair) and not (shared and _leaves(f_new, f_old)):
                 continue
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
