@@ -72,6 +72,14 @@ def fetch_then_append(url: str) -> dict:
     ]}}
 
 
+def search_then_append(query: str, text: str) -> dict:
+    return {"steps": {"turn": [
+        {"toolCalls": [{"name": "memory_search", "arguments": {"query": query}}]},
+        {"afterTools": True, "toolCalls": [{"name": "memory_append", "arguments": {"text": text}}]},
+        {"afterTools": True, "reply": "done"},
+    ]}}
+
+
 def test_a_fact_from_a_fetched_page_is_untrusted_everywhere_and_never_injected_or_promoted(mem):
     with serving(Page) as base:
         model = ScriptedModel(script=fetch_then_append(f"{base}/notes"))
@@ -158,11 +166,7 @@ def test_an_untrusted_memory_hit_taints_the_turn(mem):
         rt.send("Read the office notes page.")
         rt.close()
     mem.sync()
-    script = {"steps": {"turn": [
-        {"toolCalls": [{"name": "memory_search", "arguments": {"query": "office wifi password"}}]},
-        {"afterTools": True, "toolCalls": [{"name": "memory_append",
-                                            "arguments": {"text": "Note for later: the guest network is open."}}]},
-        {"afterTools": True, "reply": "done"}]}}
+    script = search_then_append("office wifi password", "Note for later: the guest network is open.")
     rt = mem.runtime(ScriptedModel(script=script), session="other")
     rt.send("What is the office wifi password?")
     n = line_of(mem, today(), "guest network")
@@ -179,11 +183,7 @@ def test_reading_scaffolding_taints_nothing(mem):
     rt.close()
     mem.sync()
     assert "system" in {origin for origin, _ in chunk_provenance(mem, "Session Key")}
-    script = {"steps": {"turn": [
-        {"toolCalls": [{"name": "memory_search", "arguments": {"query": "session key lakeside hotel"}}]},
-        {"afterTools": True, "toolCalls": [{"name": "memory_append",
-                                            "arguments": {"text": "Check out of the Lakeside Hotel by noon."}}]},
-        {"afterTools": True, "reply": "done"}]}}
+    script = search_then_append("session key lakeside hotel", "Check out of the Lakeside Hotel by noon.")
     rt = mem.runtime(ScriptedModel(script=script), session="later")
     r = rt.send("Which hotel did we decide on?")
     assert r.tool_calls == ["memory_search", "memory_append"] and not r.notices, r.notices

@@ -168,10 +168,12 @@ class QueryTerms:
             return {}
         have = text_tokens(text, tokenizer)
         low = text.lower()
-        out = {}
-        for t, held in zip(self.tokens, self.mask(text, tokenizer)):
-            if held and t in self.alts and t not in have:
-                out.setdefault(self.heads.get(t, t), next(m.word for m in self.alts[t] if m.held(have, low)))
+        out: dict[str, str] = {}
+        for t in self.tokens:  # (a head is never a lone CJK character: held directly means in ``have``)
+            if t in self.alts and t not in have:
+                member = next((m for m in self.alts[t] if m.held(have, low)), None)
+                if member is not None:
+                    out.setdefault(self.heads.get(t, t), member.word)
         return out
 
     def coverage(self, mask: list[bool]) -> float:
