@@ -9,6 +9,7 @@ note (the same stock advice every week) goes after every line that says somethin
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from types import SimpleNamespace
 
 import pytest
@@ -17,7 +18,10 @@ from reverie import Memory
 from reverie.search import context, counting
 from reverie.search.results import repeats_last
 
-from workspace_helpers import write
+from workspace_helpers import result_paths, write
+
+engines = pytest.mark.usefixtures("store_backend")
+NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)
 
 
 @pytest.mark.parametrize("query", [
@@ -296,3 +300,83 @@ def test_only_a_count_of_my_own_doings_asks_it():
     assert counting.asks_mine("我一共去看了几场演出？")
     assert not counting.asks_mine("How many times has Melanie gone to the beach?")
     assert not counting.asks_mine("我妹妹一共看了几次医生？")  # her doings: her lines are the instances
+
+
+# ---- what a count counts: an amount for a sum of money, the kind (or its measure) for a count
+
+
+@pytest.mark.parametrize("text", ["I paid 45 dollars for a new chain.", "A helmet, $60.", "€12 for the lights",
+                                  "车行帮我补胎收了三十块。", "买了一把锁，两百块。", "花了150元", "十块钱的打气筒",
+                                  "3.5k euros for the deposit"])
+def test_lines_naming_an_amount(text):
+    assert counting.names_amount(text)
+
+
+@pytest.mark.parametrize("text", ["I'm thinking of cycling to work.", "我在考虑春天骑车上班。", "It took 45 minutes.",
+                                  "吃了一块蛋糕。", "搬了两块砖。", "Bought a helmet for the winter."])
+def test_lines_naming_none(text):
+    assert not counting.names_amount(text)
+
+
+def test_a_sum_of_money_is_asked_only_by_a_count_of_money():
+    assert counting.sums_money("How much have I spent on my bike in total?")
+    assert counting.sums_money("我在自行车上一共花了多少钱？")
+    assert not counting.sums_money("How many hours did I spend gaming in total?")
+    assert not counting.sums_money("我一共花了多少时间学吉他？")
+    assert not counting.sums_money("How much did the bike chain cost?")  # one price: a lookup
+
+
+def test_a_chinese_count_names_its_measure():
+    (pots,) = counting.measure_words("我给家里一共买了几盆植物？")
+    assert pots.pair == "几盆" and pots.counted.startswith("植物")
+    assert {"一盆", "两盆", "一小盆", "三大盆"} <= set(pots.words)
+    assert [m.pair for m in counting.measure_words("我一共读了多少本书？")] == ["少本"]
+    # 一种 is any "a kind of"; 个 and 次 are the count's frame
+    assert counting.measure_words("我有几种爱好？") == [] and counting.measure_words("我去了几次？") == []
+
+
+BIKE_SPENDING = {
+    "memory/2026-02-03.md": "- 给自行车买了新脚踏，九十块。\n- 晚饭吃了面条。\n",
+    "memory/2026-02-17.md": "- 修车铺帮我换车胎收了三十块。\n",
+    "memory/2026-03-09.md": "- 买了一把骑车用的锁，一百二十元。\n",
+    # a line about the bike said in many sessions, naming no amount, with more of the question's
+    # characters than any of them (我在, and 在自 and 车上 across the edges of 自行车)
+    **{f"memory/2026-0{m}-{d:02d}.md": "- 我在自行车上装了个铃铛。\n- 这周公交车又晚点了。\n"
+       for m in (3, 4) for d in (12, 15, 19, 22, 26)},
+}
+
+
+@engines
+def test_a_sum_of_money_puts_the_lines_naming_an_amount_first(keyword_memory, monkeypatch):
+    from reverie.search import keyword
+
+    m = keyword_memory(BIKE_SPENDING)
+    query = "我在自行车上一共花了多少钱？"
+    spent = {"memory/2026-02-03.md", "memory/2026-02-17.md", "memory/2026-03-09.md"}
+    assert set(result_paths(m, query, NOW)[:3]) == spent
+    rows = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    said = {r["snippet"]: r["explain"]["count"] for r in rows}
+    assert said["- 修车铺帮我换车胎收了三十块。"]["namesAmount"]
+    idle = [c for s, c in said.items() if "铃铛" in s]
+    assert idle and all(not c["namesAmount"] and c["multiplier"] == counting.NO_AMOUNT for c in idle)
+    # 车上 is no word of the question (it straddles 自行车's edge): the idle line does not hold it
+    with monkeypatch.context() as p:  # counterfactual: with neither, an idle line comes first
+        p.setattr(counting, "NO_AMOUNT", 1.0)
+        p.setattr(keyword, "_straddling", lambda question, word: set())
+        assert not set(result_paths(m, query, NOW)[:3]) == spent
+
+
+@engines
+def test_a_chinese_count_finds_an_instance_by_its_measure(keyword_memory, monkeypatch):
+    m = keyword_memory({
+        "memory/2026-02-10.md": "- 厨房添了一小盆薄荷。\n",  # names no plant the lexicon knows
+        "memory/2026-03-04.md": "- 给书房买了一盆文竹。\n",
+        "memory/2026-03-20.md": "- 今天把家里打扫了一遍。\n- 晚上买了点水果。\n",
+    })
+    query = "我给家里一共买了几盆植物？"
+    assert set(result_paths(m, query, NOW)[:2]) == {"memory/2026-02-10.md", "memory/2026-03-04.md"}
+    rows = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    members = {r["path"]: r["explain"]["keyword"]["members"] for r in rows}
+    assert members["memory/2026-02-10.md"] == {"几盆": "一小盆", "植物": "一小盆"}, members
+    monkeypatch.setattr(counting, "measure_words", lambda question: [])  # without it: the mint goes below
+    assert result_paths(m, query, NOW).index("memory/2026-02-10.md") == 2  # the cleaning, which says 家里

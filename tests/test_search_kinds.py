@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import apsw
 import pytest
 
-from reverie.search.keyword import analyse_query, expand_kinds
+from reverie.search.keyword import _straddling, analyse_query, expand_kinds
 
 from workspace_helpers import result_paths
 
@@ -96,6 +96,16 @@ def test_a_kind_counts_only_in_a_question_that_means_it():
     # money is spent in yuan, not in hours
     assert any(m.fts == '"块钱"' for m in _expanded("我在自行车上一共花了多少钱？")[1])
     assert not any(m.fts == '"块钱"' for m in _expanded("我一共花了多少时间学吉他？")[1])
+
+
+def test_a_pair_across_the_edge_of_a_chinese_head_is_no_word():
+    question = "我在自行车上一共花了多少钱？"
+    qt, _ = _expanded(question)
+    assert {"在自", "车上"} <= qt.void and "车上" in qt.tokens  # still weighed: every other text scores as before
+    assert not held(question, "我在考虑春天骑车上班。", "车上")  # 骑车上班: a commute, not a bike
+    assert held(question, "我在考虑春天骑车上班。", "我在")
+    assert _straddling("去看了几场演出和音乐会", "演出") == {"场演", "出和"}
+    assert _straddling("演出", "演出") == set() and _straddling("买了自行车, 自行车", "自行车") == {"了自"}
 
 
 def test_a_member_is_held_as_written_in_the_singular_or_the_plural():

@@ -21,6 +21,7 @@ many…" questions take this path too, read@ budgets unchanged within 0.002.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..text.boilerplate import ASSISTANT_ROLES, line_role
 from ..text.cjk import LazyPattern
@@ -125,3 +126,61 @@ def not_mine(text: str) -> bool:
     if role in ASSISTANT_ROLES:
         return True
     return _OTHERS.search(said.strip()) is not None
+
+
+# A sum of money ("how much have I spent on my bike in total?", "我在自行车上一共花了多少钱？") is
+# added up from the lines that name an amount ("a helmet, 60 dollars", "车行收了八十块"): a line
+# about the bike that names none ("我在考虑春天骑车上班", said in many sessions, and holding more of the
+# question's characters than any part of the sum) is no part of it. Such a line takes ×NO_AMOUNT
+# in the order (not in minScore's judgement), as a line that is not the owner's does in a count of
+# the owner's doings. (The same for a count of a kind, "I need to buy more rice" in "how many plants
+# did I buy?", moved no question of the long histories either way: not done.)
+NO_AMOUNT = 0.8
+_MONEY = LazyPattern(
+    r"\bhow\s+much\b[^?.!\n]{0,40}\b(?:spen[dt]|spending|cost|costs|paid|pay|money)\b"
+    r"|多少钱|花了多少(?!时间|小时|分钟|天|周|个月|年|次)|花费|开销|花销", 0)
+# an amount: a currency sign and digits, digits and a currency's name, or a number and 块 / 元
+# ("$45", "45 dollars", "一百五十块", "两百元", "80块钱"); a lone numeral before 块 is a piece (一块蛋糕,
+# 两块砖) unless 钱 follows (十块钱)
+_AMOUNT = LazyPattern(
+    r"[$€£¥￥]\s?\d|\d[\d,.]*\s*k?\s*(?:dollars?|bucks|euros?|pounds|quid|yuan|rmb|usd|eur|gbp|cents?)\b"
+    r"|(?:\d|[零一二两三四五六七八九十百千万]{2,})\s*(?:块|元)|[\d零一二两三四五六七八九十百千万]\s*(?:块钱|美元|欧元|英镑|美金)",
+    re.I)
+
+
+def sums_money(query: str) -> bool:
+    """Whether a counting question asks for a sum of money ("how much … spent … in total")."""
+    low = query.lower()
+    return asks_to_count(low) and _MONEY.search(low) is not None
+
+
+def names_amount(text: str) -> bool:
+    """Whether a line names an amount of money ("$45", "60 dollars", "两百块")."""
+    return _AMOUNT.search(text) is not None
+
+
+# A Chinese count names its measure word: 几盆植物, 几本书, 多少场演出. A note saying one instance
+# says it with a number and the same measure word, whatever it calls the thing ("厨房添了一小盆罗勒",
+# "看了一场脱口秀"): the pair 几盆 of the question is held by a line saying 一盆, 两盆, 一小盆. Not 种
+# (一种 is any "a kind of"), nor the frame's 个 / 次 / 回 / 趟 (:func:`without_frame`).
+MEASURES = "盆本场家件部篇首顿杯双条只张门位辆台棵瓶套"
+_MEASURED = LazyPattern(r"(?:几|多少)([" + MEASURES + r"])", 0)
+_NUMERALS = ("一", "两", "二", "三", "四", "五", "六", "七", "八", "九", "十", "半", "几")
+
+
+@dataclass(frozen=True)
+class Measure:
+    pair: str  # the question's pair ("几盆", "少本")
+    words: list[str]  # what a note naming one instance says ("一盆", "两盆", "一小盆", …)
+    counted: str  # the words after it, what is counted ("植物" of "几盆植物")
+
+
+def measure_words(question: str) -> list[Measure]:
+    """The measured counts of a Chinese counting question ("几盆植物", "多少本书")."""
+    out: list[Measure] = []
+    for m in _MEASURED.finditer(question):
+        unit = m.group(1)
+        words = [n + size + unit for n in _NUMERALS for size in ("", "小", "大")]
+        out.append(Measure(question[m.end() - 2:m.end()], words, question[m.end():m.end() + 4]))
+    return out
+

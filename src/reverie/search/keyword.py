@@ -146,6 +146,9 @@ class QueryTerms:
     # them holds the token
     alts: dict[str, list[Member]] = field(default_factory=dict)
     heads: dict[str, str] = field(default_factory=dict)  # a token of :attr:`alts` -> the question's word for it
+    # tokens no text holds: a pair across the edge of a word the question names (:func:`_straddling`),
+    # still weighed (so every other text scores as before), never held
+    void: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -158,6 +161,8 @@ class QueryTerms:
         held = [(t in have) if not _prefix(t) else (t in low) for t in self.tokens]
         if self.alts:
             held = [h or any(m.held(have, low) for m in self.alts.get(t, ())) for h, t in zip(held, self.tokens)]
+        if self.void:
+            held = [h and t not in self.void for h, t in zip(held, self.tokens)]
         return held
 
     def held_by_members(self, text: str, tokenizer: str) -> dict[str, str]:
@@ -333,6 +338,7 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
     have = frozenset(qt.tokens)
     found: dict[str, Member] = {}
     named: dict[str, str] = {}  # a token of a head -> the head as the question says it (explain)
+    straddle: set[str] = set()  # the bigrams across a Chinese head's edges (自行车上: 车上)
     for toks, members, kind, head in _kinds(tokenizer):
         if all(t in have for t in toks) and kind.asked_in(question):
             # a member the question asks for itself stands for nothing more ("swimming at the
@@ -343,11 +349,49 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
                 if has_cjk(head) and head in question:  # a Chinese head whole: 自行车, not 自行 and 行车
                     named.setdefault(t, head)
             found.update((m.fts, m) for m in alts)
+            if has_cjk(head):
+                straddle.update(_straddling(question, head))
+    qt.void = frozenset(straddle - set(qt.alts))
     if qt.alts:  # an English head by the question's word: "movies", not its stem "movi"
         words = {t: w for w in re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", question)
                  if not has_cjk(w) for t in _query_tokens_of(w, tokenizer)}
         qt.heads = {t: named.get(t) or words.get(t, t) for t in qt.alts}
     return list(found.values())
+
+
+def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Member]:
+    """Each measured count's pair in the query ("几盆" of "几盆植物": search/counting.py's
+    ``measure_words``) is held by a text saying it with a number ("一盆", "两小盆"), as
+    :attr:`QueryTerms.alts`; so is the head of the kind it measures (植物: "一小盆罗勒" is one).
+    Returns the members, for the leg asking the index for them."""
+    if tokenizer != "cjk":
+        return []
+    out: list[Member] = []
+    for measure in measures:
+        if measure.pair not in qt.tokens:
+            continue
+        members = [m for m in (_member(w, tokenizer) for w in measure.words) if m is not None]
+        heads = [t for t in qt.alts if t in measure.counted]  # (a kind's head, from expand_kinds)
+        for t in (measure.pair, *heads):
+            qt.alts.setdefault(t, []).extend(members)
+        qt.heads.setdefault(measure.pair, measure.pair)
+        out.extend(members)
+    return out
+
+
+def _straddling(question: str, word: str) -> set[str]:
+    """The character pairs of ``question`` that straddle an edge of ``word`` where it stands in it
+    ("我在自行车上": 在自 and 车上): the index's bigrams of the run, but no words -- "车上" is what
+    "骑车上班" holds, a line about commuting, not about a bike."""
+    out: set[str] = set()
+    at = question.find(word)
+    while at >= 0:
+        end = at + len(word)
+        for pair in (question[at - 1:at + 1] if at else "", question[end - 1:end + 1]):
+            if len(pair) == 2 and pair not in word and all(has_cjk(ch) for ch in pair):
+                out.add(pair)
+        at = question.find(word, at + 1)
+    return out
 
 
 def members_query(members: list[Member], n_docs: int, tokenizer: str = "cjk") -> QueryTerms:

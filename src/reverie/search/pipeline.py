@@ -31,7 +31,7 @@ from . import context, counting, current, days_asked, floor, loose, newest, read
 from ..store.engine import engine_of
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
-from .keyword import analyse_query, expand_kinds, has_content, is_conversational, keyword_leg, memory_doc_count, \
+from .keyword import analyse_query, expand_kinds, expand_measures, has_content, is_conversational, keyword_leg, memory_doc_count, \
     members_query, memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
@@ -75,6 +75,7 @@ class SearchParams:
     counting: bool = False  # the query asks how many / how much in total (set by run)
     now_state: bool = False  # the query asks what something is now (set by run)
     mine: bool = False  # the query counts the owner's own doings (set by run)
+    money: bool = False  # the query adds up money spent (set by run)
     loose: bool = False  # the query's characters were asked for too (search/loose.py; set by run)
     days: int = 0  # keyword-only: the notes of the days asked read (search/days_asked.py; set by run)
     taste_topics: frozenset = frozenset()  # keyword-only: the topics an advice question names (search/taste.py)
@@ -272,6 +273,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # a count of the owner's own doings: the assistant's lines and other people's are no instance
     instances = counting.counts_instances(said)  # each saying counted: none updates another (below)
     params.mine = params.counting and instances and counting.asks_mine(said)
+    params.money = params.counting and counting.sums_money(said)
     kw_query = params.query
     if params.when is not None and not chatty and has_content(params.when.text, params.tokenizer):
         kw_query = params.when.text
@@ -316,6 +318,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
     members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else []
+    if use_kw and params.counting:  # "几盆植物": "一小盆罗勒" is one
+        members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)
     if members:  # the units naming a member are keyword hits: the query's mask reads them
         for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
@@ -384,6 +388,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             c.content = c.vector or 0.0
         else:
             c.content = kw
+    if params.money:  # a sum of money is made of the lines naming an amount (search/counting.py)
+        for c in pool:
+            c.names_amount = bool(c.specificity) or counting.names_amount(c.text)
     _rescore(pool, params, use_vectors, use_kw, judge=True)
     reranked = None
     if params.rerank is not None:  # the one place a reranker is asked: on the wide pool, before MMR
@@ -502,6 +509,8 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
             c.pre_decay *= changed
         # (in the order only: whether it qualifies is judged as before)
         theirs = counting.NOT_MINE if params.mine and not c.specificity and counting.not_mine(c.text) else 1.0
+        if not c.names_amount:
+            theirs *= counting.NO_AMOUNT
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay * theirs
@@ -547,8 +556,9 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
         if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
             out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
-    if params.mine:  # only when the query counts the owner's own doings
-        out["count"] = {"notMine": theirs != 1.0, "multiplier": r4(theirs)}
+    if params.mine or params.money:  # only when the query counts the owner's doings or adds up money
+        out["count"] = {"notMine": params.mine and counting.not_mine(c.text), "namesAmount": c.names_amount,
+                        "multiplier": r4(theirs)}
     if params.loose or params.days:  # only when the question's characters or its days were read
         out["loose"] = {"share": r4(c.loose), "dayAsked": bool(c.dated), "weight": loose.WEIGHT}
     if params.now_state:  # only when the query asks what something is now

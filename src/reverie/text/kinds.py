@@ -154,7 +154,8 @@ KINDS: list[tuple[str, ...]] = [
      r"(?:.*\bwhere\b[^?.!]{0,40}\bliv(?:e|es|ing)\b(?!\s+(?:music|show|shows|stream|concert|band|gig)s?\b)"
      r"|.*\baddress\b|.*\bhow\s+many\b[^?.!]{0,20}\b(?:homes|places)\b|.*(?:住在?哪|住址|地址|住在什么))"),
     ("spend spent spending cost costs expense expenses money | 花钱 开销 花费 花了",
-     "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了",
+     "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了 一块 两块 三块 四块 五块 六块 七块 八块 九块 十块 "
+     "百块 千块 万块 十元 百元 千元 万元",
      r"how\s+much|多少钱|花了多少(?!时间|小时|分钟|天|周|个月|年|次)|花费|开销"),
 ]
 
