@@ -106,6 +106,9 @@ def test_a_pair_across_the_edge_of_a_chinese_head_is_no_word():
     assert held(question, "我在考虑春天骑车上班。", "我在")
     assert _straddling("去看了几场演出和音乐会", "演出") == {"场演", "出和"}
     assert _straddling("演出", "演出") == set() and _straddling("买了自行车, 自行车", "自行车") == {"了自"}
+    # not inside a longer word the lexicon knows (健身房: 身房 is its), nor a pair that is one (影院)
+    assert _straddling("我现在是哪家健身房的会员？", "健身") == {"家健"}
+    assert _straddling("我去了几次电影院？", "电影") == {"次电"}
 
 
 def test_a_member_is_held_as_written_in_the_singular_or_the_plural():

@@ -134,6 +134,14 @@ def test_the_cli_prints_the_same_multipliers(capsys):
     out = capsys.readouterr().out
     assert "x project 1.0 x the days asked about 1.25 x statement of change 1.1 = 0.6875 before decay" in out
     assert "(3.0 days old) x not the owner's doing 0.8 = 0.55" in out
+    # a sum of money: a line naming no amount (and one that is also another's, ×0.8 twice)
+    _print_explain(_traced(count={"notMine": False, "namesAmount": False, "multiplier": 0.8}))
+    assert "(3.0 days old) x names no amount 0.8 = 0.55" in capsys.readouterr().out
+    _print_explain(_traced(count={"notMine": True, "namesAmount": False, "multiplier": 0.64}))
+    assert "x not the owner's doing, names no amount 0.64 = 0.55" in capsys.readouterr().out
+    rows = {r.label: r for r in explain.rows(_traced(count={"notMine": False, "namesAmount": False,
+                                                             "multiplier": 0.8}), 0.35)}
+    assert rows["count"].note == "names no amount"
 
 
 def test_explain_says_when_the_questions_characters_or_its_days_set_the_keyword_leg(capsys):

@@ -50,7 +50,12 @@ def _print_explain(hit: dict) -> None:
           f"{said} = {ex.get('preDecay')} before decay ({'eligible' if ex.get('eligible') else 'below minScore'})")
     age = dec.get("ageDays")
     count = (ex.get("count") or {}).get("multiplier", 1.0)
-    theirs = f" x not the owner's doing {count}" if count != 1.0 else ""
+    if count != 1.0:
+        from ..search.counting import lowered_because  # (here: a search the warm server ran imports none of it)
+
+        theirs = f" x {lowered_because(ex['count'])} {count}"
+    else:
+        theirs = ""
     print(f"      x decay {dec.get('multiplier')} ({'evergreen' if age is None else f'{age:.1f} days old'}){theirs}"
           f" = {ex.get('score')}")
     mm = ex.get("mmr")

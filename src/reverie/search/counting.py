@@ -159,6 +159,13 @@ def names_amount(text: str) -> bool:
     return _AMOUNT.search(text) is not None
 
 
+def lowered_because(count: dict) -> str:
+    """Why explain's ``count`` multiplier is below 1, as the CLI and the web view say it."""
+    why = (["not the owner's doing"] if count.get("notMine") else []) + \
+        (["names no amount"] if count.get("namesAmount") is False else [])
+    return ", ".join(why)
+
+
 # A Chinese count names its measure word: 几盆植物, 几本书, 多少场演出. A note saying one instance
 # says it with a number and the same measure word, whatever it calls the thing ("厨房添了一小盆罗勒",
 # "看了一场脱口秀"): the pair 几盆 of the question is held by a line saying 一盆, 两盆, 一小盆. Not 种

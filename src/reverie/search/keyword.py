@@ -379,16 +379,29 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
     return out
 
 
+@lru_cache(maxsize=1)
+def _lexicon_words() -> frozenset[str]:
+    """The Chinese words of text/kinds.py, heads and members: the words known whole."""
+    from ..text.kinds import KIND_LIST
+
+    return frozenset(w for kind in KIND_LIST for w in (*kind.heads, *kind.members) if has_cjk(w))
+
+
 def _straddling(question: str, word: str) -> set[str]:
     """The character pairs of ``question`` that straddle an edge of ``word`` where it stands in it
     ("我在自行车上": 在自 and 车上): the index's bigrams of the run, but no words -- "车上" is what
-    "骑车上班" holds, a line about commuting, not about a bike."""
+    "骑车上班" holds, a line about commuting, not about a bike. Not where ``word`` is the start or
+    the end of a longer word the lexicon knows (健身 in 健身房: 身房 is a word's), nor a pair that is
+    one of its words (电影院: 影院)."""
     out: set[str] = set()
+    known = _lexicon_words()
     at = question.find(word)
     while at >= 0:
         end = at + len(word)
-        for pair in (question[at - 1:at + 1] if at else "", question[end - 1:end + 1]):
-            if len(pair) == 2 and pair not in word and all(has_cjk(ch) for ch in pair):
+        for pair, longer in ((question[at - 1:at + 1] if at else "", question[at - 1:end] if at else ""),
+                             (question[end - 1:end + 1], question[at:end + 1])):
+            if len(pair) == 2 and pair not in word and all(has_cjk(ch) for ch in pair) \
+                    and pair not in known and not any(longer in w for w in known):
                 out.add(pair)
         at = question.find(word, at + 1)
     return out

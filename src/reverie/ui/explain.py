@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..search.counting import lowered_because
 from ..search.keyword import members_note
 from ..search.rescore import QUESTION_LIFTS
 
@@ -128,7 +129,7 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
                            "evergreen file: no decay" if age is None else f"{age:.1f} days old"))
     count = (ex.get("count") or {}).get("multiplier", 1.0)
     if count != 1.0:  # a count of the owner's doings: another's line or the assistant's goes lower
-        out.append(_multiplier("count", count, "not the owner's doing"))
+        out.append(_multiplier("count", count, lowered_because(ex["count"])))  # (a sum: a line naming no amount)
     out.append(bar("score", ex.get("score", hit.get("score")), "score", "after every multiplier"))
     mm = ex.get("mmr")
     if mm:
