@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..text.boilerplate import ASSISTANT_ROLES, line_role
 from ..text.cjk import LazyPattern
+from ..text.kinds import MONEY_ASKED
 
 OWN_WEIGHT = 0.8  # a unit's own relevance against its context's (0.5 for other questions)
 COARSE_WINDOWS = 96  # windows whose units are all read (12 for other questions) ...
@@ -136,15 +137,19 @@ def not_mine(text: str) -> bool:
 # the owner's doings. (The same for a count of a kind, "I need to buy more rice" in "how many plants
 # did I buy?", moved no question of the long histories either way: not done.)
 NO_AMOUNT = 0.8
-_MONEY = LazyPattern(
-    r"\bhow\s+much\b[^?.!\n]{0,40}\b(?:spen[dt]|spending|cost|costs|paid|pay|money)\b"
-    r"|多少钱|花了多少(?!时间|小时|分钟|天|周|个月|年|次)|花费|开销|花销", 0)
-# an amount: a currency sign and digits, digits and a currency's name, or a number and 块 / 元
-# ("$45", "45 dollars", "一百五十块", "两百元", "80块钱"); a lone numeral before 块 is a piece (一块蛋糕,
-# 两块砖) unless 钱 follows (十块钱)
+_MONEY = LazyPattern(MONEY_ASKED, 0)
+# an amount: a currency sign and digits (before or after them), digits or a number's name and a
+# currency's name, or a number and 块 / 元 ("$45", "45€", "fifty dollars", "一百五十块", "两百元",
+# "100多块", "五元", "停车花了五块。"); a lone numeral before 块 and a word is a piece (一块蛋糕, 两三块饼干)
+# unless 钱 follows (五块钱); not 元旦
+_NUMBER_WORDS = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+                 r"fifty|sixty|seventy|eighty|ninety|hundred|thousand|a\s+hundred|a\s+thousand|a\s+few)")
 _AMOUNT = LazyPattern(
-    r"[$€£¥￥]\s?\d|\d[\d,.]*\s*k?\s*(?:dollars?|bucks|euros?|pounds|quid|yuan|rmb|usd|eur|gbp|cents?)\b"
-    r"|(?:\d|[零一二两三四五六七八九十百千万]{2,})\s*(?:块|元)|[\d零一二两三四五六七八九十百千万]\s*(?:块钱|美元|欧元|英镑|美金)",
+    r"[$€£¥￥]\s?\d|\d\s?[$€£¥￥]|(?:\d[\d,.]*\s*k?|\b" + _NUMBER_WORDS + r")\s*"
+    r"(?:dollars?|bucks|euros?|pounds|quid|yuan|rmb|usd|eur|gbp|cents?)\b"
+    r"|(?:\d[\d,.]*|[零一二两三四五六七八九十百千万]*[十百千万][零一二两三四五六七八九十百千万]*)\s*多?\s*(?:块|元(?!旦))"
+    r"|[一二两三四五六七八九]\s*(?:元(?!旦)|块(?:钱|(?![\u4e00-\u9fff])))"
+    r"|[\d零一二两三四五六七八九十百千万]\s*多?\s*(?:块钱|美元|欧元|英镑|美金)",
     re.I)
 
 
@@ -169,17 +174,23 @@ def lowered_because(count: dict) -> str:
 # A Chinese count names its measure word: 几盆植物, 几本书, 多少场演出. A note saying one instance
 # says it with a number and the same measure word, whatever it calls the thing ("厨房添了一小盆罗勒",
 # "看了一场脱口秀"): the pair 几盆 of the question is held by a line saying 一盆, 两盆, 一小盆. Not 种
-# (一种 is any "a kind of"), nor the frame's 个 / 次 / 回 / 趟 (:func:`without_frame`).
-MEASURES = "盆本场家件部篇首顿杯双条只张门位辆台棵瓶套"
+# (一种 is any "a kind of"), 家 (一家人), 件 (一件事), nor the frame's 个 / 次 / 回 / 趟
+# (:func:`without_frame`); nor, after a measure, the words that make it a set phrase (一场雨, 一部分,
+# 一条消息), unless they are what the question counts (几场雨). A number in digits (2场) is not
+# matched: the index holds 2 and 场 apart.
+MEASURES = "盆本场部杯双条只张门位辆台棵瓶套首篇顿"
+_NOT_BEFORE = {"场": ("大雨", "雨", "大雪", "雪", "病", "空", "梦", "误会"), "部": ("分", "门", "长"),
+               "条": ("消息", "信息", "短信", "路"), "只": ("手", "脚", "眼", "耳"), "张": ("嘴", "脸"), "位": ("置",)}
 _MEASURED = LazyPattern(r"(?:几|多少)([" + MEASURES + r"])", 0)
-_NUMERALS = ("一", "两", "二", "三", "四", "五", "六", "七", "八", "九", "十", "半", "几")
+_NUMERALS = ("一", "两", "二", "三", "四", "五", "六", "七", "八", "九", "十", "几")
 
 
 @dataclass(frozen=True)
 class Measure:
     pair: str  # the question's pair ("几盆", "少本")
-    words: list[str]  # what a note naming one instance says ("一盆", "两盆", "一小盆", …)
+    words: list[str]  # what a note naming one instance says ("一盆", "两盆", "小盆" of 一小盆, …)
     counted: str  # the words after it, what is counted ("植物" of "几盆植物")
+    not_before: str = ""  # a pattern of what may not follow one of ``words`` (一场雨 is no show)
 
 
 def measure_words(question: str) -> list[Measure]:
@@ -187,7 +198,8 @@ def measure_words(question: str) -> list[Measure]:
     out: list[Measure] = []
     for m in _MEASURED.finditer(question):
         unit = m.group(1)
-        words = [n + size + unit for n in _NUMERALS for size in ("", "小", "大")]
-        out.append(Measure(question[m.end() - 2:m.end()], words, question[m.end():m.end() + 4]))
+        counted = question[m.end():m.end() + 4]
+        words = [n + unit for n in _NUMERALS] + ["小" + unit]  # (一小盆 as 小盆: every pair holds the measure)
+        phrases = [w for w in _NOT_BEFORE.get(unit, ()) if not counted.startswith(w)]  # (几场雨 counts rain)
+        out.append(Measure(question[m.end() - 2:m.end()], words, counted, "|".join(phrases)))
     return out
-

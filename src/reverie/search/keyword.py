@@ -371,6 +371,9 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
         if measure.pair not in qt.tokens:
             continue
         members = [m for m in (_member(w, tokenizer) for w in measure.words) if m is not None]
+        if measure.not_before:  # 一场 of a show, not of 一场雨
+            members = [Member(m.tokens, re.compile(re.escape(m.word) + f"(?!{measure.not_before})"), m.fts, m.word)
+                       for m in members]
         heads = [t for t in qt.alts if t in measure.counted]  # (a kind's head, from expand_kinds)
         for t in (measure.pair, *heads):
             qt.alts.setdefault(t, []).extend(members)
@@ -379,29 +382,23 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
     return out
 
 
-@lru_cache(maxsize=1)
-def _lexicon_words() -> frozenset[str]:
-    """The Chinese words of text/kinds.py, heads and members: the words known whole."""
-    from ..text.kinds import KIND_LIST
-
-    return frozenset(w for kind in KIND_LIST for w in (*kind.heads, *kind.members) if has_cjk(w))
+# what stands beside a noun without making a word with it: particles, prepositions, localizers
+# (在, 上, 里, 的, 和, 给…), pronouns
+_BESIDE = frozenset("在上里中下内外前后了的地得和与跟及同给把被对从向到往是有过着也都就还又很太更最吗呢吧啊么我你他她它")
 
 
 def _straddling(question: str, word: str) -> set[str]:
-    """The character pairs of ``question`` that straddle an edge of ``word`` where it stands in it
-    ("我在自行车上": 在自 and 车上): the index's bigrams of the run, but no words -- "车上" is what
-    "骑车上班" holds, a line about commuting, not about a bike. Not where ``word`` is the start or
-    the end of a longer word the lexicon knows (健身 in 健身房: 身房 is a word's), nor a pair that is
-    one of its words (电影院: 影院)."""
+    """The character pairs of ``question`` that straddle an edge of ``word`` where it stands in it,
+    against a particle, a preposition or a localizer ("我在自行车上": 在自 and 车上): the index's bigrams
+    of the run, but no words -- "车上" is what "骑车上班" holds, a line about commuting, not about a
+    bike. Not a pair with a character that may make a word with ``word`` (健身房: 身房; 动物园: 物园)."""
     out: set[str] = set()
-    known = _lexicon_words()
     at = question.find(word)
     while at >= 0:
         end = at + len(word)
-        for pair, longer in ((question[at - 1:at + 1] if at else "", question[at - 1:end] if at else ""),
-                             (question[end - 1:end + 1], question[at:end + 1])):
-            if len(pair) == 2 and pair not in word and all(has_cjk(ch) for ch in pair) \
-                    and pair not in known and not any(longer in w for w in known):
+        for pair, outside in ((question[at - 1:at + 1], question[at - 1:at]) if at else ("", ""),
+                              (question[end - 1:end + 1], question[end:end + 1])):
+            if len(pair) == 2 and outside in _BESIDE and pair not in word:
                 out.add(pair)
         at = question.find(word, at + 1)
     return out

@@ -31,8 +31,8 @@ from . import context, counting, current, days_asked, floor, loose, newest, read
 from ..store.engine import engine_of
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
-from .keyword import analyse_query, expand_kinds, expand_measures, has_content, is_conversational, keyword_leg, memory_doc_count, \
-    members_query, memory_index_version, path_leg, recent_turn
+from .keyword import analyse_query, expand_kinds, expand_measures, has_content, is_conversational, keyword_leg, \
+    memory_doc_count, members_query, memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
                       project_multiplier, status_multiplier)
@@ -557,8 +557,10 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
             out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
     if params.mine or params.money:  # only when the query counts the owner's doings or adds up money
-        out["count"] = {"notMine": params.mine and counting.not_mine(c.text), "namesAmount": c.names_amount,
+        out["count"] = {"notMine": params.mine and not c.specificity and counting.not_mine(c.text),
                         "multiplier": r4(theirs)}
+        if params.money:
+            out["count"]["namesAmount"] = c.names_amount
     if params.loose or params.days:  # only when the question's characters or its days were read
         out["loose"] = {"share": r4(c.loose), "dayAsked": bool(c.dated), "weight": loose.WEIGHT}
     if params.now_state:  # only when the query asks what something is now

@@ -33,6 +33,12 @@ from dataclasses import dataclass
 
 from .cjk import LazyPattern
 
+# a question about money spent: "how much … spend / cost / pay", 多少钱, 花了多少 (not "how much time /
+# effort", 花了多少(个)小时 / 时间 / 精力), 开销 (lower-cased)
+MONEY_ASKED = (r"\bhow\s+much\b(?!\s+(?:time|effort|energy|work|weight)\b)[^?.!\n]{0,40}"
+               r"\b(?:spen[dt]|spending|cost|costs|paid|pay|money)\b"
+               r"|多少钱|(?:花了|花费了?|用了)多少(?!个?(?:时间|小时|钟头|分钟|天|周|星期|月|年|次|精力|功夫|心思|力气))|开销|花销")
+
 # (head words, member words[, only_if]): each "English words | Chinese words", whitespace-separated;
 # "_" joins the words of an English phrase ("eye_doctor"); ``only_if``: a pattern the question
 # must match for the kind to count (lower-cased)
@@ -154,9 +160,8 @@ KINDS: list[tuple[str, ...]] = [
      r"(?:.*\bwhere\b[^?.!]{0,40}\bliv(?:e|es|ing)\b(?!\s+(?:music|show|shows|stream|concert|band|gig)s?\b)"
      r"|.*\baddress\b|.*\bhow\s+many\b[^?.!]{0,20}\b(?:homes|places)\b|.*(?:住在?哪|住址|地址|住在什么))"),
     ("spend spent spending cost costs expense expenses money | 花钱 开销 花费 花了",
-     "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了 一块 两块 三块 四块 五块 六块 七块 八块 九块 十块 "
-     "百块 千块 万块 十元 百元 千元 万元",
-     r"how\s+much|多少钱|花了多少(?!时间|小时|分钟|天|周|个月|年|次)|花费|开销"),
+     "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了 十块 百块 千块 万块 十元 百元 千元 万元",
+     MONEY_ASKED),
 ]
 
 
