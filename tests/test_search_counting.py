@@ -409,3 +409,26 @@ def test_a_chinese_count_finds_an_instance_by_its_measure(keyword_memory, monkey
     assert members["memory/2026-02-10.md"] == {"几盆": "小盆", "植物": "小盆"}, members
     monkeypatch.setattr(counting, "measure_words", lambda question: [])  # without it: the mint goes below
     assert result_paths(m, query, NOW).index("memory/2026-02-10.md") == 2  # the cleaning, which says 家里
+
+
+def test_a_chinese_count_finds_an_instance_counted_in_digits(keyword_memory, monkeypatch):
+    """SQLite: the index holds 2 and 盆多 apart, so the leg asks for "2" followed by a pair starting
+    with 盆 (for each number up to DIGIT_COUNTS); the mask reads any number."""
+    from reverie.search import keyword
+
+    m = keyword_memory({
+        "memory/2026-02-10.md": "- 厨房添了2盆薄荷。\n",
+        "memory/2026-03-04.md": "- 给书房买了一盆文竹。\n",
+        "memory/2026-03-20.md": "- 今天把家里打扫了一遍。\n- 晚上买了点水果。\n",
+        "memory/2026-03-22.md": "- 这周读完了3.5本书。\n- 天气预报说有雨。\n",
+    })
+    query = "我给家里一共买了几盆植物？"
+    assert set(result_paths(m, query, NOW)[:2]) == {"memory/2026-02-10.md", "memory/2026-03-04.md"}
+    rows = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    members = {r["path"]: r["explain"]["keyword"]["members"] for r in rows}
+    assert members["memory/2026-02-10.md"] == {"几盆": "N盆", "植物": "N盆"}, members
+    assert keyword._in_digits("本", "").surface.search("读完了3.5本书") is None  # not a number's decimals
+    assert keyword._in_digits("场", "雨").surface.search("看了12场话剧")
+    assert not keyword._in_digits("场", "雨").surface.search("下了2场雨")
+    monkeypatch.setattr(keyword, "DIGIT_COUNTS", 1)  # the leg no longer asks for 2: the cleaning comes first
+    assert result_paths(m, query, NOW).index("memory/2026-02-10.md") == 2
