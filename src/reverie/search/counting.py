@@ -176,8 +176,8 @@ def lowered_because(count: dict) -> str:
 # "看了一场脱口秀"): the pair 几盆 of the question is held by a line saying 一盆, 两盆, 一小盆. Not 种
 # (一种 is any "a kind of"), 家 (一家人), 件 (一件事), nor the frame's 个 / 次 / 回 / 趟
 # (:func:`without_frame`); nor, after a measure, the words that make it a set phrase (一场雨, 一部分,
-# 一条消息), unless they are what the question counts (几场雨). A number in digits (2场) is not
-# matched: the index holds 2 and 场 apart.
+# 一条消息), unless they are what the question counts (几场雨). A number in digits (3盆, 12场) is read
+# by search/keyword.py (``_in_digits``): the index holds 3 and 盆 apart.
 MEASURES = "盆本场部杯双条只张门位辆台棵瓶套首篇顿"
 _NOT_BEFORE = {"场": ("大雨", "雨", "大雪", "雪", "病", "空", "梦", "误会"), "部": ("分", "门", "长"),
                "条": ("消息", "信息", "短信", "路"), "只": ("手", "脚", "眼", "耳"), "张": ("嘴", "脸"), "位": ("置",)}

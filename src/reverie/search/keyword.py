@@ -370,11 +370,11 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
     for measure in measures:
         if measure.pair not in qt.tokens:
             continue
+        after = f"(?!{measure.not_before})" if measure.not_before else ""  # 一场 of a show, not of 一场雨
         members = [m for m in (_member(w, tokenizer) for w in measure.words) if m is not None]
-        if measure.not_before:  # 一场 of a show, not of 一场雨
-            members = [Member(m.tokens, re.compile(re.escape(m.word) + f"(?!{measure.not_before})"), m.fts, m.word)
-                       for m in members]
-        members.append(_in_digits(measure.pair[-1], measure.not_before))
+        if after:
+            members = [Member(m.tokens, re.compile(re.escape(m.word) + after), m.fts, m.word) for m in members]
+        members.append(_in_digits(measure.pair[-1], after))
         heads = [t for t in qt.alts if t in measure.counted]  # (a kind's head, from expand_kinds)
         for t in (measure.pair, *heads):
             qt.alts.setdefault(t, []).extend(members)
@@ -383,12 +383,12 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
     return out
 
 
-def _in_digits(unit: str, not_before: str) -> Member:
+def _in_digits(unit: str, after: str) -> Member:
     """A measure after a number in digits ("买了3盆多肉", "看了12场话剧"): the index holds the number and
     the pair the measure starts apart (3, 盆多), so the leg asks for each number up to
     :data:`DIGIT_COUNTS` followed by a pair starting with the measure (SQLite; an engine matching
-    tokens asks for none: no token says it), and the text is read for any number."""
-    after = f"(?!{not_before})" if not_before else ""
+    tokens asks for none: no token says it), and the text is read for any number; ``after``: what
+    may not follow the measure (a negative lookahead, or "")."""
     fts = " OR ".join(f'"{n} {unit}"*' for n in range(1, DIGIT_COUNTS + 1))
     return Member(frozenset(), re.compile(rf"(?<![\d.,])\d{{1,3}}\s*小?{re.escape(unit)}{after}"), fts, "N" + unit)
 

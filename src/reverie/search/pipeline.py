@@ -508,7 +508,8 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
             changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
             c.pre_decay *= changed
         # (in the order only: whether it qualifies is judged as before)
-        theirs = counting.NOT_MINE if params.mine and not c.specificity and counting.not_mine(c.text) else 1.0
+        not_mine = params.mine and not c.specificity and counting.not_mine(c.text)
+        theirs = counting.NOT_MINE if not_mine else 1.0
         if not c.names_amount:
             theirs *= counting.NO_AMOUNT
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
@@ -517,12 +518,13 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         if judge:
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
-            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed, theirs)
+            c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed, theirs,
+                             not_mine)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0, changed: float = 1.0,
-           theirs: float = 1.0) -> dict:
+           theirs: float = 1.0, not_mine: bool = False) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     own = _own_weight(params, use_vectors)
     out = {
@@ -557,8 +559,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
             out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
     if params.mine or params.money:  # only when the query counts the owner's doings or adds up money
-        out["count"] = {"notMine": params.mine and not c.specificity and counting.not_mine(c.text),
-                        "multiplier": r4(theirs)}
+        out["count"] = {"notMine": not_mine, "multiplier": r4(theirs)}
         if params.money:
             out["count"]["namesAmount"] = c.names_amount
     if params.loose or params.days:  # only when the question's characters or its days were read
