@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import apsw
 import pytest
 
-from reverie.search.keyword import _straddling, analyse_query, expand_kinds
+from reverie.search.keyword import _straddling, analyse_query, expand_kinds, expand_methods
 
 from workspace_helpers import result_paths
 
@@ -209,3 +209,52 @@ def test_a_question_about_now_finds_the_member_that_said_it(keyword_memory):
     assert paths(m, "What car do I drive now?")[0] == "memory/2026-01-10.md"
     # a lookup without "now" is left to its words
     assert "memory/2026-01-10.md" not in paths(m, "What car do I drive?")
+
+
+def _method_held(question: str, text: str) -> bool:
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    qt = analyse_query(conn, question, "cjk", "t", 10)
+    expand_methods(qt, "cjk")
+    return qt.mask(text, "cjk")[qt.tokens.index("方法")]
+
+
+def test_a_named_method_holds_the_word_method():
+    q = "你推荐过我哪种记账方法？"
+    assert _method_held(q, "可以用五十三十二十法：一半用于必需。")
+    assert _method_held(q, "试试番茄工作法")
+    assert _method_held(q, "医生建议物理疗法，每周两次。")
+    assert _method_held(q, "常见的办法。")
+    assert _method_held(q, "这个方法不错。")  # (the word itself, as before)
+    # not an opinion, not the law, not 法 inside a word
+    for text in ("我有个想法。", "他的看法不一样。", "闯红灯是违法的", "这样做不合法", "法律规定", "去法国玩"):
+        assert not _method_held(q, text), text
+    # no 方法 / 办法 asked: nothing is added; the trigram tokenizer takes none
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    qt = analyse_query(conn, "我最近在看什么书？", "cjk", "t", 10)
+    assert expand_methods(qt, "cjk") == [] and not qt.alts
+    assert expand_methods(analyse_query(conn, q, "cjk", "t", 10), "trigram") == []
+
+
+@engines
+def test_a_method_asked_for_in_chinese_is_found_by_its_name(keyword_memory):
+    """"你推荐过我什么提高效率的方法？" shares no word with the advice that answers it, which names
+    the method ("番茄工作法"); an opinion (想法, 看法) or the law (违法) is no method."""
+    m = keyword_memory({
+        "memory/2026-02-10.md": "- 助手：可以试试番茄工作法，专注二十五分钟，休息五分钟。\n",
+        "memory/2026-02-18.md": "- 我有个想法：周末去爬山。\n",
+        "memory/2026-02-25.md": "- 他对加班的看法跟我不一样。\n",
+        "memory/2026-03-05.md": "- 同事说在公司楼下停车违法。\n",
+        "memory/2026-03-12.md": "- 周末整理了书架。\n",
+    })
+    q = "你推荐过我什么提高效率的方法？"
+    got = paths(m, q)
+    assert got[:1] == ["memory/2026-02-10.md"], got
+    rows = m.search(q, 6, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    assert rows[0]["explain"]["keyword"]["members"] == {"方法": "…法"}
+    # the opinion and the law, fetched by the index for their 法, are no keyword hit at all
+    assert all(r["explain"]["keyword"] is None for r in rows[1:]), rows
+    # asked as an agent asks (the default minScore), the opinions and the law are not shown at all
+    got = [r["path"] for r in m.search(q, 6, now=NOW, record_signals=False)["results"]]
+    assert got == ["memory/2026-02-10.md"], got

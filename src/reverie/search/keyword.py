@@ -383,6 +383,31 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
     return out
 
 
+# A method is named in Chinese with 法 at its end (番茄工作法, 五十三十二十法, 物理疗法): a question asking
+# for a 方法 or an 办法 ("你推荐过我哪种记账方法？") is answered by such a name, which holds neither word
+# (in English the name says it: "the 50/30/20 method"). The index keeps a run's last character as a
+# token of its own (text/fts.py), so the token 法 is a run ending in it; not an opinion (想法 看法
+# 说法) nor the law (违法 合法 非法 宪法 司法 法律)
+METHOD_HEADS = ("方法", "办法")
+_NAMED_METHOD = r"(?<![想看说违合非宪司])法(?![\u3400-\u9fff])"
+
+
+def expand_methods(qt: QueryTerms, tokenizer: str) -> list[Member]:
+    """A question's 方法 / 办法 (:data:`METHOD_HEADS`) is held by a text naming a method ("…二十法"),
+    as :attr:`QueryTerms.alts`. Returns the member, for the leg asking the index for it ([] when the
+    question asks for no method)."""
+    if tokenizer != "cjk":
+        return []
+    heads = [h for h in METHOD_HEADS if h in qt.tokens]
+    if not heads:
+        return []
+    member = Member(frozenset({"法"}), re.compile(_NAMED_METHOD), '"法"', "…法")
+    for head in heads:
+        qt.alts.setdefault(head, []).append(member)
+        qt.heads.setdefault(head, head)
+    return [member]
+
+
 def _in_digits(unit: str, after: str) -> Member:
     """A measure after a number in digits ("买了3盆多肉", "看了12场话剧"): the index holds the number and
     the pair the measure starts apart (3, 盆多), so the leg asks for each number up to
