@@ -211,50 +211,49 @@ def test_a_question_about_now_finds_the_member_that_said_it(keyword_memory):
     assert "memory/2026-01-10.md" not in paths(m, "What car do I drive?")
 
 
+
 def _method_held(question: str, text: str) -> bool:
     conn = apsw.Connection(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
     qt = analyse_query(conn, question, "cjk", "t", 10)
-    expand_methods(qt, "cjk")
+    expand_methods(qt, question, "cjk")
     return qt.mask(text, "cjk")[qt.tokens.index("方法")]
 
 
 def test_a_named_method_holds_the_word_method():
     q = "你推荐过我哪种记账方法？"
-    assert _method_held(q, "可以用五十三十二十法：一半用于必需。")
-    assert _method_held(q, "试试番茄工作法")
-    assert _method_held(q, "医生建议物理疗法，每周两次。")
-    assert _method_held(q, "常见的办法。")
-    assert _method_held(q, "这个方法不错。")  # (the word itself, as before)
-    # not an opinion, not the law, not 法 inside a word
-    for text in ("我有个想法。", "他的看法不一样。", "闯红灯是违法的", "这样做不合法", "法律规定", "去法国玩"):
+    for text in ("可以用五十三十二十法：一半用于必需。", "试试番茄工作法吧。", "番茄工作法很好用", "用五十三十二十法来记账",
+                 "物理疗法每周两次", "艾宾浩斯记忆法帮我背单词", "四象限法排优先级", "这个方法不错。"):
+        assert _method_held(q, text), text
+    # not any word ending in 法: an opinion, the law, grammar, calligraphy, "no way", "cannot"
+    for text in ("我有个想法。", "他的看法不一样。", "开会到很晚，真是没办法。", "语法好难", "周末练书法", "看魔法电影",
+                 "闯红灯是违法的", "我实在无法。", "法律规定", "去法国玩"):
         assert not _method_held(q, text), text
-    # no 方法 / 办法 asked: nothing is added; the trigram tokenizer takes none
     conn = apsw.Connection(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
-    qt = analyse_query(conn, "我最近在看什么书？", "cjk", "t", 10)
-    assert expand_methods(qt, "cjk") == [] and not qt.alts
-    assert expand_methods(analyse_query(conn, q, "cjk", "t", 10), "trigram") == []
+    # a question asking for no method: nothing added ("地方法律" holds the pair 方法, and asks for a law);
+    # the trigram tokenizer takes none
+    for question in ("我最近在看什么书？", "这个地方法律怎么规定？"):
+        qt = analyse_query(conn, question, "cjk", "t", 10)
+        assert expand_methods(qt, question, "cjk") == [] and not qt.alts, question
+    assert expand_methods(analyse_query(conn, q, "cjk", "t", 10), q, "trigram") == []
 
 
 @engines
 def test_a_method_asked_for_in_chinese_is_found_by_its_name(keyword_memory):
-    """"你推荐过我什么提高效率的方法？" shares no word with the advice that answers it, which names
-    the method ("番茄工作法"); an opinion (想法, 看法) or the law (违法) is no method."""
-    m = keyword_memory({
-        "memory/2026-02-10.md": "- 助手：可以试试番茄工作法，专注二十五分钟，休息五分钟。\n",
-        "memory/2026-02-18.md": "- 我有个想法：周末去爬山。\n",
-        "memory/2026-02-25.md": "- 他对加班的看法跟我不一样。\n",
-        "memory/2026-03-05.md": "- 同事说在公司楼下停车违法。\n",
-        "memory/2026-03-12.md": "- 周末整理了书架。\n",
-    })
+    """"你推荐过我什么提高效率的方法？" shares no word with the advice that answers it, which names the
+    method ("番茄工作法", a particle after it); lines ending in 法 that name none (想法, 没办法, 语法) are
+    no method, however many."""
+    notes = {"memory/2026-02-10.md": "- 助手：可以试试番茄工作法吧，专注二十五分钟，休息五分钟。\n",
+             "memory/2026-03-12.md": "- 周末整理了书架。\n"}
+    for i, text in enumerate(("我有个想法。", "真是没办法。", "语法好难。", "他的看法不一样。") * 15):
+        notes[f"memory/2026-01-{1 + i % 28:02d}-{i}.md"] = f"- {text}\n"
+    m = keyword_memory(notes)
     q = "你推荐过我什么提高效率的方法？"
     got = paths(m, q)
     assert got[:1] == ["memory/2026-02-10.md"], got
     rows = m.search(q, 6, 0.0, now=NOW, record_signals=False, explain=True)["results"]
-    assert rows[0]["explain"]["keyword"]["members"] == {"方法": "…法"}
-    # the opinion and the law, fetched by the index for their 法, are no keyword hit at all
-    assert all(r["explain"]["keyword"] is None for r in rows[1:]), rows
-    # asked as an agent asks (the default minScore), the opinions and the law are not shown at all
+    assert rows[0]["explain"]["keyword"]["members"] == {"方法": "工作法"}
+    # asked as an agent asks (the default minScore): the method alone
     got = [r["path"] for r in m.search(q, 6, now=NOW, record_signals=False)["results"]]
     assert got == ["memory/2026-02-10.md"], got

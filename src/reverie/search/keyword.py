@@ -383,29 +383,43 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
     return out
 
 
-# A method is named in Chinese with 法 at its end (番茄工作法, 五十三十二十法, 物理疗法): a question asking
-# for a 方法 or an 办法 ("你推荐过我哪种记账方法？") is answered by such a name, which holds neither word
-# (in English the name says it: "the 50/30/20 method"). The index keeps a run's last character as a
-# token of its own (text/fts.py), so the token 法 is a run ending in it; not an opinion (想法 看法
-# 说法) nor the law (违法 合法 非法 宪法 司法 法律)
-METHOD_HEADS = ("方法", "办法")
-_NAMED_METHOD = r"(?<![想看说违合非宪司])法(?![\u3400-\u9fff])"
+# A method is named in Chinese by what it is for, then 法 (番茄工作法, 艾宾浩斯记忆法, 物理疗法, 四象限法,
+# 五十三十二十法): a question asking for a 方法 or an 办法 ("你推荐过我哪种记账方法？") is answered by such a
+# name, which holds neither word (in English the name says it: "the 50/30/20 method"). Not any word
+# ending in 法: 想法, 看法, 没办法, 语法, 书法, 魔法, 算法, 刑法 are no method anyone recommends. So a list of the
+# endings of methods people use in their own lives -- study, memory, work, money, food, sleep, breath,
+# exercise, tidying, children, and a number before 法 -- each found by its last two characters (the
+# index's bigram, whatever follows: "番茄工作法很好用"), held where the text says the whole ending
+METHOD_ENDINGS = ("工作法 学习法 记忆法 阅读法 复习法 速记法 笔记法 记账法 理财法 存钱法 饮食法 断食法 减肥法 "
+                  "呼吸法 训练法 练习法 锻炼法 睡眠法 放松法 整理法 收纳法 思考法 管理法 育儿法 教学法 "
+                  "象限法 疗法 步法 二法 三法 四法 五法 六法 七法 八法 九法 十法").split()
+# the question's word for a method: not 地方法规 / 地方法律 (地方 "local" + 法律 "law")
+_ASKS_METHOD = LazyPattern(r"(?<!地)方法(?![律规院官庭])|办法|辦法|法子")
 
 
-def expand_methods(qt: QueryTerms, tokenizer: str) -> list[Member]:
-    """A question's 方法 / 办法 (:data:`METHOD_HEADS`) is held by a text naming a method ("…二十法"),
-    as :attr:`QueryTerms.alts`. Returns the member, for the leg asking the index for it ([] when the
-    question asks for no method)."""
-    if tokenizer != "cjk":
+@lru_cache(maxsize=4)
+def _method_members(tokenizer: str) -> tuple[Member, ...]:
+    out = []
+    for word in METHOD_ENDINGS:
+        end = word[-2:]
+        out.append(Member(frozenset(_query_tokens_of(end, tokenizer)), word, _quote(end), word))
+    return tuple(out)
+
+
+def expand_methods(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
+    """A question asking for a 方法 / 办法 holds it in a text naming a method (:data:`METHOD_ENDINGS`:
+    "…二十法", "番茄工作法"), as :attr:`QueryTerms.alts`. Returns the members, for the leg asking the index
+    for them ([] when the question asks for no method)."""
+    if tokenizer != "cjk" or _ASKS_METHOD.search(question) is None:
         return []
-    heads = [h for h in METHOD_HEADS if h in qt.tokens]
+    heads = [t for t in qt.tokens if t in ("方法", "办法", "辦法", "法子")]
     if not heads:
         return []
-    member = Member(frozenset({"法"}), re.compile(_NAMED_METHOD), '"法"', "…法")
+    members = list(_method_members(tokenizer))
     for head in heads:
-        qt.alts.setdefault(head, []).append(member)
+        qt.alts.setdefault(head, []).extend(members)
         qt.heads.setdefault(head, head)
-    return [member]
+    return members
 
 
 def _in_digits(unit: str, after: str) -> Member:

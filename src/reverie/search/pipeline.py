@@ -321,14 +321,12 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if use_kw and params.counting:  # "几盆植物": "一小盆罗勒" is one
         members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)
     if use_kw:  # "哪种方法": "…二十法" is one
-        members += expand_methods(qt, params.tokenizer)
-    members_alone: set[int] = set()  # the units only that leg made keyword hits
+        members += expand_methods(qt, said, params.tokenizer)
     if members:  # the units naming a member are keyword hits: the query's mask reads them
         for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
             if c.kw is None:
                 c.kw = hit
-                members_alone.add(hit.seq)
             tastes_alone.discard(hit.seq)
     wanted = loose.terms(question) if use_kw and gathers else frozenset()  # (a range: always gathers)
     loose_words = loose.leg_words(wanted) if qt.n_docs <= loose.MAX_UNITS else ""
@@ -382,11 +380,6 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         windows = context.windows_of_files(conn, pool)
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw, own_weight)
-    # the index found a member's token where the text names no member (the 法 of 想法): no keyword hit,
-    # so never a keyword-backed fill below minScore
-    for c in pool if members_alone else ():
-        if c.seq in members_alone and not c.kw_unit:
-            c.kw = None
     if loose_words or dated_notes or topics:
         vouched.lift(pool)
     for c in pool:
