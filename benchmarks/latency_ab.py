@@ -1,7 +1,7 @@
 """Search latency, this code against another checkout, interleaved on one machine.
 
     python benchmarks/latency_ab.py --before <checkout>/src [--size 100000] [--rounds 4] [--work DIR]
-                                    [--queries perf|gathering] [--reuse]
+                                    [--queries perf|gathering|kinds|methods] [--reuse]
 
 A latency target such as "p50 at 100k within 10 % of the previous version" cannot be read off two
 runs of ``perf.py`` taken an hour apart: on a shared 2-core machine the same code moved 62 → 90 ms
@@ -17,7 +17,9 @@ p50 and p95, with every round shown and the machine's load at the start and the 
 订了几次酒店？", "我上个月的会议怎么样？": a count, a range of days), the ones that ask the keyword index
 for their characters too (search/loose.py); ``--queries kinds`` 20 counting questions in English and
 Chinese that name a kind ("How many different doctors did I see?"), which ask the index for its
-members too (text/kinds.py). ``--reuse`` keeps the homes already under ``--work``
+members too (text/kinds.py); ``--queries methods`` 20 Chinese questions asking for a method
+("你推荐过我什么酒店的方法？"), which ask the index for the endings of named methods (search/keyword.py,
+``expand_methods``). ``--reuse`` keeps the homes already under ``--work``
 (built by an earlier run of the same size) instead of building them again.
 """
 
@@ -61,7 +63,8 @@ def _child(src: str, home: str, what: str) -> None:
             mem.close()
         return
     which = os.environ.get("REVERIE_AB_QUERIES")
-    qs = gathering(perf) if which == "gathering" else kinds() if which == "kinds" else perf.query_set(random.Random(11))
+    qs = (gathering(perf) if which == "gathering" else kinds() if which == "kinds" else methods(perf)
+          if which == "methods" else perf.query_set(random.Random(11)))
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
     for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
@@ -93,6 +96,13 @@ def kinds() -> list[str]:
             "我一共去了几次博物馆？", "我在旅游上一共花了多少钱？"]
 
 
+def methods(perf) -> list[str]:
+    """20 Chinese questions asking for a method (方法 / 办法) about the generated workspace's words: they
+    ask the index for the named methods' endings too (search/keyword.py, ``expand_methods``)."""
+    words = perf.ZH_WORDS
+    return [f"你推荐过我什么{w}的方法？" for w in words[:10]] + [f"有什么办法处理{w}？" for w in words[10:20]]
+
+
 def _run(src: Path, home: Path, what: str, size: int, queries: str = "perf") -> dict | None:
     env = {**os.environ, "REVERIE_AB_SIZE": str(size), "PYTHONDONTWRITEBYTECODE": "1", "REVERIE_AB_QUERIES": queries}
     done = subprocess.run([sys.executable, __file__, "--child", str(src), str(home), what], env=env,
@@ -112,9 +122,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
-    ap.add_argument("--queries", choices=("perf", "gathering", "kinds"), default="perf",
-                    help="perf.py's 100 queries, 30 Chinese questions that count or say when, or 20 counting "
-                         "questions naming a kind")
+    ap.add_argument("--queries", choices=("perf", "gathering", "kinds", "methods"), default="perf",
+                    help="perf.py's 100 queries, 30 Chinese questions that count or say when, 20 counting "
+                         "questions naming a kind, or 20 Chinese questions asking for a method")
     ap.add_argument("--reuse", action="store_true", help="keep the homes already under --work")
     args = ap.parse_args()
     if args.reuse and args.work is None:
@@ -142,7 +152,8 @@ def main() -> None:
             shutil.rmtree(work, ignore_errors=True)
     load1, took = os.getloadavg(), time.perf_counter() - t0
     n_queries, what = {"perf": (100, "queries"), "gathering": (30, "gathering Chinese questions"),
-                       "kinds": (20, "counting questions naming a kind")}[args.queries]
+                       "kinds": (20, "counting questions naming a kind"),
+                       "methods": (20, "Chinese questions asking for a method")}[args.queries]
     flag = "" if args.queries == "perf" else f" --queries {args.queries}"
     lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
              f"{args.rounds}{flag}` — {args.size:,} units, {args.rounds} rounds of {n_queries} "
