@@ -211,7 +211,6 @@ def test_a_question_about_now_finds_the_member_that_said_it(keyword_memory):
     assert "memory/2026-01-10.md" not in paths(m, "What car do I drive?")
 
 
-
 def _method_held(question: str, text: str) -> bool:
     conn = apsw.Connection(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
