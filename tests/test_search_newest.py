@@ -118,6 +118,14 @@ def test_a_citation_inside_any_other_file_dates_nothing():
     ("I now live close to the office.", "We live in Munich.", "which city do we live in", False),
     ("我现在住得离公司很近，每天走路上班。", "我住在上海浦东。", "我住在哪个城市", False),
     ("今天在公司附近的新餐厅吃了饭。", "我住在上海浦东。", "我住在哪个城市", False),
+    # a record broken says the best so far changed
+    ("New personal best, I ran 21 kilometres without stopping!", "My longest run so far is 8 kilometres.",
+     "How many kilometres is my longest run now?", True),
+    ("Broke my record today: 180 kg deadlift.", "My best deadlift is 160 kg.", "how much can I deadlift", True),
+    ("破纪录了！平板支撑坚持了五分钟。", "我平板支撑最多能坚持三分钟。", "我平板支撑能坚持多久", True),
+    ("New personal best on the piano piece today.", "My longest run so far is 8 kilometres.",
+     "How many kilometres is my longest run now?", False),  # a record of something else
+    ("看了一部关于平板支撑的纪录片，三分钟。", "我平板支撑最多能坚持三分钟。", "我平板支撑能坚持多久", False),  # a documentary
 ])
 def test_one_shared_word_is_the_subject_when_the_question_asks_about_it(later, earlier, query, expected):
     assert updates(later, earlier, query) is expected

@@ -40,14 +40,18 @@ SHORT_FACT = 4  # content words of a one-fact statement ("We live in Munich, in 
 
 _DATED = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})(?:-[^/]+)?\.md$")
 _CHANGE = re.compile(r"\b(?:now|new|newly|changed?|moved|instead|no longer|anymore|updated?|rescheduled|postponed|"
-                     r"switched|replaced|actually)\b|新的|改为|改成|换成|换到|换了|改了|现在|搬到|搬家|推迟|提前|不再|改到|更新",
-                     re.I)
+                     r"switched|replaced|actually)\b|新的|改为|改成|换成|换到|换了|改了|现在|搬到|搬家|推迟|提前|不再|改到|更新"
+                     r"|纪录(?!片)", re.I)  # (a record; not 纪录片, a documentary)
 # With one shared word, only a verb of change ("moved", "switched", 搬家, 换成) or "new" right before
 # that word ("my new manager", 新的经理) says the change is of it: "I now live close to the office"
 # says nothing new about where "we live in Munich", nor "Bought a new leash for the dog" about the
 # dog's name
-_CHANGE_VERB = re.compile(r"\b(?:changed?|moved|instead|no longer|anymore|rescheduled|postponed|switched|replaced)\b"
-                          r"|改为|改成|换成|换到|换了|改了|搬到|搬家|推迟|不再|改到", re.I)
+# ... and a record broken says the best so far changed ("New personal best, I ran 21 kilometres" after
+# "My longest run so far is 8 kilometres"; 破纪录, 新纪录)
+_CHANGE_VERB = re.compile(r"\b(?:changed?|moved|instead|no longer|anymore|rescheduled|postponed|switched|replaced"
+                          r"|personal (?:best|record)|new record|(?:beat|broke|smashed) my (?:old |previous )?record)\b"
+                          r"|改为|改成|换成|换到|换了|改了|搬到|搬家|推迟|不再|改到|新纪录|破纪录|打破了?(?:我的)?纪录|刷新了?(?:我的)?纪录",
+                          re.I)
 _NEW_WORD = re.compile(r"\bnew(?:ly)?\s+(\w+)", re.I)
 _NEW_CJK = re.compile(r"新的?([\u4e00-\u9fff])")
 # a value the owner says they left: a name (capitalised words) said by "I" or "we" (who else
