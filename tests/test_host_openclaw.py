@@ -52,8 +52,9 @@ ALIVE = "Are you there?"
 
 
 def _reply(req):
-    """The model's answer, by what the request is: OpenClaw makes a call of its own now and then
-    (a retry, a turn before compaction), so a list of answers in order could answer the wrong one."""
+    """The model's answer, by what the request is: should OpenClaw make a call of its own (a retry, a
+    turn before compaction), a list of answers in order would answer every later turn wrongly (once,
+    under load, the Active Memory turn got another turn's answer)."""
     said = "\n".join(req.user_texts())
     if "context summarization assistant" in req.system_text():
         return Text("Summary: tea, the boat, the spare key.")  # OpenClaw's compaction summary
