@@ -393,7 +393,9 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
 METHOD_ENDINGS = ("工作法 学习法 记忆法 阅读法 复习法 速记法 笔记法 记账法 理财法 存钱法 饮食法 断食法 减肥法 "
                   "呼吸法 训练法 练习法 锻炼法 睡眠法 放松法 整理法 收纳法 思考法 管理法 育儿法 教学法 "
                   "象限法 疗法 步法 二法 三法 四法 五法 六法 七法 八法 九法 十法").split()
-# the question's word for a method: not 地方法规 / 地方法律 (地方 "local" + 法律 "law")
+# the question's words for a method (its query tokens), and where one of them asks for it: not 地方法规 /
+# 地方法律 (地方 "local" + 法律 "law")
+METHOD_WORDS = ("方法", "办法", "辦法", "法子")
 _ASKS_METHOD = LazyPattern(r"(?<!地)方法(?![律规院官庭])|办法|辦法|法子")
 
 
@@ -412,7 +414,7 @@ def expand_methods(qt: QueryTerms, question: str, tokenizer: str) -> list[Member
     for them ([] when the question asks for no method)."""
     if tokenizer != "cjk" or _ASKS_METHOD.search(question) is None:
         return []
-    heads = [t for t in qt.tokens if t in ("方法", "办法", "辦法", "法子")]
+    heads = [t for t in qt.tokens if t in METHOD_WORDS]
     if not heads:
         return []
     members = list(_method_members(tokenizer))
