@@ -73,7 +73,31 @@ def _line(lang: str, text: str) -> str:
 TOPICS = {"short": (1, 2, 2), "long": (5, 6, 7)}
 
 
-def build_history(lang: str, seed: int, sessions: str = "short") -> History:
+def chatty_turns(lang: str, body: list[str], rng: random.Random) -> list[str]:
+    """Turns as people and models write them: a user's message holds two to four things said in one go,
+    an evidence line among them, and every reply goes on with three to five other pieces of advice
+    (from any topic: the generic words every long reply holds)."""
+    advice = [t[2:] for topic in D.FILLER[lang] for t in topic if t.startswith("A:")]
+    join = " " if lang == "en" else ""
+    more = " A few more ideas: " if lang == "en" else "另外还有几点建议："
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i].startswith("A:"):
+            extra = rng.sample([a for a in advice if a != body[i][2:]], rng.randint(3, 5))
+            out.append(body[i] + more + join.join(f"{k}) {a}" for k, a in enumerate(extra, 1)))
+            i += 1
+            continue
+        said: list[str] = []
+        want = rng.randint(2, 4)
+        while i < len(body) and not body[i].startswith("A:") and len(said) < want:
+            said.append(body[i])
+            i += 1
+        out.append(join.join(said))
+    return out
+
+
+def build_history(lang: str, seed: int, sessions: str = "short", chatty: bool = False) -> History:
     rng = random.Random(f"{lang}-{seed}" + ("" if sessions == "short" else f"-{sessions}"))
     day = datetime(2026, 1, 5, tzinfo=timezone.utc) + timedelta(days=rng.randrange(40))
     dates = []
@@ -154,6 +178,9 @@ def build_history(lang: str, seed: int, sessions: str = "short") -> History:
         plant(i, text)
         questions.append({"type": "preference", "q": q, "ev": [i]})
 
+    if chatty:  # (its own generator: the history and its questions stay the same)
+        talk = random.Random(f"{lang}-{seed}-chatty")
+        lines = [chatty_turns(lang, body, talk) for body in lines]
     files: dict[str, str] = {}
     paths: list[str] = []
     for d, body in zip(dates, lines):
@@ -399,16 +426,21 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--no-report", action="store_true", help="print only")
     ap.add_argument("--long-sessions", action="store_true",
                     help="sessions of about 35 lines instead of a dozen")
+    ap.add_argument("--chatty", action="store_true",
+                    help="long turns: a user's message says two to four things, a reply goes on with more advice")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(args.src))
     args.vectors = args.vectors or args.work / "vectors.pkl"
-    if args.long_sessions and args.raw is None:  # its own homes (other notes), the same vector memo
-        args.work = args.work / "long-sessions"
+    variant = "-".join(["long-sessions"] * args.long_sessions + ["chatty"] * args.chatty)
+    if variant and args.raw is None:  # each variant its own homes (other notes), the same vector memo
+        args.work = args.work / variant
     args.work.mkdir(parents=True, exist_ok=True)
     sessions = "long" if args.long_sessions else "short"
-    histories = [build_history("en" if i % 2 == 0 else "zh", i // 2, sessions) for i in range(args.histories)]
+    histories = [build_history("en" if i % 2 == 0 else "zh", i // 2, sessions, args.chatty)
+                 for i in range(args.histories)]
+    flags = " --long-sessions" * args.long_sessions + " --chatty" * args.chatty
     if args.raw is not None:  # the child of --before: rank and hand the notes back
-        args.raw.write_text(json.dumps(run_reverie(args.work, histories, args.vectors, not args.long_sessions)),
+        args.raw.write_text(json.dumps(run_reverie(args.work, histories, args.vectors, not flags)),
                             encoding="utf-8")
         return {}
     load0 = os.getloadavg()[0]
@@ -419,12 +451,12 @@ def main(argv: list[str] | None = None) -> dict:
         args.work.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, __file__, "--histories", str(args.histories), "--work",
                         str(args.work / "before"), "--src", str(args.before), "--raw", str(raw),
-                        "--vectors", str(args.vectors)] + (["--long-sessions"] if args.long_sessions else []),
+                        "--vectors", str(args.vectors)] + flags.split(),
                        check=True)
         # (its own homes: an index is built by the version that reads it; the vectors are shared)
         before = json.loads(raw.read_text(encoding="utf-8"))
         systems["before"] = before
-    now_raw = run_reverie(args.work, histories, args.vectors, not args.long_sessions)  # (the cross set: once)
+    now_raw = run_reverie(args.work, histories, args.vectors, not flags)  # (the cross set: once)
     long = {f"reverie {k}": score_long(histories, v) for k, v in now_raw["long"].items()}
     cross = {f"reverie {k}": score_cross(v) for k, v in now_raw["cross"].items()}
     ms = {f"reverie {k}": v for k, v in now_raw["ms"].items()}
@@ -434,13 +466,15 @@ def main(argv: list[str] | None = None) -> dict:
         cross.update({f"before: {k}": score_cross(v) for k, v in b["cross"].items()})
         ms.update({f"before: {k}": v for k, v in b["ms"].items()})
     long["BM25 over whole sessions"] = score_long(histories, bm25_anchor(histories))
-    report = render(long, cross, ms, args.histories, time.perf_counter() - t0, (load0, os.getloadavg()[0]),
-                    " --long-sessions" if args.long_sessions else "")
+    report = render(long, cross, ms, args.histories, time.perf_counter() - t0, (load0, os.getloadavg()[0]), flags)
     print(report)
     if not args.no_report:
         from report import update_section
 
-        if args.long_sessions:
+        if args.chatty:
+            update_section(args.out, "long-history" + "-long-sessions" * args.long_sessions + "-chatty",
+                           "Long histories with long turns", report)
+        elif args.long_sessions:
             update_section(args.out, "long-history-long-sessions", "Long histories with long sessions", report)
         else:
             update_section(args.out, "long-history", "Long histories and cross-language memory", report)

@@ -33,6 +33,25 @@ def test_long_sessions_hold_more_lines_and_the_same_kinds_of_questions():
     assert all(p in long.files for q in long.questions for p in q["ev"])
 
 
+def test_long_turns_say_the_same_things_in_fewer_longer_messages():
+    """``--chatty``: the same questions; every line said is still in its session, user lines merged into
+    messages, every reply followed by more tips."""
+    for lang in ("en", "zh"):
+        plain, chatty = lh.build_history(lang, 2), lh.build_history(lang, 2, chatty=True)
+        assert chatty.questions == plain.questions and chatty.files == lh.build_history(lang, 2, chatty=True).files
+        user, assistant = lh.ROLE[lang]
+        count = lambda h: sum(len(t.splitlines()) for t in h.files.values())  # noqa: E731
+        assert count(chatty) < 0.8 * count(plain)
+        for path, text in plain.files.items():
+            lines = [line for line in text.splitlines() if line]
+            long_lines = [line for line in chatty.files[path].splitlines() if line]
+            for line in lines:  # every statement still said, in a message of the same speaker
+                role = user if line.startswith(user) else assistant
+                assert any(m.startswith(role) and line[len(role):] in m for m in long_lines), (path, line)
+        replies = [m for t in chatty.files.values() for m in t.splitlines() if m.startswith(assistant)]
+        assert replies and all("1) " in m and "3) " in m for m in replies)
+
+
 def test_a_last_month_question_has_its_evidence_in_the_previous_month():
     for seed in range(6):
         h = lh.build_history("en", seed)
