@@ -10,6 +10,7 @@ import pytest
 from cli_helpers import cli, ok
 from reverie import Memory
 from reverie.search.newest import dated, order, prefer_newest, updates
+from reverie.text.facts import same_fact
 
 
 def _at(day: int) -> datetime:
@@ -271,3 +272,120 @@ def test_only_a_question_about_now_brings_the_first_results_history_up():
 
     assert ordered(True) == ["2026-05-04", "2026-02-02", "2026-05-06", "2026-05-07", "2026-05-08", "2026-01-10"]
     assert ordered(False) == [r["path"][-13:-3] for r in rows]
+
+
+def test_the_numbers_of_a_list_s_items_are_no_values():
+    """Two replies listing their tips as 1) 2) 3) do not hold "other numbers"; the numbers a text
+    states keep theirs ("(age 35)", "选了1、3、5号", "ran 21.")."""
+    from reverie.text.concepts import numbers
+
+    assert numbers("Some ideas: 1) walk after dinner. 2) no coffee late.\n3. Read a book") == frozenset()
+    assert numbers("另外还有几点建议：1) 早点睡。2) 少喝咖啡。（3）多散步。4、记账") == frozenset()
+    assert numbers("Tips: 1. Sleep early 2. Less coffee 3. Walk") == frozenset()
+    assert numbers("1.早睡\n2.少喝咖啡\n3.多散步") == numbers("建议：（1）早睡（2）少喝咖啡（3）多散步") == frozenset()
+    assert numbers("I turned (age 35) today and ran 21. Then 3 more laps") == {"35", "21", "3"}
+    assert numbers("我选了1、3、5号，10mg, version 3.2, at 7:40. Then 1. ok") == {"1", "3", "5", "10mg", "3.2", "7:40"}
+    # no list without an item 1, or with one item: values in brackets, a date at a bullet's start
+    assert numbers("Me (30) and my wife (28) went out") == {"30", "28"}
+    assert numbers("- 15. Juni: Hochzeit") == {"15"} and numbers("孩子：2、宠物：1") == {"2", "1"}
+    assert numbers("用户档案：年龄：35、身高：180") == {"35", "180"}
+    assert not same_fact("- Tom (35) and Ana (32) live in Berlin.", "- Tom (36) and Ana (33) live in Berlin.")
+    tips_then = "Assistant: Soup freezes well. A few more ideas: 1) Check which apps use the most power. 2) Walk after work."
+    tips_now = "Assistant: Check which apps use the most power. A few more ideas: 1) Soup freezes well. 2) Walk after work. 3) Sleep."
+    assert not updates(tips_now, tips_then)
+
+
+def test_in_a_message_of_several_sentences_the_change_is_said_of_what_both_share():
+    """A later message updates an earlier one only by a sentence that speaks of what they share and
+    that the earlier one did not already say: the same tips again, with "现在" about something else,
+    are no update; a record broken, one sentence among others, is."""
+    earlier = ("助手：汤分成小份冷冻保存很方便。另外还有几点建议：可能是暖气片里有空气，放一下气通常就好了。"
+               "发工资当天自动转账存钱会容易很多。报错信息是什么？")
+    later = ("助手：报错信息是什么？另外还有几点建议：汤分成小份冷冻保存很方便。可能是暖气片里有空气，放一下气通常就好了。\n"
+             "用户：把旧车卖了，现在开的是明锐。数据库忙的时候会超时。")
+    assert not updates(later, earlier, "我现在开的是什么车？")
+    run_then = "User: Rent is due next week. Traffic was terrible. My longest run so far is 15 kilometres."
+    run_now = ("User: Watched the film Paper Moons tonight. I updated the operating system. "
+               "New personal best, I ran 21 kilometres without stopping!")
+    assert updates(run_now, run_then, "How many kilometres is my longest run now?")
+    assert not updates(run_now, run_then)  # one shared word: only when the question asks about it
+    # the sentence about what was asked says no change: no update
+    assert not updates("User: I ran 5 kilometres today with Ana. The office moved to a new building.",
+                       run_then, "How many kilometres is my longest run now?")
+
+
+@pytest.mark.parametrize("later, earlier, query, expected", [
+    # a value said again with a new number or "now", among other things: an update
+    ("User: Got a letter today. My rent is now 1350 euros a month.", "User: My rent is 1200 euros a month.", "", True),
+    ("User: Change of plans. The party is on December 22.", "User: The party is on December 15.", "", True),
+    ("用户：房东来了。房租是4500元一个月。", "用户：房租是4000元一个月。", "", True),
+    ("User: My blood pressure check with Dr. Lee went fine, e.g. no dizziness. Result 118/76 today.",
+     "User: My blood pressure check went fine. Result 125/80.", "", True),
+    # someone else's news in a long message is none of the owner's
+    ("User: Lunch with my sister, she is stressed at the bakery. She got a new manager last month. The soup was great.",
+     "User: Busy week with the quarterly slides and two late evenings. My manager is Priya Shah. The printer broke again.",
+     "Who is my manager now?", False),
+    ("User: Long day, the bus was late and it rained the whole way home. The neighbours got a new dog, a beagle "
+     "called Bruno. Then I cooked pasta.", "User: Sunny weekend at the lake with friends and a barbecue. Our dog is "
+     "called Rex and he loves swimming. We ate too much.", "What is my dog called now?", False),
+    # talk between named people: "changed my perspective", "moved you" are no updates of a fact
+    ("Tim: Wow, that book is great! I read it a while back and it really changed my perspective on my goals. "
+     "I'm glad it had the same impact on you!", "Tim: Thanks for asking! I'm reading a fantasy book. It takes me "
+     "to another world where my imagination soars.", "What books has Tim read?", False),
+    ("Maria: Definitely, John! It's great to have a friend like you. Let's join forces and make the change we "
+     "desire in our community.", "John: Thanks, Maria! I'm hoping so. I'll definitely stick up for our community.",
+     "When did Maria take up community work?", False),
+])
+def test_sentences_of_long_messages(later, earlier, query, expected):
+    assert updates(later, earlier, query) is expected
+
+
+def test_what_the_first_result_left_is_brought_up_from_far_down():
+    """``bring_history``: an earlier line naming a value the first result says was left moves just
+    below it from past the horizon the newest-first order looks at."""
+    from reverie.search.newest import HORIZON, bring_history
+
+    def row(day: str, text: str) -> dict:
+        return {"path": f"memory/2026-{day}.md", "snippet": text}
+
+    rows = [row("05-04", "Big news: I left Northwind and joined Acme Logistics.")]
+    rows += [row(f"05-{6 + k:02d}", "The printer at work jammed again this morning.") for k in range(HORIZON + 2)]
+    rows.append(row("02-02", "We talked about visiting grandma. I started my new job at Northwind this week."))
+    out = bring_history(rows, lambda r: dated(r["path"], 1), lambda r: r["snippet"])
+    assert out[1]["path"] == "memory/2026-02-02.md" and len(out) == len(rows)
+    later = [dict(r, path=r["path"].replace("2026-02-02", "2026-06-30")) for r in rows]  # said after: no history
+    assert bring_history(later, lambda r: dated(r["path"], 1), lambda r: r["snippet"]) == later
+    # only what the first result left: a value another result left brings nothing up
+    other = [row("05-31", "We cancelled the Netflix subscription, too tired after work."), *rows[1:-1],
+             row("01-15", "Watched a whale documentary on Netflix with Mia.")]
+    other = [rows[0], *other]
+    assert bring_history(other, lambda r: dated(r["path"], 1), lambda r: r["snippet"]) == other
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_a_question_about_now_finds_what_it_replaced_among_many_lines_of_its_word(keyword_memory):
+    """"Where do I work now?" over a month of lines saying "work": the earlier job, said in passing in a
+    longer message, is still shown just below the change."""
+    notes = {"memory/2026-02-02.md": "- User: We talked about visiting grandma in the countryside. "
+                                     "I started my new job at Northwind this week.\n",
+             "memory/2026-05-04.md": "- User: Big news: I left Northwind and joined Acme Logistics.\n"}
+    said = ["The printer at work jammed again.", "Cycling to work saves me the bus fare.",
+            "A walk after work helps me sleep.", "My colleague rides a motorbike to work.",
+            "Traffic on the way to work was terrible.", "Work was quiet today, I left early.",
+            "I keep getting interrupted by chat messages at work.", "Lunch at work was noodles again.",
+            "The heating at work clicks all day.", "I forgot my badge for work this morning.",
+            "Team drinks after work on Thursday.", "I should stretch more at work.",
+            "Rain all the way to work, soaked shoes.", "Finished the quarterly slides at work.",
+            "New coffee machine at work, finally.", "A fire drill at work ate the morning.",
+            "I took the train to work for a change.", "The wifi at work kept dropping.",
+            "Work party planning starts next week.", "My manager praised my work on the report.",
+            "The lift at work is broken again.", "Work from home on Friday, I hope.",
+            "Too many meetings at work today.", "Packed a salad for work.", "Walked the dog before work."]
+    for day, line in zip(range(6, 31), said):
+        notes[f"memory/2026-05-{day:02d}.md"] = f"- User: {line}\n"
+    m = keyword_memory(notes)
+    now = datetime(2026, 6, 2, 10, 0, tzinfo=timezone.utc)
+    out = m.search("Where do I work now?", 6, 0.0, now=now, record_signals=False)["results"]
+    assert [r["path"] for r in out[:2]] == ["memory/2026-05-04.md", "memory/2026-02-02.md"], \
+        [r["path"] for r in out]
+    assert out[1]["supersededBy"] == out[0]["citation"]

@@ -92,11 +92,12 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
 # or two capitalised words when what follows is someone talking ("Caroline: I went…", "Melanie:
 # Wow, …"); a label such as "Project Atlas: go-live on January 9" or "cutover date:" is part of
 # what the line is about
-_SPEAKER = re.compile(
-    r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手|"
-    r"[A-Z][\w'-]{0,20}(?: [A-Z][\w'-]{0,20})?(?=[:：]\s*(?i:(?:i|i'm|i've|i'd|i'll|my|me|we|we're|our|us|you|"
-    r"you're|your|hey|hi|hello|wow|thanks|thank|yes|yeah|no|oh|haha|great|sure|sounds|that's|it's)\b|我|你)))"
-    r"[:：]\s*", re.M)
+_NAME_TALKING = (r"[A-Z][\w'-]{0,20}(?: [A-Z][\w'-]{0,20})?(?=[:：]\s*(?i:(?:i|i'm|i've|i'd|i'll|my|me|we|we're|our|us|"
+                 r"you|you're|your|hey|hi|hello|wow|thanks|thank|yes|yeah|no|oh|haha|great|sure|sounds|that's|it's)\b|我|你))")
+_SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?(?:(?i:user|assistant|system|human|ai)|用户|助手|" + _NAME_TALKING + r")[:：]\s*", re.M)
+# a conversation of named people ("Caroline: I went…", "Jon: Yeah, Gina!"), anywhere in a passage
+# (its lines are joined): their talk is no statement of the owner's
+_NAMED_TALK = re.compile(r"(?<![\w'-])(?!(?i:user|assistant|system|human|ai)\b)" + _NAME_TALKING)
 
 # the curated files Dreaming promotes into, each entry citing the note it came from
 CURATED = ("MEMORY.md", "USER.md")
@@ -176,7 +177,7 @@ def _short(facts: tuple) -> bool:
     return facts[3] <= 2 * SHORT_FACT
 
 
-def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset()) -> bool:
+def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), whole: bool = True) -> bool:
     (a, na, words_a, size_a), (b, nb, words_b, size_b) = later, earlier
     shared = a & b
     if shared and _leaves(later, earlier):  # "I left Northwind…" after "…my new job at Northwind"
@@ -190,12 +191,142 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset()) 
         # "After the reorg my new manager is Tom Becker"), and then only a later line that says
         # it changed updates the earlier one (dialogue turns are longer: on LoCoMo's sessions,
         # allowing any length marked four times as many results superseded)
-        return (size_b <= SHORT_FACT and size_a <= 2 * SHORT_FACT and words_a != words_b
-                and not (na and nb and na == nb) and _asked_about(shared, asked, words_a, words_b)
-                and _says_change_of(words_a, shared & asked or shared, asked))
+        if size_b <= SHORT_FACT and size_a <= 2 * SHORT_FACT:
+            return (words_a != words_b and not (na and nb and na == nb) and _asked_about(shared, asked, words_a, words_b)
+                    and _says_change_of(words_a, shared & asked or shared, asked))
+        # a message says several things in one go ("Watched a film tonight. My longest run so far is
+        # 8 kilometres."): the statements about what was asked are its short sentences holding
+        # that word (at most a few of each: a search judges up to 120 pairs), and a later one about
+        # someone else ("She got a new manager"), or a conversation of named people (figurative
+        # "moved me", "changed my perspective": on LoCoMo 51 pairs of turns), is none of the owner's
+        about = shared & asked
+        if not (whole and about and _owner_says_change(words_a)) or _NAMED_TALK.search(words_b):
+            return False
+        # (and one person's statement updates only that person's: in a conversation of two, Melanie's
+        # "I got a new painting" is no change of Caroline's)
+        later_s = _holding(words_a, about, words_b, _a_change_of_mine)
+        earlier_s = _holding(words_b, about, keep=_one_fact) if later_s else []
+        return any(_updates(_facts(x), _facts(y), asked, whole=False)
+                   for x, who in later_s for y, was in earlier_s if not (who and was and who != was))
+    if whole and not _one_sentence(words_a):
+        # in a text of several sentences, the change is said in a message (a line) with a sentence
+        # that speaks of what both share and that the earlier text did not already say: a reply
+        # repeating the same tips, with a "now" in another message about something else, updates nothing
+        said = _lines_holding(words_a, shared, words_b)
+        if not said:
+            return False
+        new_nums = numbers(" ".join(said))
+        return bool(nb and new_nums - nb) or _announces(" ".join(said))
     if na and nb and na != nb:
         return True
     return words_a != words_b and _announces(words_a)
+
+
+# where a sentence ends: a full stop of Chinese or Japanese, ！？；, or a Latin . ! ? ; before a space
+# (not in "3.5", a URL's "?", "Dr. Lee", "e.g. this")
+_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[^\d\s.][.!?;])(?<!\b(?:Dr|Mr|Ms|St|No|vs)\.)(?<!\bMrs\.)"
+                           r"(?<!\b[a-zA-Z]\.[a-zA-Z]\.)(?=\s)|(?<=\d\.)(?=\s+[A-Z])")  # ("…on May 5. See")
+#: the sentences of each side judged as statements when two long texts share one asked-about word
+SENTENCES_JUDGED = 4
+# someone else's news ("She got a new manager", "The neighbours got a new dog", "我妹妹换了新工作"),
+# unless the owner does something in it too ("I", "we", 我 not before one of those people)
+_PEOPLE_EN = (r"neighbou?rs?|friends?|colleagues?|co-?workers?|sister|brother|mum|mom|dad|mother|father|son|"
+              r"daughter|wife|husband|partner|boss|cousin|aunt|uncle|grandma|grandpa")
+_PEOPLE_ZH = "邻居|朋友|同事|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|母亲|父亲|老公|老婆|丈夫|妻子|儿子|女儿|表妹|表哥|领导|老板"
+_SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + _PEOPLE_EN + r"))\b"
+                           r"|[他她]|" + _PEOPLE_ZH, re.I)
+_OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + _PEOPLE_ZH + "))", re.I)
+
+
+def _changed(text: str) -> bool:
+    return any(m.group(0).lower() != "change" for m in _CHANGE_VERB.finditer(text))  # (not the noun)
+
+
+@lru_cache(maxsize=4096)
+def _owner_says_change(text: str) -> bool:
+    """Whether a text may hold a statement of change by the owner: a verb of change, and no
+    conversation of named people (see :func:`_a_change_of_mine`); a cheap look before its sentences are read."""
+    return _changed(text) and not _NAMED_TALK.search(text)
+
+
+@lru_cache(maxsize=8192)
+def _a_change_of_mine(sentence: str) -> bool:
+    """Whether a sentence of a long message may be the owner's statement of a change: short, a verb of
+    change in it ("moved", "switched", "personal best", 换成, 新纪录; not "new" alone nor "change", which
+    in conversation are as often "new art" and "make a change": on LoCoMo they marked 231 pairs of
+    turns), and not someone else's news."""
+    return (_facts(sentence)[3] <= 2 * SHORT_FACT
+            and _changed(sentence)
+            and not (_SOMEONE_ELSE.search(sentence) and not _OWNER.search(sentence)))
+
+
+def _one_fact(sentence: str) -> bool:
+    return _facts(sentence)[3] <= SHORT_FACT
+
+
+@lru_cache(maxsize=8192)
+def _sentences(line: str) -> tuple[str, ...]:
+    return tuple(x for x in (p.strip() for p in _SENTENCE_END.split(line)) if x)
+
+
+_NOT_SAID = re.compile(r"[\W_]+")
+_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\d{1,2}[.)）、]|[(（]\d{1,2}[)）])", re.M)
+
+
+@lru_cache(maxsize=8192)
+def _said(text: str) -> str:
+    """What a text says, to tell a sentence said again: its words and numbers, without who said it,
+    a list's item number, spaces or punctuation ("3) 汤分成小份冷冻保存很方便。" is in "助手：汤分成小份冷冻
+    保存很方便。"; "My rent is now 1350." is not in "My rent is 1200.")."""
+    return _NOT_SAID.sub("", _ITEM.sub("", _SPEAKER.sub("", text))).lower()
+
+
+@lru_cache(maxsize=2048)
+def _parsed(text: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """A text's lines, each with who said it ("" when no one is named: :data:`_SPEAKER`) and its
+    sentences, each with its lower case (a word's stem or a bigram is in it where the word is: a
+    cheap look before its words are read)."""
+    out = []
+    for line in text.split("\n"):
+        m = _SPEAKER.match(line)
+        who = _NOT_SAID.sub("", m.group(0)).lower() if m else ""
+        out.append((who, tuple((x, x.lower()) for x in _sentences(line))))
+    return tuple(out)
+
+
+def _holds(sentence: tuple[str, str], words: frozenset[str]) -> bool:
+    return any(w in sentence[1] for w in words) and bool(_facts(sentence[0])[0] & words)
+
+
+def _holding(text: str, words: frozenset[str], other: str = "", keep=None) -> list[tuple[str, str]]:
+    """(sentence, who said it) of the first :data:`SENTENCES_JUDGED` sentences of ``text`` holding one
+    of ``words`` that ``other`` did not say already and that ``keep`` keeps (all, without it)."""
+    lines = _parsed(text)
+    known = _said(other) if other else ""
+    out: list[tuple[str, str]] = []
+    for who, parts in lines:
+        for x in parts:
+            if (keep is None or keep(x[0])) and _holds(x, words) and not (known and _said(x[0]) in known):
+                out.append((x[0], who))
+                if len(out) == SENTENCES_JUDGED:
+                    return out
+    return out
+
+
+def _lines_holding(text: str, words: frozenset[str], other: str) -> list[str]:
+    """Every sentence ``other`` did not say already of each line (a message) of ``text`` with a new
+    sentence holding one of ``words``."""
+    known = _said(other)
+    out: list[str] = []
+    for _, parts in _parsed(text):
+        new = [x for x in parts if _said(x[0]) not in known]
+        if any(_holds(x, words) for x in new):
+            out += [x[0] for x in new]
+    return out
+
+
+def _one_sentence(text: str) -> bool:
+    return sum(len(parts) for _, parts in _parsed(text)) <= 1
 
 
 def _says_change_of(text: str, words: frozenset[str], asked: frozenset[str]) -> bool:
@@ -283,7 +414,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
             short_pair = f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT
-            if len(shared) < 2 and not ((shared or any_pair) and short_pair) and not (shared and _leaves(f_new, f_old)):
+            if len(shared) < 2 and not ((shared or any_pair) and short_pair) and not (shared and _leaves(f_new, f_old)) \
+                    and not (shared & asked and _owner_says_change(f_new[2]) and not _NAMED_TALK.search(f_old[2])):
                 continue
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
@@ -309,6 +441,28 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
         olders = [it for it in out[1:] if by.get(id(it)) is lead]
         out = [lead, *olders, *(it for it in out[1:] if by.get(id(it)) is not lead)]
     return out, marks
+
+
+def bring_history(items: list, when, text) -> list:
+    """For a question about what holds now: ``items`` with the earlier statement of a value the first
+    item says was left ("I left Bluefin Labs and joined Acme" — "I started my new job at Bluefin
+    Labs") moved to just below it when it ranked past :data:`HORIZON`, where :func:`order` would
+    never see the pair. In long turns the earlier statement is one sentence of a message about
+    other things, and ranks far down a list full of the question's words ("work": every "walk after
+    work"). Only the first item's: a value some other result left ("we cancelled the Netflix
+    subscription") brought up a documentary seen on Netflix. ``when`` and ``text`` as for :func:`order`."""
+    out = list(items)
+    w = when(out[0]) if len(out) > HORIZON else None
+    left = _left_values(_facts(text(out[0]))[2]) if w is not None else ()
+    for j in range(HORIZON, len(out)) if left else ():
+        low = text(out[j]).lower()
+        if not any(all(word in low for word in v) for v in left):  # (a stem or a bigram is in the text)
+            continue
+        old = when(out[j])
+        if old is not None and old < w and any(v <= _facts(text(out[j]))[0] for v in left):
+            out.insert(1, out.pop(j))
+            break
+    return out
 
 
 def prefer_newest(results: list[dict]) -> list[dict]:

@@ -447,9 +447,13 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if instances:  # five swims are five swims: none is the newest value of another
         merged, superseded = ranked, {}
     else:
-        merged, superseded = newest.order(
-            ranked, lambda p: newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text),
-            lambda p: p.text, lambda p: p.citation, said, history=params.now_state)
+        def when(p: Passage):
+            return newest.dated(p.lead.path, min(u.start_line for u in p.units), p.text)
+
+        if params.now_state:  # what the answer replaced, wherever it ranked
+            ranked = newest.bring_history(ranked, when, lambda p: p.text)
+        merged, superseded = newest.order(ranked, when, lambda p: p.text, lambda p: p.citation, said,
+                                          history=params.now_state)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]

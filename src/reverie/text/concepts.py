@@ -18,6 +18,32 @@ from .cjk import CJK_RUN_RE, LazyPattern
 MAX_TAGS = 8
 _LATIN = LazyPattern(r"[a-z][a-z0-9'’-]*[a-z0-9]|[a-z]", re.I)
 _NUMBER = LazyPattern(r"\d+(?:[.,:/-]\d+)*[a-z%]*", re.I)
+# the number of an item in a list ("1. ", "2) ", "（3）", "4、", "1.早睡") counts the items, it says
+# nothing: two replies listing their tips are not two values. Only a list is one: two items or more,
+# one of them numbered 1 ("Tom (35) and Ana (32)", "- 15. Juni", "年龄：35、身高：180", "选了1、3、5号"
+# keep their numbers); an item starts a line or follows a stop, a colon or a space (or, bracketed,
+# anything), something follows it ("(40)" at the end is a value), and a bracket it closes was not
+# opened before it ("(see 1) and 2) below")
+_ENUMERATOR = LazyPattern(r"(?:(?:^|(?<=[\s。！？!?；;，,])|(?<=[^\d][:：]))[ \t]*(?:[-*+][ \t]+)?(\d{1,2})(?:\.|[)）、])"
+                          r"|[(（](\d{1,2})[)）])(?=[ \t]*[^\s\d.,;:!?。，；：！？)）])", re.M)
+
+
+def _unlisted(text: str) -> str:
+    found = list(_ENUMERATOR.finditer(text))
+    if len(found) < 2 or not any((m.group(1) or m.group(2)) == "1" for m in found):
+        return text
+    out, last = [], 0
+    for m in found:
+        item = m.group(0).strip()
+        if item[-1] in ")）" and item[0] not in "(（":
+            before = text[:m.start()]
+            if max(before.rfind("("), before.rfind("（")) > max(before.rfind(")"), before.rfind("）")):
+                continue  # "(age 35)": the bracket was opened before
+        out += [text[last:m.start()], " "]
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
 STOP = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can could did do does doing done down during each else ever every few for from further
@@ -88,7 +114,12 @@ def word_set(text: str) -> frozenset[str]:
 
 
 def numbers(text: str) -> frozenset[str]:
-    return frozenset(m.group(0).lower() for m in _NUMBER.finditer(text or ""))
+    """The numbers a text states (lower-cased, with their unit letters: "10mg"), not its list's item numbers."""
+    if not text:
+        return frozenset()
+    if any(ch in text for ch in ".)）、"):
+        text = _unlisted(text)
+    return frozenset(m.group(0).lower() for m in _NUMBER.finditer(text))
 
 
 def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
