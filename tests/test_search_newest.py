@@ -244,8 +244,11 @@ def test_a_question_about_now_shows_what_changed_then_what_it_was(keyword_memory
     for day in range(6, 13):  # ordinary days saying "work", newer than both
         notes[f"memory/2026-05-{day:02d}.md"] = ("- The printer at work jammed again this morning.\n" if day % 2
                                                   else "- I'm thinking about cycling to work in spring.\n")
-    m = keyword_memory(notes)
-    now = datetime(2026, 5, 20, 10, 0, tzinfo=timezone.utc)
+    _the_change_then_what_it_was(keyword_memory(notes), datetime(2026, 5, 20, 10, 0, tzinfo=timezone.utc))
+
+
+def _the_change_then_what_it_was(m: Memory, now: datetime) -> None:
+    """"Where do I work now?": the change first (May 4), the line it changed (February 2) just below."""
     out = m.search("Where do I work now?", 6, 0.0, now=now, record_signals=False)["results"]
     assert [r["path"] for r in out[:2]] == ["memory/2026-05-04.md", "memory/2026-02-02.md"], \
         [r["snippet"] for r in out]
@@ -383,9 +386,4 @@ def test_a_question_about_now_finds_what_it_replaced_among_many_lines_of_its_wor
             "Too many meetings at work today.", "Packed a salad for work.", "Walked the dog before work."]
     for day, line in zip(range(6, 31), said):
         notes[f"memory/2026-05-{day:02d}.md"] = f"- User: {line}\n"
-    m = keyword_memory(notes)
-    now = datetime(2026, 6, 2, 10, 0, tzinfo=timezone.utc)
-    out = m.search("Where do I work now?", 6, 0.0, now=now, record_signals=False)["results"]
-    assert [r["path"] for r in out[:2]] == ["memory/2026-05-04.md", "memory/2026-02-02.md"], \
-        [r["path"] for r in out]
-    assert out[1]["supersededBy"] == out[0]["citation"]
+    _the_change_then_what_it_was(keyword_memory(notes), datetime(2026, 6, 2, 10, 0, tzinfo=timezone.utc))
