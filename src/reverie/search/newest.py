@@ -200,7 +200,7 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), 
         # someone else ("She got a new manager"), or a conversation of named people (figurative
         # "moved me", "changed my perspective": on LoCoMo 51 pairs of turns), is none of the owner's
         about = shared & asked
-        if not (whole and about and _owner_says_change(words_a)) or _NAMED_TALK.search(words_b):
+        if not (whole and about and _owner_says_change(words_a)) or _named_talk(words_b):
             return False
         # (and one person's statement updates only that person's: in a conversation of two, Melanie's
         # "I got a new painting" is no change of Caroline's)
@@ -243,10 +243,16 @@ def _changed(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _named_talk(text: str) -> bool:
+    """Whether a passage is a conversation of named people (asked of each passage once per pair)."""
+    return _NAMED_TALK.search(text) is not None
+
+
+@lru_cache(maxsize=4096)
 def _owner_says_change(text: str) -> bool:
     """Whether a text may hold a statement of change by the owner: a verb of change, and no
     conversation of named people (see :func:`_a_change_of_mine`); a cheap look before its sentences are read."""
-    return _changed(text) and not _NAMED_TALK.search(text)
+    return _changed(text) and not _named_talk(text)
 
 
 @lru_cache(maxsize=8192)
@@ -415,7 +421,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
             # or when the later one left what they share)
             short_pair = f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT
             if len(shared) < 2 and not ((shared or any_pair) and short_pair) and not (shared and _leaves(f_new, f_old)) \
-                    and not (shared & asked and _owner_says_change(f_new[2]) and not _NAMED_TALK.search(f_old[2])):
+                    and not (shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2])):
                 continue
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
