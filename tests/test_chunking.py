@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from datetime import datetime, timezone
 
 import pytest
 
@@ -218,3 +219,25 @@ def test_a_generated_description_stays_one_unit_up_to_the_window_budget():
     assert (u.start_line, u.end_line) == (1, 10) and "table_query" in u.text and "endpoints" in u.text
     big = chunk_markdown(text + "".join(f"- method: GET; path: /p{i}\n" for i in range(400)), tokens=400, whole=True)
     assert len(big.units) > 1 and all(weighted_length(u.text) <= 400 * 4 for u in big.units)
+
+
+def test_a_session_notes_metadata_is_no_unit_but_a_users_look_alike_is():
+    """The three lines reverie writes under "# Session: …" say where a conversation came from: no
+    search should find every note's header for "source" or "claude", and two notes of the same
+    conversation must not differ by their random session ids."""
+    from reverie.sessions.hook import render_note
+
+    def note(sid: str) -> str:
+        return render_note([("user", "The cabin has a wood stove."), ("assistant", "Noted.")],
+                           when=datetime(2026, 10, 2, 9, 0, tzinfo=timezone.utc),
+                           session_key="agent:main:claude-code:abc", session_id=sid, source="claude-code")
+
+    a, b = chunk_markdown(note("0b8c-1")), chunk_markdown(note("77f2-2"))
+    assert [u.text for u in a.units] == ["user: The cabin has a wood stove.", "assistant: Noted."]
+    assert [(u.text, u.start_line) for u in a.units] == [(u.text, u.start_line) for u in b.units]
+    assert [(w.start_line, w.end_line) for w in a.windows] == [(w.start_line, w.end_line) for w in b.windows]
+    # the same three items anywhere else (a user's own notes) stay memory
+    mine = "# Trip notes\n\n- **Session Key**: the Tuesday slot\n- **Session ID**: 42\n- **Source**: Wikipedia\n"
+    assert len(chunk_markdown(mine).units) == 3
+    mine = "# Session: planning\n\n- **Source**: Wikipedia\n- **Decision**: Postgres\n"
+    assert [u.text for u in chunk_markdown(mine).units] == ["- **Source**: Wikipedia", "- **Decision**: Postgres"]

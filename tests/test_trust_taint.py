@@ -175,14 +175,15 @@ def test_an_untrusted_memory_hit_taints_the_turn(mem):
 
 
 def test_reading_scaffolding_taints_nothing(mem):
-    """A session note's header ("- **Session Key**: …") is scaffolding (system): a memory search
-    that finds it reads nothing from outside, and what the turn writes stays the agent's."""
+    """A session note's header ("- **Session Key**: …") is scaffolding (system) and not even indexed:
+    a memory search of the note reads nothing from outside, and what the turn writes stays the
+    agent's."""
     rt = mem.runtime(ScriptedModel(script={"steps": {"turn": [{"reply": "ok"}]}}))
     rt.send("We decided on the Lakeside Hotel.")
     rt.send("/new")  # writes the session note, its header classed system
     rt.close()
     mem.sync()
-    assert "system" in {origin for origin, _ in chunk_provenance(mem, "Session Key")}
+    assert chunk_provenance(mem, "Lakeside") and not chunk_provenance(mem, "Session Key")
     script = search_then_append("session key lakeside hotel", "Check out of the Lakeside Hotel by noon.")
     rt = mem.runtime(ScriptedModel(script=script), session="later")
     r = rt.send("Which hotel did we decide on?")

@@ -102,7 +102,7 @@ class Runtime:
         hook = self.settings.sessions.memory_hook
         self.hook = SessionMemoryHook(memory.agent_store, memory.workspace, self.tz, messages=hook.messages,
                                       slug_fn=self._slug if hook.llm_slug else None, enabled=hook.enabled,
-                                      writable=self._writable()[0])
+                                      writable=self._writable()[0], on_written=self._index_note)
         self._session: SessionRow | None = None
         self.recall = RecallLedger(self.store, memory.trust if hasattr(memory, "trust") else None)
         self._maintenance: dict[str, ChatModel] = {}
@@ -463,6 +463,8 @@ class Runtime:
                        writable=self._writable(), agent_db=self.memory.agent_store,
                        provenance=Provenance(context_origin(self.store, row.session_id), self.kind, row.session_id,
                                              "flush"), recall=pool)
+        if fr.path:
+            self._index_note(self.memory.workspace / fr.path)
         self.store.append(row.session_id, "flush", {**fr.as_dict(), "text": fr.line(), "tokens": inp.tokens,
                                                      "compactionCount": row.compaction_count}, origin=fr.origin)
         self.store.update_session(row.session_id, memory_flush_at=int(time.time() * 1000),
@@ -471,6 +473,14 @@ class Runtime:
             result.flush = fr.as_dict()
             result.notices.append(f"memory flush ({trigger}): {fr.line()}")
         return fr
+
+    def _index_note(self, path) -> None:
+        """A note this conversation wrote (a flush, the session note) is indexed at once, like one
+        written with ``memory_append``: a search right after finds it, and what a search right after
+        returns never depends on when the index next looks for changed files."""
+        index = getattr(self.memory, "_index_own_write", None)
+        if index is not None:
+            index(path)
 
     def _said_since_last_flush(self, row: SessionRow) -> bool:
         """Whether a message arrived after the last flush: repeated overflow compactions within one

@@ -89,7 +89,7 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
     from ..runtime import Runtime
     from ..trust import Trust
     from .candidates import trust_candidate
-    from .promote import promote, record_lineage
+    from .promote import index_written, promote, record_lineage
     from .sweep import models_for, promotion_lock
 
     cfg = mem.settings.memory.dreaming
@@ -168,6 +168,7 @@ def review(mem, *, now: datetime | None = None, model=None, force: bool = False)
                 outcome = promote(chosen, workspace=mem.workspace, settings=mem.settings, models=models_for(mem, model),
                                   day=now.date().isoformat(), preimage_dir=mem.places.agent_dir / "preimages",
                                   dry_run=False)
+                index_written(mem, outcome)
                 record_lineage(conn, outcome)
                 apply(conn, Deltas(promoted=[k for k in outcome.marked if k in view.entries]), now_s)
                 from . import dreamsfile as df

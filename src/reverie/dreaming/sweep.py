@@ -32,7 +32,7 @@ from . import history
 from .candidates import select
 from .ingest import Ingested, ingest_daily, ingest_sessions
 from .phases import PhaseOutcome, light, rem
-from .promote import DeepOutcome, deep_body, promote, record_lineage
+from .promote import DeepOutcome, deep_body, index_written, promote, record_lineage
 from .state import Deltas, PhaseSignal, StoreView, apply, load, open_db, open_readonly
 
 log = logging.getLogger("reverie.dreaming")
@@ -220,6 +220,8 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model, p
             deep_out = promote(sel.chosen, workspace=ws, settings=settings, models=models_for(mem, model),
                                day=day.isoformat(), preimage_dir=mem.places.agent_dir / "preimages", dry_run=dry_run)
             faults.point("dream:memory-written")
+            if not dry_run:
+                index_written(mem, deep_out)
             if not dry_run and deep_out.marked:
                 record_lineage(conn, deep_out)
                 apply(conn, Deltas(promoted=deep_out.marked), now_s)

@@ -13,6 +13,13 @@ unit with its window's and its file's relevance as context, and a result cites i
 agent that reads the citation sees the unit in its surroundings. In the curated files every entry
 is its own window: a neighbour's facts are not its context.
 
+The three metadata lines of a session note reverie writes (``- **Session Key**: …``, ``- **Session
+ID**: …``, ``- **Source**: …`` under ``# Session: …``) are no unit: they say where a conversation came
+from, not what was said. Indexed, "claude" or "source" found every session note's header, and the
+note's random session id made its file context (and so its scores) differ from one write of the same
+conversation to the next. (An index made before keeps those chunks until the note is indexed again,
+``reverie index --force``; they are harmless, so the chunker's identity is unchanged.)
+
 Budgets are CJK-weighted (reference §6.2): a CJK code point weighs 4 characters, about one token.
 Why units this small: measured on LoCoMo, scoring single entries with their window as context puts
 the answer into what the agent reads about twice as often per token as scoring 400-token windows
@@ -40,6 +47,8 @@ _COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 _ANNOTATION_RE = re.compile(r"<!--\s*[a-zA-Z_-]+\s*:.*?-->", re.S)
 # where a long entry may be cut: after a sentence end (and its closing quotes), or a CJK clause end
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])[\"')\]”’]*\s+|(?<=[。！？；…])")
+# (sessions/hook.py writes them in this order, right below the "# Session: <time>" heading)
+_SESSION_META = ("- **Session Key**: ", "- **Session ID**: ", "- **Source**: ")
 _TERMINAL = tuple(".!?;:。！？；…)]\"'”’>")
 
 
@@ -113,6 +122,14 @@ def _wrapped(prev: str, line: str) -> bool:
     return (len(p) >= 60 and not p.endswith(_TERMINAL) and bool(line[:1]) and line[0].islower())
 
 
+def _session_meta_at(lines: list[str], i: int) -> bool:
+    """Whether line ``i`` starts a session note's metadata (reverie's own three lines, in order,
+    right below a ``# Session:`` heading): a user's "- **Source**: …" anywhere else stays a unit."""
+    return (i + len(_SESSION_META) <= len(lines)
+            and all(lines[i + k].startswith(p) for k, p in enumerate(_SESSION_META))
+            and any(ln.startswith("# Session: ") for ln in lines[max(0, i - 2):i]))
+
+
 def _blocks(lines: list[str], curated: bool) -> list[_Block]:
     blocks: list[_Block] = []
     heads: list[tuple[int, str, int]] = []  # (level, title, line)
@@ -156,6 +173,9 @@ def _blocks(lines: list[str], curated: bool) -> list[_Block]:
                 i += 1
             i = min(i + 1, n)
             add(start + 1, i, "code")
+            continue
+        if _session_meta_at(lines, i):
+            i += len(_SESSION_META)
             continue
         if _ITEM_RE.match(line):
             indent = _indent(line)

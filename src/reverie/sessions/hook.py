@@ -161,8 +161,10 @@ class SessionMemoryHook:
     """Runs :func:`write_session_note` in background threads and remembers what each one did."""
 
     def __init__(self, db_path: Path, workspace: Path, tz: tzinfo, *, messages: int = 15,
-                 slug_fn: SlugFn | None = None, enabled: bool = True, writable: bool = True):
+                 slug_fn: SlugFn | None = None, enabled: bool = True, writable: bool = True,
+                 on_written: Callable[[Path], None] | None = None):
         self.db_path, self.workspace, self.tz = db_path, workspace, tz
+        self.on_written = on_written  # told of each note written (the runtime indexes it at once)
         self.messages, self.slug_fn, self.enabled, self.writable = messages, slug_fn, enabled, writable
         self.results: list[dict] = []
         self._threads: list[threading.Thread] = []
@@ -187,6 +189,12 @@ class SessionMemoryHook:
             except Exception as exc:  # errors are only logged, never raised into the chat
                 record.update(status="error", error=f"{type(exc).__name__}: {exc}")
                 log.warning("session-memory hook failed for %s: %s", session_id, exc)
+                return
+            if path and self.on_written is not None:
+                try:
+                    self.on_written(path)
+                except Exception as exc:  # the note is written; the index's next look finds it
+                    log.warning("session note %s written, not indexed yet: %s", record["path"], exc)
 
         t = threading.Thread(target=work, name=f"reverie-session-memory-{session_id[:8]}", daemon=True)
         with self._lock:
