@@ -282,7 +282,10 @@ def test_a_count_of_my_own_doings_puts_what_i_did_before_others_and_the_assistan
 @pytest.mark.parametrize("text", ["user: My sister is studying to be a doctor.", "- My neighbour's plants all died.",
                                   "Our manager went to the conference.", "assistant: Swimming is gentle on the joints.",
                                   "助手：现场音乐很能放松心情。", "用户：我妹妹在读医学院，想当医生。", "邻居家的植物冬天全死了。",
-                                  "**Assistant**: Live music is a great way to unwind.", "My friends went hiking."])
+                                  "**Assistant**: Live music is a great way to unwind.", "My friends went hiking.",
+                                  # the people newest-first knows too (text/people.py: one list)
+                                  "My co-worker ran the Berlin marathon.", "领导上周去了三次健身房。",
+                                  "母亲去看了两次牙医。"])
 def test_lines_that_are_no_instance_of_my_doings(text):
     assert counting.not_mine(text)
 

@@ -331,6 +331,18 @@ def test_in_a_message_of_several_sentences_the_change_is_said_of_what_both_share
     ("User: Long day, the bus was late and it rained the whole way home. The neighbours got a new dog, a beagle "
      "called Bruno. Then I cooked pasta.", "User: Sunny weekend at the lake with friends and a barbecue. Our dog is "
      "called Rex and he loves swimming. We ate too much.", "What is my dog called now?", False),
+    # ... unless it is news of the very person asked about: the owner's manager (text/people.py)
+    ("User: Long day, the bus was late. My old manager moved to the Berlin office, so Tom Becker became my manager. "
+     "Then I cooked pasta.", "User: Busy week with the quarterly slides and two late evenings. My manager is Priya "
+     "Shah. The printer broke again.", "Who is my manager now?", True),
+    ("User: Lunch with my sister, she is stressed at the bakery. She switched to a new manager last month. The soup "
+     "was great.", "User: Busy week with the quarterly slides and two late evenings. My manager is Priya Shah. The "
+     "printer broke again.", "Who is my manager now?", False),
+    ("User: Long day, the bus was late. My sister's manager moved to Berlin, so Tom Becker became her manager. Then "
+     "I cooked pasta.", "User: Busy week with the quarterly slides and two late evenings. My manager is Priya Shah. "
+     "The printer broke again.", "Who is my manager now?", False),
+    ("用户：今天下雨了。我妹妹换了新经理，她很开心。晚上做了面条。", "用户：这周加班两次，很累。我的经理是王丽。打印机又坏了。",
+     "我现在的经理是谁？", False),
     # talk between named people: "changed my perspective", "moved you" are no updates of a fact
     ("Tim: Wow, that book is great! I read it a while back and it really changed my perspective on my goals. "
      "I'm glad it had the same impact on you!", "Tim: Thanks for asking! I'm reading a fantasy book. It takes me "

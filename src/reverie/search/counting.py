@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from ..text.boilerplate import ASSISTANT_ROLES, line_role
 from ..text.cjk import LazyPattern
 from ..text.kinds import MONEY_ASKED
+from ..text.people import RELATIONS_EN, RELATIONS_ZH
 
 OWN_WEIGHT = 0.8  # a unit's own relevance against its context's (0.5 for other questions)
 COARSE_WINDOWS = 96  # windows whose units are all read (12 for other questions) ...
@@ -97,10 +98,8 @@ def counts_instances(query: str) -> bool:
 # minScore's judgement: they still qualify as before) (long histories, multi-session questions,
 # hybrid: short sessions 0.639 → 0.722, long 0.417 → 0.444; flat from 0.6 to 0.85).
 NOT_MINE = 0.8
-_RELATION = (r"sisters?|brothers?|mum|mom|mother|dad|father|parents|wife|husband|partner|girlfriend|boyfriend|"
-             r"friends?|colleagues?|coworkers?|neighbou?rs?|boss|manager|sons?|daughters?|cousins?|uncle|aunt|"
-             r"grandma|grandpa|grandparents|kids?|children|team")
-_RELATION_ZH = "妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|爸妈|父母|老婆|老公|妻子|丈夫|朋友|同事|邻居|老板|经理|儿子|女儿|表妹|表哥|表姐|表弟|奶奶|爷爷"
+_RELATION = RELATIONS_EN + "|team"  # ("My team shipped…": its doings, not the owner's)
+_RELATION_ZH = RELATIONS_ZH
 # "did I", "have we", "I've"; in Chinese a 我 with no 你 (你给我推荐过几本书: the assistant's lines are
 # the answer) and no relation (我妹妹来看过我几次: her doings)
 _ASKS_MINE = LazyPattern(r"\b(?:did|have|had|do)\s+(?:i|we)\b|\bi've\b", re.I)

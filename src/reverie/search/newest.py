@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers
+from ..text.people import RELATIONS_EN, RELATIONS_ZH, WORDS_EN, WORDS_ZH
 from .keyword import STOP_WORDS
 
 _WIDE = "\u1100"  # Hangul Jamo, the lowest of the CJK letters (text/cjk.py); a Latin content word starts below
@@ -204,7 +205,8 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), 
             return False
         # (and one person's statement updates only that person's: in a conversation of two, Melanie's
         # "I got a new painting" is no change of Caroline's)
-        later_s = _holding(words_a, about, words_b, _a_change_of_mine)
+        people = about & _RELATION_WORDS
+        later_s = _holding(words_a, about, words_b, _a_change_of_my(people) if people else _a_change_of_mine)
         earlier_s = _holding(words_b, about, keep=_one_fact) if later_s else []
         return any(_updates(_facts(x), _facts(y), asked, whole=False)
                    for x, who in later_s for y, was in earlier_s if not (who and was and who != was))
@@ -230,12 +232,12 @@ _SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[^\d\s.][.!?;])(?<!\b(?:Dr|
 SENTENCES_JUDGED = 4
 # someone else's news ("She got a new manager", "The neighbours got a new dog", "我妹妹换了新工作"),
 # unless the owner does something in it too ("I", "we", 我 not before one of those people)
-_PEOPLE_EN = (r"neighbou?rs?|friends?|colleagues?|co-?workers?|sister|brother|mum|mom|dad|mother|father|son|"
-              r"daughter|wife|husband|partner|boss|cousin|aunt|uncle|grandma|grandpa")
-_PEOPLE_ZH = "邻居|朋友|同事|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|母亲|父亲|老公|老婆|丈夫|妻子|儿子|女儿|表妹|表哥|领导|老板"
-_SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + _PEOPLE_EN + r"))\b"
-                           r"|[他她]|" + _PEOPLE_ZH, re.I)
-_OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + _PEOPLE_ZH + "))", re.I)
+_SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + RELATIONS_EN + r"))\b"
+                           r"|[他她]|" + RELATIONS_ZH, re.I)
+_OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + RELATIONS_ZH + "))", re.I)
+# the words a question asking about one of those people holds ("Who is my manager now?": "manage")
+_MY_PERSON = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(" + RELATIONS_EN + r")\b|我们?的?(" + RELATIONS_ZH + ")", re.I)
+_RELATION_WORDS = frozenset(content_words(" ".join(WORDS_EN + WORDS_ZH), matching=True))
 
 
 def _changed(text: str) -> bool:
@@ -261,9 +263,27 @@ def _a_change_of_mine(sentence: str) -> bool:
     change in it ("moved", "switched", "personal best", 换成, 新纪录; not "new" alone nor "change", which
     in conversation are as often "new art" and "make a change": on LoCoMo they marked 231 pairs of
     turns), and not someone else's news."""
-    return (_facts(sentence)[3] <= 2 * SHORT_FACT
-            and _changed(sentence)
-            and not (_SOMEONE_ELSE.search(sentence) and not _OWNER.search(sentence)))
+    return _a_change_said(sentence) and not (_SOMEONE_ELSE.search(sentence) and not _OWNER.search(sentence))
+
+
+@lru_cache(maxsize=8192)
+def _a_change_said(sentence: str) -> bool:
+    """A short sentence with a verb of change, whoever it is about."""
+    return _facts(sentence)[3] <= 2 * SHORT_FACT and _changed(sentence)
+
+
+def _a_change_of_my(people: frozenset[str]):
+    """For a question about one of the owner's people ("Who is my manager now?": ``people`` holds
+    "manage"): a change said of "my manager" is the owner's news too ("My old manager moved to
+    Berlin, so Tom became my manager"); "She switched to a new manager", "我妹妹换了新经理" stay someone
+    else's."""
+    def keep(sentence: str) -> bool:
+        if not _a_change_said(sentence):
+            return False
+        return _a_change_of_mine(sentence) or any(
+            people & frozenset(content_words(m.group(1) or m.group(2), matching=True))
+            for m in _MY_PERSON.finditer(sentence))
+    return keep
 
 
 def _one_fact(sentence: str) -> bool:

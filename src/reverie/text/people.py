@@ -1,0 +1,20 @@
+"""Other people, named by their relation to the owner ("my sister", "the neighbours", 我妹妹, 领导):
+a line that has one of them as its subject tells their news or doings, not the owner's. One list
+for every reader (search's counting questions and its newest-first order), so that what counts as
+"someone else" is the same wherever it is asked; a reader's own additions are named where it uses
+the list."""
+
+from __future__ import annotations
+
+import re
+
+WORDS_EN = ("sister", "brother", "mum", "mom", "mother", "dad", "father", "parent", "wife", "husband", "partner",
+            "girlfriend", "boyfriend", "friend", "colleague", "coworker", "co-worker", "neighbour", "neighbor", "boss",
+            "manager", "son", "daughter", "cousin", "uncle", "aunt", "grandma", "grandpa", "grandparent", "kid",
+            "children")
+WORDS_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
+            "朋友", "同事", "邻居", "老板", "领导", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶", "爷爷")
+
+# regex alternations: one of the words, in English with a plural "s" ("the neighbours")
+RELATIONS_EN = "(?:" + "|".join(re.escape(w) for w in WORDS_EN) + ")s?"
+RELATIONS_ZH = "|".join(WORDS_ZH)
