@@ -28,6 +28,12 @@ def indexed(mem: Memory, rel: str) -> str:
     return "\n".join(r[0] for r in rows)
 
 
+def keyword_only() -> Memory:
+    mem = Memory(overrides=['memory.search.provider="none"'])
+    mem.init()
+    return mem
+
+
 def settled(mem: Memory) -> Memory:
     mem.sync()
     assert mem.index.background.wait(60)
@@ -35,8 +41,7 @@ def settled(mem: Memory) -> Memory:
 
 
 def test_the_flush_append_is_indexed_as_it_is_written(reverie_home):
-    mem = Memory(overrides=['memory.search.provider="none"'])
-    mem.init()
+    mem = keyword_only()
     script = {"steps": {"flush": [{"toolCalls": [
         {"name": "memory_append", "arguments": {"text": "Decided: the Quillbrook campsite, two nights."}}]}]}}
     rt = mem.runtime(ScriptedModel(script=script))
@@ -50,8 +55,7 @@ def test_the_flush_append_is_indexed_as_it_is_written(reverie_home):
 
 
 def test_a_chat_session_note_is_indexed_as_it_is_written(reverie_home):
-    mem = Memory(overrides=['memory.search.provider="none"'])
-    mem.init()
+    mem = keyword_only()
     rt = mem.runtime(ScriptedModel(script={"steps": {"turn": [{"reply": "Noted, the Quillbrook campsite."}]}}))
     rt.send("We picked the Quillbrook campsite for June.")
     settled(mem)
@@ -66,8 +70,7 @@ def test_a_chat_session_note_is_indexed_as_it_is_written(reverie_home):
 
 
 def test_a_followed_sessions_note_is_found_by_the_next_search_at_once(reverie_home):
-    mem = Memory(overrides=['memory.search.provider="none"'])
-    mem.init()
+    mem = keyword_only()
     s = FollowedSession(mem, host="test", key="camp")
     s.start()
     s.before_model("We picked the Quillbrook campsite for June.")
