@@ -235,7 +235,8 @@ SENTENCES_JUDGED = 4
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + RELATIONS_EN + r"))\b"
                            r"|[他她]|" + RELATIONS_ZH, re.I)
 _OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + RELATIONS_ZH + "))", re.I)
-# the words a question asking about one of those people holds ("Who is my manager now?": "manage")
+# one of the owner's people ("my manager", "our old neighbours", 我的经理), and the words of a question
+# asking about one of them ("Who is my manager now?": "manage")
 _MY_PERSON = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(" + RELATIONS_EN + r")\b|我们?的?(" + RELATIONS_ZH + ")", re.I)
 _RELATION_WORDS = frozenset(content_words(" ".join(WORDS_EN + WORDS_ZH), matching=True))
 
