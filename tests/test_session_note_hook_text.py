@@ -37,3 +37,18 @@ def test_a_note_after_the_offline_model_quoted_memory_has_no_debris(reverie_home
                      "assistant: Good idea: bring dry firewood."], lines
     assert "found:" not in second and "#L" not in said and "offline model" not in second
     mem.close()
+
+
+def test_a_notes_metadata_is_no_candidate_for_dreaming(reverie_home):
+    """The note's key, id and source say where a conversation came from: Dreaming reads the note's
+    lines, not those three (before, each was a short-term entry of every session)."""
+    mem = open_mem()
+    pc.run_conversation(mem, pc.Conversation("cabin", [("Remember that the cabin at Lake Vessel has a wood stove.",
+                                                        None)]), key="meta")
+    (note,) = [p for p in (mem.workspace / "memory").glob("????-??-??-*.md")]
+    assert "**Session ID**" in note.read_text(encoding="utf-8")  # (written, as ever)
+    sweep = mem.dream().as_dict()
+    snippets = [i["snippet"] for i in sweep["phases"]["light"]["items"]]
+    assert any("wood stove" in s for s in snippets), snippets
+    assert not any("Session" in s or "Source" in s for s in snippets), snippets
+    mem.close()

@@ -27,6 +27,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from ..search import signals as sig
+from ..text.boilerplate import session_meta_lines
 from ..trust.store import DAILY_RE
 from ..workspace.entries import split_entries
 from .facttext import fact_text
@@ -90,9 +91,10 @@ def ingest_daily(workspace: Path, view: StoreView, deltas: Deltas, today: date, 
         out.daily_files += 1
         text = raw.decode("utf-8", errors="replace")
         seen_set = set(seen)
+        meta = session_meta_lines(text.split("\n"))
         for e in split_entries(text):
             snippet = e.snippet
-            if len(snippet) < SNIPPET_MIN or contaminated(snippet) or fact_text(snippet) is None:
+            if e.start in meta or len(snippet) < SNIPPET_MIN or contaminated(snippet) or fact_text(snippet) is None:
                 continue  # a session note's model talk, chit-chat and questions are never staged
             claim = sig.claim_hash(snippet)
             if claim in seen_set:

@@ -32,6 +32,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from ..text.boilerplate import session_meta_lines
 from ..text.cjk import weighted_length
 
 UNIT_TOKENS = 128  # a unit's budget: about one paragraph, and always inside one snippet
@@ -47,8 +48,6 @@ _COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 _ANNOTATION_RE = re.compile(r"<!--\s*[a-zA-Z_-]+\s*:.*?-->", re.S)
 # where a long entry may be cut: after a sentence end (and its closing quotes), or a CJK clause end
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])[\"')\]”’]*\s+|(?<=[。！？；…])")
-# (sessions/hook.py writes them in this order, right below the "# Session: <time>" heading)
-_SESSION_META = ("- **Session Key**: ", "- **Session ID**: ", "- **Source**: ")
 _TERMINAL = tuple(".!?;:。！？；…)]\"'”’>")
 
 
@@ -122,19 +121,12 @@ def _wrapped(prev: str, line: str) -> bool:
     return (len(p) >= 60 and not p.endswith(_TERMINAL) and bool(line[:1]) and line[0].islower())
 
 
-def _session_meta_at(lines: list[str], i: int) -> bool:
-    """Whether line ``i`` starts a session note's metadata (reverie's own three lines, in order,
-    right below a ``# Session:`` heading): a user's "- **Source**: …" anywhere else stays a unit."""
-    return (i + len(_SESSION_META) <= len(lines)
-            and all(lines[i + k].startswith(p) for k, p in enumerate(_SESSION_META))
-            and any(ln.startswith("# Session: ") for ln in lines[max(0, i - 2):i]))
-
-
 def _blocks(lines: list[str], curated: bool) -> list[_Block]:
     blocks: list[_Block] = []
     heads: list[tuple[int, str, int]] = []  # (level, title, line)
     notes: list[tuple[int, str]] = []
     i, n = 0, len(lines)
+    meta = session_meta_lines(lines)
 
     def context() -> tuple[str, int]:
         titles = [t for _, t, _ in heads if t]
@@ -174,8 +166,8 @@ def _blocks(lines: list[str], curated: bool) -> list[_Block]:
             i = min(i + 1, n)
             add(start + 1, i, "code")
             continue
-        if _session_meta_at(lines, i):
-            i += len(_SESSION_META)
+        if i + 1 in meta:
+            i += 1
             continue
         if _ITEM_RE.match(line):
             indent = _indent(line)

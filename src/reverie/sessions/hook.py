@@ -26,7 +26,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Callable
 
-from ..text.boilerplate import debris, model_talk, quoted_hit
+from ..text.boilerplate import SESSION_META, debris, model_talk, quoted_hit
 from ..trust import Provenance, record_whole_file, strip_recalled
 from ..workspace.annotations import neutralise_annotations
 from ..workspace.textclean import clean_text
@@ -100,7 +100,7 @@ def render_note_lines(messages: list[tuple[str, str, str]], *, when: datetime, s
     """The note's text and the origin class of each of its lines: the header is reverie's
     scaffolding (``system``: never promoted or injected), each message keeps its own class."""
     lines = [f"# Session: {when.strftime('%Y-%m-%d %H:%M:%S')} {when.tzname() or ''}".rstrip(), "",
-             f"- **Session Key**: {session_key}", f"- **Session ID**: {session_id}", f"- **Source**: {source}", "",
+             *(f"{label}{value}" for label, value in zip(SESSION_META, (session_key, session_id, source))), "",
              "## Conversation Summary", ""]
     origins = ["system"] * len(lines)
     for role, text, origin in messages:

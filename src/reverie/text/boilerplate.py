@@ -24,6 +24,26 @@ import re
 
 from .cjk import LazyPattern
 
+# A session note's metadata: sessions/hook.py writes these three lines, in this order, right below the
+# note's "# Session: <time>" heading. They say where a conversation came from (its key, its random id,
+# the host), never what was said: not indexed, not a Dreaming candidate.
+SESSION_META = ("- **Session Key**: ", "- **Session ID**: ", "- **Source**: ")
+
+
+def session_meta_lines(lines: list[str]) -> frozenset[int]:
+    """The 1-based numbers of a session note's metadata lines in ``lines``: reverie's own three, in
+    order, within two lines below a ``# Session:`` heading (a user's "- **Source**: …" elsewhere is
+    not)."""
+    out: set[int] = set()
+    k = len(SESSION_META)
+    for i, line in enumerate(lines):
+        if (line.startswith(SESSION_META[0]) and i + k <= len(lines)
+                and all(lines[i + j].startswith(p) for j, p in enumerate(SESSION_META))
+                and any(ln.startswith("# Session: ") for ln in lines[max(0, i - 2):i])):
+            out.update(range(i + 1, i + k + 1))
+    return frozenset(out)
+
+
 ROLE_WORDS = ("user", "assistant", "human", "ai", "bot", "model", "system", "tool", "用户", "助手", "助理", "系统",
               "模型")
 ROLE_PREFIX = LazyPattern(r"^\s*(?:\*\*|__)?\[?(?:" + "|".join(ROLE_WORDS) + r")\]?(?:\*\*|__)?\s*[:：]\s*", re.I)
