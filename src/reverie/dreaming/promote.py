@@ -80,9 +80,8 @@ def index_written(mem, out: DeepOutcome) -> None:
     """MEMORY.md was just rewritten: index it at once, as a note written with ``memory_append`` is,
     so the next search (the next night's recalls too) reads what was promoted, not the file as it
     was before; otherwise that would depend on when the index next looks for changed files."""
-    index = getattr(mem, "_index_own_write", None)
-    if out.after_sha and out.after_sha != out.before_sha and index is not None:
-        index(memory_path(mem.workspace))
+    if out.after_sha and out.after_sha != out.before_sha:  # (set only by a write)
+        mem._index_own_write(memory_path(mem.workspace))
 
 
 def _cap(deep) -> int:

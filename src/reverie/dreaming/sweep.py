@@ -220,8 +220,7 @@ def _sweep(mem, phase: str | None, dry_run: bool, now: datetime | None, model, p
             deep_out = promote(sel.chosen, workspace=ws, settings=settings, models=models_for(mem, model),
                                day=day.isoformat(), preimage_dir=mem.places.agent_dir / "preimages", dry_run=dry_run)
             faults.point("dream:memory-written")
-            if not dry_run:
-                index_written(mem, deep_out)
+            index_written(mem, deep_out)  # (nothing when nothing was written: a dry run, a skip)
             if not dry_run and deep_out.marked:
                 record_lineage(conn, deep_out)
                 apply(conn, Deltas(promoted=deep_out.marked), now_s)
