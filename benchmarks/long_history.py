@@ -473,7 +473,8 @@ def main(argv: list[str] | None = None) -> dict:
 
         if args.chatty:
             update_section(args.out, "long-history" + "-long-sessions" * args.long_sessions + "-chatty",
-                           "Long histories with long turns", report)
+                           "Long histories with long sessions and long turns" if args.long_sessions
+                           else "Long histories with long turns", report)
         elif args.long_sessions:
             update_section(args.out, "long-history-long-sessions", "Long histories with long sessions", report)
         else:

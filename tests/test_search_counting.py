@@ -16,6 +16,7 @@ import pytest
 
 from reverie import Memory
 from reverie.search import context, counting
+from reverie.search.keyword import QueryTerms
 from reverie.search.results import repeats_last
 
 from workspace_helpers import result_paths, write
@@ -435,3 +436,98 @@ def test_a_chinese_count_finds_an_instance_counted_in_digits(keyword_memory, mon
     assert not keyword._in_digits("场", "(?!雨)").surface.search("下了2场雨")
     monkeypatch.setattr(keyword, "DIGIT_COUNTS", 1)  # the leg no longer asks for 2: the cleaning comes first
     assert result_paths(m, query, NOW).index("memory/2026-02-10.md") == 2
+
+
+def test_a_count_joins_again_a_verb_its_frame_split():
+    """游了几次泳 asks about 游泳, as the notes say it, beside its own 游了."""
+    assert counting.without_frame("我一共去游了几次泳？") == "我一共去游了 泳？ 游泳"
+    assert counting.without_frame("我今年爬过几次山？") == "我今年爬过 山？ 爬山"
+    assert counting.without_frame("这个月我跑了多少次步？") == "这个月我跑了 步？ 跑步"
+    assert counting.without_frame("我一共看了几个不同的医生？") == "我一共看了 不同的医生？"  # nothing to join
+    assert counting.without_frame("我游泳游了几次？") == "我游泳游了 ？"
+
+
+def test_in_a_message_of_several_sentences_the_one_naming_what_is_counted_says_whose_it_is():
+    doctor = lambda s: "医生" in s or "doctor" in s.lower()  # noqa: E731
+    theirs = ["用户：晚饭后在公园里走了一圈。我妹妹在读医学院，想当医生。",
+              "user: Walked in the park after dinner. My sister is studying to be a doctor."]
+    for line in theirs:
+        assert counting.not_mine(line, doctor)
+        assert not counting.not_mine(line)  # read from its start, the line is the owner's
+    assert not counting.not_mine("用户：我妹妹来住了两天。我去看了皮肤科医生。", doctor)
+    assert not counting.not_mine("user: My sister visited. I saw the dentist about a filling.",
+                                 lambda s: "dentist" in s)
+    # no sentence names it: the line is judged from its start, as before
+    assert counting.not_mine("用户：我妹妹在读医学院。", doctor)
+    assert not counting.not_mine("用户：晚饭后在公园里走了一圈。", doctor)
+
+
+SHOWS = ["用户：在市中心看了一场脱口秀，笑死了。", "用户：交响乐音乐会票卖光了，我们还是买到了。",
+         "用户：我通勤大概要四十分钟。在公园参加了露天摇滚演出。"]
+SHOWS_FILLER = ["用户：我坐在长椅上听了会儿音乐。", "用户：晚饭后在公园里走了一圈。我坐在长椅上听了会儿音乐。",
+                "用户：我坐在长椅上听了会儿音乐。下了一整天雨，我就待在家里。"]
+CHORES_ZH = ["用户：打印机又卡纸了。", "用户：煮了一大锅汤。", "用户：这周公交车晚点了两次。", "用户：终于把窗户擦干净了。"]
+
+
+@pytest.mark.semantic
+def test_a_count_of_a_kind_puts_the_lines_naming_one_before_lines_that_only_sound_like_it(reverie_home,
+                                                                                       monkeypatch):
+    """The bundled embedder ranks "我坐在长椅上听了会儿音乐" (listening to music on a bench) with the
+    shows: for "几场演出和音乐会" it names neither the kind nor one of it (its 音乐 is no 音乐会), and
+    goes below the lines that do."""
+    mem = Memory(overrides=['memory.search.provider="local"'])
+    mem.init()
+    lines = SHOWS + SHOWS_FILLER + CHORES_ZH * 3
+    for day, line in enumerate(lines):
+        write(mem, f"memory/2026-03-{day % 28 + 1:02d}-{day}.md", f"- {line}\n")
+    mem.sync()
+    query = "我一共去看了几场演出和音乐会？"
+
+    def first_three() -> tuple[list[str], list[dict]]:
+        out = mem.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+        return [r["snippet"][2:] for r in out[:3]], out
+
+    try:
+        first, rows = first_three()
+        assert sorted(first) == sorted(SHOWS)
+        filler = [r for r in rows if "长椅" in r["snippet"]]
+        assert filler and all(r["explain"]["count"]["namesKind"] is False
+                              and r["explain"]["count"]["multiplier"] == counting.NO_KIND for r in filler)
+        assert all(r["explain"]["count"]["namesKind"] for r in rows if r["snippet"][2:] in SHOWS)
+        # without it (every line taken to name the kind), a bench among the three
+        monkeypatch.setattr(QueryTerms, "names_kind", lambda self, text, tokenizer: True)
+        assert sorted(first_three()[0]) != sorted(SHOWS)
+    finally:
+        mem.close()
+
+
+DOCTORS = {
+    "memory/2026-02-07.md": "- 上午去看了牙医，补了一颗牙，真难受。\n",
+    "memory/2026-03-10.md": "- 因为胳膊上的疹子去看了皮肤科医生。\n",
+    "memory/2026-04-02.md": "- 咳嗽一直不好，去看了全科医生。\n",
+    # the question's characters (看, 生) and no doctor, in many sessions
+    **{f"memory/2026-05-{d:02d}.md": "- 我哥哥忙着照顾刚出生的宝宝。我们聊到去乡下看奶奶。\n" for d in range(3, 25, 3)},
+}
+
+
+@engines
+def test_keyword_only_the_characters_of_a_count_of_a_kind_weigh_less_in_a_line_naming_none_of_it(
+        keyword_memory, monkeypatch):
+    from reverie.search import loose
+
+    m = keyword_memory(DOCTORS)
+    query = "我今年一共看了几个不同的医生？"
+    visits = {"memory/2026-02-07.md", "memory/2026-03-10.md", "memory/2026-04-02.md"}
+    assert set(result_paths(m, query, NOW)[:3]) == visits
+    rows = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    brother = [r["explain"] for r in rows if "哥哥" in r["snippet"]]
+    assert brother and all(e["count"]["namesKind"] is False and e["count"]["multiplier"] == counting.NO_KIND
+                           for e in brother)
+    # its keyword relevance is what the characters it holds vouch for, ×NO_KIND (it holds no word)
+    for e in brother:
+        assert e["loose"]["share"] > 0
+        assert e["keyword"]["score"] == pytest.approx(loose.WEIGHT * e["loose"]["share"] * counting.NO_KIND, abs=1e-4)
+    monkeypatch.setattr(counting, "NO_KIND", 1.0)  # counterfactual: in full
+    again = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+    for e in (r["explain"] for r in again if "哥哥" in r["snippet"]):
+        assert e["keyword"]["score"] == pytest.approx(loose.WEIGHT * e["loose"]["share"], abs=1e-4)

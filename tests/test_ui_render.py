@@ -142,6 +142,12 @@ def test_the_cli_prints_the_same_multipliers(capsys):
     rows = {r.label: r for r in explain.rows(_traced(count={"notMine": False, "namesAmount": False,
                                                              "multiplier": 0.8}), 0.35)}
     assert rows["count"].note == "names no amount"
+    # a count of a kind: a line naming nothing of it ("我坐在长椅上听了会儿音乐" for 几场演出)
+    _print_explain(_traced(count={"notMine": False, "namesKind": False, "multiplier": 0.8}))
+    assert "(3.0 days old) x names nothing of the kind counted 0.8 = 0.55" in capsys.readouterr().out
+    kind = {r.label: r for r in explain.rows(_traced(count={"notMine": False, "namesKind": True,
+                                                            "multiplier": 1.0}), 0.35)}
+    assert "count" not in kind  # a multiplier of 1 is left out
 
 
 def test_explain_says_when_the_questions_characters_or_its_days_set_the_keyword_leg(capsys):

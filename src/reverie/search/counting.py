@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..text.boilerplate import ASSISTANT_ROLES, line_role
 from ..text.cjk import LazyPattern
 from ..text.kinds import MONEY_ASKED
 from ..text.people import RELATIONS_EN, RELATIONS_ZH
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 OWN_WEIGHT = 0.8  # a unit's own relevance against its context's (0.5 for other questions)
 COARSE_WINDOWS = 96  # windows whose units are all read (12 for other questions) ...
@@ -59,9 +63,18 @@ _TIMES = LazyPattern(r"\b(how\s+many)\s+times\b", re.I)
 _ZH_FRAME = LazyPattern(r"几次|几回|几趟|多少次|多少回|多少趟|(?:几|多少)个(?=[\u4e00-\u9fff]{2})")
 
 
+# A Chinese verb of two characters that a count splits around its frame: 游了几次泳, 跑过几次步, 爬了几次山
+# (游泳, 跑步, 爬山): with the frame gone, the question also names the verb whole, as the notes say it
+# ("早上又去泳池游泳"), beside what it said ("游了", which "今晚游了二十个来回" holds).
+_SPLIT_VERB = LazyPattern(r"(游|跑|爬|散|滑|潜|划|钓|骑|看|见|洗|唱|跳|理|露)(?:了|过)?\s+(泳|步|山|雪|水|船|鱼|车|病|面|澡|歌|舞|发|营)", 0)
+
+
 def without_frame(query: str) -> str:
-    """A counting question's keyword query without the "times" of "how many times" (几个, 几次)."""
-    return _ZH_FRAME.sub(" ", _TIMES.sub(r"\1", query))
+    """A counting question's keyword query without the "times" of "how many times" (几个, 几次), and
+    with a verb split around it named whole too (游了几次泳: 游泳)."""
+    out = _ZH_FRAME.sub(" ", _TIMES.sub(r"\1", query))
+    whole = [m.group(1) + m.group(2) for m in _SPLIT_VERB.finditer(out)]
+    return " ".join([out, *whole])
 
 
 # a count of what happened over time: "how many times / how often", "in total", "so far", "how
@@ -120,11 +133,25 @@ def asks_mine(query: str) -> bool:
     return "我" in query and _NOT_MINE_ZH.search(query) is None
 
 
-def not_mine(text: str) -> bool:
-    """Whether a line is no instance of the owner's doings: the assistant's, or another person's."""
+# the sentences of a message ("晚饭后在公园里走了一圈。我妹妹在读医学院，想当医生。")
+_SENTENCES = LazyPattern(r"[^.!?。！？\n]+[.!?。！？]*", 0)
+
+
+def not_mine(text: str, names: Callable[[str], bool] | None = None) -> bool:
+    """Whether a line is no instance of the owner's doings: the assistant's, or another person's.
+
+    A message says several things ("Walked in the park after dinner. My sister is studying to be a
+    doctor."): where ``names`` tells which sentences name what is counted, the line is another
+    person's when every sentence naming it is (the park walk is no doctor's visit of the owner's);
+    otherwise, when the line begins with another person."""
     role, said = line_role(text)
     if role in ASSISTANT_ROLES:
         return True
+    sentences = _SENTENCES.findall(said) if names is not None else []
+    if len(sentences) > 1:  # (one sentence: judged from its start either way)
+        naming = [s.strip() for s in sentences if s.strip() and names(s)]
+        if naming:
+            return all(_OTHERS.search(s) is not None for s in naming)
     return _OTHERS.search(said.strip()) is not None
 
 
@@ -133,9 +160,15 @@ def not_mine(text: str) -> bool:
 # about the bike that names none ("我在考虑春天骑车上班", said in many sessions, and holding more of the
 # question's characters than any part of the sum) is no part of it. Such a line takes ×NO_AMOUNT
 # in the order (not in minScore's judgement), as a line that is not the owner's does in a count of
-# the owner's doings. (The same for a count of a kind, "I need to buy more rice" in "how many plants
-# did I buy?", moved no question of the long histories either way: not done.)
+# the owner's doings.
 NO_AMOUNT = 0.8
+# The same for a count of a kind (text/kinds.py: "how many plants did I buy?", "我一共去看了几场演出？"):
+# a line naming neither the kind nor one of its members ("I need to buy more rice", "我坐在长椅上听了会儿
+# 音乐", which the bundled embedder ranks above "看了一场脱口秀") takes ×NO_KIND, and so does the share
+# of the question's characters it holds (search/loose.py: "出生…看奶奶" holds 看 and 生 of "看了几个不同的
+# 医生"). Measured on the long histories, most in long sessions told in long turns (docs/benchmarks.md).
+# A thing the lexicon does not know goes down with them: the price of a lexicon.
+NO_KIND = 0.8
 _MONEY = LazyPattern(MONEY_ASKED, 0)
 # an amount: a currency sign and digits (before or after them), digits or a number's name and a
 # currency's name, or a number and 块 / 元 ("$45", "45€", "fifty dollars", "一百五十块", "两百元",
@@ -166,7 +199,8 @@ def names_amount(text: str) -> bool:
 def lowered_because(count: dict) -> str:
     """Why explain's ``count`` multiplier is below 1, as the CLI and the web view say it."""
     why = (["not the owner's doing"] if count.get("notMine") else []) + \
-        (["names no amount"] if count.get("namesAmount") is False else [])
+        (["names no amount"] if count.get("namesAmount") is False else []) + \
+        (["names nothing of the kind counted"] if count.get("namesKind") is False else [])
     return ", ".join(why)
 
 

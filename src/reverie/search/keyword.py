@@ -146,6 +146,10 @@ class QueryTerms:
     # them holds the token
     alts: dict[str, list[Member]] = field(default_factory=dict)
     heads: dict[str, str] = field(default_factory=dict)  # a token of :attr:`alts` -> the question's word for it
+    # a token of a kind's head -> every member of the kind, those the question says itself too
+    # (:meth:`names_kind`: "游了" is one of 游泳 in "游了几次泳", though no alternative to a token it has)
+    kind_members: dict[str, list[Member]] = field(default_factory=dict)
+    _kind_index: tuple | None = field(default=None, repr=False, compare=False)  # (:meth:`names_kind`'s index)
     # tokens no text holds: a pair across the edge of a word the question names (:func:`_straddling`),
     # still weighed (so every other text scores as before), never held
     void: frozenset[str] = frozenset()
@@ -180,6 +184,25 @@ class QueryTerms:
                 if member is not None:
                     out.setdefault(self.heads.get(t, t), member.word)
         return out
+
+    def names_kind(self, text: str, tokenizer: str) -> bool:
+        """Whether ``text`` names a kind of :attr:`alts` or one of its members: a Chinese head
+        whole (音乐会, not the 音乐 of its bigrams: "听了会儿音乐" names no concert), an English one
+        as its token."""
+        if self._kind_index is None:  # (asked of every candidate of a count: what it looks for, once)
+            cjk_heads = tuple({self.heads.get(t, t) for t in self.alts if has_cjk(self.heads.get(t, t))})
+            tokens = frozenset(t for t in self.alts if not has_cjk(self.heads.get(t, t)))
+            members = tuple({id(m): m for t, ms in self.alts.items() for m in self.kind_members.get(t, ms)}.values())
+            self._kind_index = (cjk_heads, tokens, members, frozenset(self.alts) | frozenset(
+                t for m in members for t in m.tokens))
+        cjk_heads, tokens, members, any_token = self._kind_index
+        have = text_tokens(text, tokenizer)
+        if have.isdisjoint(any_token):  # (most texts hold no token of the kind: one set test)
+            return False
+        if not have.isdisjoint(tokens) or any(h in text for h in cjk_heads):
+            return True
+        low = text.lower()
+        return any(m.held(have, low) for m in members)
 
     def coverage(self, mask: list[bool]) -> float:
         """The weight of the tokens ``mask`` marks, over the weight of all (0 when there is none)."""
@@ -346,6 +369,7 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
             alts = [m for m in members if not m.tokens <= have]
             for t in toks:
                 qt.alts.setdefault(t, []).extend(alts)
+                qt.kind_members.setdefault(t, []).extend(members)
                 if has_cjk(head) and head in question:  # a Chinese head whole: 自行车, not 自行 and 行车
                     named.setdefault(t, head)
             found.update((m.fts, m) for m in alts)

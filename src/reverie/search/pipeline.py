@@ -40,6 +40,8 @@ from .rerank import Reranking
 from .results import Passage, passages, reading_cost, repeats_last, result_row, widen
 
 if TYPE_CHECKING:  # numpy comes with a vector search (query_vector, the context's vector side)
+    from collections.abc import Callable
+
     import numpy as np
 
 __all__ = ["Candidate", "Passage", "SearchParams", "VectorQuery", "candidate_window", "query_vector", "result_row",
@@ -76,6 +78,8 @@ class SearchParams:
     now_state: bool = False  # the query asks what something is now (set by run)
     mine: bool = False  # the query counts the owner's own doings (set by run)
     money: bool = False  # the query adds up money spent (set by run)
+    # a count of a kind: whether a text names the kind or one of its members (set by run)
+    names_kind: Callable[[str], bool] | None = None
     loose: bool = False  # the query's characters were asked for too (search/loose.py; set by run)
     days: int = 0  # keyword-only: the notes of the days asked read (search/days_asked.py; set by run)
     taste_topics: frozenset = frozenset()  # keyword-only: the topics an advice question names (search/taste.py)
@@ -318,6 +322,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
     members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else []
+    kind_named = bool(members)  # (a measure alone, 几本, says little of what is counted: "读完那本传记")
     if use_kw and params.counting:  # "几盆植物": "一小盆罗勒" is one
         members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)
     if use_kw:  # "哪种方法": "…二十法" is one
@@ -380,6 +385,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         windows = context.windows_of_files(conn, pool)
     context.score_context(pool, windows, qt, params.tokenizer, vectors if use_vectors else None, wcos, fcos,
              params.score_floor, use_kw, own_weight)
+    if params.counting and kind_named:  # a count of a kind is made of the lines naming it (counting.py):
+        params.names_kind = lambda text: qt.names_kind(text, params.tokenizer)
+        for c in pool:  # (a unit no keyword leg found holds none of the kind's words)
+            c.names_kind = bool(c.specificity) or (c.kw is not None and params.names_kind(c.index_text))
     if loose_words or dated_notes or topics:
         vouched.lift(pool)
     for c in pool:
@@ -514,10 +523,14 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
             changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
             c.pre_decay *= changed
         # (in the order only: whether it qualifies is judged as before)
-        not_mine = params.mine and not c.specificity and counting.not_mine(c.text)
+        # (which sentences name the kind is asked only of a line naming it: of another, none does)
+        not_mine = params.mine and not c.specificity and counting.not_mine(
+            c.text, params.names_kind if c.names_kind else None)
         theirs = counting.NOT_MINE if not_mine else 1.0
         if not c.names_amount:
             theirs *= counting.NO_AMOUNT
+        if not c.names_kind:
+            theirs *= counting.NO_KIND
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
         c.score = c.pre_decay * c.decay * theirs
@@ -564,10 +577,12 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
         if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
             out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
-    if params.mine or params.money:  # only when the query counts the owner's doings or adds up money
-        out["count"] = {"notMine": not_mine, "multiplier": r4(theirs)}
+    if params.mine or params.money or params.names_kind:  # only when the query counts the owner's doings,
+        out["count"] = {"notMine": not_mine, "multiplier": r4(theirs)}  # adds up money or counts a kind
         if params.money:
             out["count"]["namesAmount"] = c.names_amount
+        if params.names_kind:
+            out["count"]["namesKind"] = c.names_kind
     if params.loose or params.days:  # only when the question's characters or its days were read
         out["loose"] = {"share": r4(c.loose), "dayAsked": bool(c.dated), "weight": loose.WEIGHT}
     if params.now_state:  # only when the query asks what something is now

@@ -12,14 +12,16 @@ relevant by keyword such a unit is at least (each module says why):
 
 from __future__ import annotations
 
-from . import days_asked, loose, taste
+from . import counting, days_asked, loose, taste
 
 
 def evidence(c) -> float:
     """What of candidate ``c`` answers the question without its words: the characters it holds
-    loosely, a taste on the topic asked about (the relevance floor counts these as coverage,
-    search/floor.py; a day's first unit only adds to an answer, and is not counted there)."""
-    return max(loose.WEIGHT * c.loose, taste.TOPIC_WEIGHT if c.topical else 0.0)
+    loosely (×NO_KIND in a line naming nothing of the kind a count counts: search/counting.py), a
+    taste on the topic asked about (the relevance floor counts these as coverage, search/floor.py;
+    a day's first unit only adds to an answer, and is not counted there)."""
+    held = loose.WEIGHT * c.loose * (1.0 if c.names_kind else counting.NO_KIND)
+    return max(held, taste.TOPIC_WEIGHT if c.topical else 0.0)
 
 
 def floor_of(c) -> float:

@@ -65,7 +65,7 @@ KINDS: list[tuple[str, ...]] = [
      "bike bicycle cycling cyclist derailleur handlebar handlebars brake_pads inner_tube "
      "| 自行车 单车 骑车 骑行 链条 刹车片 车圈 打气筒 车胎"),
     ("swim swimming swims | 游泳",
-     "swam swim swimming laps breaststroke backstroke front_crawl | 游泳 游了泳 蛙泳 自由泳 仰泳"),
+     "swam swim swimming laps breaststroke backstroke front_crawl | 游泳 游了 蛙泳 自由泳 仰泳"),
     ("run runs running jog jogging | 跑步 慢跑",
      "jog jogged jogging marathon half_marathon parkrun 5k 10k | 跑步 慢跑 马拉松"),
     ("book books reading novel novels | 读书 书籍 看书",
