@@ -11,6 +11,7 @@ import apsw
 import pytest
 
 from reverie.search.keyword import _straddling, analyse_query, expand_kinds, expand_methods
+from reverie.text.kinds import with_heads_named
 
 from workspace_helpers import result_paths
 
@@ -209,6 +210,40 @@ def test_a_question_about_now_finds_the_member_that_said_it(keyword_memory):
     assert paths(m, "What car do I drive now?")[0] == "memory/2026-01-10.md"
     # a lookup without "now" is left to its words
     assert "memory/2026-01-10.md" not in paths(m, "What car do I drive?")
+
+
+def test_a_chinese_question_names_a_kind_by_one_character_after_which_or_how_many():
+    assert with_heads_named("我现在开的是什么车？") == "我现在开的是什么车？ 汽车"
+    assert with_heads_named("我家有几辆车了") == "我家有几辆车了 汽车"
+    assert with_heads_named("我一共读完了几本书？") == "我一共读完了几本书？ 书籍"
+    # the character begins another word: no kind
+    assert with_heads_named("我要买什么车票？") == "我要买什么车票？"
+    assert with_heads_named("我一共买了几本书架？") == "我一共买了几本书架？"
+    assert with_heads_named("车停在哪里？") == "车停在哪里？"  # (no asking word before it)
+
+
+@engines
+def test_a_chinese_question_about_now_finds_the_car_named_by_its_model(keyword_memory, monkeypatch):
+    """"我现在开的是什么车？" names no head of the car kind (车 is one character); read as naming
+    汽车, it finds the earlier car named by its model beside the later one, the later first."""
+    from reverie.search import pipeline
+
+    notes = {"memory/2026-02-04.md": "- 买了一辆二手凯美瑞，开着挺好。\n- 今晚吃的是剩饭。\n",
+             "memory/2026-03-12.md": "- 把旧车卖了，现在开的是雅阁。\n",
+             **{f"memory/2026-0{mo}-{d:02d}.md": "- 下午开的会拖了很久，是什么事都要讨论。\n- 公交车晚点了，车上很挤。\n"
+                for mo in (4, 5) for d in (3, 9, 15, 21)}}
+    m = keyword_memory(notes)
+    cars = ["memory/2026-03-12.md", "memory/2026-02-04.md"]
+    assert paths(m, "我现在开的是什么车？")[:2] == cars
+
+    def model_named() -> dict:
+        rows = m.search("我现在开的是什么车？", 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
+        first = next(r for r in rows if r["path"] == "memory/2026-02-04.md")
+        return (first["explain"]["keyword"] or {}).get("members", {})
+
+    assert model_named() == {"汽车": "凯美瑞"}
+    monkeypatch.setattr(pipeline, "with_heads_named", lambda question: question)  # counterfactual
+    assert not model_named()
 
 
 def _method_held(question: str, text: str) -> bool:

@@ -29,6 +29,7 @@ import apsw
 
 from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq, vouched
 from ..store.engine import engine_of
+from ..text.kinds import with_heads_named
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, expand_kinds, expand_measures, expand_methods, has_content, is_conversational, \
@@ -283,6 +284,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         kw_query = params.when.text
     if params.counting:  # "how many times": the count's frame, not a word to find
         kw_query = counting.without_frame(kw_query)
+    if use_kw and (params.counting or params.now_state):  # "开的是什么车": the kind of cars (text/kinds.py)
+        kw_query = with_heads_named(kw_query)
     if pg:  # the same legs from that engine's queries (search/postgres.py)
         from . import postgres as engine
 

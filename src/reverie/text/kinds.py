@@ -112,9 +112,13 @@ KINDS: list[tuple[str, ...]] = [
      "dentist doctor gp vet haircut physio interview therapist | 牙医 医生 兽医 理发 体检 面试 复诊"),
     ("hike hikes hiking | 徒步 爬山 登山",
      "trail trails trek summit | 山路 登顶 山顶 步道 爬山"),
+    # (models too, as people name the car they drive: "买了一辆二手卡罗拉"; not those that name something
+    # else as often: golf / 高尔夫, polo, focus, leaf, jazz, fit, superb, 天籁)
     ("car cars vehicle vehicles | 汽车 车子",
      "toyota honda ford bmw audi tesla volkswagen vw skoda nissan hyundai kia mazda subaru volvo mercedes "
-     "sedan suv hatchback | 丰田 本田 大众 特斯拉 宝马 奔驰 比亚迪 奥迪 轿车"),
+     "sedan suv hatchback corolla camry prius rav4 civic accord octavia passat jetta tiguan qashqai fiesta "
+     "| 丰田 本田 大众 特斯拉 宝马 奔驰 比亚迪 奥迪 轿车 卡罗拉 凯美瑞 雷凌 汉兰达 思域 雅阁 飞度 明锐 速派 朗逸 速腾 "
+     "迈腾 帕萨特 宝来 捷达 途观 轩逸 逍客 奇骏 英朗 君威 科鲁兹 福克斯 蒙迪欧"),
     ("fruit fruits | 水果",
      "apple apples orange oranges banana bananas grape grapes strawberry strawberries blueberries mango mangoes pear "
      "peach lemon lemons lime limes grapefruit kiwi cherry cherries watermelon pineapple "
@@ -163,6 +167,21 @@ KINDS: list[tuple[str, ...]] = [
      "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了 十块 百块 千块 万块 十元 百元 千元 万元",
      MONEY_ASKED),
 ]
+
+
+# A Chinese question may name a kind by one character, which is no head (a lone character is the
+# loose leg's): "我现在开的是什么车？", "我一共读完了几本书？". Right after a word asking which or how
+# many, and before no other character of a word (什么车票, 几本书架 name something else), it names the
+# kind, and the question is read as naming the kind's head too (search/pipeline.py).
+_ONE_CHARACTER = {"车": "汽车", "书": "书籍"}
+_ONE_CHARACTER_ASKED = LazyPattern(
+    r"(?:什么|哪一?[辆本部款台种]?|几[辆本部台]|多少[辆本部台])(车|书)(?![\u4e00-\u9fff](?<![吗呢了的啊呀吧]))", 0)
+
+
+def with_heads_named(question: str) -> str:
+    """``question`` with the head of each kind it names by one character after it ("什么车": 汽车)."""
+    heads = [_ONE_CHARACTER[m.group(1)] for m in _ONE_CHARACTER_ASKED.finditer(question)]
+    return " ".join([question, *dict.fromkeys(heads)]) if heads else question
 
 
 def _split(side: str) -> tuple[list[str], list[str]]:
