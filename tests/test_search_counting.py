@@ -438,6 +438,28 @@ def test_a_chinese_count_finds_an_instance_counted_in_digits(keyword_memory, mon
     assert result_paths(m, query, NOW).index("memory/2026-02-10.md") == 2
 
 
+def test_a_split_verb_is_joined_only_where_its_second_character_ends_the_word():
+    assert counting.without_frame("我这周一共看了几个病人？") == "我这周一共看了 病人？"  # 病人: no 看病
+    assert counting.without_frame("我一共见过几个面试官？") == "我一共见过 面试官？"  # 面试官: no 见面
+    assert counting.without_frame("我一共见了几次面？") == "我一共见了 面？ 见面"
+    assert counting.without_frame("我一共看了几次车展？") == "我一共看了 车展？"  # 看车 is no verb of the list
+
+
+def test_a_swim_is_said_with_laps_or_a_distance_not_every_游了():
+    from reverie.search.keyword import analyse_query, expand_kinds
+    import apsw
+
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    for question in ("我一共去游了几次泳？", "How many times did I go swimming?"):
+        qt = analyse_query(conn, counting.without_frame(question), "cjk", "t", 10)
+        assert expand_kinds(qt, question, "cjk")
+        assert qt.names_kind("今晚游了二十个来回，肩膀很酸。", "cjk")
+        assert qt.names_kind("去游泳馆游了一千米。", "cjk")
+        assert not qt.names_kind("五一去杭州旅游了一周。", "cjk")
+        assert not qt.names_kind("坐船游了西湖。", "cjk")
+
+
 def test_a_count_joins_again_a_verb_its_frame_split():
     """游了几次泳 asks about 游泳, as the notes say it, beside its own 游了."""
     assert counting.without_frame("我一共去游了几次泳？") == "我一共去游了 泳？ 游泳"
@@ -457,6 +479,12 @@ def test_in_a_message_of_several_sentences_the_one_naming_what_is_counted_says_w
     assert not counting.not_mine("用户：我妹妹来住了两天。我去看了皮肤科医生。", doctor)
     assert not counting.not_mine("user: My sister visited. I saw the dentist about a filling.",
                                  lambda s: "dentist" in s)
+    # the owner joins in the sentence that goes on with it; not in one about something else
+    concert = lambda s: "concert" in s or "音乐会" in s  # noqa: E731
+    assert not counting.not_mine("user: My sister got tickets for the concert. I loved it.", concert)
+    assert not counting.not_mine("用户：我妹妹买了两张音乐会的票。我们一起去的，太棒了。", concert)
+    assert counting.not_mine("user: My neighbour's plants all died. I read for a bit before sleeping.",
+                             lambda s: "plant" in s)
     # no sentence names it: the line is judged from its start, as before
     assert counting.not_mine("用户：我妹妹在读医学院。", doctor)
     assert not counting.not_mine("用户：晚饭后在公园里走了一圈。", doctor)
@@ -502,7 +530,7 @@ def test_a_count_of_a_kind_puts_the_lines_naming_one_before_lines_that_only_soun
 
 
 DOCTORS = {
-    "memory/2026-02-07.md": "- 上午去看了牙医，补了一颗牙，真难受。\n",
+    "memory/2026-02-07.md": "- 上午去牙医那里补牙，今年不想再去了。\n",
     "memory/2026-03-10.md": "- 因为胳膊上的疹子去看了皮肤科医生。\n",
     "memory/2026-04-02.md": "- 咳嗽一直不好，去看了全科医生。\n",
     # the question's characters (看, 生) and no doctor, in many sessions
@@ -527,7 +555,8 @@ def test_keyword_only_the_characters_of_a_count_of_a_kind_weigh_less_in_a_line_n
     for e in brother:
         assert e["loose"]["share"] > 0
         assert e["keyword"]["score"] == pytest.approx(loose.WEIGHT * e["loose"]["share"] * counting.NO_KIND, abs=1e-4)
-    monkeypatch.setattr(counting, "NO_KIND", 1.0)  # counterfactual: in full
+    monkeypatch.setattr(counting, "NO_KIND", 1.0)  # counterfactual: in full, a brother above the dentist
     again = m.search(query, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]
     for e in (r["explain"] for r in again if "哥哥" in r["snippet"]):
         assert e["keyword"]["score"] == pytest.approx(loose.WEIGHT * e["loose"]["share"], abs=1e-4)
+    assert set(result_paths(m, query, NOW)[:3]) != visits

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..text.boilerplate import ASSISTANT_ROLES, line_role
+from ..text.boilerplate import ASSISTANT_ROLES, line_role, split_sentences
 from ..text.cjk import LazyPattern
 from ..text.kinds import MONEY_ASKED
 from ..text.people import RELATIONS_EN, RELATIONS_ZH
@@ -65,15 +65,20 @@ _ZH_FRAME = LazyPattern(r"几次|几回|几趟|多少次|多少回|多少趟|(?:
 
 # A Chinese verb of two characters that a count splits around its frame: 游了几次泳, 跑过几次步, 爬了几次山
 # (游泳, 跑步, 爬山): with the frame gone, the question also names the verb whole, as the notes say it
-# ("早上又去泳池游泳"), beside what it said ("游了", which "今晚游了二十个来回" holds).
-_SPLIT_VERB = LazyPattern(r"(游|跑|爬|散|滑|潜|划|钓|骑|看|见|洗|唱|跳|理|露)(?:了|过)?\s+(泳|步|山|雪|水|船|鱼|车|病|面|澡|歌|舞|发|营)", 0)
+# ("早上又去泳池游泳"), beside what it said (游了). Only these verbs, and only where the second
+# character ends the word (看了几个病人 and 见过几个面试官 name no 看病, no 见面).
+_SPLIT_VERBS = ("游泳", "跑步", "爬山", "散步", "滑雪", "潜水", "划船", "钓鱼", "骑车", "看病", "见面", "洗澡", "唱歌",
+                "跳舞", "理发", "露营")
+_SPLIT_VERB = LazyPattern(
+    "(?:" + "|".join(f"({v[0]})(?:了|过)?\\s+({v[1]})" for v in _SPLIT_VERBS) + ")"
+    + r"(?![\u4e00-\u9fff](?<![了吗呢啊呀吧的]))", 0)
 
 
 def without_frame(query: str) -> str:
     """A counting question's keyword query without the "times" of "how many times" (几个, 几次), and
     with a verb split around it named whole too (游了几次泳: 游泳)."""
     out = _ZH_FRAME.sub(" ", _TIMES.sub(r"\1", query))
-    whole = [m.group(1) + m.group(2) for m in _SPLIT_VERB.finditer(out)]
+    whole = ["".join(g for g in m.groups() if g) for m in _SPLIT_VERB.finditer(out)]
     return " ".join([out, *whole])
 
 
@@ -133,8 +138,16 @@ def asks_mine(query: str) -> bool:
     return "我" in query and _NOT_MINE_ZH.search(query) is None
 
 
-# the sentences of a message ("晚饭后在公园里走了一圈。我妹妹在读医学院，想当医生。")
-_SENTENCES = LazyPattern(r"[^.!?。！？\n]+[.!?。！？]*", 0)
+# a sentence that goes on with the one before ("I loved it", "我们一起去的"): the owner joins in there
+_GOES_ON = LazyPattern(r"\b(?:it|that|there|them|too|also|with\s+(?:her|him|them))\b|一起|也|那次|那场|这次|跟着", re.I)
+
+
+def _with_reply(starts: list[tuple[int, str]], i: int) -> str:
+    """Sentence ``i`` of a message, with the next one when that one goes on with it."""
+    out = starts[i][1]
+    if i + 1 < len(starts) and _GOES_ON.search(starts[i + 1][1]):
+        out += " " + starts[i + 1][1]
+    return out
 
 
 def not_mine(text: str, names: Callable[[str], bool] | None = None) -> bool:
@@ -147,12 +160,21 @@ def not_mine(text: str, names: Callable[[str], bool] | None = None) -> bool:
     role, said = line_role(text)
     if role in ASSISTANT_ROLES:
         return True
-    sentences = _SENTENCES.findall(said) if names is not None else []
+    said = said.strip()
+    sentences = split_sentences(said) if names is not None else []
     if len(sentences) > 1:  # (one sentence: judged from its start either way)
-        naming = [s.strip() for s in sentences if s.strip() and names(s)]
+        # each naming sentence with the next when that one goes on with it: the owner may join in
+        # there ("My sister got tickets for the concert. I loved it."), not in a sentence about
+        # something else ("My neighbour's plants all died. I read before sleeping.")
+        starts, at = [], 0
+        for sentence in sentences:
+            at = said.find(sentence, at)
+            starts.append((at, sentence))
+            at += len(sentence)
+        naming = [i for i, (_, sentence) in enumerate(starts) if names(sentence)]
         if naming:
-            return all(_OTHERS.search(s) is not None for s in naming)
-    return _OTHERS.search(said.strip()) is not None
+            return all(_OTHERS.search(_with_reply(starts, i)) is not None for i in naming)
+    return _OTHERS.search(said) is not None
 
 
 # A sum of money ("how much have I spent on my bike in total?", "我在自行车上一共花了多少钱？") is

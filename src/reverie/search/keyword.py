@@ -149,7 +149,7 @@ class QueryTerms:
     # a token of a kind's head -> every member of the kind, those the question says itself too
     # (:meth:`names_kind`: "游了" is one of 游泳 in "游了几次泳", though no alternative to a token it has)
     kind_members: dict[str, list[Member]] = field(default_factory=dict)
-    _kind_index: tuple | None = field(default=None, repr=False, compare=False)  # (:meth:`names_kind`'s index)
+    _kind_index: tuple | None = field(default=None, init=False, repr=False, compare=False)  # (names_kind's)
     # tokens no text holds: a pair across the edge of a word the question names (:func:`_straddling`),
     # still weighed (so every other text scores as before), never held
     void: frozenset[str] = frozenset()
@@ -186,23 +186,16 @@ class QueryTerms:
         return out
 
     def names_kind(self, text: str, tokenizer: str) -> bool:
-        """Whether ``text`` names a kind of :attr:`alts` or one of its members: a Chinese head
-        whole (音乐会, not the 音乐 of its bigrams: "听了会儿音乐" names no concert), an English one
-        as its token."""
+        """Whether ``text`` names a kind the question counts (:attr:`kind_members`) or one of its
+        members, as written: a Chinese head whole (音乐会, not the 音乐 of its bigrams: "听了会儿音乐"
+        names no concert), an English one as a word in the singular or the plural ("shows", not
+        "showed"), or a count's measure ("看了一场脱口秀")."""
         if self._kind_index is None:  # (asked of every candidate of a count: what it looks for, once)
-            cjk_heads = tuple({self.heads.get(t, t) for t in self.alts if has_cjk(self.heads.get(t, t))})
-            tokens = frozenset(t for t in self.alts if not has_cjk(self.heads.get(t, t)))
-            members = tuple({id(m): m for t, ms in self.alts.items() for m in self.kind_members.get(t, ms)}.values())
-            self._kind_index = (cjk_heads, tokens, members, frozenset(self.alts) | frozenset(
-                t for m in members for t in m.tokens))
-        cjk_heads, tokens, members, any_token = self._kind_index
-        have = text_tokens(text, tokenizer)
-        if have.isdisjoint(any_token):  # (most texts hold no token of the kind: one set test)
-            return False
-        if not have.isdisjoint(tokens) or any(h in text for h in cjk_heads):
+            self._kind_index = _kind_words(self, tokenizer)
+        cjk, latin = self._kind_index
+        if any(w in text for w in cjk):
             return True
-        low = text.lower()
-        return any(m.held(have, low) for m in members)
+        return latin is not None and latin.search(text.lower()) is not None
 
     def coverage(self, mask: list[bool]) -> float:
         """The weight of the tokens ``mask`` marks, over the weight of all (0 when there is none)."""
@@ -335,15 +328,44 @@ def _member(word: str, tokenizer: str) -> Member | None:
     return Member(toks, re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])"), _quote(word), word)
 
 
+def _kind_words(qt: QueryTerms, tokenizer: str) -> tuple[tuple[str, ...], re.Pattern | None]:
+    """What :meth:`QueryTerms.names_kind` looks for: the Chinese heads and members as written
+    (a substring test each), and one pattern of the rest (English words, a measure's forms)."""
+    cjk: dict[str, None] = {}
+    latin: dict[str, None] = {}
+    for t, members in qt.kind_members.items():
+        head = qt.heads.get(t, t)
+        if has_cjk(head):
+            cjk[head] = None
+        else:
+            m = _member(head, tokenizer)
+            if m is not None and not isinstance(m.surface, str):
+                latin[m.surface.pattern] = None
+        for m in members:
+            if isinstance(m.surface, str):
+                cjk[m.surface] = None
+            else:
+                latin[m.surface.pattern] = None
+    return tuple(cjk), _alternation(tuple(latin))
+
+
+@lru_cache(maxsize=64)
+def _alternation(patterns: tuple[str, ...]) -> re.Pattern | None:
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
 @lru_cache(maxsize=4)
 def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[Member], object, str]]:
     """Each head word of text/kinds.py as (its query tokens, the kind's members, the kind, the head
     word): built on the first question that takes kinds (about 500 words)."""
-    from ..text.kinds import KIND_LIST
+    from ..text.kinds import KIND_LIST, PATTERN_MEMBERS
 
     out = []
     for kind in KIND_LIST:
         members = [m for m in (_member(w, tokenizer) for w in kind.members) if m is not None]
+        for pattern, word in (PATTERN_MEMBERS[h] for h in kind.heads if h in PATTERN_MEMBERS):
+            toks = _query_tokens_of(word.rstrip("…"), tokenizer)
+            members.append(Member(frozenset(toks), re.compile(pattern), _quote(" ".join(toks)), word))
         for head in kind.heads:
             toks = tuple(dict.fromkeys(_query_tokens_of(head, tokenizer)))
             if toks and not any(_prefix(t) for t in toks):
@@ -402,6 +424,7 @@ def expand_measures(qt: QueryTerms, measures: list, tokenizer: str) -> list[Memb
         heads = [t for t in qt.alts if t in measure.counted]  # (a kind's head, from expand_kinds)
         for t in (measure.pair, *heads):
             qt.alts.setdefault(t, []).extend(members)
+            qt.kind_members.setdefault(t, []).extend(members)
         qt.heads.setdefault(measure.pair, measure.pair)
         out.extend(members)
     return out

@@ -390,8 +390,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
              params.score_floor, use_kw, own_weight)
     if params.counting and kind_named:  # a count of a kind is made of the lines naming it (counting.py):
         params.names_kind = lambda text: qt.names_kind(text, params.tokenizer)
-        for c in pool:  # (a unit no keyword leg found holds none of the kind's words)
-            c.names_kind = bool(c.specificity) or (c.kw is not None and params.names_kind(c.index_text))
+        for c in pool:
+            c.names_kind = bool(c.specificity) or params.names_kind(c.index_text)
     if loose_words or dated_notes or topics:
         vouched.lift(pool)
     for c in pool:

@@ -17,16 +17,18 @@ from . import counting, days_asked, loose, taste
 
 def evidence(c) -> float:
     """What of candidate ``c`` answers the question without its words: the characters it holds
-    loosely (×NO_KIND in a line naming nothing of the kind a count counts: search/counting.py), a
-    taste on the topic asked about (the relevance floor counts these as coverage, search/floor.py;
-    a day's first unit only adds to an answer, and is not counted there)."""
-    held = loose.WEIGHT * c.loose * (1.0 if c.names_kind else counting.NO_KIND)
-    return max(held, taste.TOPIC_WEIGHT if c.topical else 0.0)
+    loosely, a taste on the topic asked about (the relevance floor counts these as coverage,
+    search/floor.py; a day's first unit only adds to an answer, and is not counted there)."""
+    return max(loose.WEIGHT * c.loose, taste.TOPIC_WEIGHT if c.topical else 0.0)
 
 
 def floor_of(c) -> float:
-    """The keyword relevance the legs vouch for of candidate ``c`` (0: none)."""
-    return max(evidence(c), days_asked.DAY_WEIGHT if c.dated else 0.0)
+    """The keyword relevance the legs vouch for of candidate ``c`` (0: none). In the order, a line
+    naming nothing of the kind a count counts holds the question's characters ×NO_KIND
+    (search/counting.py; not in the relevance floor's judgement, which reads :func:`evidence`)."""
+    held = evidence(c) if c.names_kind else max(loose.WEIGHT * c.loose * counting.NO_KIND,
+                                                 taste.TOPIC_WEIGHT if c.topical else 0.0)
+    return max(held, days_asked.DAY_WEIGHT if c.dated else 0.0)
 
 
 def lift(pool: list) -> None:

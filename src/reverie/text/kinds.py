@@ -65,7 +65,7 @@ KINDS: list[tuple[str, ...]] = [
      "bike bicycle cycling cyclist derailleur handlebar handlebars brake_pads inner_tube "
      "| 自行车 单车 骑车 骑行 链条 刹车片 车圈 打气筒 车胎"),
     ("swim swimming swims | 游泳",
-     "swam swim swimming laps breaststroke backstroke front_crawl | 游泳 游了 蛙泳 自由泳 仰泳"),
+     "swam swim swimming laps breaststroke backstroke front_crawl | 游泳 游了泳 蛙泳 自由泳 仰泳"),
     ("run runs running jog jogging | 跑步 慢跑",
      "jog jogged jogging marathon half_marathon parkrun 5k 10k | 跑步 慢跑 马拉松"),
     ("book books reading novel novels | 读书 书籍 看书",
@@ -182,6 +182,14 @@ def with_heads_named(question: str) -> str:
     """``question`` with the head of each kind it names by one character after it ("什么车": 汽车)."""
     heads = [_ONE_CHARACTER[m.group(1)] for m in _ONE_CHARACTER_ASKED.finditer(question)]
     return " ".join([question, *dict.fromkeys(heads)]) if heads else question
+
+
+# Members that a word alone would overreach, as a pattern: "游了" is a swim in "今晚游了二十个来回" but a
+# trip in "旅游了一周"; said with laps or a distance, it is a swim. (a head of the kind -> (the
+# pattern, the words the index is asked for, as explain shows them))
+PATTERN_MEMBERS = {
+    "游泳": (r"游了[\d一二两三四五六七八九十百千几半]+\s*(?:个来回|来回|圈|米|千米|公里|趟)", "游了…"),
+}
 
 
 def _split(side: str) -> tuple[list[str], list[str]]:
