@@ -43,7 +43,7 @@ class Candidate:
     dated: bool = False  # keyword-only, the first unit of a note of the few days asked (search/days_asked.py)
     loose: float = 0.0  # ... the share of the question's loose terms it holds (search/days_asked.py)
     names_amount: bool = True  # for a sum of money: whether it names one (search/counting.py)
-    names_kind: bool = True  # for a count of a kind: whether it names the kind or one of it (ditto)
+    names_kind: bool | None = True  # for a count of a kind: whether it names the kind or one of it (None: not read)
     topical: bool = False  # keyword-only, a stated taste on a topic the advice question names (search/taste.py)
     path_score: float | None = None
     specificity: int = 0

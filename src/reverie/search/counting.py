@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..text.boilerplate import ASSISTANT_ROLES, line_role, split_sentences
-from ..text.cjk import LazyPattern
+from ..text.cjk import LazyPattern, has_cjk
 from ..text.kinds import MONEY_ASKED
 from ..text.people import RELATIONS_EN, RELATIONS_ZH
 
@@ -131,6 +131,20 @@ _OTHERS = LazyPattern(
     re.I)
 
 
+_MORE_AFTER = re.compile(r"[.!?;。！？；]\s*\w")  # a sentence ends, and another begins
+# another person anywhere in a line (what :data:`_OTHERS` needs at a sentence's start), each
+# language's words read only where a line can hold them
+_ANY_OTHER_EN = LazyPattern(r"\b(?:my|our)\s+(?:\w+\s+)?(?:" + _RELATION + r")", re.I)
+_ANY_OTHER_ZH = LazyPattern(_RELATION_ZH, 0)
+
+
+def _names_another(said: str) -> bool:
+    low = said.lower()
+    if ("my " in low or "our " in low) and _ANY_OTHER_EN.search(said) is not None:
+        return True
+    return has_cjk(said) and _ANY_OTHER_ZH.search(said) is not None
+
+
 def asks_mine(query: str) -> bool:
     """Whether a counting question asks about the owner's own doings ("did I", "have I", 我)."""
     if _ASKS_MINE.search(query):
@@ -161,7 +175,9 @@ def not_mine(text: str, names: Callable[[str], bool] | None = None) -> bool:
     if role in ASSISTANT_ROLES:
         return True
     said = said.strip()
-    sentences = split_sentences(said) if names is not None else []
+    # (sentences only in a message of several, and one naming another person somewhere)
+    several = names is not None and _MORE_AFTER.search(said) is not None and _names_another(said)
+    sentences = split_sentences(said) if several else []
     if len(sentences) > 1:  # (one sentence: judged from its start either way)
         # each naming sentence with the next when that one goes on with it: the owner may join in
         # there ("My sister got tickets for the concert. I loved it."), not in a sentence about

@@ -192,10 +192,13 @@ class QueryTerms:
         "showed"), or a count's measure ("看了一场脱口秀")."""
         if self._kind_index is None:  # (asked of every candidate of a count: what it looks for, once)
             self._kind_index = _kind_words(self, tokenizer)
-        cjk, latin = self._kind_index
-        if any(w in text for w in cjk):
+        cjk, forms, latin = self._kind_index
+        if any(w in text for w in cjk) or any(held in text and p.search(text) for held, p in forms):
             return True
-        return latin is not None and latin.search(text.lower()) is not None
+        if not latin:
+            return False
+        low = text.lower()
+        return any(p.search(low) for w in set(_LATIN_WORD.findall(low)) for p in latin.get(w, ()))
 
     def coverage(self, mask: list[bool]) -> float:
         """The weight of the tokens ``mask`` marks, over the weight of all (0 when there is none)."""
@@ -328,11 +331,20 @@ def _member(word: str, tokenizer: str) -> Member | None:
     return Member(toks, re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])"), _quote(word), word)
 
 
-def _kind_words(qt: QueryTerms, tokenizer: str) -> tuple[tuple[str, ...], re.Pattern | None]:
-    """What :meth:`QueryTerms.names_kind` looks for: the Chinese heads and members as written
-    (a substring test each), and one pattern of the rest (English words, a measure's forms)."""
+def _kind_words(qt: QueryTerms, tokenizer: str) -> tuple:
+    """What :meth:`QueryTerms.names_kind` looks for, each with a cheap test first (it reads the
+    best candidates of a count): the Chinese heads and members as written (a substring each); the
+    Chinese forms of a pattern (a measure after a number, "游了" with laps), each after the words it
+    must hold; the English words' patterns by their first word, read only where the text holds it."""
     cjk: dict[str, None] = {}
-    latin: dict[str, None] = {}
+    cjk_forms: dict[tuple[str, str], None] = {}
+    latin: dict[str, dict[str, None]] = {}  # a first word, in the forms it may take -> its patterns
+
+    def add_latin(word: str, pattern: str) -> None:
+        for w in re.findall(r"[a-z0-9]+", word.lower())[:1]:  # (in the singular or the plural)
+            for form in {w, w + "s", w + "es", w[:-1] + "ies", w.rstrip("s"), w[:-1], w[:-2]}:
+                latin.setdefault(form, {})[pattern] = None
+
     for t, members in qt.kind_members.items():
         head = qt.heads.get(t, t)
         if has_cjk(head):
@@ -340,18 +352,19 @@ def _kind_words(qt: QueryTerms, tokenizer: str) -> tuple[tuple[str, ...], re.Pat
         else:
             m = _member(head, tokenizer)
             if m is not None and not isinstance(m.surface, str):
-                latin[m.surface.pattern] = None
+                add_latin(head, m.surface.pattern)
         for m in members:
             if isinstance(m.surface, str):
                 cjk[m.surface] = None
+            elif has_cjk(m.word):
+                cjk_forms[("".join(ch for ch in m.word if has_cjk(ch)), m.surface.pattern)] = None
             else:
-                latin[m.surface.pattern] = None
-    return tuple(cjk), _alternation(tuple(latin))
+                add_latin(m.word, m.surface.pattern)
+    forms = tuple((held, re.compile(p)) for held, p in cjk_forms)
+    return tuple(cjk), forms, {w: tuple(map(re.compile, ps)) for w, ps in latin.items()}
 
 
-@lru_cache(maxsize=64)
-def _alternation(patterns: tuple[str, ...]) -> re.Pattern | None:
-    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+_LATIN_WORD = re.compile(r"[a-z0-9]+")
 
 
 @lru_cache(maxsize=4)

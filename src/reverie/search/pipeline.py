@@ -52,6 +52,7 @@ VECTOR_WEIGHT = 0.7
 TEXT_WEIGHT = 0.3
 KEYWORD_FETCH = 2  # keyword hits fetched per place in the candidate window
 KINDS_LIMIT = 50  # units naming a member of a kind a counting question (or one about now) names (text/kinds.py) ...
+KIND_JUDGED = 64  # a count of a kind: candidates read for whether they name it (search/counting.py)
 KINDS_BEST_UNITS = 20_000  # ... the best by bm25 up to this many units in the index, the newest beyond
 WINDOW_FLOOR = 48
 MMR_POOL = 48
@@ -390,8 +391,18 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
              params.score_floor, use_kw, own_weight)
     if params.counting and kind_named:  # a count of a kind is made of the lines naming it (counting.py):
         params.names_kind = lambda text: qt.names_kind(text, params.tokenizer)
+        # (read where it can matter, the kind's words against a text costing a few µs: the
+        # KIND_JUDGED best so far, the question's characters lifting, and every one within reach of
+        # them once they take x0.8; further down, a line stays as it is)
+        def so_far(c: Candidate) -> float:
+            kw = max(c.keyword, vouched.floor_of(c)) if use_kw else 0.0
+            return VECTOR_WEIGHT * (c.vector or 0.0) + TEXT_WEIGHT * kw if use_vectors else kw
+
+        scored = sorted(((so_far(c), id(c)) for c in pool), reverse=True)
+        reach = scored[KIND_JUDGED - 1][0] * counting.NO_KIND if len(scored) > KIND_JUDGED else -1.0
+        judged = {i for score, i in scored if score >= reach}
         for c in pool:
-            c.names_kind = bool(c.specificity) or params.names_kind(c.index_text)
+            c.names_kind = (bool(c.specificity) or params.names_kind(c.index_text)) if id(c) in judged else None
     if loose_words or dated_notes or topics:
         vouched.lift(pool)
     for c in pool:
@@ -528,11 +539,11 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         # (in the order only: whether it qualifies is judged as before)
         # (which sentences name the kind is asked only of a line naming it: of another, none does)
         not_mine = params.mine and not c.specificity and counting.not_mine(
-            c.text, params.names_kind if c.names_kind else None)
+            c.text, params.names_kind if c.names_kind is True and params.names_kind else None)
         theirs = counting.NOT_MINE if not_mine else 1.0
         if not c.names_amount:
             theirs *= counting.NO_AMOUNT
-        if not c.names_kind:
+        if c.names_kind is False:
             theirs *= counting.NO_KIND
         c.decay, c.age_days = decay_multiplier(c.path, params.now, c.mtime, params.half_life_days,
                                                   params.decay_floor)
@@ -584,7 +595,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["count"] = {"notMine": not_mine, "multiplier": r4(theirs)}  # adds up money or counts a kind
         if params.money:
             out["count"]["namesAmount"] = c.names_amount
-        if params.names_kind:
+        if params.names_kind and c.names_kind is not None:  # (None: not read, below the best)
             out["count"]["namesKind"] = c.names_kind
     if params.loose or params.days:  # only when the question's characters or its days were read
         out["loose"] = {"share": r4(c.loose), "dayAsked": bool(c.dated), "weight": loose.WEIGHT}
