@@ -102,12 +102,26 @@ def test_mcp_over_http_lists_searches_and_appends(served):
 
 
 def test_the_official_sdk_client_over_streamable_http(served):
+    import contextlib
+
+    import httpx
     from mcp import ClientSession
-    from mcp.client.streamable_http import streamablehttp_client
+    from mcp.client import streamable_http
+
+    headers = {"Authorization": f"Bearer {served.info['token']}"}
+
+    @contextlib.asynccontextmanager
+    async def connect():
+        if hasattr(streamable_http, "streamable_http_client"):  # the SDK's current client (1.2x and later)
+            async with httpx.AsyncClient(headers=headers) as http, \
+                    streamable_http.streamable_http_client(served.mcp.url, http_client=http) as streams:
+                yield streams
+        else:  # an older SDK
+            async with streamable_http.streamablehttp_client(served.mcp.url, headers=headers) as streams:
+                yield streams
 
     async def go():
-        async with streamablehttp_client(served.mcp.url, headers={"Authorization": f"Bearer {served.info['token']}"}) \
-                as (read, write, _):
+        async with connect() as (read, write, _):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 tools = await session.list_tools()
