@@ -156,12 +156,11 @@ def asks_mine(query: str) -> bool:
 _GOES_ON = LazyPattern(r"\b(?:it|that|there|them|too|also|with\s+(?:her|him|them))\b|一起|也|那次|那场|这次|跟着", re.I)
 
 
-def _with_reply(starts: list[tuple[int, str]], i: int) -> str:
+def _with_reply(sentences: list[str], i: int) -> str:
     """Sentence ``i`` of a message, with the next one when that one goes on with it."""
-    out = starts[i][1]
-    if i + 1 < len(starts) and _GOES_ON.search(starts[i + 1][1]):
-        out += " " + starts[i + 1][1]
-    return out
+    if i + 1 < len(sentences) and _GOES_ON.search(sentences[i + 1]):
+        return sentences[i] + " " + sentences[i + 1]
+    return sentences[i]
 
 
 def not_mine(text: str, names: Callable[[str], bool] | None = None) -> bool:
@@ -182,14 +181,9 @@ def not_mine(text: str, names: Callable[[str], bool] | None = None) -> bool:
         # each naming sentence with the next when that one goes on with it: the owner may join in
         # there ("My sister got tickets for the concert. I loved it."), not in a sentence about
         # something else ("My neighbour's plants all died. I read before sleeping.")
-        starts, at = [], 0
-        for sentence in sentences:
-            at = said.find(sentence, at)
-            starts.append((at, sentence))
-            at += len(sentence)
-        naming = [i for i, (_, sentence) in enumerate(starts) if names(sentence)]
+        naming = [i for i, sentence in enumerate(sentences) if names(sentence)]
         if naming:
-            return all(_OTHERS.search(_with_reply(starts, i)) is not None for i in naming)
+            return all(_OTHERS.search(_with_reply(sentences, i)) is not None for i in naming)
     return _OTHERS.search(said) is not None
 
 

@@ -146,8 +146,8 @@ class QueryTerms:
     # them holds the token
     alts: dict[str, list[Member]] = field(default_factory=dict)
     heads: dict[str, str] = field(default_factory=dict)  # a token of :attr:`alts` -> the question's word for it
-    # a token of a kind's head -> every member of the kind, those the question says itself too
-    # (:meth:`names_kind`: "游了" is one of 游泳 in "游了几次泳", though no alternative to a token it has)
+    # a token of a kind's head (or a count's measure) -> every member, those the question says itself
+    # too (no alternative to a token it holds, but a line naming one names the kind: :meth:`names_kind`)
     kind_members: dict[str, list[Member]] = field(default_factory=dict)
     _kind_index: tuple | None = field(default=None, init=False, repr=False, compare=False)  # (names_kind's)
     # tokens no text holds: a pair across the edge of a word the question names (:func:`_straddling`),
@@ -190,7 +190,7 @@ class QueryTerms:
         members, as written: a Chinese head whole (音乐会, not the 音乐 of its bigrams: "听了会儿音乐"
         names no concert), an English one as a word in the singular or the plural ("shows", not
         "showed"), or a count's measure ("看了一场脱口秀")."""
-        if self._kind_index is None:  # (asked of every candidate of a count: what it looks for, once)
+        if self._kind_index is None:  # (asked of the best candidates of a count: what it looks for, once)
             self._kind_index = _kind_words(self, tokenizer)
         cjk, forms, latin = self._kind_index
         if any(w in text for w in cjk) or any(held in text and p.search(text) for held, p in forms):

@@ -26,8 +26,10 @@ def floor_of(c) -> float:
     """The keyword relevance the legs vouch for of candidate ``c`` (0: none). In the order, a line
     naming nothing of the kind a count counts holds the question's characters ×NO_KIND
     (search/counting.py; not in the relevance floor's judgement, which reads :func:`evidence`)."""
-    held = evidence(c) if c.names_kind is not False else max(loose.WEIGHT * c.loose * counting.NO_KIND,
-                                                 taste.TOPIC_WEIGHT if c.topical else 0.0)
+    if c.names_kind is False:
+        held = max(loose.WEIGHT * c.loose * counting.NO_KIND, taste.TOPIC_WEIGHT if c.topical else 0.0)
+    else:
+        held = evidence(c)
     return max(held, days_asked.DAY_WEIGHT if c.dated else 0.0)
 
 
