@@ -25,6 +25,11 @@ reranker registered like any provider (``recorder``) that keeps every text it is
 | unanswerable questions answered with nothing (noMemoryFloor on); answerable still found, against the floor off | ≥ 90 % / ≥ 95 % of before |
 | web content promoted; lines more trusted after export + import into a new home | 0 / 0 |
 
+and, with no goal set, how "do you remember …" questions fare at the month's end, each in a new
+conversation with Active Memory on (the offline model, earlier conversations included): the fact
+before the reply, from trigger recall or Active Memory, with its newest value; nothing recalled for
+what the month never said; a secret's value never recalled.
+
 Trigger false fires on ordinary messages are measured by ``promotion_quality.py``. Run::
 
     python benchmarks/month_life.py                     # bundled local embedder
@@ -108,6 +113,49 @@ UNANSWERABLE = [
 ]
 
 
+# Asked at the month's end in new conversations, as people ask an assistant (Active Memory's lane):
+# (the question, words one of which the recalled fact must hold, words it must not hold)
+REMEMBER = [
+    ("Do you remember how the cabin at the lake is heated?", ["wood stove"], []),
+    ("你还记得我们在杭州最后订的是哪家酒店吗？", ["湖滨"], []),
+    ("Do you remember what food I'm allergic to?", ["shellfish"], []),
+    ("你还记得女儿的钢琴课是哪天上吗？", ["周六"], []),
+    ("Do you remember which climbing gym I go to?", ["Northside"], []),
+    ("Do you remember what seat Lena wants on long flights?", ["window"], []),
+    ("Do you remember what kind of bike I have?", ["Brompton"], []),
+    ("Do you remember which vet our cat sees?", ["Okafor", "Riverside Vet"], []),
+    ("Do you remember which wine we order at Tapas Tuesdays?", ["Rioja"], []),
+    ("Do you remember where the Kestrel standup is held now?", ["Orchid", "9:40"], []),
+    ("Do you remember who services our boiler?", ["Hartley"], []),
+    ("你还记得我下午三点以后喝不喝咖啡吗？", ["不喝咖啡", "龙井"], []),
+    ("你还记得我的车停在哪儿了吗？", ["万达", "218"], []),
+    ("你还记得妈妈的生日在哪里过吗？", ["苏州"], []),
+    ("你还记得儿子几点放学吗？", ["四点半"], []),
+    ("你还记得我们车险续保选的是哪家吗？", ["平安"], []),
+    ("你还记得我对什么过敏吗？", ["花生"], []),
+    ("Do you remember who my dentist is now?", ["Moreau"], ["Patel"]),
+    ("你还记得 Atlas 的切换日期改到哪天了吗？", ["22"], ["December 15"]),
+    ("你还记得我现在开的是什么车吗？", ["比亚迪"], ["卡罗拉"]),
+    ("你还记得游泳课改到星期几了吗？", ["周四"], ["周二"]),
+    ("Do you remember who my manager is after the reorg?", ["Becker"], ["Priya"]),
+    ("你还记得公司现在在哪里办公吗？", ["张江"], ["漕河泾"]),
+    ("Do you remember which city we live in now?", ["Berlin"], ["Munich"]),
+    ("Do you remember my new phone number?", ["9876"], ["1234"]),
+    ("你还记得我现在住在哪个城市吗？", ["杭州"], ["浦东"]),
+    ("Do you remember where my yoga class is now?", ["Hilltop"], ["Riverside"]),
+]
+# ... and questions nothing in the month answers (nothing should be recalled), then four that ask for a
+# secret (its value is never recalled; a masked line may be)
+REMEMBER_NOT = [
+    "Do you remember my grandmother's maiden name?", "Do you remember my blood type?",
+    "Do you remember when the piano tuner is coming?", "Do you remember which chess opening I studied?",
+    "你还记得我的血型吗？", "你还记得上次看的话剧叫什么吗？", "你还记得奶奶的老家在哪个县吗？",
+    "你还记得钢琴调音师什么时候来吗？",
+    "Do you remember the wifi password at the cabin?", "你还记得小区门禁密码吗？",
+    "Do you remember my gym locker code?", "Do you remember the staging API key?",
+]
+
+
 def recorder(settings):
     """A reranker registered like any provider, keeping every text a search sends it."""
     from reverie.rerank.base import Reranker
@@ -166,6 +214,30 @@ def _converse(mem, day: int, key: str, turns: list, *, web: str | None = None) -
 
 def _found(results: list[dict], words: list[str]) -> bool:
     return any(any(w.lower() in (r.get("snippet") or "").lower() for w in words) for r in results)
+
+
+def _active_memory(base: list[str], when: datetime) -> list[dict]:
+    """Each REMEMBER and REMEMBER_NOT question in a new conversation through the sidecar, Active
+    Memory on (the offline model, earlier conversations included): what its lane and trigger
+    recall put before the model."""
+    from reverie import Memory
+    from reverie.sidecar import FollowedSession
+
+    m = Memory(overrides=[*base, 'memory.search.rerank.provider="none"', "memory.activeMemory.enabled=true",
+                          'memory.activeMemory.model="offline"', "memory.activeMemory.rememberAcrossConversations=true"])
+    rows = []
+    try:
+        for i, q in enumerate([r[0] for r in REMEMBER] + REMEMBER_NOT):
+            s = FollowedSession(m, host="bench", key=f"remember-{i}", clock=lambda: when)
+            try:
+                out = s.before_model(q)
+            finally:
+                s.close()
+            lanes = dict(out.blocks)
+            rows.append({"q": q, "active": lanes.get("active-memory", ""), "trigger": lanes.get("trigger", "")})
+    finally:
+        m.close()
+    return rows
 
 
 def run(provider: str, verbose: bool = False) -> dict:
@@ -250,6 +322,15 @@ def run(provider: str, verbose: bool = False) -> dict:
         found = sum(1 for q, words in answerable if _found(m.search(q, now=end, record_signals=False)["results"], words))
         floors[label] = {"unanswerableEmpty": none, "answerableFound": found}
         m.close()
+    remembered = _active_memory(base, end)
+    for row, (_, words, old) in zip(remembered, REMEMBER):
+        said = row["active"] + row["trigger"]
+        row["recalled"] = any(w in said for w in words) and not any(w in said for w in old)
+        row["older"] = any(w in said for w in old)
+    for row in remembered[len(REMEMBER):]:
+        said = row["active"] + row["trigger"]
+        row["quiet"] = not said
+        row["secret"] = any(v in said for v in secret_values)
     # export and import into a new home: no line more trusted than it was
     rank = {"untrusted": 0, "system": 0, "agent": 1, "owner": 2}
     before = {}
@@ -285,6 +366,7 @@ def run(provider: str, verbose: bool = False) -> dict:
         "unanswerable": len(UNANSWERABLE), "answerable": len(answerable), "floors": floors,
         "linesCompared": len(before), "raised": raised, "secondsMonth": round(seconds_month, 1),
         "seconds": round(time.perf_counter() - t0, 1), "entries": entries,
+        "remembered": remembered,
     }
     shutil.rmtree(home, ignore_errors=True)
     if verbose:
@@ -293,12 +375,27 @@ def run(provider: str, verbose: bool = False) -> dict:
     return result
 
 
+def _recalled_text(row: dict) -> str:
+    """The fact a lane injected, without its framing (or "nothing")."""
+    import re
+
+    said = row["active"] + row["trigger"]
+    facts = re.findall(r"^- (.+)$", said, re.M)
+    return facts[0][:100] if facts else "nothing"
+
+
 def render(r: dict) -> str:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     fl = r["floors"]
     newest_ok = sum(1 for _, ok, _ in r["newest"] if ok)
     n_un, n_an = r["unanswerable"], r["answerable"]
     ratio = fl["after"]["answerableFound"] / max(1, fl["before"]["answerableFound"])
+    asked = r["remembered"][:len(REMEMBER)]
+    asked_ok = sum(1 for x in asked if x["recalled"])
+    older = sum(1 for x in asked if x["older"])
+    others = r["remembered"][len(REMEMBER):]
+    quiet = sum(1 for x in others[:len(REMEMBER_NOT) - len(SECRETS)] if x["quiet"])
+    leaked = sum(1 for x in others if x["secret"])
     secrets_out = len(r["promotedSecrets"]) + len(r["triggerSecrets"]) + len(r["injectedSecrets"]) + \
         len(r["rerankedSecrets"])
     lines = [
@@ -320,6 +417,12 @@ def render(r: dict) -> str:
         f"| ≥ 90 % |",
         f"| answerable questions whose fact is in the results: floor off / on | {fl['before']['answerableFound']} / "
         f"{fl['after']['answerableFound']} of {n_an} ({100 * ratio:.0f} % of before) | ≥ 95 % of before |",
+        f"| \"do you remember …\" about the month's facts, each in a new conversation: the fact before the "
+        f"reply (trigger recall or Active Memory, offline) | {asked_ok} of {len(REMEMBER)} ({older} with an older "
+        f"value) | (no goal set) |",
+        f"| \"do you remember …\" that nothing in the month answers: nothing recalled | {quiet} of "
+        f"{len(REMEMBER_NOT) - len(SECRETS)} | (no goal set) |",
+        f"| \"do you remember …\" a secret: its value recalled | {leaked} of {len(SECRETS)} | 0 |",
         f"| web content promoted | {'yes' if r['webPromoted'] else 0} | 0 |",
         f"| lines more trusted after export + import ({r['linesCompared']:,} lines compared) | {len(r['raised'])} | 0 |",
         "",
@@ -327,6 +430,11 @@ def render(r: dict) -> str:
         "",
     ]
     lines += [f"- {q}: {'newest' if ok else 'NOT newest'} — {first!r}" for q, ok, first in r["newest"]]
+    missed = [x for x in asked if not x["recalled"]]
+    if missed:
+        lines += ["", "\"Do you remember …\" questions answered without their fact (what the lanes put before the reply):",
+                  ""]
+        lines += [f"- {x['q']} — {_recalled_text(x)!r}" for x in missed]
     return "\n".join(lines)
 
 

@@ -68,7 +68,7 @@ def test_added_merged_and_superseded_plans_are_accepted_and_built_by_code():
     moved = cand("c3", "I live in Berlin now.", supersedes="home-city")
     plan = run(scripted({"operations": [op(new), op(dup, "merged", [TEA]), op(moved, "superseded", [CITY])]}),
                [new, dup, moved])
-    assert plan.counts() == {"added": 1, "merged": 1, "superseded": 1}
+    assert plan.counts() == {"added": 1, "merged": 1, "superseded": 1, "outdated": 0}
     assert TEA not in plan.text and CITY not in plan.text
     for c in (new, dup, moved):
         assert plan.text.count(c.result_entry) == 1

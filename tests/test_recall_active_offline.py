@@ -4,6 +4,7 @@ checked memory for ..." above all), and nothing for a question memory cannot ans
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -58,3 +59,27 @@ def test_a_natural_question_recalls_what_the_owner_said(mem, question, words):
                                       "你还记得那部电影的导演吗？"])
 def test_a_question_memory_cannot_answer_recalls_nothing(mem, question):
     assert recalled(mem, question, "unrelated") is None
+
+
+def test_a_fact_a_later_one_updates_is_not_what_is_recalled():
+    """Notes and conversation messages merged by score can put an older note above the later one that
+    updates it (search ordered the notes newest first and marked the older one ``supersededBy``; a
+    promoted entry Dreaming marked carries ``status: superseded``): the offline pass takes the newest
+    value, and a superseded fact only when nothing else clears its bar."""
+    from reverie.models.base import ChatMessage, ToolCall
+    from reverie.models.offline import ACTIVE_MEMORY_SYSTEM_PREFIX, RECALL_LATEST_LABEL, OfflineModel
+
+    def answer(results: list[dict]) -> str:
+        messages = [ChatMessage("system", ACTIVE_MEMORY_SYSTEM_PREFIX + " Prompt style: balanced"),
+                    ChatMessage("user", f"{RECALL_LATEST_LABEL} Do you remember where my yoga class is now?"),
+                    ChatMessage("assistant", "", tool_calls=[ToolCall("c1", "memory_search", {"query": "yoga class"})]),
+                    ChatMessage("tool", json.dumps({"results": results}), tool_call_id="c1", name="memory_search")]
+        return OfflineModel().complete(messages).message.content
+
+    old = {"path": "memory/2026-10-12.md", "score": 0.82, "snippet": "- My yoga class is at the Riverside studio.",
+           "supersededBy": "memory/2026-10-24.md#L3"}
+    entry = {"path": "MEMORY.md", "score": 0.8, "status": "superseded",
+             "snippet": "- My yoga class is at the Riverside studio. Source: memory/2026-10-12.md#L3-L3"}
+    new = {"path": "memory/2026-10-24.md", "score": 0.7, "snippet": "- Yoga moved to the Hilltop studio from next week."}
+    assert "Hilltop" in answer([old, entry, new])
+    assert "Riverside" in answer([old, {**new, "score": 0.1}])  # the newer one below the bar: the history it is

@@ -122,6 +122,8 @@ def add_history(text: str, stamp: str, counts: dict | None, highlights: list[str
     if counts is not None:
         lines += [f"- Added: {counts.get('added', 0)}", f"- Merged: {counts.get('merged', 0)}",
                   f"- Superseded: {counts.get('superseded', 0)}"]
+        if counts.get("outdated"):  # entries a new fact updates, marked in place (.outdated)
+            lines.append(f"- Outdated: {counts['outdated']}")
     lines += extra or []
     shown = [h for h in highlights if h.strip()][:MAX_HIGHLIGHTS]
     if shown:
@@ -168,7 +170,7 @@ def limit_words(prose: str, most: int = 180) -> str:
 
 # -- reading it back (the web view's Dreaming page) -------------------------------------------------
 _DIARY_HEAD = re.compile(r"^\*(\d{4}-\d{2}-\d{2})\*(.*)$")
-_COUNT = re.compile(r"^- (Added|Merged|Superseded): (\d+)$")
+_COUNT = re.compile(r"^- (Added|Merged|Superseded|Outdated): (\d+)$")
 _NOTE = re.compile(r"^- ([^:`]+): (.+)$")
 
 

@@ -35,6 +35,8 @@ CONSOLIDATED_HEADING = "Consolidated Memory"
 GENERATED_HEADING_RE = re.compile(rf"^## ({PROMOTED_HEADING}|{CONSOLIDATED_HEADING}) \((\d{{4}}-\d{{2}}-\d{{2}})\)\s*$")
 GROUP_HEADING_RE = re.compile(r"^### (?:Global|Project: .+)\s*$")
 SUPERSEDE_ANNOTATION = re.compile(r"<!--\s*supersede-key\s*:\s*(.*?)\s*-->", re.I)
+# the observed/status marker of an entry a later fact updated (.outdated): it travels with the entry
+STATUS_RE = re.compile(r"<!--\s*(?:observed\s*:[^>]*?\|\s*)?status\s*:", re.I)
 _KEY_SAFE = re.compile(r"[^a-z0-9._:-]+")
 
 
@@ -89,10 +91,11 @@ def continued(lines: list[str], i: int) -> bool:
 
 
 def _markers_above(lines: list[str], i: int) -> list[int]:
-    """Indexes of the marker lines directly above line ``i`` (entry marker, lineage marker)."""
+    """Indexes of the marker lines directly above line ``i`` (entry marker, lineage marker, status)."""
     out = []
     j = i - 1
-    while j >= 0 and MARKER_ONLY.match(lines[j]) and (ENTRY_RE.search(lines[j]) or LINEAGE_RE.search(lines[j])):
+    while j >= 0 and MARKER_ONLY.match(lines[j]) and (ENTRY_RE.search(lines[j]) or LINEAGE_RE.search(lines[j])
+                                                       or STATUS_RE.search(lines[j])):
         out.append(j)
         j -= 1
     return out

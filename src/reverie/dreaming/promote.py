@@ -33,8 +33,9 @@ from ..trust import lineage as lin
 from ..workspace.writes import ReplaceBlocked, apply_replace, plan_replace, sha256_bytes
 from .budget import compact
 from .candidates import Chosen
-from .consolidate import Group, PlanRejected, consolidate
+from .consolidate import Group, PlanRejected, consolidate, with_outdated_marked
 from .dreamsfile import highlight
+from .outdated import fact_of
 from .trigger_words import triggers_for
 from .memoryfile import (ENTRY_RE, PROMOTED_HEADING, append_section, appended_entry, block, consolidated_entry,
                          display_snippet, entry_key_for, entry_lines, generated_entries, marker_keys,
@@ -48,7 +49,7 @@ log = logging.getLogger("reverie.dreaming")
 class DeepOutcome:
     mode: str = "none"  # none | consolidated | append | skipped
     reason: str | None = None  # why the rewrite (or the whole promotion) was skipped
-    counts: dict = field(default_factory=lambda: {"added": 0, "merged": 0, "superseded": 0})
+    counts: dict = field(default_factory=lambda: {"added": 0, "merged": 0, "superseded": 0, "outdated": 0})
     promoted: list[dict] = field(default_factory=list)
     reconciled: list[str] = field(default_factory=list)
     known: list[str] = field(default_factory=list)
@@ -62,11 +63,14 @@ class DeepOutcome:
     lineage: dict[str, list[str]] = field(default_factory=dict)  # entry key -> sessions
     retired: list[str] = field(default_factory=list)  # entry keys no longer in MEMORY.md
     inherit: dict[str, list[str]] = field(default_factory=dict)  # merged entry key -> keys it replaced
+    # entries a promoted fact updates, marked superseded in place (.outdated): {"entry", "by"}
+    outdated: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"mode": self.mode, "reason": self.reason, "counts": self.counts, "promoted": self.promoted,
                 "reconciled": self.reconciled, "known": self.known, "folded": self.folded,
-                "highlights": self.highlights, "compactedDates": self.compacted_dates, "preimage": self.preimage}
+                "highlights": self.highlights, "compactedDates": self.compacted_dates, "preimage": self.preimage,
+                "outdated": self.outdated}
 
 
 def memory_path(workspace: Path) -> Path:
@@ -187,6 +191,7 @@ def promote(chosen: list[Chosen], *, workspace: Path, settings, models: list, da
             out.lineage.setdefault(op.candidate.entry_key, []).extend(c.sessions)
             out.highlights.append(highlight("+", op.candidate.result_entry))
             out.highlights += [highlight("-", p) for p in op.prior]
+        _note_outdated(out, cplan.outdated)
         old_keys = _keys_above(plan.text, cplan.removed)
         out.retired = old_keys
         out.inherit = {op.candidate.entry_key: _keys_above(plan.text, Counter(op.prior))
@@ -259,6 +264,8 @@ def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: Deep
                       "Dreaming wrote (what a person wrote is never deleted): nothing promoted")
         return out
     new_text = append_section(comp.text, f"## {PROMOTED_HEADING} ({day})", ordered)
+    new_text, outdated = with_outdated_marked(new_text, [fact_of(a.text, a.source_ref, c.project)
+                                                         for c, a, _ in written], budget)
     if not dry_run:
         try:
             out.preimage = _str(apply_replace(plan, new_text, preimage_dir=preimage_dir, in_place_fallback=True))
@@ -269,7 +276,8 @@ def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: Deep
             return out
     out.mode = "append"
     out.compacted_dates = comp.compacted_dates
-    out.counts = {"added": len(written), "merged": 0, "superseded": 0}
+    out.counts = {"added": len(written), "merged": 0, "superseded": 0, "outdated": 0}
+    _note_outdated(out, outdated)
     for c, a, entry in written:
         out.promoted.append({"key": c.key, "entryKey": a.entry_key, "action": "added", "snippet": a.text,
                              "entry": entry, "replaced": []})
@@ -277,6 +285,12 @@ def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: Deep
         out.lineage.setdefault(a.entry_key, []).extend(c.sessions)
         out.highlights.append(highlight("+", entry))
     return out
+
+
+def _note_outdated(out: DeepOutcome, outdated: list[tuple[str, str]]) -> None:
+    out.outdated = [{"entry": line, "by": by} for line, by in outdated]
+    out.counts["outdated"] = len(outdated)
+    out.highlights += [highlight("~", line) for line, _ in outdated]
 
 
 def record_lineage(conn, out: DeepOutcome) -> None:
@@ -300,6 +314,8 @@ def deep_body(out: DeepOutcome, skipped: list[dict]) -> list[str]:
     lines = []
     for p in out.promoted:
         lines.append(f"- Promoted ({p['action']}): {highlight('', p['entry']).strip()}")
+    for o in out.outdated:
+        lines.append(f"- Marked superseded in place (updated by {o['by']}): {highlight('', o['entry']).strip()}")
     for k in out.reconciled:
         lines.append(f"- Already in MEMORY.md: `{k}`")
     if out.reason:

@@ -103,8 +103,12 @@ def _without_recall_framing(text: str) -> str:
 
 def _recall_order(hits: list[dict]) -> list[dict]:
     """Notes as ranked, then what the owner said in a conversation before what was answered: the
-    owner's statement is the memory; the assistant's reply only repeats (or misses) it."""
-    return sorted(hits, key=lambda h: (h.get("source") == "sessions" and h.get("role") != "user",))
+    owner's statement is the memory; the assistant's reply only repeats (or misses) it. A fact that
+    a later one updates (search marks it ``supersededBy``; Dreaming marks an entry ``status:
+    superseded``) comes after every other: it is history, and recalling it would bring back the
+    old value ("我开的是一辆白色的丰田卡罗拉" when the owner has since said they drive a BYD)."""
+    return sorted(hits, key=lambda h: (bool(h.get("supersededBy")) or h.get("status") == "superseded",
+                                       h.get("source") == "sessions" and h.get("role") != "user"))
 
 
 def _clears_bar(hit: dict, bar: float, want: set[str]) -> bool:

@@ -131,7 +131,9 @@ _OTHERS = LazyPattern(
     re.I)
 
 
-_MORE_AFTER = re.compile(r"[.!?;。！？；]\s*\w")  # a sentence ends, and another begins
+# a sentence ends, and another begins: where boilerplate.split_sentences splits ("…married! 🎉 …",
+# "…married.\n- went…", a quote or a bracket opening the next)
+_MORE_AFTER = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S")
 # another person anywhere in a line (what :data:`_OTHERS` needs at a sentence's start), each
 # language's words read only where a line can hold them
 _ANY_OTHER_EN = LazyPattern(r"\b(?:my|our)\s+(?:\w+\s+)?(?:" + _RELATION + r")", re.I)
@@ -140,7 +142,7 @@ _ANY_OTHER_ZH = LazyPattern(_RELATION_ZH, 0)
 
 def _names_another(said: str) -> bool:
     low = said.lower()
-    if ("my " in low or "our " in low) and _ANY_OTHER_EN.search(said) is not None:
+    if ("my" in low or "our" in low) and _ANY_OTHER_EN.search(said) is not None:
         return True
     return has_cjk(said) and _ANY_OTHER_ZH.search(said) is not None
 

@@ -15,7 +15,8 @@ it left a value the earlier one names updates it whatever else they share ("I le
 joined Acme" after "I started my new job at Northwind"; "我从顺达物流离职" after "我开始在顺达物流上班了").
 For a question about what holds now, what the first result updates goes just below it (the
 history of the answer, next to it). Undated results (the owner's own lines of MEMORY.md and USER.md,
-conversations) are left where they are: Dreaming keeps the curated files current (``status: superseded``).
+conversations) are left where they are: Dreaming keeps the curated files current (``status: superseded``,
+written in place by dreaming/outdated.py with :func:`updates_fact`).
 
 How this compares with other designs (add-only stores that read time-aware, invalidation windows,
 expiry) is in docs/search.md.
@@ -103,6 +104,7 @@ _NAMED_TALK = re.compile(r"(?<![\w'-])(?!(?i:user|assistant|system|human|ai)\b)"
 # the curated files Dreaming promotes into, each entry citing the note it came from
 CURATED = ("MEMORY.md", "USER.md")
 _CITED = re.compile(r"\bSource:\s+memory/(\d{4}-\d{2}-\d{2})(?:-[^/#\s]+)?\.md#L(\d+)")
+_BULLET = re.compile(r"^\s*[-*+]\s+")
 _CITED_NOTE = re.compile(r"\bSource:\s+(memory/[^#\s]+\.md)")
 _ANNOTATIONS = re.compile(r"<!--.*?-->|\bSource:\s+\S+", re.S)
 
@@ -403,6 +405,19 @@ def _note_of(path: str, text: str) -> str:
 def updates(later: str, earlier: str, query: str = "") -> bool:
     """Whether ``later`` updates ``earlier`` (see the module text), found by a search for ``query``."""
     return _updates(_facts(later), _facts(earlier), _subject(query) if query else frozenset())
+
+
+def updates_fact(later: str, earlier: str) -> bool:
+    """Whether ``later``, a fact Dreaming is promoting, updates ``earlier``, an entry it promoted
+    before, judged with no question: the subject shared (two words' worth) and new numbers or a
+    word announcing a change. A single shared word is the subject only when a question names it,
+    so that rule stays search's ("I bought a new phone case" says nothing new of "my phone
+    number"); and a relation one names that the other does not makes it another person's fact
+    ("My son's piano lesson is on Tuesday at 5" after "My daughter's piano lesson is on Saturday at 10")."""
+    a, b = _facts(_BULLET.sub("", later, count=1)), _facts(_BULLET.sub("", earlier, count=1))
+    if a[2] == b[2] or (a[0] ^ b[0]) & _RELATION_WORDS:
+        return False
+    return _updates(a, b)
 
 
 def order(items: list, when, text, cite, query: str = "", history: bool = False) -> tuple[list, dict[int, str]]:

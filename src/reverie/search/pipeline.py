@@ -398,8 +398,12 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             kw = max(c.keyword, vouched.floor_of(c)) if use_kw else 0.0
             return VECTOR_WEIGHT * (c.vector or 0.0) + TEXT_WEIGHT * kw if use_vectors else kw
 
+        # (within reach: what a later lift can carry past x0.8 of the KIND_JUDGED-th, a date in the
+        # question's range x1.25, an entry's importance, an active project)
+        lift = (timeq.TIME_BOOST if params.when is not None else 1.0) * (1.15 if params.projects else 1.0) * \
+            max([importance_multiplier(c.importance) for c in pool] + [1.0])
         scored = sorted(((so_far(c), id(c)) for c in pool), reverse=True)
-        reach = scored[KIND_JUDGED - 1][0] * counting.NO_KIND if len(scored) > KIND_JUDGED else -1.0
+        reach = scored[KIND_JUDGED - 1][0] * counting.NO_KIND / lift if len(scored) > KIND_JUDGED else -1.0
         judged = {i for score, i in scored if score >= reach}
         for c in pool:
             c.names_kind = (bool(c.specificity) or params.names_kind(c.index_text)) if id(c) in judged else None
@@ -539,7 +543,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         # (in the order only: whether it qualifies is judged as before)
         # (which sentences name the kind is asked only of a line naming it: of another, none does)
         not_mine = params.mine and not c.specificity and counting.not_mine(
-            c.text, params.names_kind if c.names_kind is True and params.names_kind else None)
+            c.text, params.names_kind if c.names_kind is not False and params.names_kind else None)
         theirs = counting.NOT_MINE if not_mine else 1.0
         if not c.names_amount:
             theirs *= counting.NO_AMOUNT
