@@ -560,3 +560,17 @@ def test_keyword_only_the_characters_of_a_count_of_a_kind_weigh_less_in_a_line_n
     for e in (r["explain"] for r in again if "哥哥" in r["snippet"]):
         assert e["keyword"]["score"] == pytest.approx(loose.WEIGHT * e["loose"]["share"], abs=1e-4)
     assert set(result_paths(m, query, NOW)[:3]) != visits
+
+
+@pytest.mark.parametrize("line", [
+    "用户：妹妹结婚了！🎉 周末去听了一场音乐会",  # the next sentence opens with an emoji
+    "user: My sister got married.\n- went to a concert after",  # ... with a list's dash
+    "user: My sister got married. (Went to a concert after.)",  # ... with a bracket
+    "用户：妹妹结婚了。“周末去听了一场音乐会”",  # ... with a quote
+])
+def test_a_message_is_read_sentence_by_sentence_wherever_a_sentence_ends(line):
+    """Another person named in one sentence does not make the owner's concert in the next one theirs,
+    whatever the next sentence opens with (where boilerplate.split_sentences splits)."""
+    concert = lambda text: "concert" in text or "音乐会" in text  # noqa: E731
+    assert not counting.not_mine(line, concert)
+    assert counting.not_mine("user: My\tsister went to a concert.", concert)  # any space after "my"
