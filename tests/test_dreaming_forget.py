@@ -69,7 +69,7 @@ def test_forget_removes_a_promoted_entry_its_diary_quotes_and_every_dreaming_tra
     phases = [r[0] for r in conn.execute("SELECT key FROM memory_phase_signals")]
     scopes = [r[0] for r in conn.execute("SELECT scope FROM memory_dream_ingestion")]
     conn.close()
-    assert set(phases) <= set(keys) and f"session:{sid}" not in scopes
+    assert set(phases) <= set(keys) and f"session:{sid}" not in scopes, (phases, keys)
     # the next night brings nothing back
     mem = open_mem()
     mem.dream(now=night(5))

@@ -65,7 +65,8 @@ def test_a_fact_a_later_one_updates_is_not_what_is_recalled():
     """Notes and conversation messages merged by score can put an older note above the later one that
     updates it (search ordered the notes newest first and marked the older one ``supersededBy``; a
     promoted entry Dreaming marked carries ``status: superseded``): the offline pass takes the newest
-    value, and a superseded fact only when nothing else clears its bar."""
+    value (the update itself when it is among the hits, whatever its score), and a superseded fact
+    only when nothing else clears the bar."""
     from reverie.models.base import ChatMessage, ToolCall
     from reverie.models.offline import ACTIVE_MEMORY_SYSTEM_PREFIX, RECALL_LATEST_LABEL, OfflineModel
 
@@ -82,4 +83,30 @@ def test_a_fact_a_later_one_updates_is_not_what_is_recalled():
              "snippet": "- My yoga class is at the Riverside studio. Source: memory/2026-10-12.md#L3-L3"}
     new = {"path": "memory/2026-10-24.md", "score": 0.7, "snippet": "- Yoga moved to the Hilltop studio from next week."}
     assert "Hilltop" in answer([old, entry, new])
-    assert "Riverside" in answer([old, {**new, "score": 0.1}])  # the newer one below the bar: the history it is
+    # the update found beside it answers even below the bar; one not among the hits leaves the history
+    assert "Hilltop" in answer([old, {**new, "score": 0.1, "citation": "memory/2026-10-24.md#L3"}])
+    assert "Riverside" in answer([old, {**new, "score": 0.1}])
+
+
+def test_what_the_owner_said_later_in_another_conversation_is_what_is_recalled(reverie_home):
+    """Messages of earlier conversations carry the time they were said (a conversation on a clock of
+    its own, as a host replaying its history, is recorded at that clock's time), and the later
+    statement that updates an earlier one is recalled, not the earlier one that matches the words
+    of the question better."""
+    from datetime import datetime, timezone
+
+    m = Memory(overrides=ACROSS)
+    m.init()
+    try:
+        for day, line in ((12, "Remember that my yoga class is at the Riverside studio."),
+                          (24, "Yoga moved to the Hilltop studio from next week.")):
+            when = datetime(2026, 10, day, 9, tzinfo=timezone.utc)
+            rt = m.runtime("offline", session=f"agent:main:day-{day}", clock=lambda w=when: w)
+            rt.send(line)
+            said = [e for e in rt.store.events(rt.session.session_id) if e.kind == "user"]
+            rt.close()
+            assert said and said[0].data["timestamp"].startswith(f"2026-10-{day}T")  # the conversation's time
+        got = recalled(m, "Do you remember where my yoga class is?", "yoga")
+    finally:
+        m.close()
+    assert got is not None and "Hilltop" in got, got

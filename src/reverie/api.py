@@ -331,7 +331,7 @@ class Memory:
 
         return memory_get(self, path, from_line, lines)
 
-    def tools(self, context=None):
+    def tools(self, context=None, clock=None):
         """The agent tools over this memory (each a JSON schema plus a handler): memory_search,
         memory_get, memory_append, then ``intent`` and ``intent_list`` for the owner, then
         table_list, table_query and table_write (structured memory).
@@ -344,7 +344,7 @@ class Memory:
         from .recall.switch import guard_tool
         from .tools import intent_list_tool, intent_tool, memory_tools, table_tools
 
-        tools = memory_tools(self)
+        tools = memory_tools(self, clock)  # (a conversation on a clock of its own dates its appends by it)
         if context is not None and context.owner:
             tools.append(intent_tool(self.intents, context))
         if context is None or context.owner:

@@ -96,6 +96,7 @@ class Runtime:
         self.projects = self.recall_lanes.scope
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self._own_clock = clock is not None
         self.store = TranscriptStore(memory.agent_store)
         mode, ttl = resolve_mode(self.settings.sessions.pruning, self.model.provider)
         self.pruner = Pruner(self.settings.sessions.pruning, mode, ttl)
@@ -111,6 +112,12 @@ class Runtime:
     # -- pieces ---------------------------------------------------------------------------------
     def now(self) -> datetime:
         return self._clock().astimezone(self.tz)
+
+    def said_at(self) -> int | None:
+        """When a message is recorded (ms): the transcript's own clock, unless this conversation runs
+        on a clock of its own (a host replaying its history, a benchmark's month), whose time its
+        messages then carry, as its notes do: what was said is ordered by when it was said."""
+        return int(self._clock().timestamp() * 1000) if self._own_clock else None
 
     @property
     def session(self) -> SessionRow:
@@ -166,7 +173,8 @@ class Runtime:
             params = inspect.signature(tools_fn).parameters
         except (TypeError, ValueError):
             params = {}
-        tools = list(tools_fn(ctx) if ctx is not None and "context" in params else tools_fn())
+        kw = {"clock": self._clock} if self._own_clock and "clock" in params else {}
+        tools = list(tools_fn(ctx, **kw) if ctx is not None and "context" in params else tools_fn(**kw))
         tools += sessions_tools(self.store, lambda: self.session, visibility=self.settings.sessions.visibility,
                                 owner=lambda: self._identity()[1])
         # memory.enabled = false: every memory and transcript tool refuses on its next call
@@ -286,7 +294,7 @@ class Runtime:
         sender, owner = self._identity()
         origin = self.sender_origin(owner)
         self.store.append_message(sid, "user", ChatMessage("user", text), sender=sender, channel=self.channel,
-                                  origin=origin, **recorded)
+                                  origin=origin, at=self.said_at(), **recorded)
         self.store.add_participant(sid, sender or (LOCAL_OWNER if owner else None))
         if origin == "untrusted" and self.chat_type == "group":
             self.store.mark_low_trust(sid)  # a non-owner spoke in a group: the session stays low-trust
@@ -389,20 +397,20 @@ class Runtime:
                                                                         "output": usage.output_tokens}}
             said = self._agent_origin()
             if not msg.tool_calls:
-                self.store.append_message(sid, "assistant", msg, origin=said, **meta)
+                self.store.append_message(sid, "assistant", msg, origin=said, at=self.said_at(), **meta)
                 if is_no_reply(msg.content):
                     result.suppressed = True
                 else:
                     result.reply = msg.content
                 return
-            self.store.append_message(sid, "tool_call", msg, origin=said, **meta)
+            self.store.append_message(sid, "tool_call", msg, origin=said, at=self.said_at(), **meta)
             for call in msg.tool_calls:
                 result.tool_calls.append(call.name)
                 out, refused, origin = self._run_tool(by_name if offer else {}, call)
                 content = json.dumps(out, ensure_ascii=False, default=str)
                 self.store.append_message(sid, "tool_result", ChatMessage("tool", content, tool_call_id=call.id,
                                                                           name=call.name), refused=refused,
-                                          origin=origin)
+                                          origin=origin, at=self.said_at())
                 if call.name in RECALL_TOOLS and not refused:
                     self.inject(call.name, items_from_result(call.name, out), into_context=False)
             rounds += 1

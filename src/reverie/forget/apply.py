@@ -209,17 +209,17 @@ def purge_agent_db(mem, plan: Plan) -> None:
                 conn.executemany("DELETE FROM memory_phase_signals WHERE key = ?", [(k,) for k in plan.signals_delete])
             if "memory_dream_ingestion" in tables:
                 conn.executemany("DELETE FROM memory_dream_ingestion WHERE scope = ?", [(k,) for k in plan.seen_scopes])
-            if "memory_recall_signals" in tables:
-                for key, start, end in plan.signals_shift:
-                    row = conn.execute("SELECT path FROM memory_recall_signals WHERE key = ?", (key,)).fetchone()
-                    if row is None:
+            for key, start, end in plan.signals_shift:  # entries below a removed line move up with it
+                new_key = f"{key.rsplit(':', 2)[0]}:{start}:{end}"  # (memory:<path>:<start>:<end>)
+                for table, also in (("memory_recall_signals", ", start_line = ?, end_line = ?"),
+                                    ("memory_phase_signals", "")):  # (Dreaming's hits of the entry too)
+                    if table not in tables:
                         continue
-                    new_key = f"memory:{row[0]}:{start}:{end}"
-                    if conn.execute("SELECT 1 FROM memory_recall_signals WHERE key = ?", (new_key,)).fetchone():
-                        conn.execute("DELETE FROM memory_recall_signals WHERE key = ?", (key,))
+                    if conn.execute(f"SELECT 1 FROM {table} WHERE key = ?", (new_key,)).fetchone():
+                        conn.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
                     else:
-                        conn.execute("UPDATE memory_recall_signals SET key = ?, start_line = ?, end_line = ? "
-                                     "WHERE key = ?", (new_key, start, end, key))
+                        conn.execute(f"UPDATE {table} SET key = ?{also} WHERE key = ?",
+                                     (new_key, *((start, end) if also else ()), key))
             if plan.intents and "standing_intents" in tables:
                 for key in plan.intents:
                     conn.execute("DELETE FROM standing_intent_fires WHERE intent_key = ?", (key,))

@@ -303,9 +303,14 @@ class OfflineModel(ChatModel):
         except ValueError:
             return ChatMessage("assistant", "NONE")
         want = _content_tokens(_without_recall_framing(asked) or asked) or _content_tokens(query)
-        for hit in _recall_order(data.get("results") or []):
+        hits = data.get("results") or []
+        cited = {str(h.get("citation") or h.get("path")): h for h in hits}
+        for hit in _recall_order(hits):
             if hit.get("untrusted") or not _clears_bar(hit, bar, want):
                 continue  # outside content is never summarised into the context
+            newer = cited.get(str(hit.get("supersededBy")))
+            if newer is not None and not newer.get("untrusted"):
+                hit = newer  # what updates it, found beside it, answers instead (below the bar or not)
             text = re.sub(r"<!--.*?-->", " ", str(hit.get("snippet") or ""), flags=re.S)
             if model_talk(text):
                 continue  # a model's own reply (this one's "I checked memory..." above all) recalls nothing

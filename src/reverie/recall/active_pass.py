@@ -69,8 +69,12 @@ def recall_tools(mem, *, projects: list[str], across_session: str | None) -> lis
             out = dict(out)
             merged = list(out.get("results") or []) + search_conversations(mem.agent_store, across_session,
                                                                            args["query"])
+            from ..search.newest import prefer_newest
+
             merged.sort(key=lambda r: -float(r.get("score") or 0))
-            out["results"] = merged[:max(5, args.get("maxResults") or 5)]
+            # an owner's message is dated by when it was said: a later statement that updates an
+            # earlier one (a note or a message) goes above it and marks it, as search does for notes
+            out["results"] = prefer_newest(merged, args["query"])[:max(5, args.get("maxResults") or 5)]
         # outside content reaches the recall model framed, as everywhere; secrets never (an automatic pass)
         return mask_value(frame_search(out))
 

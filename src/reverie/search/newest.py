@@ -104,6 +104,7 @@ _NAMED_TALK = re.compile(r"(?<![\w'-])(?!(?i:user|assistant|system|human|ai)\b)"
 # the curated files Dreaming promotes into, each entry citing the note it came from
 CURATED = ("MEMORY.md", "USER.md")
 _CITED = re.compile(r"\bSource:\s+memory/(\d{4}-\d{2}-\d{2})(?:-[^/#\s]+)?\.md#L(\d+)")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}T")
 _BULLET = re.compile(r"^\s*[-*+]\s+")
 _CITED_NOTE = re.compile(r"\bSource:\s+(memory/[^#\s]+\.md)")
 _ANNOTATIONS = re.compile(r"<!--.*?-->|\bSource:\s+\S+", re.S)
@@ -407,6 +408,11 @@ def updates(later: str, earlier: str, query: str = "") -> bool:
     return _updates(_facts(later), _facts(earlier), _subject(query) if query else frozenset())
 
 
+def _statement(text: str) -> str:
+    """A text's words without who said it or a list's dash: what two copies of one message share."""
+    return " ".join(_SPEAKER.sub("", _BULLET.sub("", text, count=1)).split())
+
+
 def updates_fact(later: str, earlier: str) -> bool:
     """Whether ``later``, a fact Dreaming is promoting, updates ``earlier``, an entry it promoted
     before, judged with no question: the subject shared (two words' worth) and new numbers or a
@@ -451,6 +457,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
             if when_new <= when_old:
                 continue
             f_new = facts[id(newer)]
+            if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
+                continue  # the same words twice (a message and its session note's line): no update
             shared = f_new[0] & f_old[0]
             # (exactly _updates' own tests, before the call: one word or none shared is an update
             # only between short statements, and none at all only by a Chinese word of the question,
@@ -507,12 +515,22 @@ def bring_history(items: list, when, text) -> list:
     return out
 
 
-def prefer_newest(results: list[dict]) -> list[dict]:
-    """Result rows (``memory_search``'s shape) ordered by :func:`order`, each updated row marked
-    ``supersededBy``."""
-    rows, marks = order(results, lambda r: dated(str(r.get("path") or ""), r.get("snippetStartLine") or r.get("startLine"),
-                                                 str(r.get("snippet") or "")),
-                        lambda r: str(r.get("snippet") or ""), lambda r: r.get("citation") or r.get("path"))
+def row_when(r: dict) -> tuple[str, int] | None:
+    """When a result row (``memory_search``'s shape) was said: a dated note's or a promoted entry's
+    date (:func:`dated`), or, for a message of an earlier conversation, the day it was said (its
+    ``timestamp``; no line: two messages of one day are not ordered). Only what the owner said is
+    dated there: an assistant's reply quotes memory, it never updates it."""
+    if r.get("source") == "sessions":
+        ts = str(r.get("timestamp") or "")
+        return (ts[:10], 0) if r.get("role") == "user" and _ISO_DAY.match(ts) else None
+    return dated(str(r.get("path") or ""), r.get("snippetStartLine") or r.get("startLine"), str(r.get("snippet") or ""))
+
+
+def prefer_newest(results: list[dict], query: str = "") -> list[dict]:
+    """Result rows (``memory_search``'s shape: notes, promoted entries, messages of earlier
+    conversations) ordered by :func:`order` for ``query``, each updated row marked ``supersededBy``."""
+    rows, marks = order(results, row_when, lambda r: str(r.get("snippet") or ""),
+                        lambda r: r.get("citation") or r.get("path"), query)
     for r in rows:
         if id(r) in marks:
             r["supersededBy"] = marks[id(r)]

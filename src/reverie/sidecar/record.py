@@ -114,18 +114,18 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
             else:
                 origin = least_trusted(m.origin if m.origin != "recall" else "untrusted", "untrusted")
             rt.store.append_message(sid, "user", ChatMessage("user", m.text), channel=rt.channel, origin=origin,
-                                    **extra)
+                                    at=rt.said_at(), **extra)
             taint = ToolSession(turn_writer(origin, rt.kind, sid, low_trust=bool(row.low_trust)))
         elif m.role == "assistant":
             rt.store.append_message(sid, "assistant", ChatMessage("assistant", m.text),
-                                    origin=_said(taint, m.origin), **extra)
+                                    origin=_said(taint, m.origin), at=rt.said_at(), **extra)
         elif m.role == "tool_call":
             # reverie's own tools by their own names: what strips recall (the flush, the index, the
             # class of a turn's context) knows them so, whatever prefix the host gives them
             calls = [ToolCall(c.id, reverie_tool(c.name) or c.name, dict(c.arguments or {})) for c in m.tool_calls]
             said = _said(taint, m.origin)
             rt.store.append_message(sid, "tool_call", ChatMessage("assistant", m.text, tool_calls=calls),
-                                    origin=said, **extra)
+                                    origin=said, at=rt.said_at(), **extra)
             if said == "untrusted":  # saved through reverie's own tool after reading untrusted content
                 tainted_saves += _appended(m)
         elif m.role == "tool_result":
@@ -134,7 +134,7 @@ def record(rt, messages: list[HostMessage]) -> tuple[int, int, list[str]]:
             if name != m.tool_name:
                 extra = {**extra, "hostToolName": m.tool_name}
             rt.store.append_message(sid, "tool_result", ChatMessage("tool", m.text, tool_call_id=m.tool_call_id,
-                                                                    name=name), origin=origin, **extra)
+                                                                    name=name), origin=origin, at=rt.said_at(), **extra)
         else:  # system: scaffolding, never memory
             rt.store.append(sid, "system", {"text": m.text, "event": "host", **extra}, origin="system")
         recorded += 1
