@@ -13,8 +13,9 @@ it (search/rescore.py), so the automatic lanes and the startup context stop offe
 
 The judgement is reverie's own code (:func:`reverie.search.newest.updates_fact`), never a model's
 free text, and deliberately strict: the subject shared (two words' worth), a new number or a word
-announcing a change, the same people, and the new fact's note dated on or after the one the entry
-cites. Only entries Dreaming wrote are marked (a line a person wrote is theirs to edit), each once.
+announcing a change, the same people, and the later fact's note dated after the one the earlier
+cites (a later day, or a later line of one note: two notes of one day are not ordered). Only
+entries Dreaming wrote are marked (a line a person wrote is theirs to edit), each once.
 A supersede key the owner wrote (``<!-- supersede-key: … -->``, docs/dreaming.md) still *replaces*
 its lineage; this covers the facts nobody keyed.
 """
