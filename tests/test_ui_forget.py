@@ -53,7 +53,9 @@ def _state(mem) -> dict:
 
 
 def _holding(mem) -> list[str]:
-    return [p.name for p in mem.workspace.rglob("*.md") if "7781-ZEBRA" in p.read_text(encoding="utf-8")]
+    """Every line of the workspace's notes that holds the secret, as ``file:line``."""
+    return [f"{p.name}:{n}" for p in mem.workspace.rglob("*.md")
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "7781-ZEBRA" in line]
 
 
 def _artifacts(html: str) -> dict[str, int]:
@@ -84,8 +86,8 @@ def test_the_plan_shows_every_count_and_changes_nothing(app, mem):
     assert len(counts) == 17
     assert counts["memoryLines"] == 1 and counts["memoryFiles"] == 1 and counts["transcriptEvents"] >= 3
     assert counts["indexChunks"] >= 1  # the note was indexed
-    [note] = _holding(mem)
-    assert "agent:main:gym" in r.text and f"memory/{note}" in r.text
+    [line] = _holding(mem)
+    assert "agent:main:gym" in r.text and f"memory/{line.split(':')[0]}" in r.text
     assert _state(mem) == before
     assert 'id="forget-confirm"' in r.text and 'required' in r.text
     report = json.loads(re.search(r'<pre id="forget-json">(.*?)</pre>', r.text, re.S).group(1).replace("&#34;", '"'))
@@ -120,7 +122,7 @@ def test_a_plan_that_changed_since_the_preview_is_shown_again_and_nothing_is_rem
     before = _state(mem)
     r = c.post("/a/main/forget/apply", data=form, headers=same_origin())
     assert r.status_code == 409 and "the plan changed since you previewed it" in r.text
-    assert _state(mem) == before and len(_holding(mem)) == 2  # the session's note and the new line
+    assert _state(mem) == before and len(_holding(mem)) == 2  # the session's saved line and the new line
     form = {**_apply_form(r.text), "confirm": "1"}  # the new plan, confirmed
     r = c.post("/a/main/forget/apply", data=form, headers=same_origin())
     assert r.status_code == 200 and _holding(mem) == []
