@@ -574,3 +574,49 @@ def test_a_message_is_read_sentence_by_sentence_wherever_a_sentence_ends(line):
     concert = lambda text: "concert" in text or "音乐会" in text  # noqa: E731
     assert not counting.not_mine(line, concert)
     assert counting.not_mine("user: My\tsister went to a concert.", concert)  # any space after "my"
+
+
+def test_a_line_a_later_lift_can_carry_past_the_judged_ones_is_read_for_the_kind():
+    """"How many concerts did I go to in March?": 64 January lines the embedder likes best name no
+    concert; in March, "music at home" (no concert) scores above "a jazz gig" (a concert). Both are
+    below x0.8 of the 64th, but the question's range lifts March lines x1.25: both are within reach
+    and read, so the music line takes x0.8 and the gig is counted first (read only above x0.8 of the
+    64th, the music line went unread and stayed first)."""
+    from datetime import date
+
+    from reverie.search import pipeline, timeq
+    from reverie.search.candidates import Candidate
+
+    names = lambda text: "gig" in text or "concert" in text  # noqa: E731
+
+    def pool() -> list[Candidate]:
+        out = []
+        for i in range(64):
+            c = Candidate(i)
+            c.path, c.text, c.vector, c.keyword = f"memory/2026-01-{i % 28 + 1:02d}.md", "user: music on a bench", 1.0, 0.0
+            out.append(c)
+        for seq, day, text, vector in ((100, 10, "user: listened to music at home", 0.78),
+                                       (101, 12, "user: went to a jazz gig downtown", 0.70)):
+            c = Candidate(seq)
+            c.path, c.text, c.vector, c.keyword = f"memory/2026-03-{day}.md", text, vector, 0.0
+            out.append(c)
+        return out
+
+    params = pipeline.SearchParams("how many concerts did I go to in March?", 10, 0.0, 0, "cjk",
+                                   datetime(2026, 4, 30, tzinfo=timezone.utc), counting=True, mine=True,
+                                   names_kind=names,
+                                   when=timeq.TimeRange(date(2026, 3, 1), date(2026, 3, 31), "in March"))
+    so_far = lambda c: pipeline.VECTOR_WEIGHT * c.vector  # noqa: E731
+    p = pool()
+    judged = pipeline.kind_judged(p, so_far, params)
+    assert {c.seq for c in p if id(c) in judged} >= {100, 101}
+    for c in p:
+        c.names_kind = names(c.text) if id(c) in judged else None
+        c.content = pipeline.VECTOR_WEIGHT * c.vector
+    pipeline._rescore(p, params, True, True, judge=True)
+    assert max(p, key=lambda c: c.score).seq == 101
+    # without the question's range nothing lifts March: the rule reads no further than x0.8
+    plain = pipeline.SearchParams("how many concerts did I go to?", 10, 0.0, 0, "cjk",
+                                  datetime(2026, 4, 30, tzinfo=timezone.utc), counting=True, names_kind=names)
+    q = pool()
+    assert {c.seq for c in q if id(c) in pipeline.kind_judged(q, so_far, plain)} == set(range(64))

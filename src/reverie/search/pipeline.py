@@ -398,13 +398,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             kw = max(c.keyword, vouched.floor_of(c)) if use_kw else 0.0
             return VECTOR_WEIGHT * (c.vector or 0.0) + TEXT_WEIGHT * kw if use_vectors else kw
 
-        # (within reach: what a later lift can carry past x0.8 of the KIND_JUDGED-th, a date in the
-        # question's range x1.25, an entry's importance, an active project)
-        lift = (timeq.TIME_BOOST if params.when is not None else 1.0) * (1.15 if params.projects else 1.0) * \
-            max([importance_multiplier(c.importance) for c in pool] + [1.0])
-        scored = sorted(((so_far(c), id(c)) for c in pool), reverse=True)
-        reach = scored[KIND_JUDGED - 1][0] * counting.NO_KIND / lift if len(scored) > KIND_JUDGED else -1.0
-        judged = {i for score, i in scored if score >= reach}
+        judged = kind_judged(pool, so_far, params)
         for c in pool:
             c.names_kind = (bool(c.specificity) or params.names_kind(c.index_text)) if id(c) in judged else None
     if loose_words or dated_notes or topics:
@@ -509,6 +503,19 @@ def _own_weight(params: SearchParams, use_vectors: bool) -> float:
     vectors, is larger (keyword-only it keeps the usual: the window's words are all that bridges a
     short mention, "swam", to the question)."""
     return counting.OWN_WEIGHT if params.counting and use_vectors else context.OWN_WEIGHT
+
+
+def kind_judged(pool: list[Candidate], so_far, params: SearchParams) -> set[int]:
+    """The candidates (by ``id``) whose text is read for the kind a count names: the KIND_JUDGED best
+    by their score so far (``so_far(c)``) and every one within reach of them, that is, every one a
+    later lift could still carry past the KIND_JUDGED-th once that one takes x0.8 (a date in the
+    question's range x1.25, an entry's importance, an active project). Further down a line stays
+    as it is: it cannot rise above a line read and kept."""
+    lift = (timeq.TIME_BOOST if params.when is not None else 1.0) * (1.15 if params.projects else 1.0) * \
+        max([importance_multiplier(c.importance) for c in pool] + [1.0])
+    scored = sorted(((so_far(c), id(c)) for c in pool), reverse=True)
+    reach = scored[KIND_JUDGED - 1][0] * counting.NO_KIND / lift if len(scored) > KIND_JUDGED else -1.0
+    return {i for score, i in scored if score >= reach}
 
 
 def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use_kw: bool, *, judge: bool) -> None:
