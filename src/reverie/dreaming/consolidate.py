@@ -18,7 +18,7 @@ from ..models import ChatMessage, ChatModel
 from ..models.offline_dreams import CONSOLIDATION_SYSTEM_PREFIX
 from .memoryfile import (CONSOLIDATED_HEADING, append_section, block, drop_empty_generated_sections, entry_project,
                          generated_entries, lineage_entries, remove_entries)
-from .outdated import fact_of, mark_outdated, outdated_by
+from .outdated import mark_outdated
 from .validate import (ConsolidationCandidate, Operation, PlanRejected, check_budget, check_memory, check_totals,
                        parse_answer, validate_group)
 
@@ -83,18 +83,6 @@ def build_text(current: str, ops: list[Operation], removed: Counter, day: str, g
     return append_section(text, f"## {CONSOLIDATED_HEADING} ({day})", sections)
 
 
-def with_outdated_marked(text: str, facts: list[tuple[str, str, int, str | None]], budget: int
-                         ) -> tuple[str, list[tuple[str, str]]]:
-    """``text`` with the entries the new ``facts`` update marked superseded in place (:mod:`.outdated`),
-    and those entries; unmarked when the markers would take the file over its budget (they are a
-    ranking hint, never worth a promotion)."""
-    outdated = outdated_by(text, facts)
-    marked = mark_outdated(text, outdated)
-    if outdated and budget > 0 and len(marked) > budget:
-        return text, []
-    return marked, outdated
-
-
 def consolidate(model: ChatModel, current: str, groups: list[Group], *, day: str, timeout: float,
                 max_loss: float, budget: int) -> ConsolidationPlan:
     """Ask, validate and build; raises :class:`PlanRejected` (or the model's error) on any failure."""
@@ -107,9 +95,8 @@ def consolidate(model: ChatModel, current: str, groups: list[Group], *, day: str
     removed = check_totals(current, ops, max_loss)
     text = build_text(current, ops, removed, day, groups)
     check_budget(text, budget)
-    text, outdated = with_outdated_marked(
-        text, [fact_of(op.candidate.text, op.candidate.source_ref, op.candidate.project) for op in ops], budget)
+    text, outdated = mark_outdated(text, [op.candidate.source_ref for op in ops], budget)
     return ConsolidationPlan(ops, removed, text, outdated)
 
 
-__all__ = ["Group", "ConsolidationPlan", "consolidate", "PlanRejected", "SYSTEM_PROMPT", "with_outdated_marked"]
+__all__ = ["Group", "ConsolidationPlan", "consolidate", "PlanRejected", "SYSTEM_PROMPT"]

@@ -90,7 +90,7 @@ def continued(lines: list[str], i: int) -> bool:
         and not MARKER_ONLY.match(nxt)
 
 
-def _markers_above(lines: list[str], i: int) -> list[int]:
+def markers_above(lines: list[str], i: int) -> list[int]:
     """Indexes of the marker lines directly above line ``i`` (entry marker, lineage marker, status)."""
     out = []
     j = i - 1
@@ -103,7 +103,7 @@ def _markers_above(lines: list[str], i: int) -> list[int]:
 
 def generated(lines: list[str], i: int) -> bool:
     """Whether the entry at ``lines[i]`` carries a promotion marker (Dreaming wrote it)."""
-    return any(ENTRY_RE.search(lines[j]) for j in _markers_above(lines, i))
+    return any(ENTRY_RE.search(lines[j]) for j in markers_above(lines, i))
 
 
 def generated_entries(text: str) -> list[str]:
@@ -118,7 +118,7 @@ def lineage_entries(text: str) -> dict[str, list[str]]:
     for i, line in enumerate(lines):
         if not is_entry_line(line):
             continue
-        for j in _markers_above(lines, i):
+        for j in markers_above(lines, i):
             m = LINEAGE_RE.search(lines[j])
             if m:
                 out.setdefault(m.group(1).strip(), []).append(line.rstrip())
@@ -140,7 +140,7 @@ def remove_entries(text: str, remove: Counter) -> str:
         if left.get(key, 0) > 0 and is_entry_line(line) and generated(lines, i):  # never a person's line
             left[key] -= 1
             drop.add(i)
-            drop.update(_markers_above(lines, i))
+            drop.update(markers_above(lines, i))
     return "\n".join(ln for i, ln in enumerate(lines) if i not in drop)
 
 

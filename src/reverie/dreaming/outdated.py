@@ -26,7 +26,7 @@ import re
 
 from ..search.newest import dated, updates_fact
 from ..text.facts import same_fact
-from .memoryfile import ENTRY_RE, LINEAGE_RE, MARKER_ONLY, STATUS_RE, entry_project, generated, is_entry_line
+from .memoryfile import STATUS_RE, entry_project, generated, is_entry_line, markers_above
 
 SUPERSEDED = "superseded"
 _CITED = re.compile(r"\bSource:\s+(memory/[^#\s]+\.md)#L(\d+)")
@@ -36,77 +36,51 @@ def status_marker(observed: str) -> str:
     return f"<!-- observed: {observed} | status: {SUPERSEDED} -->"
 
 
-def _top_marker(lines: list[str], i: int) -> int:
-    """The first line of entry ``i``'s block (its lineage or entry marker), or ``i`` itself."""
-    j = i
-    while j > 0 and MARKER_ONLY.match(lines[j - 1]) and (ENTRY_RE.search(lines[j - 1]) or LINEAGE_RE.search(lines[j - 1])
-                                                          or STATUS_RE.search(lines[j - 1])):
-        j -= 1
-    return j
-
-
-def _marked(lines: list[str], i: int) -> bool:
-    j = i - 1
-    while j >= 0 and MARKER_ONLY.match(lines[j]):
-        if STATUS_RE.search(lines[j]):
-            return True
-        j -= 1
-    return False
-
-
-def fact_of(text: str, source_ref: str, project: str | None) -> tuple[str, str, int, str | None]:
-    """A promoted fact as :func:`outdated_by` reads it, from its citation (``path#La-Lb``)."""
+def _cited_line(source_ref: str) -> tuple[str, int]:
+    """(the note, its first line) of a citation ``path#La-Lb``."""
     path, _, lines = source_ref.partition("#L")
     first = lines.split("-")[0]
-    return text, path, int(first) if first.isdigit() else 0, project
+    return path, int(first) if first.isdigit() else 0
 
 
-def outdated_by(text: str, facts: list[tuple[str, str, int, str | None]]) -> list[tuple[str, str]]:
-    """The entries of ``text`` that a later one updates, where one of the two is a fact just promoted
-    (``facts``: its text, its note's path, its first line, its project group), as (the outdated entry
-    line, the citation of the entry that updates it). Both ways: a new fact outdates an older entry,
-    and an older fact promoted late (its recalls came later) is outdated by a newer entry already there."""
+def mark_outdated(text: str, promoted: list[str], budget: int) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` (the new MEMORY.md) with each entry that a later one updates marked superseded in
+    place, where one of the two was just promoted (``promoted``: the citations, ``path#La-Lb``, of
+    what this sweep wrote), and those entries as (the entry line, the citation of the entry that
+    updates it). Both ways: a new fact outdates an older entry, and an older fact promoted late (its
+    recalls came later) is outdated by a newer entry already there. Left unmarked when the markers
+    would take the file over its ``budget`` (they are a ranking hint, never worth a promotion)."""
     lines = text.split("\n")
-    new_refs = {(path, start) for _, path, start, _ in facts}
+    new_refs = {_cited_line(ref) for ref in promoted}
     entries = []  # (line index, its date, the cited (path, line), its project)
     for i, line in enumerate(lines):
-        if not is_entry_line(line) or not generated(lines, i) or _marked(lines, i):
-            continue
+        if not is_entry_line(line) or not generated(lines, i) or \
+                any(STATUS_RE.search(lines[j]) for j in markers_above(lines, i)):
+            continue  # (a person's line, or one marked already)
         cited = _CITED.search(line)
         when = dated("MEMORY.md", 0, line)
         if cited and when is not None:  # an entry citing no dated note cannot be ordered
             entries.append((i, when, (cited.group(1), int(cited.group(2))), entry_project(line)))
-    out: list[tuple[str, str]] = []
-    marked: set[int] = set()
+    outdated: dict[int, str] = {}  # the outdated entry's line index -> the citation of what updates it
     for i, when_i, ref_i, project_i in entries:  # i: the later one
         for j, when_j, ref_j, project_j in entries:
             # later: a later day, or a later line of the same note (two notes of one day are not ordered)
             later = when_i[0] > when_j[0] or (ref_i[0] == ref_j[0] and ref_i[1] > ref_j[1])
-            if j in marked or not later or project_i != project_j or not (ref_i in new_refs or ref_j in new_refs):
+            if j in outdated or not later or project_i != project_j or not (ref_i in new_refs or ref_j in new_refs):
                 continue
             if not same_fact(lines[i], lines[j]) and updates_fact(lines[i], lines[j]):
-                out.append((lines[j].rstrip(), f"{ref_i[0]}#L{ref_i[1]}"))
-                marked.add(j)
-    return out
-
-
-def mark_outdated(text: str, outdated: list[tuple[str, str]]) -> str:
-    """``text`` with the status marker above each outdated entry (the first occurrence of each line
-    that is not marked yet)."""
+                outdated[j] = f"{ref_i[0]}#L{ref_i[1]}"
     if not outdated:
-        return text
-    lines = text.split("\n")
-    todo = [line for line, _ in outdated]
-    inserts: dict[int, str] = {}
-    for i, line in enumerate(lines):
-        key = line.rstrip()
-        if key in todo and is_entry_line(line) and generated(lines, i) and not _marked(lines, i):
-            todo.remove(key)
-            when = dated("MEMORY.md", 0, line)
-            inserts[_top_marker(lines, i)] = status_marker(when[0] if when else "")
+        return text, []
+    dates = {i: when[0] for i, when, _, _ in entries}
+    # the marker goes at the top of the entry's block (above its lineage and entry markers)
+    tops = {min(markers_above(lines, j), default=j): status_marker(dates[j]) for j in outdated}
     out: list[str] = []
-    for i, line in enumerate(lines):
-        if i in inserts:
-            out.append(inserts[i])
+    for k, line in enumerate(lines):
+        if k in tops:
+            out.append(tops[k])
         out.append(line)
-    return "\n".join(out)
+    marked = "\n".join(out)
+    if budget > 0 and len(marked) > budget:
+        return text, []
+    return marked, [(lines[j].rstrip(), by) for j, by in outdated.items()]

@@ -33,9 +33,9 @@ from ..trust import lineage as lin
 from ..workspace.writes import ReplaceBlocked, apply_replace, plan_replace, sha256_bytes
 from .budget import compact
 from .candidates import Chosen
-from .consolidate import Group, PlanRejected, consolidate, with_outdated_marked
+from .consolidate import Group, PlanRejected, consolidate
 from .dreamsfile import highlight
-from .outdated import fact_of
+from .outdated import mark_outdated
 from .trigger_words import triggers_for
 from .memoryfile import (ENTRY_RE, PROMOTED_HEADING, append_section, appended_entry, block, consolidated_entry,
                          display_snippet, entry_key_for, entry_lines, generated_entries, marker_keys,
@@ -264,8 +264,7 @@ def _append(todo: list[Chosen], aliases: list[ConsolidationCandidate], out: Deep
                       "Dreaming wrote (what a person wrote is never deleted): nothing promoted")
         return out
     new_text = append_section(comp.text, f"## {PROMOTED_HEADING} ({day})", ordered)
-    new_text, outdated = with_outdated_marked(new_text, [fact_of(a.text, a.source_ref, c.project)
-                                                         for c, a, _ in written], budget)
+    new_text, outdated = mark_outdated(new_text, [a.source_ref for _, a, _ in written], budget)
     if not dry_run:
         try:
             out.preimage = _str(apply_replace(plan, new_text, preimage_dir=preimage_dir, in_place_fallback=True))

@@ -35,8 +35,8 @@ from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, expand_kinds, expand_measures, expand_methods, has_content, is_conversational, \
     keyword_leg, memory_doc_count, members_query, memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
-from .rescore import (DECAY_FLOOR, boost_gate, decay_multiplier, gated, importance_multiplier, note_date,
-                      project_multiplier, status_multiplier)
+from .rescore import (DECAY_FLOOR, PROJECT_LIFT, boost_gate, decay_multiplier, gated, importance_multiplier,
+                      note_date, project_multiplier, status_multiplier)
 from .rerank import Reranking
 from .results import Passage, passages, reading_cost, repeats_last, result_row, widen
 
@@ -511,7 +511,7 @@ def kind_judged(pool: list[Candidate], so_far, params: SearchParams) -> set[int]
     later lift could still carry past the KIND_JUDGED-th once that one takes x0.8 (a date in the
     question's range x1.25, an entry's importance, an active project). Further down a line stays
     as it is: it cannot rise above a line read and kept."""
-    lift = (timeq.TIME_BOOST if params.when is not None else 1.0) * (1.15 if params.projects else 1.0) * \
+    lift = (timeq.TIME_BOOST if params.when is not None else 1.0) * (PROJECT_LIFT if params.projects else 1.0) * \
         max([importance_multiplier(c.importance) for c in pool] + [1.0])
     scored = sorted(((so_far(c), id(c)) for c in pool), reverse=True)
     reach = scored[KIND_JUDGED - 1][0] * counting.NO_KIND / lift if len(scored) > KIND_JUDGED else -1.0

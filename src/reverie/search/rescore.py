@@ -89,10 +89,13 @@ def status_multiplier(status: str | None) -> float:
     return 0.5 if status == "superseded" else 1.0
 
 
+PROJECT_LIFT = 1.15  # an entry of an active project (and 0.90 one of another)
+
+
 def project_multiplier(project_key: str | None, active: list[str] | None) -> float:
     if not project_key or not active:
         return 1.0
     keys = [k.strip() for k in project_key.split(";") if k.strip()]
     if not keys:
         return 1.0
-    return 1.15 if all(k in active for k in keys) else 0.90
+    return PROJECT_LIFT if all(k in active for k in keys) else 0.90
