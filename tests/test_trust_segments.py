@@ -129,6 +129,25 @@ def test_outside_files_and_files_from_before_are_classed_by_when_they_were_writt
     assert mem.trust.origin_of("MEMORY.md", 3, 3).origin == "agent"
 
 
+def test_a_file_stamped_a_tick_before_the_install_is_still_an_outside_write(mem):
+    """The kernel stamps mtimes from a coarse clock that lags time.time() by a few milliseconds: a file
+    written right after the install can carry an mtime just before it (seen once in CI)."""
+    from reverie.trust.store import LEGACY_MARGIN_S, installed_at
+    conn = open_trust_db(mem.agent_store)
+    try:
+        installed = installed_at(conn)
+    finally:
+        conn.close()
+    near = mem.workspace / "memory" / "2020-01-03.md"
+    near.write_text("# 2020-01-03\n\n- Written by another program a tick after the install.\n", encoding="utf-8")
+    os.utime(near, (installed - 0.005, installed - 0.005))
+    older = mem.workspace / "memory" / "2020-01-04.md"
+    older.write_text("# 2020-01-04\n\n- There before reverie.\n", encoding="utf-8")
+    os.utime(older, (installed - LEGACY_MARGIN_S - 1, installed - LEGACY_MARGIN_S - 1))
+    assert set(origins_by_line(mem, "memory/2020-01-03.md")) == {"untrusted"}
+    assert set(origins_by_line(mem, "memory/2020-01-04.md")) == {"agent"}
+
+
 def test_bytes_written_without_their_record_read_as_outside(mem):
     """A crash between the write and the commit of its record: the bytes have no segment."""
     remember_as(mem, "Recorded note.", "agent")

@@ -11,7 +11,7 @@
   and answers the origin of any line range; files that are not daily notes are ``agent``.
 
 Daily files first seen without a record were either there before reverie recorded provenance
-(last modified before ``installed_at``: ``agent``, like any workspace file) or written outside
+(last modified over a second before ``installed_at``: ``agent``, like any workspace file) or written outside
 reverie (``untrusted``).
 """
 
@@ -165,9 +165,16 @@ def outside_writer(conn: apsw.Connection | None = None) -> seg.Writer:
     return seg.Writer("untrusted", "unknown", None, "outside", now_ms())
 
 
+# A file's mtime comes from the kernel's coarse clock, which lags ``time.time()`` by up to a tick
+# (4-10 ms): a file written just after the install can carry an mtime just before it. Only a file
+# older than the install by this margin is "from before"; one written in the last second before it
+# reads as an outside write, the safe side (the owner can claim it).
+LEGACY_MARGIN_S = 1.0
+
+
 def first_sight(conn: apsw.Connection, rel: str, data: bytes, mtime: float | None) -> seg.Record:
     """A record for a daily file reverie has never recorded (see the module docstring)."""
-    legacy = mtime is not None and mtime < installed_at(conn)
+    legacy = mtime is not None and mtime < installed_at(conn) - LEGACY_MARGIN_S
     who = (seg.Writer("agent", "unknown", None, "legacy", int((mtime or 0) * 1000)) if legacy
            else outside_writer(conn))
     return seg.create(rel, data, who)
