@@ -126,6 +126,15 @@ def _events(home: Path, kind: str, monkeypatch) -> list:
         mem.close()
 
 
+def _first_turn(world):
+    """The first turn of KEY's conversation (the owner's words the compaction, reset and Dreaming tests
+    look for), run once: a test picked alone (``-k``) runs it itself rather than finding nothing."""
+    if "first" not in world:
+        world["seen"] = len(world["model"].main_requests())
+        world["first"] = world["gateway"].agent(KEY, PROMPT)
+    return world["first"]
+
+
 def _search(world, query: str) -> list[dict]:
     from reverie.serve.client import request
 
@@ -136,9 +145,9 @@ def _search(world, query: str) -> list[dict]:
 
 def test_a_turn_gets_startup_context_trigger_recall_and_memory_search_and_is_recorded(world, monkeypatch):
     gw, model = world["gateway"], world["model"]
-    run = gw.agent(KEY, PROMPT)
+    run = _first_turn(world)
     assert run.returncode == 0, run.describe() + "\n--- gateway log\n" + gw.log()[-3000:]
-    main = model.main_requests()
+    main = model.main_requests()[world["seen"]:]
     assert len(main) >= 2, model.describe()
     first = main[0]
     assert "Long-term memory (reverie)" in first.system_text() and FACT in first.system_text(), \
@@ -173,6 +182,7 @@ def test_a_turn_gets_startup_context_trigger_recall_and_memory_search_and_is_rec
 
 def test_compaction_runs_the_flush_through_reverie(world, monkeypatch):
     gw = world["gateway"]
+    assert _first_turn(world).returncode == 0
     run = gw.agent(KEY, "Thanks.")
     assert run.returncode == 0, run.describe()
     compact = gw.call("sessions.compact", {"key": KEY})
@@ -194,6 +204,7 @@ def test_compaction_runs_the_flush_through_reverie(world, monkeypatch):
 
 def test_reset_writes_the_session_note(world):
     gw = world["gateway"]
+    assert _first_turn(world).returncode == 0
     notes = world["home"] / "workspace" / "memory"
     before = {p.name: p.read_text() for p in notes.glob("*.md")}
     reset = gw.call("sessions.reset", {"key": KEY})
@@ -230,6 +241,7 @@ def test_active_memory_recalls_before_the_reply_in_a_new_conversation(world, mon
 
 
 def test_dreaming_ingests_what_the_owner_said_in_openclaw(world):
+    assert _first_turn(world).returncode == 0
     deadline = time.monotonic() + 30
     corpus = ""
     while time.monotonic() < deadline:  # agent_end of the last turn is recorded after its reply

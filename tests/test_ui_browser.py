@@ -458,6 +458,7 @@ def test_a_cross_site_post_is_refused_and_changes_nothing(browser, server, tour_
     threading.Thread(target=evil.serve_forever, daemon=True).start()
     try:
         pg = ctx.new_page()  # this context holds the UI's cookie: the page on the other port gets it sent
+        pg.goto(server)  # the URL with the token sets the cookie (this test may run alone)
         pg.goto(_base(server) + "/a/main/")
         with pg.expect_navigation(url=re.compile(r"/a/main/append")) as nav:
             pg.goto(f"http://127.0.0.1:{evil.server_address[1]}/")

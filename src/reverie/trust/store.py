@@ -11,7 +11,7 @@
   and answers the origin of any line range; files that are not daily notes are ``agent``.
 
 Daily files first seen without a record were either there before reverie recorded provenance
-(last modified over a second before ``installed_at``: ``agent``, like any workspace file) or written outside
+(last modified before ``installed_at``: ``agent``, like any workspace file) or written outside
 reverie (``untrusted``).
 """
 
@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -71,7 +73,24 @@ CREATE TABLE memory_daily_segments (
 CREATE INDEX memory_daily_segments_session ON memory_daily_segments(session_id) WHERE session_id IS NOT NULL;
 CREATE TABLE trust_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 """)
-    conn.execute("INSERT INTO trust_meta(key, value) VALUES ('installed_at', ?)", (repr(time.time()),))
+    conn.execute("INSERT INTO trust_meta(key, value) VALUES ('installed_at', ?)", (repr(file_clock(conn)),))
+
+
+def file_clock(conn: apsw.Connection) -> float:
+    """Now, as the file system stamps it. ``installed_at`` is compared with files' mtimes, which the
+    kernel takes from a coarse clock lagging ``time.time()`` by up to a tick (4-10 ms): read from the
+    fine clock, a file written just after the install could carry an mtime just before it and pass
+    for a file from before (CI saw it once). The mtime of a file written now is on the files' own clock;
+    a note stamped in the very tick of the install reads as an outside write, the safe side."""
+    folder = None
+    with contextlib.suppress(Exception):
+        name = conn.filename if getattr(conn, "engine", "sqlite") == "sqlite" else ""
+        folder = Path(name).parent if name else None
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".reverie-clock-") as probe:
+            return os.fstat(probe.fileno()).st_mtime
+    except OSError:
+        return time.time()
 
 
 TRUST_MIGRATIONS = Migrations("trust", [Migration("0001_daily_provenance", _install)])
@@ -96,7 +115,7 @@ def installed_at(conn: apsw.Connection) -> float:
     row = conn.execute("SELECT value FROM trust_meta WHERE key = 'installed_at'").fetchone()
     if row is None and getattr(conn, "engine", "sqlite") == "postgres":
         # the shared schema migrates once for every agent: an agent's install is its first look here
-        conn.execute("INSERT OR IGNORE INTO trust_meta(key, value) VALUES ('installed_at', ?)", (repr(time.time()),))
+        conn.execute("INSERT OR IGNORE INTO trust_meta(key, value) VALUES ('installed_at', ?)", (repr(file_clock(conn)),))
         row = conn.execute("SELECT value FROM trust_meta WHERE key = 'installed_at'").fetchone()
     return float(row[0]) if row else 0.0
 
@@ -165,16 +184,9 @@ def outside_writer(conn: apsw.Connection | None = None) -> seg.Writer:
     return seg.Writer("untrusted", "unknown", None, "outside", now_ms())
 
 
-# A file's mtime comes from the kernel's coarse clock, which lags ``time.time()`` by up to a tick
-# (4-10 ms): a file written just after the install can carry an mtime just before it. Only a file
-# older than the install by this margin is "from before"; one written in the last second before it
-# reads as an outside write, the safe side (the owner can claim it).
-LEGACY_MARGIN_S = 1.0
-
-
 def first_sight(conn: apsw.Connection, rel: str, data: bytes, mtime: float | None) -> seg.Record:
     """A record for a daily file reverie has never recorded (see the module docstring)."""
-    legacy = mtime is not None and mtime < installed_at(conn) - LEGACY_MARGIN_S
+    legacy = mtime is not None and mtime < installed_at(conn)
     who = (seg.Writer("agent", "unknown", None, "legacy", int((mtime or 0) * 1000)) if legacy
            else outside_writer(conn))
     return seg.create(rel, data, who)
