@@ -399,3 +399,34 @@ def test_a_question_about_now_finds_what_it_replaced_among_many_lines_of_its_wor
     for day, line in zip(range(6, 31), said):
         notes[f"memory/2026-05-{day:02d}.md"] = f"- User: {line}\n"
     _the_change_then_what_it_was(keyword_memory(notes), datetime(2026, 6, 2, 10, 0, tzinfo=timezone.utc))
+
+
+@pytest.mark.usefixtures("store_backend")
+@pytest.mark.parametrize("old, new, question", [
+    ("- 记住：我开的是一辆白色的丰田卡罗拉。\n", "- 我把车换了，现在开一辆蓝色的比亚迪海豹。\n", "你还记得我现在开的是什么车吗？"),
+    ("- Remember that we drive a VW Passat.\n", "- We changed cars: a Skoda Octavia now.\n", "What car do we drive now?"),
+])
+def test_a_change_of_car_sharing_only_the_kind_is_the_newest(keyword_memory, old, new, question):
+    """The two statements share no word but the kind (a car: its models, text/kinds.py); the later one
+    says the car changed. Before, the first statement kept its place and nothing was marked."""
+    notes = {"memory/2026-10-04.md": old, "memory/2026-10-15.md": new,
+             "memory/2026-10-20.md": "- 车位在地下二层，B 区。 The car park by the office is full on Mondays.\n"}
+    m = keyword_memory(notes)
+    out = m.search(question, 6, 0.0, now=datetime(2026, 10, 30, 10, 0, tzinfo=timezone.utc),
+                   record_signals=False)["results"]
+    first = [r for r in out if r["path"] in ("memory/2026-10-04.md", "memory/2026-10-15.md")]
+    assert [r["path"] for r in first] == ["memory/2026-10-15.md", "memory/2026-10-04.md"], [r["snippet"] for r in out]
+    assert first[1]["supersededBy"] == first[0]["citation"]
+
+
+@pytest.mark.parametrize("later, earlier, expected", [
+    ("我把车换了，现在开一辆蓝色的比亚迪海豹。", "记住：我开的是一辆白色的丰田卡罗拉。", True),
+    ("Sold my old car, my new car is a Tesla.", "I drive a Toyota Corolla.", True),
+    ("Her new car is a BMW.", "I drive a Toyota Corolla.", False),  # someone else's
+    ("Bought new floor mats for the Corolla.", "I drive a Toyota Corolla.", False),  # the same car
+    ("Swapped the sofa for an armchair.", "Bought a new desk.", False),  # the kind is never said
+    ("我家楼下停了一辆新的特斯拉。", "我开的是一辆白色的丰田卡罗拉。", False),  # no car of mine said to change
+])
+def test_a_promoted_fact_updates_another_of_its_kind_only_when_the_kind_is_said_to_change(later, earlier, expected):
+    from reverie.search.newest import updates_fact
+    assert updates_fact(later, earlier) is expected

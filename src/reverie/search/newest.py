@@ -413,17 +413,79 @@ def _statement(text: str) -> str:
     return " ".join(_SPEAKER.sub("", _BULLET.sub("", text, count=1)).split())
 
 
+@lru_cache(maxsize=1)
+def _kind_words() -> tuple[tuple[tuple, tuple, tuple], ...]:
+    """Each kind of text/kinds.py as (its heads' tests, its one-character heads, its members' (word,
+    test)): a test is a Chinese word as written (a substring) or an English word's pattern, singular
+    or plural."""
+    from ..text.kinds import KIND_LIST, one_character_heads
+    from .keyword import _member
+
+    def test(word: str):
+        m = _member(word, "cjk")
+        return None if m is None else m.surface
+
+    out = []
+    for kind in KIND_LIST:
+        heads = tuple(t for h in kind.heads if (t := test(h)) is not None)
+        members = tuple((w, t) for w in kind.members if (t := test(w)) is not None)
+        out.append((heads, tuple(c for h in kind.heads for c in one_character_heads(h)), members))
+    return tuple(out)
+
+
+def _names(low: str, t) -> bool:
+    return t in low if isinstance(t, str) else t.search(low) is not None
+
+
+@lru_cache(maxsize=1024)
+def _kinds_asked(query: str) -> tuple:
+    """The kinds a question names by a head ("What car do I drive now?", "我现在开的是什么车": 汽车)."""
+    from ..text.kinds import with_heads_named
+
+    low = with_heads_named(query).lower()
+    return tuple(k for k in _kind_words() if any(_names(low, h) for h in k[0]))
+
+
+def _kind_changed(later: str, earlier: str, kinds: tuple | None = None) -> bool:
+    """Whether ``later`` says one's thing of a kind changed, to a member ``earlier`` does not name,
+    where ``earlier`` names another: "我把车换了，现在开一辆蓝色的比亚迪海豹" after "我开的是一辆白色的丰田卡罗拉"
+    share no word but the kind (a car; text/kinds.py). The later one must name the kind itself with a
+    verb of change ("changed my car", "我把车换了", "switched cars") or "new" ("my new car", 新车), so
+    "Swapped the sofa for an armchair" leaves "Bought a new desk" alone (no "furniture" said); and be
+    the owner's ("Her new car is a BMW" is not). ``kinds``: only these (:func:`_kinds_asked`)."""
+    if not (_changed(later) or re.search(r"\bnew\b|新", later, re.I)):
+        return False
+    if _SOMEONE_ELSE.search(later) and not _OWNER.search(later):
+        return False
+    kinds = _kind_words() if kinds is None else kinds
+    for (head_a, named_a), (_, named_b) in zip(_kind_reading(later, kinds), _kind_reading(earlier, kinds)):
+        if head_a and named_b and named_a - named_b and not named_b <= named_a:
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _kind_reading(text: str, kinds: tuple) -> tuple[tuple[bool, frozenset[str]], ...]:
+    """For each of ``kinds``: whether ``text`` names it by a head, and the members it names (read once
+    per text: a search judges a text against many)."""
+    low = text.lower()
+    return tuple((any(_names(low, h) for h in heads) or any(c in low for c in one_char),
+                  frozenset(w for w, t in members if _names(low, t)))
+                 for heads, one_char, members in kinds)
+
+
 def updates_fact(later: str, earlier: str) -> bool:
     """Whether ``later``, a fact Dreaming is promoting, updates ``earlier``, an entry it promoted
     before, judged with no question: the subject shared (two words' worth) and new numbers or a
     word announcing a change. A single shared word is the subject only when a question names it,
     so that rule stays search's ("I bought a new phone case" says nothing new of "my phone
     number"); and a relation one names that the other does not makes it another person's fact
-    ("My son's piano lesson is on Tuesday at 5" after "My daughter's piano lesson is on Saturday at 10")."""
+    ("My son's piano lesson is on Tuesday at 5" after "My daughter's piano lesson is on Saturday at 10").
+    A thing of a kind one has one at a time may share no word at all: see :func:`_kind_changed`."""
     a, b = _facts(_BULLET.sub("", later, count=1)), _facts(_BULLET.sub("", earlier, count=1))
     if a[2] == b[2] or (a[0] ^ b[0]) & _RELATION_WORDS:
         return False
-    return _updates(a, b)
+    return _updates(a, b) or _kind_changed(a[2], b[2])
 
 
 def order(items: list, when, text, cite, query: str = "", history: bool = False) -> tuple[list, dict[int, str]]:
@@ -437,6 +499,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
     # question, two texts sharing no subject word never update each other, and sharing fewer than
     # two they must both be short (at 100,000 units this order cost a search 1-3 ms before)
     any_pair = bool(_asked_chars(asked))
+    # a question naming a kind ("What car do I drive now?"): two short statements may share nothing but
+    # the kind, one naming a member, the later another with a change of the kind said (_kind_changed)
+    kinds = _kinds_asked(query) if query else ()
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -464,12 +529,14 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
             short_pair = f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT
-            if len(shared) < 2 and not ((shared or any_pair) and short_pair) and not (shared and _leaves(f_new, f_old)) \
+            kind = bool(kinds) and _short(f_new) and _short(f_old) and _kind_changed(f_new[2], f_old[2], kinds)
+            if not kind and len(shared) < 2 and not ((shared or any_pair) and short_pair) \
+                    and not (shared and _leaves(f_new, f_old)) \
                     and not (shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2])):
                 continue
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
-            if _updates(f_new, f_old, asked) and (newest is None or when_new > newest[1]):
+            if (kind or _updates(f_new, f_old, asked)) and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:
             by[id(older)] = newest[0]

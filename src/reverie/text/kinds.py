@@ -178,6 +178,11 @@ _ONE_CHARACTER_ASKED = LazyPattern(
     r"(?:什么|哪一?[辆本部款台种]?|几[辆本部台]|多少[辆本部台])(车|书)(?![\u4e00-\u9fff](?<![吗呢了的啊呀吧]))", 0)
 
 
+def one_character_heads(head: str) -> tuple[str, ...]:
+    """The one-character names of the kind whose head is ``head`` ("汽车": 车), as a text may say it."""
+    return tuple(c for c, h in _ONE_CHARACTER.items() if h == head)
+
+
 def with_heads_named(question: str) -> str:
     """``question`` with the head of each kind it names by one character after it ("什么车": 汽车)."""
     heads = [_ONE_CHARACTER[m.group(1)] for m in _ONE_CHARACTER_ASKED.finditer(question)]
