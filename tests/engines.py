@@ -32,6 +32,23 @@ def engine_env() -> dict[str, str]:
     return {n: os.environ[n] for n in names if n in os.environ}
 
 
+def _as_word(needle: str) -> str:
+    """``needle`` as a word of its own: "7781" inside a hash or an epoch timestamp is not the text
+    (a byte grep found "7781" in a float timestamp's digits, 1764877812.3, once in CI)."""
+    import re
+
+    return f"(^|[^0-9A-Za-z]){re.escape(needle)}([^0-9A-Za-z]|$)"
+
+
+def grep_home(home, needle: str) -> list[str]:
+    """Every file under the home whose bytes hold ``needle`` as a word (databases and their WAL
+    included)."""
+    import re
+
+    word = re.compile(_as_word(needle).encode())
+    return [str(p.relative_to(home)) for p in sorted(home.rglob("*")) if p.is_file() and word.search(p.read_bytes())]
+
+
 def rows_holding(store, needle: str) -> list[str]:
     """The agent's tables (on PostgreSQL) with a row whose text holds ``needle``: what a byte grep of
     the home finds in a SQLite file. Empty on SQLite (the file is in the home, grepped there)."""
@@ -40,10 +57,7 @@ def rows_holding(store, needle: str) -> list[str]:
     from reverie.store import connect
     from reverie.store.postgres.schema import AGENT_TABLES
 
-    import re
-
-    # the needle as a word of its own: "7781" inside a hash or an epoch timestamp is not the text
-    pattern = f"(^|[^0-9A-Za-z]){re.escape(needle)}([^0-9A-Za-z]|$)"
+    pattern = _as_word(needle)
     conn = connect(store)
     try:
         return [t for t in AGENT_TABLES

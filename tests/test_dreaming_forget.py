@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,15 +15,11 @@ from dreaming_helpers import FAKE, LOW_BAR, day, night, open_mem, recall
 from reverie.models.scripted import ScriptedModel
 from reverie.store import connect
 
-from engines import engine_env, rows_holding
+from engines import engine_env, grep_home, rows_holding
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
 SECRET = "locker number 7781-ZEBRA"  # (a fact to forget, not a secret: a code would never be promoted)
-
-
-def grep_home(home: Path, needle: str) -> list[str]:
-    return [str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 
 
 def test_forget_removes_a_promoted_entry_its_diary_quotes_and_every_dreaming_trace(reverie_home):

@@ -25,7 +25,7 @@ from reverie.store import connect
 from reverie.trust import lineage
 from reverie.errors import WriteConflict
 
-from engines import engine_env, rows_holding
+from engines import engine_env, grep_home, rows_holding
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # every test here runs on SQLite and on PostgreSQL
 
@@ -47,15 +47,6 @@ def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {"REVERIE_HOME": str(home), "REVERIE_TIMEZONE": "UTC", "PATH": "", **engine_env()}
     return subprocess.run([sys.executable, "-m", "reverie.cli.main", "--set", 'memory.search.provider="fake"', *args],
                           capture_output=True, text=True, env=env, timeout=120)
-
-
-def grep_home(home: Path, needle: str) -> list[str]:
-    """Every file under the home whose bytes hold ``needle`` (databases and their WAL included)."""
-    hits = []
-    for p in home.rglob("*"):
-        if p.is_file() and needle.encode() in p.read_bytes():
-            hits.append(str(p.relative_to(home)))
-    return hits
 
 
 def snapshot(mem) -> dict:
@@ -126,7 +117,7 @@ def test_forget_session_dry_run_then_for_real_then_again(mem, reverie_home):
     mem.sync()
     assert mem.search("locker code 7781", record_signals=True)["results"]
     mem.close()  # flush the recall signals
-    assert grep_home(reverie_home, "7781-ZEBRA")  # it is everywhere before
+    assert grep_home(reverie_home, "7781-ZEBRA") and grep_home(reverie_home, "7781")  # it is everywhere before
     if mem.agent_store.engine == "postgres":
         assert rows_holding(mem.agent_store, "7781-ZEBRA")
 

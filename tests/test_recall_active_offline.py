@@ -110,3 +110,14 @@ def test_what_the_owner_said_later_in_another_conversation_is_what_is_recalled(r
     finally:
         m.close()
     assert got is not None and "Hilltop" in got, got
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("你还记得我们在杭州最后订的是哪家酒店吗？", "我们在杭州最后订的是哪家酒店"),  # 我们 kept whole (it was "们在杭州…")
+    ("你还记得我说过的牙医是谁吗？", "的牙医是谁"),
+    ("Do you remember what my sister's dog is called?", "my sister's dog is called"),
+])
+def test_the_pass_searches_what_is_asked_without_the_asking(question, asked):
+    from reverie.models.offline import _without_recall_framing
+
+    assert _without_recall_framing(question) == asked

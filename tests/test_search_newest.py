@@ -417,16 +417,42 @@ def test_a_change_of_car_sharing_only_the_kind_is_the_newest(keyword_memory, old
     first = [r for r in out if r["path"] in ("memory/2026-10-04.md", "memory/2026-10-15.md")]
     assert [r["path"] for r in first] == ["memory/2026-10-15.md", "memory/2026-10-04.md"], [r["snippet"] for r in out]
     assert first[1]["supersededBy"] == first[0]["citation"]
+    # a count of cars owned counts both: neither is history there
+    count = m.search("How many cars have we owned in total?" if question.isascii() else "我一共开过几辆车？", 6, 0.0,
+                     now=datetime(2026, 10, 30, 10, 0, tzinfo=timezone.utc), record_signals=False)["results"]
+    assert count and not any(r.get("supersededBy") for r in count), [r["snippet"] for r in count]
 
 
 @pytest.mark.parametrize("later, earlier, expected", [
     ("我把车换了，现在开一辆蓝色的比亚迪海豹。", "记住：我开的是一辆白色的丰田卡罗拉。", True),
-    ("Sold my old car, my new car is a Tesla.", "I drive a Toyota Corolla.", True),
+    ("I sold my old car; my new car is a Tesla.", "I drive a Toyota Corolla.", True),
     ("Her new car is a BMW.", "I drive a Toyota Corolla.", False),  # someone else's
     ("Bought new floor mats for the Corolla.", "I drive a Toyota Corolla.", False),  # the same car
     ("Swapped the sofa for an armchair.", "Bought a new desk.", False),  # the kind is never said
     ("我家楼下停了一辆新的特斯拉。", "我开的是一辆白色的丰田卡罗拉。", False),  # no car of mine said to change
+    # no change of the owner's car said: a rental, a test drive, a wish, a taxi, a car show, the assistant
+    ("We rented a car for the trip, a new Honda Civic.", "I drive a Toyota Corolla.", False),
+    ("Test drove the new BMW at the dealership, great car.", "I drive a Toyota Corolla.", False),
+    ("I am thinking about a new car, maybe a Tesla.", "I drive a Toyota Corolla.", False),
+    ("今天打车去机场，司机开的是新的特斯拉。", "我开的是一辆白色的丰田卡罗拉。", False),
+    ("今天在车展看到了新款比亚迪海豹。", "我开的是一辆白色的丰田卡罗拉。", False),
+    ("assistant: If you want a new car, switch to a Tesla.", "I drive a Toyota Corolla.", False),
+    # kinds of which one has several: a new one joins the others
+    ("We adopted a new pet, a kitten.", "Our dog is called Biscuit.", False),
+    ("I've started learning a new instrument, the violin.", "I play the piano.", False),
+    ("我换了新的数码相机。", "我用的是华为手机。", False),
 ])
 def test_a_promoted_fact_updates_another_of_its_kind_only_when_the_kind_is_said_to_change(later, earlier, expected):
     from reverie.search.newest import updates_fact
     assert updates_fact(later, earlier) is expected
+
+
+def test_a_question_and_a_pronoun_state_no_subject():
+    """"我们" is no subject (as "we" is none), and a question ("杭州那次住哪里来着？") states nothing a later
+    line updates: moving house to Hangzhou does not update which hotel was booked there. Before, the
+    two shared 我们 + 杭州 + 西湖 and the move was taken for an update of the hotel."""
+    hotel = ("user: 记住：我们决定住西湖边的湖滨酒店，没有订湖景房，因为超出预算。\nuser: 杭州那次住哪里来着？\n"
+             "user: 好的谢谢")
+    moved = "user: 我们搬家了，现在住在杭州西湖区。"
+    assert not updates(moved, hotel, "我们在杭州最后订的是哪家酒店")
+    assert updates(moved, "记住：我们住在上海浦东。", "我们住在哪个城市")  # where we live: still an update

@@ -113,6 +113,10 @@ class Runtime:
     def now(self) -> datetime:
         return self._clock().astimezone(self.tz)
 
+    def own_clock(self):
+        """This conversation's clock when it runs on one of its own (else None: the wall clock)."""
+        return self._clock if self._own_clock else None
+
     def said_at(self) -> int | None:
         """When a message is recorded (ms): the transcript's own clock, unless this conversation runs
         on a clock of its own (a host replaying its history, a benchmark's month), whose time its

@@ -91,7 +91,7 @@ def _content_tokens(text: str) -> set[str]:
 _RECALL_FRAMING = LazyPattern(
     r"^\s*(?:(?:hey|so|and|ok(?:ay)?)[,\s]+)?(?:do|did|can|could) you (?:still )?(?:remember|recall)(?: (?:that|what|when|where|who|"
     r"which|how))?\s+|^\s*(?:remind me|tell me again)(?: (?:of|about|what|when|where|who|which|how))?\s+|"
-    r"^\s*(?:你|您)?还?记得(?:我)?(?:说过|提过|讲过)?|^\s*(?:提醒我|告诉我)|[吗呢吧]?\s*[?？]\s*$", re.I)
+    r"^\s*(?:你|您)?还?记得(?:我(?!们))?(?:说过|提过|讲过)?|^\s*(?:提醒我|告诉我)|[吗呢吧]?\s*[?？]\s*$", re.I)
 # A conversation hit (cross-conversation recall) is scored against its own session's messages, on
 # another scale than a note: it may count below the style's bar when it shares the question's words.
 SESSION_BAR = 0.2

@@ -57,14 +57,16 @@ def user_prompt(query: str, message: str, convo: str) -> str:
     return "\n".join(parts)
 
 
-def recall_tools(mem, *, projects: list[str], across_session: str | None) -> list[Tool]:
+def recall_tools(mem, *, projects: list[str], across_session: str | None, clock=None) -> list[Tool]:
     """``memory_search`` (with the session's projects, and the other private conversations when
     ``across_session`` names the current session) and ``memory_get``. No recall signals: a look-up
-    before the reply is not the agent using a memory."""
+    before the reply is not the agent using a memory. ``clock``: a conversation on a clock of its
+    own (a host replaying its history) searches at its time, as its messages are recorded."""
 
     def search(args: dict) -> dict:
         out = mem.search(args["query"], args.get("maxResults") or 5, args.get("minScore"),
-                         projects=args.get("projects") or projects or None, record_signals=False)
+                         projects=args.get("projects") or projects or None, record_signals=False,
+                         now=clock() if clock is not None else None)
         if across_session:
             out = dict(out)
             merged = list(out.get("results") or []) + search_conversations(mem.agent_store, across_session,

@@ -222,7 +222,8 @@ class RecallLanes:
         sid = self.rt.session.session_id
         history = self.rt.history_pairs()
         query, convo = build_query(cfg, text, history[:-1] if history and history[-1] == ("user", text) else history)
-        tools = recall_tools(self.rt.memory, projects=self.scope.keys, across_session=sid if across else None)
+        tools = recall_tools(self.rt.memory, projects=self.scope.keys, across_session=sid if across else None,
+                             clock=self.rt.own_clock())
         model, style = self._model(), self.active.style
         out = self.active.run(query, lambda deadline: run_pass(model, tools, style=style,
                                                                max_chars=cfg.max_summary_chars, query=query,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..text.boilerplate import said_by_assistant
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers
 from ..text.people import RELATIONS_EN, RELATIONS_ZH, WORDS_EN, WORDS_ZH
@@ -291,7 +292,9 @@ def _a_change_of_my(people: frozenset[str]):
 
 
 def _one_fact(sentence: str) -> bool:
-    return _facts(sentence)[3] <= SHORT_FACT
+    """A short sentence stating something: a question ("杭州那次住哪里来着？") states nothing a later
+    statement could update."""
+    return _facts(sentence)[3] <= SHORT_FACT and not sentence.rstrip().endswith(("?", "？"))
 
 
 @lru_cache(maxsize=8192)
@@ -415,10 +418,10 @@ def _statement(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _kind_words() -> tuple[tuple[tuple, tuple, tuple], ...]:
-    """Each kind of text/kinds.py as (its heads' tests, its one-character heads, its members' (word,
-    test)): a test is a Chinese word as written (a substring) or an English word's pattern, singular
-    or plural."""
-    from ..text.kinds import KIND_LIST, one_character_heads
+    """Each kind one has one of at a time (text/kinds.py ``ONE_AT_A_TIME``) as (its heads' tests, its
+    one-character heads, its members' (word, test)): a test is a Chinese word as written (a substring)
+    or an English word's pattern, singular or plural."""
+    from ..text.kinds import KIND_LIST, ONE_AT_A_TIME, one_character_heads
     from .keyword import _member
 
     def test(word: str):
@@ -427,6 +430,8 @@ def _kind_words() -> tuple[tuple[tuple, tuple, tuple], ...]:
 
     out = []
     for kind in KIND_LIST:
+        if kind.heads[0] not in ONE_AT_A_TIME:
+            continue
         heads = tuple(t for h in kind.heads if (t := test(h)) is not None)
         members = tuple((w, t) for w in kind.members if (t := test(w)) is not None)
         out.append((heads, tuple(c for h in kind.heads for c in one_character_heads(h)), members))
@@ -438,40 +443,44 @@ def _names(low: str, t) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _kinds_asked(query: str) -> tuple:
-    """The kinds a question names by a head ("What car do I drive now?", "我现在开的是什么车": 汽车)."""
+def _asks_of_a_kind(query: str) -> bool:
+    """Whether a question names a kind of :func:`_kind_words` by a head ("What car do we drive now?",
+    "我现在开的是什么车": 汽车) and asks what it is, not how many (a count of cars owned counts both)."""
     from ..text.kinds import with_heads_named
+    from .counting import counts_instances
 
     low = with_heads_named(query).lower()
-    return tuple(k for k in _kind_words() if any(_names(low, h) for h in k[0]))
+    return any(_names(low, h) for k in _kind_words() for h in k[0]) and not counts_instances(query)
 
 
-def _kind_changed(later: str, earlier: str, kinds: tuple | None = None) -> bool:
-    """Whether ``later`` says one's thing of a kind changed, to a member ``earlier`` does not name,
-    where ``earlier`` names another: "我把车换了，现在开一辆蓝色的比亚迪海豹" after "我开的是一辆白色的丰田卡罗拉"
-    share no word but the kind (a car; text/kinds.py). The later one must name the kind itself with a
-    verb of change ("changed my car", "我把车换了", "switched cars") or "new" ("my new car", 新车), so
-    "Swapped the sofa for an armchair" leaves "Bought a new desk" alone (no "furniture" said); and be
-    the owner's ("Her new car is a BMW" is not). ``kinds``: only these (:func:`_kinds_asked`)."""
-    if not (_changed(later) or re.search(r"\bnew\b|新", later, re.I)):
+def _kind_changed(later: str, earlier: str) -> bool:
+    """Whether ``later`` says the owner's thing of a kind one has one at a time changed, to a member
+    ``earlier`` does not name, where ``earlier`` names another: "我把车换了，现在开一辆蓝色的比亚迪海豹"
+    after "我开的是一辆白色的丰田卡罗拉" share no word but the kind (a car; text/kinds.py). The later one
+    names the kind itself ("car", 汽车, 车) and says a state changed as search/current.py reads it (a
+    verb of change said by the speaker: "we changed", "I sold", 换了, 卖了), so "We rented a car, a new
+    Honda Civic", "Test drove the new BMW", "I am thinking about a new car", 车展上的新款 and an
+    assistant's words are none; nor someone else's ("Her new car is a BMW")."""
+    from .current import states_change
+
+    if said_by_assistant(later) or not states_change(later):
         return False
     if _SOMEONE_ELSE.search(later) and not _OWNER.search(later):
         return False
-    kinds = _kind_words() if kinds is None else kinds
-    for (head_a, named_a), (_, named_b) in zip(_kind_reading(later, kinds), _kind_reading(earlier, kinds)):
+    for (head_a, named_a), (_, named_b) in zip(_kind_reading(later), _kind_reading(earlier)):
         if head_a and named_b and named_a - named_b and not named_b <= named_a:
             return True
     return False
 
 
 @lru_cache(maxsize=4096)
-def _kind_reading(text: str, kinds: tuple) -> tuple[tuple[bool, frozenset[str]], ...]:
-    """For each of ``kinds``: whether ``text`` names it by a head, and the members it names (read once
-    per text: a search judges a text against many)."""
+def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
+    """For each kind of :func:`_kind_words`: whether ``text`` names it by a head, and the members it
+    names (read once per text: a search judges a text against many)."""
     low = text.lower()
     return tuple((any(_names(low, h) for h in heads) or any(c in low for c in one_char),
                   frozenset(w for w, t in members if _names(low, t)))
-                 for heads, one_char, members in kinds)
+                 for heads, one_char, members in _kind_words())
 
 
 def updates_fact(later: str, earlier: str) -> bool:
@@ -481,11 +490,11 @@ def updates_fact(later: str, earlier: str) -> bool:
     so that rule stays search's ("I bought a new phone case" says nothing new of "my phone
     number"); and a relation one names that the other does not makes it another person's fact
     ("My son's piano lesson is on Tuesday at 5" after "My daughter's piano lesson is on Saturday at 10").
-    A thing of a kind one has one at a time may share no word at all: see :func:`_kind_changed`."""
+    Two short facts about a thing one has one at a time may share no word at all: :func:`_kind_changed`."""
     a, b = _facts(_BULLET.sub("", later, count=1)), _facts(_BULLET.sub("", earlier, count=1))
     if a[2] == b[2] or (a[0] ^ b[0]) & _RELATION_WORDS:
         return False
-    return _updates(a, b) or _kind_changed(a[2], b[2])
+    return _updates(a, b) or (_short(a) and _short(b) and _kind_changed(a[2], b[2]))
 
 
 def order(items: list, when, text, cite, query: str = "", history: bool = False) -> tuple[list, dict[int, str]]:
@@ -499,9 +508,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
     # question, two texts sharing no subject word never update each other, and sharing fewer than
     # two they must both be short (at 100,000 units this order cost a search 1-3 ms before)
     any_pair = bool(_asked_chars(asked))
-    # a question naming a kind ("What car do I drive now?"): two short statements may share nothing but
-    # the kind, one naming a member, the later another with a change of the kind said (_kind_changed)
-    kinds = _kinds_asked(query) if query else ()
+    # a question naming a kind one has one at a time ("What car do I drive now?"): two short statements
+    # may share nothing but the kind, one naming a member, the later another with a change said
+    kinds = bool(query) and _asks_of_a_kind(query)
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -529,7 +538,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False)
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
             short_pair = f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT
-            kind = bool(kinds) and _short(f_new) and _short(f_old) and _kind_changed(f_new[2], f_old[2], kinds)
+            kind = kinds and _short(f_new) and _short(f_old) and _kind_changed(f_new[2], f_old[2])
             if not kind and len(shared) < 2 and not ((shared or any_pair) and short_pair) \
                     and not (shared and _leaves(f_new, f_old)) \
                     and not (shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2])):

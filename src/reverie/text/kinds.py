@@ -178,6 +178,13 @@ _ONE_CHARACTER_ASKED = LazyPattern(
     r"(?:什么|哪一?[辆本部款台种]?|几[辆本部台]|多少[辆本部台])(车|书)(?![\u4e00-\u9fff](?<![吗呢了的啊呀吧]))", 0)
 
 
+# kinds of which one has one at a time, each named by its first head: a later statement that one's
+# thing of the kind changed, naming another member, updates the earlier one that named its member
+# ("我把车换了，现在开一辆蓝色的比亚迪海豹" after "我开的是一辆白色的丰田卡罗拉"). Not pets, instruments,
+# devices, doctors: a new one joins the others
+ONE_AT_A_TIME = ("car",)
+
+
 def one_character_heads(head: str) -> tuple[str, ...]:
     """The one-character names of the kind whose head is ``head`` ("汽车": 车), as a text may say it."""
     return tuple(c for c, h in _ONE_CHARACTER.items() if h == head)

@@ -107,7 +107,8 @@ def memory_get(mem: "Memory", path: str, from_line: int | None = None, lines: in
 
 
 def memory_tools(mem: "Memory", clock=None) -> list[Tool]:
-    """``clock``: the time an append is dated (the wall clock without one; a replayed conversation's)."""
+    """``clock``: the time an append is dated and a search runs at (its decay, "last week"): the wall
+    clock without one; a replayed conversation's own."""
     def search(args: dict) -> dict:
         switch = getattr(mem, "switch", None)
         if switch is not None and not switch.state().search_enabled:
@@ -119,7 +120,8 @@ def memory_tools(mem: "Memory", clock=None) -> list[Tool]:
             scope = getattr(mem, "projects", None)  # the folder's project (reverie mcp in a repository)
             projects = scope.keys if scope is not None else None
         return frame_search(mem.search(args["query"], args.get("maxResults"), args.get("minScore"),
-                                       projects=projects or None, max_tokens=args.get("maxTokens")))
+                                       projects=projects or None, max_tokens=args.get("maxTokens"),
+                                       now=clock() if clock is not None else None))
 
     def get(args: dict) -> dict:
         return memory_get(mem, args["path"], args.get("from"), args.get("lines"))
