@@ -55,8 +55,8 @@ thing things this those though through thus to today tomorrow too under until up
 was way we well were what whatever when where whether which while who whom whose why will with within
 without would yes yet you your yours yesterday tonight week weeks day days
 """.split()) | frozenset("的 了 是 在 和 也 就 都 而 及 与 吗 呢 吧 啊 我 你 他 她 它 们 这 那 一个 没有 什么 为什么 怎么 "
-                 # the plural pronouns, as "we", "us", "they" above: "我们搬家了，现在住在杭州西湖区" and "我们决定
-                 # 住西湖边的湖滨酒店" share 杭州-side places, not the subject 我们
+                 # the plural pronouns, as "we", "us", "they" above: they say who, not what about
+                 # ("我们搬家了，现在住在杭州西湖区" and "我们决定住西湖边的湖滨酒店" are not one subject)
                  "我们 你们 他们 她们 它们 咱们".split())
 
 
