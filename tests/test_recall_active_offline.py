@@ -139,4 +139,8 @@ def test_a_which_question_takes_the_near_tie_that_names_what_it_asks_for():
     cello = {"snippet": "I started learning the cello in September.", "score": 0.61}
     shop = {"snippet": "The instrument shop on Elm Street closes at six.", "score": 0.60}
     assert _by_focus([cello, shop], _focus("What instrument did I start learning?")) == [cello, shop]
+    # a hit naming the thing in general is no answer to "which": the city a line only mentions
+    berlin = {"snippet": "We moved: we live in Berlin now.", "score": 0.60}
+    munich = {"snippet": "The city of Munich is lovely in spring.", "score": 0.59}
+    assert _by_focus([berlin, munich], _focus("Which city do we live in?")) == [berlin, munich]
     assert _focus("什么时候去看牙？") is None and _focus("What is my phone number?") is None

@@ -147,10 +147,27 @@ def _names_focus(hit: dict, words: tuple[str, ...]) -> bool:
     return False
 
 
+_NOT_A_NAME_ZH = "的了是在和也就都而及与一这那个家间所座位辆本部款台种只条些大小新旧好"
+_DETERMINERS = r"(?!(?:The|A|An|This|That|These|Those|Our|My|Your|Their|His|Her|Its|Which|What|Any|Some|New|Old)\b)"
+
+
+def _names_one(hit: dict, focus: str, words: tuple[str, ...]) -> bool:
+    """Whether a hit names one particular such thing: a member of the kind ("the cello"), or the word
+    with a name to it ("湖滨酒店", "the Lakeside Hotel", "Hotel Sacher"), not the thing in general ("the
+    city is lovely in spring", 住在城市里, 一家酒店)."""
+    if _names_focus(hit, words[1:]):
+        return True
+    text = str(hit.get("snippet") or "")
+    if not focus.isascii():
+        return re.search(f"[\u4e00-\u9fff](?<![{_NOT_A_NAME_ZH}]){re.escape(focus)}", text) is not None
+    word = f"(?i:{re.escape(focus.rstrip('s'))}(?:s|es)?)"
+    return re.search(rf"\b{_DETERMINERS}[A-Z][\w'-]+\s+{word}\b|\b{word}\s+[A-Z][a-z]", text) is not None
+
+
 def _by_focus(hits: list[dict], focus: str | None) -> list[dict]:
-    """``hits`` (those that may answer, in order) with the first that names the question's focus moved
-    first, when the first does not and it is within :data:`FOCUS_MARGIN` of the first's score (never
-    a hit a later one updates)."""
+    """``hits`` (those that may answer, in order) with the first that names one such thing as the
+    question asks for (:func:`_names_one`) moved first, when the first names no such thing at all
+    and it is within :data:`FOCUS_MARGIN` of the first's score (never a hit a later one updates)."""
     if not focus or not hits:
         return hits
     words = _focus_words(focus)
@@ -160,7 +177,7 @@ def _by_focus(hits: list[dict], focus: str | None) -> list[dict]:
     for i, h in enumerate(hits[1:], 1):
         if float(h.get("score") or 0) < top - FOCUS_MARGIN:
             continue
-        if not (h.get("supersededBy") or h.get("status") == "superseded") and _names_focus(h, words):
+        if not (h.get("supersededBy") or h.get("status") == "superseded") and _names_one(h, focus, words):
             return [h, *hits[:i], *hits[i + 1:]]
     return hits
 
