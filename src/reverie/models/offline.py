@@ -127,24 +127,21 @@ def _focus(asked: str) -> str | None:
 def _focus_words(focus: str) -> tuple[str, ...]:
     """The focus and, when it heads a kind (text/kinds.py), the kind's members: "What instrument did I
     start learning?" is answered by "the cello", which never says "instrument"."""
-    from ..text.kinds import KIND_LIST
+    from ..text.kinds import KIND_LIST, names
 
     words = [focus]
     for kind in KIND_LIST:
-        if any(h.lower() in (focus, focus + "s", focus.rstrip("s")) for h in kind.heads):
-            words += [m.lower() for m in kind.members]
+        if any(names(focus, h) for h in kind.heads):
+            words += kind.members
     return tuple(dict.fromkeys(words))
 
 
 def _names_focus(hit: dict, words: tuple[str, ...]) -> bool:
+    """Whether a hit names one of ``words``, singular or plural ("hotel", "hotels"; text/kinds.py)."""
+    from ..text.kinds import names
+
     text = str(hit.get("snippet") or "").lower()
-    for w in words:
-        if w.isascii():  # a word, singular or plural ("hotel", "hotels")
-            if re.search(r"\b" + re.escape(w.rstrip("s")) + r"(?:s|es)?\b", text):
-                return True
-        elif w in text:
-            return True
-    return False
+    return any(names(text, w) for w in words)
 
 
 _NOT_A_NAME_ZH = "的了是在和也就都而及与一这那个家间所座位辆本部款台种只条些大小新旧好"

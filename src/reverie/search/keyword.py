@@ -307,28 +307,14 @@ def members_note(members: dict[str, str]) -> str:
     return ", ".join(f'"{head}" as "{member}"' for head, member in members.items())
 
 
-def _word_pattern(word: str) -> str:
-    """A member's word as written, in the singular or the plural ("lily": "lilies"; "pads": "pad")."""
-    w = re.escape(word)
-    if word.endswith("y") and len(word) > 2:
-        return w[:-1] + "(?:y|ies)"
-    if word.endswith("s") and len(word) > 3:
-        return w + "?"
-    return w + "(?:s|es)?"
-
-
 def _member(word: str, tokenizer: str) -> Member | None:
     toks = frozenset(_query_tokens_of(word, tokenizer))
     if not toks or any(_prefix(t) for t in toks):
         return None
-    if has_cjk(word):
-        return Member(toks, word.lower(), _quote(" ".join(_query_tokens_of(word, tokenizer))), word)
-    # a word or a phrase ("brake pads", "stand-up comedy") as written, its words in a row (the stem
-    # alone is not enough: "training" is stemmed as "train", "shorts" as "short"); not inside a word
-    # of letters or digits (Chinese text may touch it: "去看了stand-up comedy")
-    words = re.findall(r"\w+", word.lower())
-    phrase = r"\W+".join([*map(re.escape, words[:-1]), _word_pattern(words[-1])])
-    return Member(toks, re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])"), _quote(word), word)
+    from ..text.kinds import surface  # (with the lexicon, on the first question that takes kinds)
+
+    fts = _quote(" ".join(_query_tokens_of(word, tokenizer))) if has_cjk(word) else _quote(word)
+    return Member(toks, surface(word), fts, word)
 
 
 def _kind_words(qt: QueryTerms, tokenizer: str) -> tuple:

@@ -417,40 +417,24 @@ def _statement(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _kind_words() -> tuple[tuple[tuple, tuple, tuple], ...]:
-    """Each kind one has one of at a time (text/kinds.py ``ONE_AT_A_TIME``) as (its heads' tests, its
-    one-character heads, its members' (word, test)): a test is a Chinese word as written (a substring)
-    or an English word's pattern, singular or plural."""
+def _kind_words() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
+    """Each kind one has one of at a time (text/kinds.py ``ONE_AT_A_TIME``) as (its heads, its
+    one-character heads, its members)."""
     from ..text.kinds import KIND_LIST, ONE_AT_A_TIME, one_character_heads
-    from .keyword import _member
 
-    def test(word: str):
-        m = _member(word, "cjk")
-        return None if m is None else m.surface
-
-    out = []
-    for kind in KIND_LIST:
-        if kind.heads[0] not in ONE_AT_A_TIME:
-            continue
-        heads = tuple(t for h in kind.heads if (t := test(h)) is not None)
-        members = tuple((w, t) for w in kind.members if (t := test(w)) is not None)
-        out.append((heads, tuple(c for h in kind.heads for c in one_character_heads(h)), members))
-    return tuple(out)
-
-
-def _names(low: str, t) -> bool:
-    return t in low if isinstance(t, str) else t.search(low) is not None
+    return tuple((kind.heads, tuple(c for h in kind.heads for c in one_character_heads(h)), kind.members)
+                 for kind in KIND_LIST if kind.heads[0] in ONE_AT_A_TIME)
 
 
 @lru_cache(maxsize=1024)
 def _asks_of_a_kind(query: str) -> bool:
     """Whether a question names a kind of :func:`_kind_words` by a head ("What car do we drive now?",
     "我现在开的是什么车": 汽车) and asks what it is, not how many (a count of cars owned counts both)."""
-    from ..text.kinds import with_heads_named
+    from ..text.kinds import names, with_heads_named
     from .counting import counts_instances
 
     low = with_heads_named(query).lower()
-    return any(_names(low, h) for k in _kind_words() for h in k[0]) and not counts_instances(query)
+    return any(names(low, h) for k in _kind_words() for h in k[0]) and not counts_instances(query)
 
 
 def _kind_changed(later: str, earlier: str) -> bool:
@@ -477,9 +461,11 @@ def _kind_changed(later: str, earlier: str) -> bool:
 def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
     """For each kind of :func:`_kind_words`: whether ``text`` names it by a head, and the members it
     names (read once per text: a search judges a text against many)."""
+    from ..text.kinds import names
+
     low = text.lower()
-    return tuple((any(_names(low, h) for h in heads) or any(c in low for c in one_char),
-                  frozenset(w for w, t in members if _names(low, t)))
+    return tuple((any(names(low, h) for h in heads) or any(c in low for c in one_char),
+                  frozenset(w for w in members if names(low, w)))
                  for heads, one_char, members in _kind_words())
 
 

@@ -29,9 +29,11 @@ closed: no swim); some heads count only in a question that means them (``only_if
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .cjk import LazyPattern
+from .cjk import LazyPattern, has_cjk
 
 # a question about money spent: "how much … spend / cost / pay", 多少钱, 花了多少 (not "how much time /
 # effort", 花了多少(个)小时 / 时间 / 精力), 开销 (lower-cased)
@@ -202,6 +204,36 @@ def with_heads_named(question: str) -> str:
 PATTERN_MEMBERS = {
     "游泳": (r"游了[\d一二两三四五六七八九十百千几半]+\s*(?:个来回|来回|圈|米|千米|公里|趟)", "游了…"),
 }
+
+
+def _word_pattern(word: str) -> str:
+    """An English word as written, in the singular or the plural ("lily": "lilies"; "pads": "pad")."""
+    w = re.escape(word)
+    if word.endswith("y") and len(word) > 2:
+        return w[:-1] + "(?:y|ies)"
+    if word.endswith("s") and len(word) > 3:
+        return w + "?"
+    return w + "(?:s|es)?"
+
+
+@lru_cache(maxsize=4096)
+def surface(word: str) -> "str | re.Pattern":
+    """How a (lower-cased) text names ``word``, a head or a member of a kind: a Chinese word as
+    written (a substring); an English word or phrase ("brake pads", "stand-up comedy") as its words
+    in a row, the last in the singular or the plural (the stem alone is not enough: "training" is
+    stemmed as "train", "shorts" as "short"), not inside a word of letters or digits (Chinese text
+    may touch it: "去看了stand-up comedy")."""
+    if has_cjk(word):
+        return word.lower()
+    words = re.findall(r"\w+", word.lower())
+    phrase = r"\W+".join([*map(re.escape, words[:-1]), _word_pattern(words[-1])])
+    return re.compile(r"(?<![a-z0-9])" + phrase + r"(?![a-z0-9])")
+
+
+def names(low: str, word: str) -> bool:
+    """Whether the lower-cased text ``low`` names ``word`` (:func:`surface`)."""
+    s = surface(word)
+    return s in low if isinstance(s, str) else s.search(low) is not None
 
 
 def _split(side: str) -> tuple[list[str], list[str]]:
