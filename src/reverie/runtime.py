@@ -96,7 +96,7 @@ class Runtime:
         self.projects = self.recall_lanes.scope
         self.tz = self.settings.tz()
         self._clock = clock or (lambda: datetime.now(timezone.utc))
-        self._own_clock = clock is not None
+        self._given_clock = clock  # a clock of its own (a replayed conversation), or None
         self.store = TranscriptStore(memory.agent_store)
         mode, ttl = resolve_mode(self.settings.sessions.pruning, self.model.provider)
         self.pruner = Pruner(self.settings.sessions.pruning, mode, ttl)
@@ -115,13 +115,14 @@ class Runtime:
 
     def own_clock(self):
         """This conversation's clock when it runs on one of its own (else None: the wall clock)."""
-        return self._clock if self._own_clock else None
+        return self._given_clock
 
     def said_at(self) -> int | None:
         """When a message is recorded (ms): the transcript's own clock, unless this conversation runs
         on a clock of its own (a host replaying its history, a benchmark's month), whose time its
         messages then carry, as its notes do: what was said is ordered by when it was said."""
-        return int(self._clock().timestamp() * 1000) if self._own_clock else None
+        clock = self.own_clock()
+        return int(clock().timestamp() * 1000) if clock is not None else None
 
     @property
     def session(self) -> SessionRow:
@@ -177,7 +178,8 @@ class Runtime:
             params = inspect.signature(tools_fn).parameters
         except (TypeError, ValueError):
             params = {}
-        kw = {"clock": self._clock} if self._own_clock and "clock" in params else {}
+        clock = self.own_clock()
+        kw = {"clock": clock} if clock is not None and "clock" in params else {}
         tools = list(tools_fn(ctx, **kw) if ctx is not None and "context" in params else tools_fn(**kw))
         tools += sessions_tools(self.store, lambda: self.session, visibility=self.settings.sessions.visibility,
                                 owner=lambda: self._identity()[1])
