@@ -85,6 +85,17 @@ UPDATES = [
      23, "Yoga moved to the Hilltop studio from next week.", "where is my yoga class", "Hilltop", "Riverside"),
 ]
 
+
+def more_updates(path: Path) -> list[tuple]:
+    """Updates from a data file (``--updates``): its ``UPDATES``, (old, new, question, a word only the
+    new holds, one only the old holds), spread over the month: the old said on days 1-14, the new a
+    week to a fortnight later."""
+    import runpy
+
+    rows = runpy.run_path(str(path))["UPDATES"]
+    return [(1 + j % 14, old, 1 + j % 14 + 7 + (j * 5) % 9, new, q, n, o)
+            for j, (old, new, q, n, o) in enumerate(rows)]
+
 # (day, what the owner says, the secret value, searches on later days, messages that talk near it)
 SECRETS = [
     (3, "Remember that the wifi password at the cabin is sunflower99.", "sunflower99",
@@ -442,8 +453,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--provider", default="auto", help="embedding provider (auto: the bundled local model)")
     ap.add_argument("--out", type=Path, help="write the figures into this Markdown file (docs/benchmarks.md)")
+    ap.add_argument("--updates", type=Path, help="the updated facts of this data file instead of the built-in ones "
+                    "(its UPDATES: old, new, question, a word only the new holds, one only the old holds): "
+                    "updates_fresh_data.py")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
+    if args.updates:
+        UPDATES[:] = more_updates(args.updates)
     r = run(args.provider, args.verbose)
     body = render(r)
     print(body)

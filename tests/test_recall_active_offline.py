@@ -128,7 +128,8 @@ def test_a_which_question_takes_the_near_tie_that_names_what_it_asks_for():
     month's last miss: the move to Hangzhou ranked 0.007 above the hotel's note). Not when the other
     is clearly less relevant, nor a superseded one, nor when the first names a member of the asked
     kind ("What instrument…": the cello)."""
-    from reverie.models.offline import _by_focus, _focus
+    from reverie.models.offline import _by_focus
+    from reverie.text.focus import focus_of as _focus
 
     city = {"snippet": "user: 我们搬家了，现在住在杭州西湖区。", "score": 0.529}
     hotel = {"snippet": "user: 记住：我们决定住西湖边的湖滨酒店，没有订湖景房。", "score": 0.522}

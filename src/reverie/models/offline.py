@@ -24,6 +24,7 @@ import uuid
 
 from ..text.boilerplate import model_talk
 from ..text.cjk import CJK_RUN_RE, LazyPattern, estimate_tokens, has_cjk, similarity_tokens
+from ..text.focus import focus_of, focus_words, names_focus
 from .base import ChatMessage, ChatModel, ChatResponse, ToolCall, Usage
 from .offline_dreams import CONSOLIDATION_SYSTEM_PREFIX, DIARY_SYSTEM_PREFIX, HEARTBEAT_PROMPT_PREFIX, PROPOSE_TOOL
 
@@ -105,43 +106,11 @@ def _without_recall_framing(text: str) -> str:
 # answers "which" better than one that only shares the question's other words ("我们在杭州最后订的是哪家
 # 酒店": "我们搬家了，现在住在杭州西湖区" is about Hangzhou, not a hotel) when the two are about as
 # relevant: within FOCUS_MARGIN of the first's score (the month's hotel question: 0.529 and 0.522)
-_FOCUS_EN = LazyPattern(r"\b(?:which|what)\s+([a-z]{3,})\b", re.I)
-_FOCUS_ZH = LazyPattern(r"(?:哪一?[家个间所座位辆本部款台种只条]|什么)([\u4e00-\u9fff]{2})")
-_NOT_FOCUS = frozenset("""is was are were did does do has have had will would can could should time times day days
-kind sort type way ways one ones the this that about""".split()) | frozenset(
-    "时候 时间 地方 意思 样子 东西 事情 原因 问题".split())
-_FOCUS_PARTICLES = frozenset("吗呢了的啊吧是在有呀么")
 FOCUS_MARGIN = 0.02
 
 
-def _focus(asked: str) -> str | None:
-    m = _FOCUS_ZH.search(asked or "")
-    if m and not _FOCUS_PARTICLES & set(m.group(1)) and m.group(1) not in _NOT_FOCUS:
-        return m.group(1)
-    m = _FOCUS_EN.search(asked or "")
-    if m and m.group(1).lower() not in _NOT_FOCUS:
-        return m.group(1).lower()
-    return None
-
-
-def _focus_words(focus: str) -> tuple[str, ...]:
-    """The focus and, when it heads a kind (text/kinds.py), the kind's members: "What instrument did I
-    start learning?" is answered by "the cello", which never says "instrument"."""
-    from ..text.kinds import KIND_LIST, names
-
-    words = [focus]
-    for kind in KIND_LIST:
-        if any(names(focus, h) for h in kind.heads):
-            words += kind.members
-    return tuple(dict.fromkeys(words))
-
-
 def _names_focus(hit: dict, words: tuple[str, ...]) -> bool:
-    """Whether a hit names one of ``words``, singular or plural ("hotel", "hotels"; text/kinds.py)."""
-    from ..text.kinds import names
-
-    text = str(hit.get("snippet") or "").lower()
-    return any(names(text, w) for w in words)
+    return names_focus(str(hit.get("snippet") or ""), words)
 
 
 _NOT_A_NAME_ZH = "的了是在和也就都而及与一这那个家间所座位辆本部款台种只条些大小新旧好"
@@ -167,7 +136,7 @@ def _by_focus(hits: list[dict], focus: str | None) -> list[dict]:
     and it is within :data:`FOCUS_MARGIN` of the first's score (never a hit a later one updates)."""
     if not focus or not hits:
         return hits
-    words = _focus_words(focus)
+    words = focus_words(focus)
     if _names_focus(hits[0], words):
         return hits
     top = float(hits[0].get("score") or 0)
@@ -384,7 +353,7 @@ class OfflineModel(ChatModel):
         hits = data.get("results") or []
         cited = {str(h.get("citation") or h.get("path")): h for h in hits}
         asking = _without_recall_framing(asked) or asked or query
-        for hit in _by_focus(_recall_order(hits), _focus(asking)):
+        for hit in _by_focus(_recall_order(hits), focus_of(asking)):
             if hit.get("untrusted") or not _clears_bar(hit, bar, want):
                 continue  # outside content is never summarised into the context
             newer = cited.get(str(hit.get("supersededBy")))

@@ -57,6 +57,31 @@ _STATES_CHANGE = LazyPattern(
     re.I)
 
 
+# a question asking for a fact as it stands, "now" said or not ("Which bank do I use?", "When is the
+# Orion launch?", "我女儿在哪个幼儿园？", "我现在还喝酒吗？"): a question word or mark, and none of a
+# question about the past ("Which bank did I use before?", "以前住在哪"), a count or a request for advice
+_ASKS_FACT = LazyPattern(
+    r"\b(?:what|which|where|who|whom|whose|when|how\s+(?:much|many|long|far|often))(?:'s|'re)?\b|[?？]\s*$"
+    r"|什么|哪|谁|几[点天号月个位次岁]|多少|吗\s*[？?]?\s*$", re.I)
+_ASKS_PAST = LazyPattern(
+    r"\b(?:did|was|were|had|used\s+to|before|previous(?:ly)?|originally|at\s+first|earlier|formerly|ago"
+    r"|back\s+then|(?:my|our|the)\s+old|first)\b|以前|之前|原来|原先|当初|最早|最初|第一|上次|上一[个次家位]|那时|当时|过去|曾经",
+    re.I)
+_ASKS_ADVICE = LazyPattern(
+    r"\b(?:should|shall|can|could|would|must)\s+(?:i|we)\b|\b(?:recommend|suggest|ideas?|tips?|advice)\b"
+    r"|应该|该怎么|需要|要不要|能不能|可以|推荐|建议|怎么办", re.I)
+
+
+def asks_what_holds(query: str) -> bool:
+    """A question asking for a fact as it stands (see :data:`_ASKS_FACT`), or a short look-up phrase
+    as an agent searches ("Atlas cutover date", "user's bank"): of two of the owner's statements
+    answering it, the later is the fact now (search/newest.py). Not a count of instances, a question
+    about the past, nor a request for advice."""
+    looks_up = _ASKS_FACT.search(query) is not None or (len(query.split()) <= 6 and len(query) <= 40)
+    return (looks_up and _ASKS_PAST.search(query) is None and _ASKS_ADVICE.search(query) is None
+            and not counting.counts_instances(query))
+
+
 def asks_now(query: str) -> bool:
     """A question about what something is now; not a count of instances "up to now" (到现在一共…)."""
     return (_WH_NOW.search(query) is not None and _ADVICE.search(query) is None

@@ -474,7 +474,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         if params.now_state:  # what the answer replaced, wherever it ranked
             ranked = newest.bring_history(ranked, when, lambda p: p.text)
         merged, superseded = newest.order(ranked, when, lambda p: p.text, lambda p: p.citation, said,
-                                          history=params.now_state)
+                                          history=params.now_state, score=lambda p: p.lead.score,
+                                          ratios=(newest.ANSWER_RATIO, newest.CLOSE_RATIO) if use_vectors
+                                          else newest.KEYWORD_RATIOS)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]

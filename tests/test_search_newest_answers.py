@@ -1,0 +1,138 @@
+"""Two answers to one question: where a question asks for a fact as it stands, of two of the owner's
+statements near the top of its results the later one is the fact now, however the change is said
+(search/newest.py, "two answers to one question"; search/current.asks_what_holds)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from reverie.search.current import asks_what_holds
+from reverie.search.newest import dated, prefer_newest
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Which bank do I use?", True),
+    ("When is the Orion launch?", True),
+    ("我女儿在哪个幼儿园？", True),
+    ("我现在还喝酒吗？", True),
+    ("Atlas cutover date", True),  # a look-up phrase, as an agent searches
+    ("Which bank did I use before?", False),  # the past
+    ("我以前住在哪", False),
+    ("How many times did I swim this month?", False),  # a count of instances
+    ("What should I cook tonight?", False),  # advice
+    ("能推荐一家川菜馆吗？", False),
+    ("Tell me everything you know about the long trip we planned with my sister last spring", False),
+])
+def test_what_asks_for_a_fact_as_it_stands(query, expected):
+    assert asks_what_holds(query) is expected
+
+
+def _rows(earlier: str, later: str, scores: tuple[float, float] = (0.6, 0.58)) -> list[dict]:
+    return [{"path": "memory/2026-10-02.md", "snippet": f"user: {earlier}", "score": scores[0], "startLine": 9,
+             "citation": "memory/2026-10-02.md#L9-L9"},
+            {"path": "memory/2026-10-20.md", "snippet": f"user: {later}", "score": scores[1], "startLine": 9,
+             "citation": "memory/2026-10-20.md#L9-L9"}]
+
+
+def _first(rows: list[dict], query: str) -> str:
+    return prefer_newest([dict(r) for r in rows], query)[0]["path"]
+
+
+@pytest.mark.parametrize("earlier, later, query", [
+    # none of these says "moved" or "switched" of the word they share, or they share none but a name:
+    # the rules that read a pair alone left the earlier first
+    ("My daughter's piano tutor is Mr Holt.", "Quick update: her piano tutor is Ms Ferreira now, Mr Holt retired.",
+     "Who teaches my daughter piano?"),
+    ("I drive a blue Passat, it's old but fine.", "Sold the Passat last month and picked up a secondhand Volvo.",
+     "What car do I have?"),
+    ("我们小区的物业是绿城。", "小区物业换了，现在管我们的是万科。", "我们小区现在是哪家物业？"),
+    ("My rent is 1900 a month.", "Landlord's letter came: rent is 2100 a month from January.", "How much is my rent?"),
+    ("The design review is on Tuesdays in room 4B.", "Design review is Thursdays from next week, same room.",
+     "When is the design review?"),
+    ("我家猫吃的是皇家的猫粮。", "猫粮换成渴望了，医生说蛋白质高一点好。", "我家猫现在吃什么牌子的粮？"),
+])
+def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
+    rows = _rows(earlier, later)
+    out = prefer_newest([dict(r) for r in rows], query)
+    assert out[0]["path"] == "memory/2026-10-20.md", [r["snippet"] for r in out]
+    assert out[1]["supersededBy"] == "memory/2026-10-20.md#L9-L9"
+
+
+@pytest.mark.parametrize("earlier, later, query", [
+    # both the son's, only one his English class
+    ("儿子周末在新东方上英语课。", "跟你说一下，儿子的游泳课改到周六上午十点了。", "儿子在哪儿上英语课？"),
+    # a word of no topic shared (附近), and a frame (现在)
+    ("楼下的剪艺理发店，我一直在那剪头发。", "上个月搬家了，现在住在公司附近。", "我现在去哪家店剪头发？"),
+    ("我们部门的周会在长城会议室开。", "现在帮我们遛狗的换成小陈了。", "周会现在在哪个会议室开？"),
+    # what a "which" question asks for, named by the earlier one only
+    ("我们决定住西湖边的湖滨酒店。", "我们搬家了，现在住在杭州西湖区。", "我们在杭州最后订的是哪家酒店"),
+    # a question states nothing; nothing new said; no change said
+    ("My yoga class is at the Riverside studio.", "Is the yoga class still at the Riverside studio?",
+     "Where is my yoga class?"),
+    ("My yoga class is at the Riverside studio.", "I still go to yoga at the Riverside studio, love it.",
+     "Where is my yoga class?"),
+])
+def test_a_later_line_that_answers_something_else_keeps_its_place(earlier, later, query):
+    rows = _rows(earlier, later)
+    out = prefer_newest([dict(r) for r in rows], query)
+    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+
+
+def test_the_question_vouches_for_the_pair_only_when_it_asks_what_holds_and_both_rank_high():
+    earlier, later = "I bank with Chase for checking.", "My checking account is at Ally Bank these days."
+    assert _first(_rows(earlier, later), "Which bank do I use for checking?") == "memory/2026-10-20.md"
+    assert _first(_rows(earlier, later), "Which bank did I use for checking before?") == "memory/2026-10-02.md"
+    # far less relevant than the earlier one: another matter that happens to share a word
+    assert _first(_rows(earlier, later, (0.6, 0.3)), "Which bank do I use for checking?") == "memory/2026-10-02.md"
+
+
+def test_an_earlier_line_far_below_the_answer_is_not_what_it_replaced():
+    """"Sold the old car and now I drive a VW Golf" answers "What car do I drive now?"; "I backed up my
+    photos to an external drive", far below it, shares "drive" and is not the car it replaced: it is
+    neither marked nor brought up under the answer (before, it was, and pushed the old car's line
+    out of the first five notes)."""
+    rows = _rows("I backed up my photos to an external drive.", "Sold the old car and now I drive a VW Golf.",
+                 (0.39, 1.07))
+    out = prefer_newest([dict(r) for r in rows], "What car do I drive now?")
+    assert not any(r.get("supersededBy") for r in out)
+    rows = _rows("I drive a grey Honda Civic.", "Sold the Civic, I drive a VW Golf now.", (0.5, 0.7))
+    out = prefer_newest([dict(r) for r in rows], "What car do I drive now?")
+    assert out[1].get("supersededBy") == out[0]["citation"]
+
+
+def test_a_later_line_holding_less_of_the_question_must_rank_nearly_as_high():
+    earlier = "My yoga class is Wednesday evenings at the community centre."
+    later = "The yoga got moved to Saturday mornings."
+    query = "When is my yoga class at the community centre?"
+    assert _first(_rows(earlier, later, (0.6, 0.55)), query) == "memory/2026-10-20.md"
+    assert _first(_rows(earlier, later, (0.6, 0.45)), query) == "memory/2026-10-02.md"
+
+
+def test_an_entry_of_the_append_only_form_is_dated_by_the_note_it_cites():
+    """Promoted entries of the append-only form carry ``[score=… source=memory/….md:9-9]``; they were
+    undated, so a later note never went above an old value promoted to MEMORY.md."""
+    entry = ("<!-- reverie-entry: st-f76cf5c4639b -->\n- My yoga class is Wednesday evenings at 6:30. [score=0.860 "
+             "signals=4 recalls=3 avg=0.853 source=memory/2026-10-13-0900-5.md:9-9] <!-- trigger: yoga class -->")
+    assert dated("MEMORY.md", 25, entry) == ("2026-10-13", 9)
+    rows = [{"path": "MEMORY.md", "snippet": entry, "score": 0.85, "citation": "MEMORY.md#L24-L25", "startLine": 24},
+            {"path": "memory/2026-10-28-0900.md", "snippet": "user: The studio shuffled the timetable, yoga is "
+             "Saturday mornings at 9 now.", "score": 0.66, "citation": "memory/2026-10-28-0900.md#L9-L9",
+             "startLine": 9}]
+    out = prefer_newest([dict(r) for r in rows], "When's my yoga class?")
+    assert out[0]["path"].startswith("memory/2026-10-28") and out[1]["supersededBy"] == out[0]["citation"]
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_a_search_shows_the_later_answer_first(keyword_memory):
+    m = keyword_memory({
+        "memory/2026-10-03.md": "- user: 我女儿在阳光幼儿园上中班。\n",
+        "memory/2026-10-09.md": "- user: 儿子的游泳课改到周六上午了。\n",
+        "memory/2026-10-21.md": "- user: 女儿转园了，现在去的是小太阳双语幼儿园，离家近多了。\n",
+    })
+    out = m.search("我女儿现在在哪个幼儿园？", 6, 0.0, now=datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc),
+                   record_signals=False)["results"]
+    paths = [r["path"] for r in out]
+    assert paths[:2] == ["memory/2026-10-21.md", "memory/2026-10-03.md"], [r["snippet"] for r in out]
+    assert out[1]["supersededBy"] == out[0]["citation"]
