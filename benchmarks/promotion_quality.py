@@ -92,7 +92,7 @@ def fires(phrase_lists: list[list[str]], messages: list[str], threshold: float =
     return len(hits), hits
 
 
-def run(verbose: bool = False) -> dict:
+def run(verbose: bool = False, messages: Path | None = None) -> dict:
     import ordinary_messages
     import promotion_conversations as pc
 
@@ -124,7 +124,7 @@ def run(verbose: bool = False) -> dict:
     entries = promoted_entries(memory_md)
     facts = [f for conv in pc.ALL for f in conv.facts]
     unclean = [(t, problems(t, facts)) for t, _ in entries if problems(t, facts)]
-    msgs = ordinary_messages.messages()
+    msgs = ordinary_messages.messages() if messages is None else other_messages(messages)
     phrase_lists = [p for _, p in entries]
     n_fire, hits = fires(phrase_lists, msgs)
     old_lists = [concept_tags(t)[:3] for t, _ in entries]
@@ -155,6 +155,14 @@ def run(verbose: bool = False) -> dict:
         for t, p in entries:
             print(f"  {t}  <- {', '.join(p) or '(no trigger)'}")
     return result
+
+
+def other_messages(path: Path) -> list[str]:
+    """The ordinary messages of a data file (``--messages``): its ``EN`` and ``ZH`` lists."""
+    import runpy
+
+    data = runpy.run_path(str(path))
+    return list(data["EN"]) + list(data["ZH"])
 
 
 def render(r: dict) -> str:
@@ -188,9 +196,11 @@ def render(r: dict) -> str:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, help="write the figures into this Markdown file (docs/benchmarks.md)")
+    ap.add_argument("--messages", type=Path, help="the ordinary messages of this data file (its EN and ZH lists) "
+                    "instead of ordinary_messages.py: ordinary_fresh_data.py")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
-    r = run(args.verbose)
+    r = run(args.verbose, args.messages)
     body = render(r)
     print(body)
     for text, why in r["unclean"]:

@@ -272,6 +272,10 @@ def test_recall_intent_and_decision():
     assert has_recall_intent("上次我们聊的酒店是哪家？")
     assert not has_recall_intent("明天提醒我买牛奶")  # a future request stays quiet
     assert has_recall_intent("明天还去上次那家吗")  # unless it also looks back
+    # "你还记得…吗" asks about the past however long what it asks is, and 以后 there is "after": before,
+    # twelve characters between 记得 and 吗 and the 以后 of 三点以后 kept it quiet
+    assert has_recall_intent("你还记得我下午三点以后喝不喝咖啡吗？")
+    assert not has_recall_intent("明天还记得提醒我吗？")  # a request for later, of no one's memory
     assert not has_recall_intent("write a poem about the sea")
     assert decision("off", "what did we decide?", False) == "mode-off"
     assert decision("always", "hi", True) == "recall"

@@ -52,6 +52,10 @@ def _first(rows: list[dict], query: str) -> str:
     ("The design review is on Tuesdays in room 4B.", "Design review is Thursdays from next week, same room.",
      "When is the design review?"),
     ("我家猫吃的是皇家的猫粮。", "猫粮换成渴望了，医生说蛋白质高一点好。", "我家猫现在吃什么牌子的粮？"),
+    # the person is the subject when the question asks nothing else the earlier one holds
+    ("我爸妈住在老家洛阳。", "爸妈退休后决定去苏州养老，上周刚把家搬完。", "我爸妈现在住在哪个城市？"),
+    # a word of the question's, cut to another stem ("insures", "insurance")
+    ("Our car insurance is with Geico.", "Switched our auto insurance over to State Farm.", "Which company insures our car?"),
 ])
 def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     rows = _rows(earlier, later)

@@ -29,6 +29,19 @@ def test_chinese_triggers_are_words_and_never_character_pairs():
     assert triggers_for("女儿每周六上午在静安寺附近上钢琴课，老师姓王。") == ["静安寺", "钢琴课"]
 
 
+def test_an_everyday_verb_before_a_noun_is_no_name_of_what_the_fact_is_about():
+    """The dictionary holds 喝咖啡 (as a proper noun) and 弹钢琴 as nouns: as triggers they fired on any
+    question about coffee ("感冒了能喝咖啡吗？", three of 500 everyday messages written apart from this
+    code: benchmarks/ordinary_fresh_data.py). The noun alone pairs like any two-character noun."""
+    tea = "我喜欢喝龙井茶，不加糖，下午三点以后不喝咖啡。"
+    assert "喝咖啡" in [n.word for n in nouns(tea)]  # (what the segmenter says)
+    assert triggers_for(tea) == ["龙井茶"]
+    assert not any("弹钢琴" in p or "喝啤酒" in p for p in candidates("我在学弹钢琴，他爱喝啤酒。"))
+    assert "打印机" in " ".join(candidates("公司的打印机在三楼。"))  # a noun that begins with a verb stays
+    for message in ("感冒了能喝咖啡吗？", "高血压的人能喝咖啡吗？"):
+        assert score_message(message, "; ".join(triggers_for(tea)), 1.0) < 0.65
+
+
 def test_role_words_generic_verbs_and_stop_words_never_make_a_trigger():
     got = triggers_for("User decided to remember that the wifi password at the cabin is kept in the drawer.")
     words = {w for p in got for w in p.split()}

@@ -487,14 +487,26 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # ranks nearly as high ("Cancelled the Hilton for Boston" holds one of "Where am I staying for the
     # Boston conference?")
     # (a word of the question as a stem may be cut otherwise: "insures", "insurance")
+    # One of the owner's people is what both are about only when the earlier holds nothing else of the
+    # question ("我爸妈住在老家洛阳", "爸妈…去苏州养老" for "我爸妈现在住在哪个城市？").
     chars = _asked_chars(asked)
-    if any(w not in _RELATION_WORDS and (_asks(w, asked) or any(ch in chars for ch in w)) for w in shared):
-        held = asked & fb[0]
+    held = frozenset(w for w in fb[0] if _asks(w, asked))
+    people = all(_a_person(w) for w in held)
+    if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars for ch in w))
+           for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
     # or a name of the earlier one said again ("Sold the Civic last week" after "I drive a grey Honda
     # Civic", "Jake finally made the move to Austin", "李大夫退休了")
     # (a character alone is not enough: 去 of 年假去哪儿玩 is in any plan, 儿 of 女儿 in 儿子)
     return bool(shared & _names(b)) or _size(frozenset(w for w in shared if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
+
+
+_PERSON_STARTS = frozenset(w[0] for w in WORDS_ZH)
+
+
+def _a_person(word: str) -> bool:
+    """One of the owner's people as a subject word: "manager", 爸妈, or 我 before one (我爸 of 我爸妈)."""
+    return word in _RELATION_WORDS or (len(word) == 2 and word[0] == "我" and word[1] in _PERSON_STARTS)
 
 
 def _asks(word: str, asked: frozenset[str]) -> bool:
