@@ -51,18 +51,21 @@ class Finding:
 # -- credentials stated in words ---------------------------------------------------------------
 _EN_KEY = (r"(?:pass(?:word|code|phrase)|passwd|pwd|pin(?:\s*(?:code|number|no\.?))?|"
            r"(?:door|gate|garage|locker|lock|alarm|safe|access|entry|entrance|building|keypad|unlock|security|"
-           r"verification|wi-?fi|router|network)\s+(?:code|key|pin|password|combination)|combination|"
+           r"verification|wi-?fi|router|network|disarm|arming|one[\s-]time|2fa|two[\s-]factor|login|sms|"
+           r"recovery|backup)\s+(?:code|codes|key|pin|password|combination|combo)|combination|combo|keypad|otp|"
            r"cvv|cvc|secret(?:\s+key)?|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|private[\s_-]?key)")
 # words allowed between the keyword and its verb ("for the wifi at the cabin")
-_EN_BRIDGE = r"(?:\s+(?!is\b|are\b|was\b)[\w'’-]+){0,6}?"
+# ("for the raspberry pi in the garage": eight at most)
+_EN_BRIDGE = r"(?:\s+(?!is\b|are\b|was\b)[\w'’-]+){0,8}?"
+# ("my PIN's 4471", "password's Harbor.Lights.1987": the verb cut to 's)
 _EN_VERB = (r"(?:\s*[:=]\s*|\s+(?:is|are|was|=)(?:\s+(?:now|still|just|actually))?(?:\s+(?:changed|set|updated)\s+to)?\s+"
-            r"|\s+(?:changed|set|updated|reset)\s+to\s+|\s*[-–—]>?\s*)")
+            r"|['’]s\s+|\s+(?:changed|set|updated|reset)\s+to\s+|\s*[-–—]>?\s*)")
 _VALUE = r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`,;，。；、]+)"
 # (a quote may close the keyword: JSON and YAML, '"password": "hunter2"')
 _EN_STATED = LazyPattern(rf"\b(?P<key>{_EN_KEY})\b[\"']?{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
 
-_ZH_KEY = (r"(?:密码|口令|密钥|暗码|门禁码|开门码|门锁码|锁码|储物柜码|柜子码|取件码|验证码|安全码|"
-           r"(?:PIN|pin|Pin)\s*码?|支付码|密碼|門禁碼)")
+_ZH_KEY = (r"(?:密码|口令|密钥|暗码|门禁码|开门码|门锁码|锁码|储物柜码|柜子码|取件码|验证码|安全码|撤防码|布防码|"
+           r"解锁码|开锁码|恢复码|备用码|动态码|(?:PIN|pin|Pin)\s*码?|(?:CVV|CVC|cvv|cvc)\s*码?|支付码|密碼|門禁碼)")
 _ZH_VERB = r"(?:\s*(?:是|为|為|：|:|=|改成了?|改为|改為|换成了?|設為|设为|设置为|设成|就是)\s*)"
 _ZH_VALUE = r"[\"'“‘`「]?(?P<value>[A-Za-z0-9#*@!$%^&_+.-]+)"
 _ZH_STATED = LazyPattern(rf"(?P<key>{_ZH_KEY})[^，。；,;\n]{{0,4}}?{_ZH_VERB}{_ZH_VALUE}")
@@ -70,8 +73,23 @@ _ZH_STATED = LazyPattern(rf"(?P<key>{_ZH_KEY})[^，。；,;\n]{{0,4}}?{_ZH_VERB}
 # "password hunter2!" with no verb: only a value that looks made up (letters with digits or symbols)
 _EN_BARE = LazyPattern(r"\b(?P<key>pass(?:word|code)|passwd|pwd)\s+(?P<value>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])"
                       r"[A-Za-z0-9!@#$%^&*_+.-]{4,})")
-# "locker code 3318", "PIN 0451": a code keyword followed straight by digits
-_EN_CODE_DIGITS = LazyPattern(rf"\b(?P<key>{_EN_KEY})\s*#?\s*(?P<value>\d{{3,}}[#*]?)(?![\d.,:/-]\d|\s*(?:%|kg|km|mb|gb|ms|px|[a-z]))", re.I)
+# "locker code 3318", "PIN 0451": a code keyword followed straight by digits; a combination's may
+# come in dashes ("combination 22-07-41")
+_EN_CODE_DIGITS = LazyPattern(rf"\b(?P<key>{_EN_KEY})\s*#?\s*(?P<value>\d{{1,3}}(?:-\d{{1,3}}){{2,3}}(?![\d-])|\d{{3,}}(?!\d)[#*]?)"
+                              rf"(?![\d.,:/-]\d|\s*(?:%|kg|km|mb|gb|ms|px|[a-z]))", re.I)
+# "pw: qL7#vWm2!pz", "vpn pass = Orchid_Falcon_31": short words for a password, only when assigned a
+# made-up value (a bus pass "is" 30 dollars; "test pass = true")
+_EN_SHORT = LazyPattern(r"\b(?P<key>pw|pass|pwd)\s*[:=]\s*[\"'“‘`]?(?P<value>(?=[^\s]*[\d!@#$%^&*_])[^\s\"'“”‘’`,;，。；、]{4,})",
+                        re.I)
+# "Router admin login is admin / Ng8$kd2Lq0", "netflix login: me@example.com / Popcorn#Night77"
+_LOGIN_PAIR = LazyPattern(r"\b(?P<key>login|log-in|credentials?|creds|sign[\s-]?in)\b[^/\n]{0,24}?(?:\s+is|\s+are|\s*[:=])\s*"
+                          r"[^\s/]{2,64}\s*/\s*(?P<value>[^\s,;，。；]{4,})", re.I)
+# "the code they just texted me is 714209": a code that came by text or mail
+_SENT_CODE = LazyPattern(r"\b(?P<key>code)\b(?:\s+[\w'’]+){0,4}?\s+(?:texted|sent|emailed|messaged|sms'?d)\b"
+                         r"(?:\s+[\w'’]+){0,3}?\s+(?:is|was|:)\s*(?P<value>\d{4,8})\b", re.I)
+# "my wallet seed phrase is canyon velvet orbit …", "助记词：ocean timber …": twelve to twenty-four words
+_SEED = LazyPattern(r"(?P<key>\bseed(?:\s+phrase|\s+words)?|\brecovery\s+(?:phrase|words)|\bmnemonic(?:\s+phrase)?|助记词|助記詞)"
+                    r"[^\n:：=]{0,24}?(?:\s+is|\s+are|\s*[:：=]|是)\s*(?P<value>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b", re.I)
 # "token: 9f8e…", "key=…": a generic word with an assignment and a long made-up value
 _ASSIGNED = LazyPattern(r"\b(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=]\s*[\"']?"
                        r"(?P<value>(?=[^\s]*\d)[A-Za-z0-9_+/=.-]{12,})", re.I)
@@ -116,7 +134,8 @@ def _plausible_value(value: str, key: str) -> bool:
 # Every English credential pattern holds a keyword with one of these in it (pass, pwd, pin, code,
 # key, ..., token): a text with none of them is not read by those patterns at all. They cost ~2 ms
 # per 2.7 kB note, and every search result, recall entry and Dreaming candidate is asked.
-_EN_STEMS = ("pass", "pwd", "pin", "code", "key", "combination", "cvv", "cvc", "secret", "token")
+_EN_STEMS = ("pass", "pwd", "pw", "pin", "code", "key", "combination", "combo", "cvv", "cvc", "secret", "token",
+             "login", "log-in", "credential", "creds", "otp", "seed", "mnemonic", "recovery")
 _ID_WORDS = ("passport", "ssn", "social security", "national id", "id card", "driver", "tax id")
 
 
@@ -135,14 +154,20 @@ def _stated(text: str, digits: bool, folded: str) -> list[Finding]:
     # cold hook) on a text without one; the Chinese keys include "PIN 码", which an ASCII text meets.
     cjk = not text.isascii() or "pin" in folded
     english = any(stem in folded for stem in _EN_STEMS)
+    # (the patterns of one shape each run only where their words are: each costs a scan of the text)
+    shapes = {"login": "/" in text and any(w in folded for w in ("login", "log-in", "credential", "creds", "sign")),
+              "sent": digits and "code" in folded and any(w in folded for w in ("text", "sent", "mail", "messag", "sms")),
+              "seed": any(w in folded for w in ("seed", "mnemonic", "recovery", "助记", "助記")),
+              "short": any(w in folded for w in ("pw", "pass", "pwd"))}
     for rx, needs in ((_EN_STATED, "en"), (_ZH_STATED, "cjk"), (_EN_BARE, "en"), (_EN_CODE_DIGITS, "digit"),
-                      (_ASSIGNED, "en"), (_ZH_BARE, "cjk"), (_EN_BEFORE, "en"), (_ZH_BEFORE, "cjk")):
+                      (_ASSIGNED, "en"), (_ZH_BARE, "cjk"), (_EN_BEFORE, "en"), (_ZH_BEFORE, "cjk"), (_EN_SHORT, "short"),
+                      (_LOGIN_PAIR, "login"), (_SENT_CODE, "sent"), (_SEED, "seed")):
         if (needs == "cjk" and not cjk) or (needs == "digit" and not (digits and english)) or \
-                (needs == "en" and not english):
+                (needs == "en" and not english) or (needs in shapes and not shapes[needs]):
             continue
         for m in rx.finditer(text):
             value = m.group("value")
-            if not _plausible_value(value, m.group("key")):
+            if rx is not _SEED and not _plausible_value(value, m.group("key")):
                 continue
             if rx in (_EN_BEFORE, _ZH_BEFORE) and not re.search(r"\d", value) and len(value) < 6:
                 continue  # "this is the password policy": a value before the keyword needs a digit
@@ -166,7 +191,7 @@ _KEY_SHAPES = LazyPattern("|".join([
     r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
     r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----)?",
     r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=-]{20,}",
-    r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s/@]{3,}@",
+    r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s/@]{3,}@",
 ]))
 
 
@@ -227,6 +252,16 @@ _ID_STATED = LazyPattern(
 _CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 
 
+# a number said to be a card's ("my visa is 4539 7812 0043 6615", "卡号6228-…"): flagged whatever its check
+# digit, which a number typed from memory or made up for an example need not pass
+_CARD_WORDS = LazyPattern(r"(?:\b(?:card|visa|mastercard|master\s+card|amex|debit|credit)\b|卡号|卡號|银行卡|銀行卡|信用卡|储蓄卡|"
+                          r"借记卡|银联)", re.I)
+
+
+def _said_card(text: str, at: int) -> bool:
+    return _CARD_WORDS.search(text[max(0, at - 30):at]) is not None
+
+
 def luhn_ok(digits: str) -> bool:
     total = 0
     for i, ch in enumerate(reversed(digits)):
@@ -270,7 +305,7 @@ def _numbers(text: str, digits: bool, folded: str) -> list[Finding]:
                 out.append(Finding("id", m.start(), m.end()))
         for m in _CARD.finditer(text):
             digits = re.sub(r"\D", "", m.group())
-            if 13 <= len(digits) <= 19 and digits[0] in "3456" and luhn_ok(digits):
+            if 13 <= len(digits) <= 19 and ((digits[0] in "3456" and luhn_ok(digits)) or _said_card(text, m.start())):
                 out.append(Finding("card", m.start(), m.end()))
     for m in _IBAN.finditer(text):
         if iban_ok(m.group()):
