@@ -457,8 +457,26 @@ def _owner_said(text: str) -> str:
     "" when it is an assistant's turn or a conversation of named people."""
     if said_by_assistant(text) or _named_talk(text):
         return ""
-    m = _OTHER_TURN.search(text)
+    m = _OTHER_TURN.search(text) if _others_speak(text) else None
     return _statement(text[:m.start()] if m else text)
+
+
+def _owner_facts(text: str, said: str) -> tuple:
+    """:func:`_facts` of what the owner said in ``text`` (``said``): the whole text's, which a search
+    has already read, when no one else speaks in it (who said it and a dash are no subject word)."""
+    return _facts(said) if _others_speak(text) else _facts(text)
+
+
+@lru_cache(maxsize=4096)
+def _others_speak(text: str) -> bool:
+    return _OTHER_TURN.search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _says_change(text: str) -> bool:
+    """Whether ``text`` says a change in any of the ways of :data:`_SAYS_CHANGE` (asked once per text:
+    a search judges a text in several pairs)."""
+    return _SAYS_CHANGE.search(text) is not None
 
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
@@ -473,15 +491,15 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
         return False
     if focus and names_focus(b, focus) and not names_focus(a, focus):
         return False
-    fa, fb = _facts(a), _facts(b)
+    fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
         return False  # nothing the earlier one did not say
-    if _SAYS_CHANGE.search(a) is None and not (fa[1] and fb[1] and fa[1] != fb[1]):
+    if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]):
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六"),
     # and what the question asks about among it, beside one of the owner's people: "儿子的游泳课改到周六"
     # and "儿子周末在新东方上英语课" are both the son's, and only one is his English class
-    shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _SAYS_CHANGE.search(w))
+    shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _says_change(w))
     # (in Chinese, a shared word one of whose characters is of the question's words: 猫粮 for 什么牌子的粮);
     # when the later one holds less than half of the question's words the earlier holds, only if it
     # ranks nearly as high ("Cancelled the Hilton for Boston" holds one of "Where am I staying for the
@@ -668,13 +686,14 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 or bool(shared and _leaves(f_new, f_old)) \
                 or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
             hit = judged and (kind or _updates(f_new, f_old, asked))
-            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS:
+            # (two texts sharing no subject word are never two answers: most pairs stop at this test)
+            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS and shared - _ANY_TOPIC:
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
-                hit = ratios[0] <= ratio <= 1 / ratios[0] and answers_alike(f_new[2], f_old[2], asked, ratio, named,
-                                                                              ratios[1])
+                hit = ratios[0] <= ratio <= 1 / ratios[0] and answers_alike(text(newer), text(older), asked, ratio,
+                                                                              named, ratios[1])
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:
