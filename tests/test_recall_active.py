@@ -276,6 +276,11 @@ def test_recall_intent_and_decision():
     # twelve characters between 记得 and 吗 and the 以后 of 三点以后 kept it quiet
     assert has_recall_intent("你还记得我下午三点以后喝不喝咖啡吗？")
     assert not has_recall_intent("明天还记得提醒我吗？")  # a request for later, of no one's memory
+    # ... and a future said with it stays a request for later; a 么 of 怎么样, or a song title, asks nothing
+    for later in ("明天你还记得提醒我吃药吗？", "下周你还记得帮我订票吗？", "你还记得以后每天早上提醒我喝水吗？",
+                  "你還記得明天要提醒我嗎？", "我还记得小时候妈妈每天给我做早饭，现在想想真是很怀念那种味道，你觉得怎么样",
+                  "给我推荐几首歌，类似《还记得你说家是唯一的城堡》那种风格的歌吗"):
+        assert not has_recall_intent(later), later
     assert not has_recall_intent("write a poem about the sea")
     assert decision("off", "what did we decide?", False) == "mode-off"
     assert decision("always", "hi", True) == "recall"

@@ -77,11 +77,36 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
      "Where is my yoga class?"),
     ("My yoga class is at the Riverside studio.", "I still go to yoga at the Riverside studio, love it.",
      "Where is my yoga class?"),
+    # (a fresh-eyes review's cases) someone else's news
+    ("My rent is $2,100 a month.", "My friend Dana's rent went up to $2,600 now.", "How much is my rent?"),
+    ("我在腾讯上班", "我老婆现在在阿里上班", "我在哪家公司上班？"),
+    ("I drive a grey Honda Civic.", "My neighbor just sold his Honda Civic and got a Tesla.", "What car do I drive?"),
+    ("我儿子在实验小学上学", "我女儿现在在外国语学校上学", "我儿子在哪个学校上学？"),
+    # the earlier value only spoken of again, not left
+    ("My doctor is Dr. Patel.", "Dr. Patel moved her office to Main Street.", "Who is my doctor?"),
+    ("We have Xfinity for home internet.", "Xfinity raised our bill to $85 a month.", "Who's our internet provider?"),
+    ("我在招商银行开的户", "招商银行的App改版了", "我在哪家银行开的户？"),
+    ("我的牙医是李大夫", "李大夫把我的洗牙改到5月12日了", "我的牙医是谁？"),
+    # a question about the past, about all that ever was, or a count
+    ("2019年我在阿里巴巴工作", "现在我在腾讯工作了", "我2019年在哪工作？"),
+    ("I visited Japan in spring.", "Now I've been to Portugal too.", "Which countries have I visited?"),
+    ("上周看了沙丘", "昨天又看了一部电影，奥本海默，现在很喜欢诺兰", "我今年看了几部电影？"),
 ])
 def test_a_later_line_that_answers_something_else_keeps_its_place(earlier, later, query):
     rows = _rows(earlier, later)
     out = prefer_newest([dict(r) for r in rows], query)
     assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+
+
+def test_named_speakers_and_another_turn_are_no_statement_of_the_owner():
+    rows = [{"path": "memory/2026-10-02.md", "snippet": "Melanie: Painting sunsets mostly, 3 canvases a week.",
+             "score": 0.6, "startLine": 9, "citation": "memory/2026-10-02.md#L9-L9"},
+            {"path": "memory/2026-10-20.md", "snippet": "Caroline: Painting portraits now, 5 a week.", "score": 0.58,
+             "startLine": 9, "citation": "memory/2026-10-20.md#L9-L9"}]
+    out = prefer_newest([dict(r) for r in rows], "What does Melanie paint?")
+    assert out[0]["path"] == "memory/2026-10-02.md" and not any(r.get("supersededBy") for r in out)
+    rows = _rows("I work at Acme.\nassistant: Great, how is Acme?", "Acme moved its office to Harbor Street now.")
+    assert _first(rows, "Where do I work?") == "memory/2026-10-02.md"
 
 
 def test_the_question_vouches_for_the_pair_only_when_it_asks_what_holds_and_both_rank_high():

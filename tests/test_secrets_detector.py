@@ -47,6 +47,9 @@ SECRETS = [
     ("两步验证恢复码 9QX2-L7MP-3KZT", "9QX2-L7MP-3KZT"),
     ("seed phrase is maple river candle orbit violet timber glass north hollow ember quiet raven",
      "maple river candle orbit violet timber glass north hollow ember quiet raven"),
+    ("my pw is qL7#vWm2!pz", "qL7#vWm2!pz"),
+    ("The safe combination is 21-7-12.", "21-7-12"),
+    ("verification code sent to my phone is 482913", "482913"),
 ]
 
 ORDINARY = [
@@ -73,6 +76,19 @@ ORDINARY = [
     "Login: Monday / Tuesday",
     "CVV是什么意思？",
     "我的银行卡丢了，卡号我记不清了",
+    # a fresh-eyes review's look-alikes for the shapes above
+    "The combo is $12.99 at McDonald's.",
+    "Best combo: Ctrl+Shift+T reopens tabs.",
+    "My favorite combo: 1-2-3 punch combo in boxing",
+    "The code I sent you is 2048 lines long",
+    "Zip code they sent me is 94107",
+    "The password's length must be 12",
+    "Season pass = $399",
+    "bus pass: route_12",
+    "My visa application number is 1234 5678 9012 3456",
+    "Gift card order #4000 1234 5678 9010 shipped",
+    "信用卡账单的流水号是 2026100212345678",
+    "银行卡挂失受理号 1234567890123",
 ]
 
 

@@ -113,15 +113,22 @@ def _chinese(text: str) -> tuple[list[str], list[str]]:
     """(words that stand alone, pairs of two-character nouns) of the Chinese part of ``text``."""
     alone: list[str] = []
     pairs: list[str] = []
-    found = [n for n in map(_without_doing, nouns(text)) if n.word not in GENERIC_NOUNS_ZH and n.word not in ROLE]
+    segmented = nouns(text)
+    found = [n for n in map(_without_doing, segmented) if n.word not in GENERIC_NOUNS_ZH and n.word not in ROLE]
+    undone = {n.start for n in found} - {n.start for n in segmented}  # the nouns an everyday verb was taken from
+
+    def one_clause(x, y) -> bool:
+        return not re.search(r"[，。；：！？,.;:!?]", text[x.start + len(x.word):y.start])
+
     for i, n in enumerate(found):
         if n.proper or len(n.word) >= 3:
             alone.append(n.word)
-        elif i + 1 < len(found):
-            nxt = found[i + 1]
-            between = text[n.start + len(n.word):nxt.start]
-            if not re.search(r"[，。；：！？,.;:!?]", between):  # the same clause
-                pairs.append(f"{n.word} {nxt.word}")
+        elif i + 1 < len(found) and one_clause(n, found[i + 1]):
+            pairs.append(f"{n.word} {found[i + 1].word}")
+        elif n.start in undone and i > 0 and one_clause(found[i - 1], n):
+            # a noun an everyday verb was taken from, last of its clause, pairs with the one before
+            # (女儿 钢琴 of "我女儿周六上午学弹钢琴"): alone it would fire on every message about pianos
+            pairs.append(f"{found[i - 1].word} {n.word}")
     return alone, pairs
 
 

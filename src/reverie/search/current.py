@@ -59,13 +59,17 @@ _STATES_CHANGE = LazyPattern(
 
 # a question asking for a fact as it stands, "now" said or not ("Which bank do I use?", "When is the
 # Orion launch?", "我女儿在哪个幼儿园？", "我现在还喝酒吗？"): a question word or mark, and none of a
-# question about the past ("Which bank did I use before?", "以前住在哪"), a count or a request for advice
+# question about the past or of all that ever was ("Which bank did I use before?", "以前住在哪", "我2019年
+# 在哪工作？", "Which countries have I visited?", "What happened at the meeting?"), a count ("我今年看了几部
+# 电影？") or a request for advice
 _ASKS_FACT = LazyPattern(
     r"\b(?:what|which|where|who|whom|whose|when|how\s+(?:much|many|long|far|often))(?:'s|'re)?\b|[?？]\s*$"
     r"|什么|哪|谁|几[点天号月个位次岁]|多少|吗\s*[？?]?\s*$", re.I)
 _ASKS_PAST = LazyPattern(
     r"\b(?:did|was|were|had|used\s+to|before|previous(?:ly)?|originally|at\s+first|earlier|formerly|ago"
-    r"|back\s+then|(?:my|our|the)\s+old|first)\b|以前|之前|原来|原先|当初|最早|最初|第一|上次|上一[个次家位]|那时|当时|过去|曾经",
+    r"|back\s+then|(?:my|our|the)\s+old|first|have\s+(?:i|we)|has\s+(?:he|she)|happened|ever|last\s+(?:year|month|week|time)"
+    r"|in\s+(?:19|20)\d\d)\b|以前|之前|原来|原先|当初|最早|最初|第一|上次|上一[个次家位]|那时|当时|过去|曾经|去年|前年|上个?月|上周|上星期|上礼拜"
+    r"|小时候|当年|那年|(?:19|20)\d\d年|几[部本场次趟回]|一共|总共",
     re.I)
 _ASKS_ADVICE = LazyPattern(
     r"\b(?:should|shall|can|could|would|must)\s+(?:i|we)\b|\b(?:recommend|suggest|ideas?|tips?|advice)\b"

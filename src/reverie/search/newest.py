@@ -433,7 +433,7 @@ CLOSE_RATIO = 0.85  # a later answer holding less of the question's words must r
 # the same words): a keyword-only search asks (0.5, 0.7) of the pair's scores
 KEYWORD_RATIOS = (0.5, 0.7)
 _SAYS_CHANGE = re.compile(
-    r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:ed|ing)|"
+    r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:e|ed|es|ing)|"
     r"chang(?:ed|ing)|cancell?(?:ed)?|ditched|dropped|quit|left|sold|replaced|rebooked|rescheduled|postponed|pushed|"
     r"bumped|slipped|delayed|upgraded|downgraded|promot(?:ed|ion)|transferred|raised|lowered|officially|as\s+of|"
     r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+now\s+on|starting|"
@@ -448,6 +448,15 @@ _ANY_TOPIC = frozenset(content_words(
     "每周 每天 每月 周末 上午 下午 晚上 早上 时间 今天 明天 个月 每个 家里 东西",
     matching=True)) | _FRAME_BIGRAMS
 _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助手)[:：]")
+# a value left, replaced or ended: what a later line must say of a name it shares with the earlier
+_LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|"
+                      r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
+                      r"mov(?:e|ed|es|ing)\s+(?:to|from|over)|"
+                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold))\b|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|走了|停了",
+                      re.I)
+# a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
+_NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
+                         r"(?:\s[A-Z][\w'-]{1,20})?:\s")
 _CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w&'-]+")
 
 
@@ -455,7 +464,7 @@ _CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w&'-]+")
 def _owner_said(text: str) -> str:
     """What the owner says in a result's text: up to another speaker's turn, without a role or a dash;
     "" when it is an assistant's turn or a conversation of named people."""
-    if said_by_assistant(text) or _named_talk(text):
+    if said_by_assistant(text) or _named_talk(text) or _NAMED_LINE.match(text):
         return ""
     m = _OTHER_TURN.search(text) if _others_speak(text) else None
     return _statement(text[:m.start()] if m else text)
@@ -486,7 +495,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
     杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？")."""
-    a, b = _owner_said(later), _owner_said(earlier)
+    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or a == b:
         return False
     if focus and names_focus(b, focus) and not names_focus(a, focus):
@@ -495,6 +504,12 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
         return False  # nothing the earlier one did not say
     if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]):
+        return False
+    # someone else's news is no change of the owner's fact: "My friend Dana's rent went up to $2,600"
+    # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
+    # earlier one does not name), "My neighbor just sold his Honda Civic"
+    # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
+    if (fa[0] & _RELATION_WORDS) - fb[0]:
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六"),
     # and what the question asks about among it, beside one of the owner's people: "儿子的游泳课改到周六"
@@ -507,16 +522,23 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # (a word of the question as a stem may be cut otherwise: "insures", "insurance")
     # One of the owner's people is what both are about only when the earlier holds nothing else of the
     # question ("我爸妈住在老家洛阳", "爸妈…去苏州养老" for "我爸妈现在住在哪个城市？").
+    # A name of the earlier one said again (not one the question asks about) is its value spoken of
+    # again: the later must say it was left ("Sold the Civic last week" after "I drive a grey Honda
+    # Civic", "李大夫退休了", "Cancelled the Hilton for Boston"); a line that only speaks of it ("Dr.
+    # Patel moved her office", "Xfinity raised our bill", "招商银行的App改版了") changes nothing of it.
+    # (a Chinese word of three characters or more: 李大 + 大夫; a character alone, 去 of 年假去哪儿玩 or
+    # 儿 of 女儿 and 儿子, names nothing)
+    again = frozenset(w for w in shared if not _asks(w, asked))
+    named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
+    if named and _LEFT_IT.search(a) is None:
+        return False
     chars = _asked_chars(asked)
     held = frozenset(w for w in fb[0] if _asks(w, asked))
     people = all(_a_person(w) for w in held)
     if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars for ch in w))
            for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
-    # or a name of the earlier one said again ("Sold the Civic last week" after "I drive a grey Honda
-    # Civic", "Jake finally made the move to Austin", "李大夫退休了")
-    # (a character alone is not enough: 去 of 年假去哪儿玩 is in any plan, 儿 of 女儿 in 儿子)
-    return bool(shared & _names(b)) or _size(frozenset(w for w in shared if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
+    return named
 
 
 _PERSON_STARTS = frozenset(w[0] for w in WORDS_ZH)

@@ -60,43 +60,51 @@ _EN_BRIDGE = r"(?:\s+(?!is\b|are\b|was\b)[\w'’-]+){0,8}?"
 # ("my PIN's 4471", "password's Harbor.Lights.1987": the verb cut to 's)
 _EN_VERB = (r"(?:\s*[:=]\s*|\s+(?:is|are|was|=)(?:\s+(?:now|still|just|actually))?(?:\s+(?:changed|set|updated)\s+to)?\s+"
             r"|['’]s\s+|\s+(?:changed|set|updated|reset)\s+to\s+|\s*[-–—]>?\s*)")
-_VALUE = r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`,;，。；、]+)"
+_VALUE = r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`,;，。；、]{1,128})"
 # (a quote may close the keyword: JSON and YAML, '"password": "hunter2"')
 _EN_STATED = LazyPattern(rf"\b(?P<key>{_EN_KEY})\b[\"']?{_EN_BRIDGE}{_EN_VERB}{_VALUE}", re.I)
 
 _ZH_KEY = (r"(?:密码|口令|密钥|暗码|门禁码|开门码|门锁码|锁码|储物柜码|柜子码|取件码|验证码|安全码|撤防码|布防码|"
            r"解锁码|开锁码|恢复码|备用码|动态码|(?:PIN|pin|Pin)\s*码?|(?:CVV|CVC|cvv|cvc)\s*码?|支付码|密碼|門禁碼)")
 _ZH_VERB = r"(?:\s*(?:是|为|為|：|:|=|改成了?|改为|改為|换成了?|設為|设为|设置为|设成|就是)\s*)"
-_ZH_VALUE = r"[\"'“‘`「]?(?P<value>[A-Za-z0-9#*@!$%^&_+.-]+)"
+_ZH_VALUE = r"[\"'“‘`「]?(?P<value>[A-Za-z0-9#*@!$%^&_+.-]{1,128})"
 _ZH_STATED = LazyPattern(rf"(?P<key>{_ZH_KEY})[^，。；,;\n]{{0,4}}?{_ZH_VERB}{_ZH_VALUE}")
 # "4471 is the door code", "sunflower99 is our wifi password", "4471 是门禁密码"
 # "password hunter2!" with no verb: only a value that looks made up (letters with digits or symbols)
-_EN_BARE = LazyPattern(r"\b(?P<key>pass(?:word|code)|passwd|pwd)\s+(?P<value>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])"
-                      r"[A-Za-z0-9!@#$%^&*_+.-]{4,})")
+_EN_BARE = LazyPattern(r"\b(?P<key>pass(?:word|code)|passwd|pwd)\s+(?P<value>(?=[^\s]{0,128}[A-Za-z])(?=[^\s]{0,128}[\d!@#$%^&*])"
+                      r"[A-Za-z0-9!@#$%^&*_+.-]{4,128})")
 # "locker code 3318", "PIN 0451": a code keyword followed straight by digits; a combination's may
 # come in dashes ("combination 22-07-41")
 _EN_CODE_DIGITS = LazyPattern(rf"\b(?P<key>{_EN_KEY})\s*#?\s*(?P<value>\d{{1,3}}(?:-\d{{1,3}}){{2,3}}(?![\d-])|\d{{3,}}(?!\d)[#*]?)"
                               rf"(?![\d.,:/-]\d|\s*(?:%|kg|km|mb|gb|ms|px|[a-z]))", re.I)
 # "pw: qL7#vWm2!pz", "vpn pass = Orchid_Falcon_31": short words for a password, only when assigned a
 # made-up value (a bus pass "is" 30 dollars; "test pass = true")
-_EN_SHORT = LazyPattern(r"\b(?P<key>pw|pass|pwd)\s*[:=]\s*[\"'“‘`]?(?P<value>(?=[^\s]*[\d!@#$%^&*_])[^\s\"'“”‘’`,;，。；、]{4,})",
-                        re.I)
+_EN_SHORT = LazyPattern(r"\b(?P<key>pw|pass|pwd)(?:\s*[:=]\s*|(?<!pass)\s+is\s+)[\"'“‘`]?"
+                        r"(?P<value>(?=[^\s]{0,64}[A-Za-z])(?=[^\s]{0,64}[\d!@#%^&*_])[^\s\"'“”‘’`,;，。；、$]{6,64})", re.I)
 # "Router admin login is admin / Ng8$kd2Lq0", "netflix login: me@example.com / Popcorn#Night77"
 _LOGIN_PAIR = LazyPattern(r"\b(?P<key>login|log-in|credentials?|creds|sign[\s-]?in)\b[^/\n]{0,24}?(?:\s+is|\s+are|\s*[:=])\s*"
-                          r"[^\s/]{2,64}\s*/\s*(?P<value>[^\s,;，。；]{4,})", re.I)
+                          r"[^\s/]{2,64}\s*/\s*(?P<value>[^\s,;，。；]{4,64})", re.I)
 # "the code they just texted me is 714209": a code that came by text or mail
-_SENT_CODE = LazyPattern(r"\b(?P<key>code)\b(?:\s+[\w'’]+){0,4}?\s+(?:texted|sent|emailed|messaged|sms'?d)\b"
-                         r"(?:\s+[\w'’]+){0,3}?\s+(?:is|was|:)\s*(?P<value>\d{4,8})\b", re.I)
+_SENT_CODE = LazyPattern(r"(?<!zip )(?<!area )(?<!promo )(?<!postal )(?<!coupon )(?<!discount )(?<!error )(?<!status )"
+                         r"\b(?P<key>code)\b(?:\s+[\w'’]+){0,3}?\s+(?:texted|sent|emailed|messaged|sms'?d)\s+(?:to\s+)?"
+                         r"(?:me|us|my\s+phone)\b(?:\s+[\w'’]+){0,2}?\s+(?:is|was|:)\s*(?P<value>\d{4,8})\b"
+                         r"(?!\s*(?:lines?|%|kb|mb|gb|ms|px|bytes?|words?|characters?)\b)", re.I)
 # "my wallet seed phrase is canyon velvet orbit …", "助记词：ocean timber …": twelve to twenty-four words
 _SEED = LazyPattern(r"(?P<key>\bseed(?:\s+phrase|\s+words)?|\brecovery\s+(?:phrase|words)|\bmnemonic(?:\s+phrase)?|助记词|助記詞)"
                     r"[^\n:：=]{0,24}?(?:\s+is|\s+are|\s*[:：=]|是)\s*(?P<value>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b", re.I)
 # "token: 9f8e…", "key=…": a generic word with an assignment and a long made-up value
 _ASSIGNED = LazyPattern(r"\b(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=]\s*[\"']?"
-                       r"(?P<value>(?=[^\s]*\d)[A-Za-z0-9_+/=.-]{12,})", re.I)
-_ZH_BARE = LazyPattern(rf"(?P<key>{_ZH_KEY}|门禁(?!卡))\s*(?:[:：]\s*)?(?P<value>(?=[^\s，。]*\d)[A-Za-z0-9#*@!$%^&_+-]{{3,}})")
-_EN_BEFORE = LazyPattern(rf"(?P<value>(?<![\w-])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s+(?:is|was)\s+(?:the|my|our|your|his|her|their)"
+                       r"(?P<value>(?=[^\s]{0,256}\d)[A-Za-z0-9_+/=.-]{12,256})", re.I)
+_ZH_BARE = LazyPattern(rf"(?P<key>{_ZH_KEY}|门禁(?!卡))\s*(?:[:：]\s*)?(?P<value>(?=[^\s，。]{{0,64}}\d)[A-Za-z0-9#*@!$%^&_+-]{{3,64}})")
+_EN_BEFORE = LazyPattern(rf"(?P<value>(?<![\w#*@!$%^&+-])[A-Za-z0-9#*@!$%^&_+-]{{3,64}})\s+(?:is|was)\s+(?:the|my|our|your|his|her|their)"
                         rf"(?:\s+[\w'’-]+)?\s+(?P<key>{_EN_KEY})\b", re.I)
-_ZH_BEFORE = LazyPattern(rf"(?P<value>(?<![A-Za-z0-9])[A-Za-z0-9#*@!$%^&_+-]{{3,}})\s*(?:是|就是)[^，。；,;\n]{{0,6}}?(?P<key>{_ZH_KEY})")
+_ZH_BEFORE = LazyPattern(rf"(?P<value>(?<![A-Za-z0-9#*@!$%^&_+-])[A-Za-z0-9#*@!$%^&_+-]{{3,64}})\s*(?:是|就是)[^，。；,;\n]{{0,6}}?(?P<key>{_ZH_KEY})")
+
+_TICKET = LazyPattern(r"\b(?:bus|season|boarding|day|week|ski|train|metro|subway|hall|event|festival|park|gym|backstage|"
+                      r"press|guest|travel|mountain|free|rail|transit|museum|visitor)\s*$", re.I)
+# keys whose value is digits: a combination ("36-12-58", "22-07-41"), a keypad's code ("5519#")
+_DIGITS_ONLY_KEYS = LazyPattern(r"^(?:combo|combination|keypad)$|\s(?:combo|combination)$", re.I)
+_COMBO_VALUE = LazyPattern(r"(?=[\d -]*\d\d)\d{1,2}(?:[- ]\d{1,2}){2,3}|\d{3,8}[#*]?")  # (not a boxer's 1-2-3)
 
 # values that follow "password is" in ordinary talk about passwords, not a password
 _NOT_VALUES = frozenset("""
@@ -169,6 +177,13 @@ def _stated(text: str, digits: bool, folded: str) -> list[Finding]:
             value = m.group("value")
             if rx is not _SEED and not _plausible_value(value, m.group("key")):
                 continue
+            if _DIGITS_ONLY_KEYS.search(m.group("key")) and not _COMBO_VALUE.fullmatch(value.rstrip(".!?)")):
+                continue  # "The combo is $12.99", "Best combo: Ctrl+Shift+T"
+            if rx is _EN_SHORT and _TICKET.search(text[max(0, m.start() - 16):m.start()]):
+                continue  # "bus pass: route_12", "Season pass = $399": a pass one travels or enters with
+            if rx is _EN_STATED and "s " in text[m.end("key"):m.start("value")] and \
+                    re.search(r"['’]s\s+$", text[m.end("key"):m.start("value")]) and not re.search(r"[\d!@#$%^&*_]", value):
+                continue  # "The password's length must be 12": a possessive, not "password is"
             if rx in (_EN_BEFORE, _ZH_BEFORE) and not re.search(r"\d", value) and len(value) < 6:
                 continue  # "this is the password policy": a value before the keyword needs a digit
             end = m.end("value")
@@ -254,11 +269,14 @@ _CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 
 # a number said to be a card's ("my visa is 4539 7812 0043 6615", "卡号6228-…"): flagged whatever its check
 # digit, which a number typed from memory or made up for an example need not pass
-_CARD_WORDS = LazyPattern(r"(?:\b(?:card|visa|mastercard|master\s+card|amex|debit|credit)\b|卡号|卡號|银行卡|銀行卡|信用卡|储蓄卡|"
-                          r"借记卡|银联)", re.I)
+_CARD_WORDS = LazyPattern(r"(?:\b(?:card|visa|mastercard|master\s+card|amex)(?:\s+(?:number|no\.?|#))?"
+                          r"(?:\s+(?:is|was))?|(?:银行卡|銀行卡|信用卡|储蓄卡|借记卡)?(?:卡号|卡號)(?:码|是|为)?|(?:银行卡|銀行卡|信用卡|储蓄卡|借记卡)"
+                          r"(?:号码|号|是)?)\s*[:：#]?\s*$", re.I)
 
 
 def _said_card(text: str, at: int) -> bool:
+    """Whether the number at ``at`` is said to be a card's: the words right before it are "card
+    number", "my visa is", 卡号, 银行卡… (not "Visa appointment confirmation", "信用卡账单的流水号是")."""
     return _CARD_WORDS.search(text[max(0, at - 30):at]) is not None
 
 
