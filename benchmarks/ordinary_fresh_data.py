@@ -1,4 +1,4 @@
-"""Everyday messages written independently of reverie's code, for trigger false-fire checks."""
+"""Everyday messages written by someone who had not read reverie's code, for trigger false fires: ``python benchmarks/promotion_quality.py --messages benchmarks/ordinary_fresh_data.py``."""
 
 EN = [
     "what's a good wine with salmon?",

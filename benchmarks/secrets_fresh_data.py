@@ -1,4 +1,4 @@
-"""Secrets and look-alikes written independently of reverie's code, for benchmarks/secret_detector.py --data."""
+"""Secrets and look-alikes written by someone who had not read reverie's code; checked by tests/test_secrets_detector.py."""
 
 SECRETS = [
     # --- English ---

@@ -1,4 +1,4 @@
-"""Fact updates written independently of reverie's code, for benchmarks/newest_first.py."""
+"""Fact updates written by someone who had not read reverie's code: ``python benchmarks/month_life.py --updates benchmarks/updates_fresh_data.py``."""
 
 UPDATES = [
     # (old statement, new statement, question, a word only the new statement holds, a word only the old statement holds)
