@@ -52,6 +52,9 @@ def _first(rows: list[dict], query: str) -> str:
     ("The design review is on Tuesdays in room 4B.", "Design review is Thursdays from next week, same room.",
      "When is the design review?"),
     ("我家猫吃的是皇家的猫粮。", "猫粮换成渴望了，医生说蛋白质高一点好。", "我家猫现在吃什么牌子的粮？"),
+    # the earlier's name said again with the whole fact changed "from now on"
+    ("Book club meets at Priya's house on Sundays.", "We're doing book club at the Corner Cafe from now on, Priya "
+     "is renovating.", "Where does book club meet?"),
     # the person is the subject when the question asks nothing else the earlier one holds
     ("我爸妈住在老家洛阳。", "爸妈退休后决定去苏州养老，上周刚把家搬完。", "我爸妈现在住在哪个城市？"),
     # a word of the question's, cut to another stem ("insures", "insurance")

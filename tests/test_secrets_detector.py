@@ -50,6 +50,8 @@ SECRETS = [
     ("my pw is qL7#vWm2!pz", "qL7#vWm2!pz"),
     ("The safe combination is 21-7-12.", "21-7-12"),
     ("verification code sent to my phone is 482913", "482913"),
+    ("My driver's license number is K771-0392-5548, the rental place wants it.", "K771-0392-5548"),
+    ("这是测试环境的token：tk_5a4b3c2d1e0f9a8b7c6d5e4f", "tk_5a4b3c2d1e0f9a8b7c6d5e4f"),
 ]
 
 ORDINARY = [

@@ -452,7 +452,8 @@ _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助�
 _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|"
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
                       r"mov(?:e|ed|es|ing)\s+(?:to|from|over)|"
-                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold))\b|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|走了|停了",
+                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+in)\b"
+                      r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|走了|停了|以后改|从此",
                       re.I)
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"

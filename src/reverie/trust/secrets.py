@@ -93,7 +93,7 @@ _SENT_CODE = LazyPattern(r"(?<!zip )(?<!area )(?<!promo )(?<!postal )(?<!coupon 
 _SEED = LazyPattern(r"(?P<key>\bseed(?:\s+phrase|\s+words)?|\brecovery\s+(?:phrase|words)|\bmnemonic(?:\s+phrase)?|助记词|助記詞)"
                     r"[^\n:：=]{0,24}?(?:\s+is|\s+are|\s*[:：=]|是)\s*(?P<value>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b", re.I)
 # "token: 9f8e…", "key=…": a generic word with an assignment and a long made-up value
-_ASSIGNED = LazyPattern(r"\b(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=]\s*[\"']?"
+_ASSIGNED = LazyPattern(r"(?<![A-Za-z0-9_])(?P<key>token|key|secret|apikey|client[_-]?secret)\s*[:=：]\s*[\"']?"
                        r"(?P<value>(?=[^\s]{0,256}\d)[A-Za-z0-9_+/=.-]{12,256})", re.I)
 _ZH_BARE = LazyPattern(rf"(?P<key>{_ZH_KEY}|门禁(?!卡))\s*(?:[:：]\s*)?(?P<value>(?=[^\s，。]{{0,64}}\d)[A-Za-z0-9#*@!$%^&_+-]{{3,64}})")
 _EN_BEFORE = LazyPattern(rf"(?P<value>(?<![\w#*@!$%^&+-])[A-Za-z0-9#*@!$%^&_+-]{{3,64}})\s+(?:is|was)\s+(?:the|my|our|your|his|her|their)"
@@ -263,7 +263,7 @@ _SSN = LazyPattern(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(
 _ID_STATED = LazyPattern(
     r"(?:\b(?:passport|ssn|social security|national id|id card|driver'?s? licen[cs]e|tax id)(?:\s+(?:number|no\.?|#))?"
     r"(?:\s+(?:is|was))?\s*[:#]?\s*|(?:护照|身份证|驾驶证|驾照|社保卡|社会保障)(?:号码|号)?\s*(?:是|为|：|:)?\s*)"
-    r"(?P<value>[A-Z]{0,2}\d[A-Z0-9]{5,17})\b", re.I)
+    r"(?P<value>[A-Z]{0,2}\d(?:-?[A-Z0-9]){5,17})\b", re.I)
 _CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 
 
