@@ -422,10 +422,10 @@ def _note_of(path: str, text: str) -> str:
 # rules caught 13. So where the question vouches for the pair, a looser reading decides: a question
 # asking for a fact as it stands (search/current.asks_what_holds), two of the owner's statements near
 # the top of its results (the first :data:`ANSWERS`, each one's score at least :data:`ANSWER_RATIO`
-# of the other's), both about what the question asks (a word of it, or two
-# Chinese characters one of which is of its words, beside one of the owner's people) or about one
-# named thing (see :func:`answers_alike`), the later one saying something the earlier did not, with a change said in any of the ways of :data:`_SAYS_CHANGE` or other numbers. Then the later
-# one is the fact now.
+# of the other's), both about what the question asks (a word of it, or two Chinese characters one
+# of which is of its words, beside one of the owner's people) or about one named thing (see
+# :func:`answers_alike`), the later one saying something the earlier did not, with a change said in
+# any of the ways of :data:`_SAYS_CHANGE` or other numbers. Then the later one is the fact now.
 ANSWERS = 8
 ANSWER_RATIO = 0.7
 CLOSE_RATIO = 0.85  # a later answer holding less of the question's words must rank this close
@@ -467,7 +467,7 @@ def _owner_said(text: str) -> str:
     "" when it is an assistant's turn or a conversation of named people."""
     if said_by_assistant(text) or _named_talk(text) or _NAMED_LINE.match(text):
         return ""
-    m = _OTHER_TURN.search(text) if _others_speak(text) else None
+    m = _OTHER_TURN.search(text)
     return _statement(text[:m.start()] if m else text)
 
 
@@ -512,17 +512,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
     if (fa[0] & _RELATION_WORDS) - fb[0]:
         return False
-    # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六"),
-    # and what the question asks about among it, beside one of the owner's people: "儿子的游泳课改到周六"
-    # and "儿子周末在新东方上英语课" are both the son's, and only one is his English class
+    # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _says_change(w))
-    # (in Chinese, a shared word one of whose characters is of the question's words: 猫粮 for 什么牌子的粮);
-    # when the later one holds less than half of the question's words the earlier holds, only if it
-    # ranks nearly as high ("Cancelled the Hilton for Boston" holds one of "Where am I staying for the
-    # Boston conference?")
-    # (a word of the question as a stem may be cut otherwise: "insures", "insurance")
-    # One of the owner's people is what both are about only when the earlier holds nothing else of the
-    # question ("我爸妈住在老家洛阳", "爸妈…去苏州养老" for "我爸妈现在住在哪个城市？").
     # A name of the earlier one said again (not one the question asks about) is its value spoken of
     # again: the later must say it was left ("Sold the Civic last week" after "I drive a grey Honda
     # Civic", "李大夫退休了", "Cancelled the Hilton for Boston"); a line that only speaks of it ("Dr.
@@ -533,6 +524,14 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
     if named and _LEFT_IT.search(a) is None:
         return False
+    # Or both are about what the question asks: a shared word of it (or of its stem: "insures",
+    # "insurance"; in Chinese a shared word one of whose characters is of the question's words: 猫粮
+    # for 什么牌子的粮). One of the owner's people is what both are about only when the earlier holds
+    # nothing else of the question ("我爸妈住在老家洛阳", "爸妈…去苏州养老" for "我爸妈现在住在哪个城市？"):
+    # "儿子的游泳课改到周六" and "儿子周末在新东方上英语课" are both the son's, and only one is his English
+    # class. A later one holding less than half of the question's words the earlier holds must rank
+    # nearly as high ("Cancelled the Hilton for Boston" holds one of "Where am I staying for the Boston
+    # conference?").
     chars = _asked_chars(asked)
     held = frozenset(w for w in fb[0] if _asks(w, asked))
     people = all(_a_person(w) for w in held)

@@ -181,8 +181,8 @@ def _stated(text: str, digits: bool, folded: str) -> list[Finding]:
                 continue  # "The combo is $12.99", "Best combo: Ctrl+Shift+T"
             if rx is _EN_SHORT and _TICKET.search(text[max(0, m.start() - 16):m.start()]):
                 continue  # "bus pass: route_12", "Season pass = $399": a pass one travels or enters with
-            if rx is _EN_STATED and "s " in text[m.end("key"):m.start("value")] and \
-                    re.search(r"['’]s\s+$", text[m.end("key"):m.start("value")]) and not re.search(r"[\d!@#$%^&*_]", value):
+            if rx is _EN_STATED and re.search(r"['’]s\s+$", text[m.end("key"):m.start("value")]) \
+                    and not re.search(r"[\d!@#$%^&*_]", value):
                 continue  # "The password's length must be 12": a possessive, not "password is"
             if rx in (_EN_BEFORE, _ZH_BEFORE) and not re.search(r"\d", value) and len(value) < 6:
                 continue  # "this is the password policy": a value before the keyword needs a digit
