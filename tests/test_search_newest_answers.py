@@ -59,6 +59,16 @@ def _first(rows: list[dict], query: str) -> str:
     ("我爸妈住在老家洛阳。", "爸妈退休后决定去苏州养老，上周刚把家搬完。", "我爸妈现在住在哪个城市？"),
     # a word of the question's, cut to another stem ("insures", "insurance")
     ("Our car insurance is with Geico.", "Switched our auto insurance over to State Farm.", "Which company insures our car?"),
+    # in Chinese, one character of what is asked, in other words (睡觉 / 就睡了, 喝酒 / 戒酒)
+    ("我平时十二点才睡觉。", "最近调了作息，现在十一点就睡了。", "我一般几点睡觉？"),
+    ("我每周喝两次酒，主要是红酒。", "体检以后我把酒戒了，现在聚会只喝茶。", "我现在还喝酒吗？"),
+    # the earlier's name, left in more ways ("调去别的分院", "跑路了", "traded it in")
+    ("我的牙医是仁和口腔的刘医生。", "刘医生调去别的分院了，前台给我安排了王医生。", "我的牙医是谁？"),
+    ("我在乐动健身办了年卡。", "乐动健身跑路了，现在只能去小区旁边的力量工坊练了。", "我在哪个健身房锻炼？"),
+    ("My car is a 2014 Mazda3, silver.", "Traded the Mazda3 in on Saturday, I'm driving a Subaru Outback now.",
+     "What car do I drive?"),
+    # a question asking for an amount: the named thing's new amount, no word of leaving needed
+    ("I pay $9.99 a month for Spotify.", "Spotify is going up to $11.99/mo, ugh.", "How much am I paying for music?"),
 ])
 def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     rows = _rows(earlier, later)
@@ -73,6 +83,13 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     # a word of no topic shared (附近), and a frame (现在)
     ("楼下的剪艺理发店，我一直在那剪头发。", "上个月搬家了，现在住在公司附近。", "我现在去哪家店剪头发？"),
     ("我们部门的周会在长城会议室开。", "现在帮我们遛狗的换成小陈了。", "周会现在在哪个会议室开？"),
+    # 会议 of 会议室 is not the 会议 of another matter, however short both lines are
+    ("周会在2楼的泰山会议室开。", "去上海的票改签了，现在是5月2号走，会议推迟了。", "周会现在在哪个会议室开？"),
+    # a character of a verb of every day (喝) is no subject: what is drunk is; nor a character of a
+    # longer subject (课 of 英语课 and 游泳课: above)
+    ("我每周喝两次酒，主要是红酒。", "我喜欢喝龙井茶，以后下午不喝咖啡。", "我现在还喝酒吗？"),
+    # 点 of 几点 is how the question asks: "十二点以后" and "三点以后" share no subject
+    ("我基本每天晚上十二点以后才睡。", "我喜欢喝龙井茶，下午三点以后不喝咖啡。", "我一般几点睡觉？"),
     # what a "which" question asks for, named by the earlier one only
     ("我们决定住西湖边的湖滨酒店。", "我们搬家了，现在住在杭州西湖区。", "我们在杭州最后订的是哪家酒店"),
     # a question states nothing; nothing new said; no change said
@@ -142,6 +159,31 @@ def test_a_later_line_holding_less_of_the_question_must_rank_nearly_as_high():
     assert _first(_rows(earlier, later, (0.6, 0.45)), query) == "memory/2026-10-02.md"
 
 
+def _three(top: tuple[str, str, float], earlier: str, later: str, scores=(0.59, 0.6)) -> list[dict]:
+    path, text, score = top
+    return [{"path": path, "snippet": text, "score": score, "startLine": 3, "citation": f"{path}#L3-L3"},
+            *_rows(earlier, later, scores)]
+
+
+def test_a_changed_value_goes_above_an_unchanged_line_nearly_as_relevant():
+    """"What car do I have right now?": a line never changed ("Our car insurance is with Geico") scored a
+    little above the line that replaced the old car; the replacement goes first, the old car under it."""
+    query = "What car do I have right now?"
+    earlier, later = "I drive a grey Honda Civic.", "Sold the Civic last week, picked up a used Tesla Model 3."
+    out = prefer_newest(_three(("MEMORY.md", "- Our car insurance is with Geico.", 0.65), earlier, later), query)
+    assert [r["path"] for r in out[:2]] == ["memory/2026-10-20.md", "MEMORY.md"], [r["snippet"] for r in out]
+    # far above the change, the unchanged line keeps its place
+    out = prefer_newest(_three(("MEMORY.md", "- Our car insurance is with Geico.", 0.9), earlier, later), query)
+    assert out[0]["path"] == "MEMORY.md"
+    # not for a question about the past, nor for a change of one of the owner's people it does not name
+    out = prefer_newest(_three(("MEMORY.md", "- Our car insurance is with Geico.", 0.65), earlier, later),
+                        "What car did I have before?")
+    assert out[0]["path"] == "MEMORY.md"
+    out = prefer_newest(_three(("MEMORY.md", "- Our car insurance is with Geico.", 0.65), "我爸开的是一辆白色的大众朗逸。",
+                               "我爸把朗逸卖了，提了一辆比亚迪汉。"), query)
+    assert out[0]["path"] == "MEMORY.md" and out[2].get("supersededBy") == out[1]["citation"]
+
+
 def test_an_entry_of_the_append_only_form_is_dated_by_the_note_it_cites():
     """Promoted entries of the append-only form carry ``[score=… source=memory/….md:9-9]``; they were
     undated, so a later note never went above an old value promoted to MEMORY.md."""
@@ -168,3 +210,35 @@ def test_a_search_shows_the_later_answer_first(keyword_memory):
     paths = [r["path"] for r in out]
     assert paths[:2] == ["memory/2026-10-21.md", "memory/2026-10-03.md"], [r["snippet"] for r in out]
     assert out[1]["supersededBy"] == out[0]["citation"]
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_a_search_follows_the_answer_to_the_line_that_left_its_value(keyword_memory):
+    """"Cancelled Spectrum at last, we're with Verizon Fios now" shares no word with "Who's our home
+    internet provider?" and is not found by it; it names the value the answer names, and says it was
+    left: the search asks for the answer's names once more and puts it first (search/follow.py)."""
+    now = datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc)
+    notes = {
+        "memory/2026-10-03.md": "- user: We get our home internet from Spectrum, the basic plan.\n",
+        "memory/2026-10-08.md": "- user: The dentist moved my cleaning to Friday.\n",
+        "memory/2026-10-20.md": "- user: Cancelled Spectrum at last, we're with Verizon Fios now.\n",
+    }
+    m = keyword_memory(notes)
+    out = m.search("Who's our home internet provider?", 6, 0.0, now=now, record_signals=False, explain=True)["results"]
+    assert [r["path"] for r in out[:2]] == ["memory/2026-10-20.md", "memory/2026-10-03.md"], [r["snippet"] for r in out]
+    assert out[1]["supersededBy"] == out[0]["citation"]
+    # not a question about the past; and a line that only speaks of the value again changes nothing
+    out = m.search("Who was our home internet provider before?", 6, 0.0, now=now, record_signals=False)["results"]
+    assert out[0]["path"] == "memory/2026-10-03.md" and "supersededBy" not in out[0]
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_a_line_only_speaking_of_the_value_again_is_not_followed(keyword_memory):
+    m = keyword_memory({
+        "memory/2026-10-03.md": "- user: We get our home internet from Spectrum, the basic plan.\n",
+        "memory/2026-10-20.md": "- user: Spectrum raised our bill to $80 a month now.\n",
+        "memory/2026-10-22.md": "- assistant: You could leave Spectrum for Verizon Fios.\n",
+    })
+    out = m.search("Who's our home internet provider?", 6, 0.0, now=datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc),
+                   record_signals=False)["results"]
+    assert out[0]["path"] == "memory/2026-10-03.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]

@@ -126,6 +126,11 @@ def dated(path: str, line: int, text: str = "") -> tuple[str, int] | None:
     return (c.group(1), int(c.group(2))) if c else None
 
 
+def subject_of(text: str) -> frozenset[str]:
+    """The words a text (a question) is about, as the update rules compare them."""
+    return _subject(text)
+
+
 def _subject(text: str, nums: frozenset[str] | None = None) -> frozenset[str]:
     text = _SPEAKER.sub("", text)  # who said it ("Caroline:", "user:") is not what it is about
     nums = numbers(text) if nums is None else nums
@@ -383,6 +388,15 @@ def _asked_chars(asked: frozenset[str]) -> frozenset[str]:
     return frozenset(ch for w in asked if has_cjk(w) for ch in w if ch not in STOP_WORDS)
 
 
+@lru_cache(maxsize=256)
+def _subject_chars(asked: frozenset[str]) -> frozenset[str]:
+    """The characters of what a Chinese question asks about when that is one short word (睡觉 of
+    我一般几点睡觉, 酒 of 我现在还喝酒吗): none of how it asks, of a verb of every day or of one of
+    the owner's people; none when more are left (儿子在哪儿上英语课: 英语课)."""
+    chars = _asked_chars(asked) - _ASKING_CHARS - _EVERYDAY_VERBS - _PEOPLE_CHARS
+    return chars if len(chars) <= 2 else frozenset()
+
+
 def _bigrams(text: str) -> set[str]:
     return {run[i:i + 2] for run in CJK_RUN_RE.findall(text) for i in range(len(run) - 1)}
 
@@ -392,18 +406,38 @@ def _asked_about(shared: frozenset[str], asked: frozenset[str], later: str, earl
     Chinese, whose words are bigrams of a text cut where it was (住 is "我住" in 我住在哪个城市 and
     nowhere a word of 现在住在杭州), two characters both texts hold together, one of them of the
     question's words and no function word (住在; not 房 alone, of 厨房 and 健身房)."""
-    if shared & asked:
+    if any(_one_word(w, asked, later, earlier) for w in shared & asked):
         return True
     chars = _asked_chars(asked)
     if not chars:
         return False
+    # (not a character of how the question asks: 点 of 几点 is in "十二点以后" and "三点以后" alike)
     both = (_bigrams(later) & _bigrams(earlier)) - _FRAME_BIGRAMS
-    return any(ch in chars for pair in both for ch in pair)
+    return any(ch in chars and ch not in _ASKING_CHARS and _one_word(pair, asked, later, earlier)
+               for pair in both for ch in pair)
+
+
+def _one_word(pair: str, asked: frozenset[str], later: str, earlier: str) -> bool:
+    """Whether two characters both texts hold are one word of the question in both: when the question
+    goes on with them (its bigrams 会议 and 议室: 会议室), both texts go on alike. "成都那趟改签了…会议推迟了两天"
+    holds 会议 and no 会议室 of "周会现在在哪个会议室开？" (a Latin word is whole already). Only going on
+    after them, where a Chinese word has its head (会议室 is a room; 剪头发 is 头发 cut), and not into
+    a frame word (会现 of 周会现在: the next word)."""
+    if len(pair) != 2 or pair[0] < _WIDE or pair not in asked:
+        return True
+    longer = [w for w in asked if len(w) == 2 and w != pair and w[0] == pair[1] and w[1] not in _FRAME_CHARS]
+    return all((w in later) == (w in earlier) for w in longer)
 
 
 # two characters that frame a Chinese question or statement, whatever it is about: 现在 in "周会现在在哪个
 # 会议室开？" and in "现在帮我们遛狗的换成陈晨了" is no subject they share
 _FRAME_BIGRAMS = frozenset("现在 目前 如今 哪个 那个 这个 一个 什么 时候 怎么 多少 我们 你们 他们 她们 咱们 已经 以后 之后".split())
+_FRAME_CHARS = frozenset("".join(_FRAME_BIGRAMS))
+# the characters of how a Chinese question asks (几点, 一般, 多少, 还…吗, 每天), not of what it asks about
+_ASKING_CHARS = _FRAME_CHARS | frozenset("几点般多少么样哪谁吗呢还都常平经时每次天周月年")
+# verbs of every day, said of anything (喝 of 喝酒 is in "我喜欢喝龙井茶"): what is drunk is what is asked about
+_EVERYDAY_VERBS = frozenset("喝吃看买用去来做打玩开上下说想听写坐走拿给让叫有要")
+_PEOPLE_CHARS = frozenset("".join(WORDS_ZH))
 
 
 def _note_of(path: str, text: str) -> str:
@@ -452,13 +486,16 @@ _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助�
 _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|"
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
                       r"mov(?:e|ed|es|ing)\s+(?:to|from|over)|"
-                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+in)\b"
-                      r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|走了|停了|以后改|从此",
+                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+(?:\w+\s+){0,2}in|"
+                      r"went\s+(?:bust|under|out\s+of\s+business)|closed\s+down|shut\s+down|transferred)\b"
+                      r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去|调走|调到别|跑路|倒闭"
+                      r"|关门|没续|回老家|搬走了|解约",
                       re.I)
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
                          r"(?:\s[A-Z][\w'-]{1,20})?:\s")
 _CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w&'-]+")
+_PRONOUN_SAID = re.compile(r"(?:i|we|you|he|she|it|they|let|that|there|here|what|who)['’]", re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -490,12 +527,13 @@ def _says_change(text: str) -> bool:
 
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
-                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO) -> bool:
+                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
-    杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？")."""
+    杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？"); ``amount``: the question
+    asks for one (:func:`asks_amount`)."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or a == b:
         return False
@@ -513,7 +551,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     if (fa[0] & _RELATION_WORDS) - fb[0]:
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
-    shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _says_change(w))
+    # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
+    shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _says_change(w) and _one_word(w, asked, a, b))
     # A name of the earlier one said again (not one the question asks about) is its value spoken of
     # again: the later must say it was left ("Sold the Civic last week" after "I drive a grey Honda
     # Civic", "李大夫退休了", "Cancelled the Hilton for Boston"); a line that only speaks of it ("Dr.
@@ -522,7 +561,9 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # 儿 of 女儿 and 儿子, names nothing)
     again = frozenset(w for w in shared if not _asks(w, asked))
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
-    if named and _LEFT_IT.search(a) is None:
+    # (unless the question asks for an amount and the named thing's is another now: "Tidal is going up
+    # to $12.99/mo" after "I pay $10.99 a month for Tidal", for "How much am I paying for music streaming?")
+    if named and _LEFT_IT.search(a) is None and not (amount and fa[1] and fb[1] and fa[1] != fb[1]):
         return False
     # Or both are about what the question asks: a shared word of it (or of its stem: "insures",
     # "insurance"; in Chinese a shared word one of whose characters is of the question's words: 猫粮
@@ -535,9 +576,18 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     chars = _asked_chars(asked)
     held = frozenset(w for w in fb[0] if _asks(w, asked))
     people = all(_a_person(w) for w in held)
-    if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars for ch in w))
+    if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars and ch not in _ASKING_CHARS
+                                                                              for ch in w))
            for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
+    # Chinese says one thing in words that share a character and no two: 睡觉 and 就睡了, 喝酒 and 戒酒.
+    # A character of what the question asks (not of how it asks: 几点, 一般, 现在, 还…吗) that both hold,
+    # two answers ranked nearly alike, and the later says a change: "我已经戒酒两个月了，现在聚餐只喝苏打水"
+    # after "我每周大概喝两三次酒" for "我现在还喝酒吗？"
+    # (only of a question about one short thing: of "儿子在哪儿上英语课？", 课 is in 游泳课 too)
+    if not named and ratio >= close and ratio <= 1 / close:
+        subject_chars = _subject_chars(asked)
+        return any(ch in a and ch in b for ch in subject_chars)
     return named
 
 
@@ -561,7 +611,46 @@ def _names(text: str) -> frozenset[str]:
     words = _CAPITALISED.findall(text)
     if words and text.startswith(words[0]):
         words = words[1:]
-    return frozenset(content_words(" ".join(words), matching=True))
+    # ("We're", "I'm", "She's" start sentences: no name)
+    return frozenset(content_words(" ".join(w for w in words if not _PRONOUN_SAID.match(w)), matching=True))
+
+
+#: how many names of a statement :func:`names_given` gives (its first, in reading order)
+NAMES_GIVEN = 4
+_TITLES = frozenset("mr mrs ms miss dr prof sir".split())
+_STARTS_AFTER = frozenset(".!?:;\"“(-–—。！？")
+
+
+def names_given(text: str, asked: frozenset[str]) -> list[str]:
+    """The names one of the owner's statements gives, as words to look up (search/follow.py): its
+    capitalised words but its first, none a day or a month nor a word of the question, at most
+    :data:`NAMES_GIVEN`; none when it is no statement of the owner's."""
+    said = _owner_said(_facts(text)[2])
+    if not said:
+        return []
+    stems = _names(said)
+    out: list[str] = []
+    for m in _CAPITALISED.finditer(said):
+        before = said[:m.start()].rstrip()
+        if not before or before[-1] in _STARTS_AFTER:  # a sentence's first word: "We're", "Still"
+            continue
+        key = m.group().lower()
+        key = key[:-2] if key.endswith(("'s", "’s")) else key
+        words = frozenset(content_words(key, matching=True))
+        if key in _TITLES or key in _WHEN_NAMES or key.rstrip("s") in _WHEN_NAMES or not words or words & asked or not words & stems or key in out:
+            continue
+        out.append(key)
+        if len(out) == NAMES_GIVEN:
+            break
+    return out
+
+
+_AMOUNT = re.compile(r"\bhow\s+(?:much|many|long|far|often|old|big)\b|多少|几[点天号月个位次岁块钱]|多[大久长高重远贵]", re.I)
+
+
+def asks_amount(query: str) -> bool:
+    """Whether a question asks for an amount, a count or a measure ("How much is…", 多少, 几点)."""
+    return _AMOUNT.search(query) is not None
 
 
 def _whole_focus(query: str, focus: str) -> bool:
@@ -670,9 +759,11 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # question, two texts sharing no subject word never update each other, and sharing fewer than
     # two they must both be short (at 100,000 units this order cost a search 1-3 ms before)
     any_pair = bool(_asked_chars(asked))
+    subject_chars = _subject_chars(asked) if holds else frozenset()
     # a question naming a kind one has one at a time ("What car do I drive now?"): two short statements
     # may share nothing but the kind, one naming a member, the later another with a change said
     kinds = bool(query) and _asks_of_a_kind(query)
+    amount = holds and asks_amount(query)
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -708,14 +799,16 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 or bool(shared and _leaves(f_new, f_old)) \
                 or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
             hit = judged and (kind or _updates(f_new, f_old, asked))
-            # (two texts sharing no subject word are never two answers: most pairs stop at this test)
-            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS and shared - _ANY_TOPIC:
+            # (two texts sharing no subject word, nor in Chinese a character of what the question asks
+            # about, are never two answers: most pairs stop at this test)
+            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS and (
+                    shared - _ANY_TOPIC or any(ch in f_new[2] and ch in f_old[2] for ch in subject_chars)):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and answers_alike(text(newer), text(older), asked, ratio,
-                                                                              named, ratios[1])
+                                                                              named, ratios[1], amount)
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:
@@ -731,6 +824,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 break
         if not moved:
             break
+    if holds and out and score is not None:
+        out = _changed_first(out, by, score, ratios[1], lambda it: facts[id(it)][0] if id(it) in facts else frozenset(),
+                             asked, text)
     if history and out:  # the answer, then what it was before: what the first item updated, just below it
         # (only the first's: the history of another update in the list, a job change for a question
         # about one's car, pushed the car's first statement out of the first five notes)
@@ -738,6 +834,28 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
         olders = [it for it in out[1:] if by.get(id(it)) is lead]
         out = [lead, *olders, *(it for it in out[1:] if by.get(id(it)) is not lead)]
     return out, marks
+
+
+def _changed_first(out: list, by: dict, score, close: float, subject, asked: frozenset[str], text) -> list:
+    """For a question asking what holds: the first item that replaced an earlier one goes first when
+    the first item is part of no update and scores below it by less than ``close`` ("What car do I
+    have right now?": "Sold the Civic last week, picked up a used Tesla Model 3" above "Our car
+    insurance is with Geico", never changed). A value said to have changed is what a question about
+    the value as it stands asks for; an unchanged line nearly as relevant is, more often, beside it.
+    Not a change of one of the owner's people the question does not name ("我爸把朗逸卖了…" is his car),
+    and only one said in words (other numbers alone may be anything). ``subject(item)``: its subject
+    words; ``text(item)``: its text."""
+    newer_ids = {id(v) for v in by.values()}
+    lead = out[0]
+    if id(lead) in by or id(lead) in newer_ids:
+        return out
+    top = score(lead)
+    for i, it in enumerate(out[1:ANSWERS], start=1):
+        if id(it) not in newer_ids or id(it) in by or any(_a_person(w) and w not in asked for w in subject(it)) \
+                or not _says_change(_owner_said(text(it))):
+            continue
+        return [it, *out[:i], *out[i + 1:]] if score(it) >= close * top else out
+    return out
 
 
 def bring_history(items: list, when, text) -> list:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq, vouched
+from . import context, counting, current, days_asked, floor, follow, loose, newest, reading, rerank, taste, timeq, vouched
 from ..store.engine import engine_of
 from ..text.kinds import with_heads_named
 from ..text.topics import topics_of
@@ -479,6 +479,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                                           else newest.KEYWORD_RATIOS)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
+    if merged and use_kw and not instances and not params.counting and current.asks_what_holds(said):
+        merged = _followed(conn, pg, params, merged, said)
     chosen = merged[:n]
     budget = None
     if params.max_tokens:  # widening and the newest-first order may have put a longer passage inside
@@ -498,6 +500,37 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         "relevance": evidence.debug(),
         "budget": budget,
     }
+
+
+def _followed(conn: apsw.Connection, pg: bool, params: SearchParams, merged: list[Passage], said: str) -> list[Passage]:
+    """``merged`` with the later statement that left a value its first result names put first, that
+    result marked superseded by it (search/follow.py), or as it was."""
+    shown = {u.seq: p for p in merged for u in p.units}
+
+    def fetch(names: list[str]) -> list[Candidate]:
+        hits = _words_leg(conn, pg, params.tokenizer, " ".join(names), follow.LIMIT)
+        new = {h.seq: Candidate(h.seq) for h in hits if h.seq not in shown}
+        _load(conn, new, False)
+        return [shown[h.seq].lead if h.seq in shown else new[h.seq] for h in hits
+                if h.seq in shown or new[h.seq].path]
+
+    lead = merged[0]
+    found = follow.later_update(lead, newest.subject_of(said), newest.dated, fetch)
+    if found is None:
+        return merged
+    c, _ = found
+    if c.seq in shown:
+        p = shown[c.seq]
+        rest = [q for q in merged if q is not p]
+    else:
+        c.score = c.pre_decay = lead.lead.score
+        c.eligible = True
+        c.window_start, c.window_end = c.start_line, c.end_line
+        p, rest = Passage([c]), merged
+    if params.explain:
+        c.trace["followed"] = {"from": lead.citation, "names": newest.names_given(lead.text, newest.subject_of(said))}
+    lead.superseded_by = p.citation
+    return [p, *rest]
 
 
 def _own_weight(params: SearchParams, use_vectors: bool) -> float:
