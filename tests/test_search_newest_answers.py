@@ -67,6 +67,9 @@ def _first(rows: list[dict], query: str) -> str:
     ("我在乐动健身办了年卡。", "乐动健身跑路了，现在只能去小区旁边的力量工坊练了。", "我在哪个健身房锻炼？"),
     ("My car is a 2014 Mazda3, silver.", "Traded the Mazda3 in on Saturday, I'm driving a Subaru Outback now.",
      "What car do I drive?"),
+    # a value left is a change said ("到期没续"), and a name may follow a Chinese character ("华为Mate40")
+    ("我开的是爱奇艺的年度会员。", "爱奇艺到期没续，开了腾讯视频。", "我开的是哪个视频平台的会员？"),
+    ("我用的还是华为Mate40，电池不太行了。", "Mate40终于退休了，换了小米14。", "我用的什么手机？"),
     # a question asking for an amount: the named thing's new amount, no word of leaving needed
     ("I pay $9.99 a month for Spotify.", "Spotify is going up to $11.99/mo, ugh.", "How much am I paying for music?"),
 ])

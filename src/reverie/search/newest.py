@@ -494,7 +494,8 @@ _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|reti
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
                          r"(?:\s[A-Z][\w'-]{1,20})?:\s")
-_CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w&'-]+")
+# (a name may follow a Chinese character: "我用的还是华为Mate40")
+_CAPITALISED = re.compile(r"(?<![A-Za-z0-9_'-])[A-Z][\w&'-]+")
 _PRONOUN_SAID = re.compile(r"(?:i|we|you|he|she|it|they|let|that|there|here|what|who)['’]", re.I)
 
 
@@ -542,7 +543,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
         return False  # nothing the earlier one did not say
-    if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]):
+    if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]) and _LEFT_IT.search(a) is None:
         return False
     # someone else's news is no change of the owner's fact: "My friend Dana's rent went up to $2,600"
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
