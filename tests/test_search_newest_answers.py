@@ -230,7 +230,8 @@ def test_a_search_follows_the_answer_to_the_line_that_left_its_value(keyword_mem
     out = m.search("Who's our home internet provider?", 6, 0.0, now=now, record_signals=False, explain=True)["results"]
     assert [r["path"] for r in out[:2]] == ["memory/2026-10-20.md", "memory/2026-10-03.md"], [r["snippet"] for r in out]
     assert out[1]["supersededBy"] == out[0]["citation"]
-    # not a question about the past; and a line that only speaks of the value again changes nothing
+    assert out[0]["explain"]["followed"] == {"from": out[1]["citation"], "names": ["spectrum"]}
+    # not for a question about the past
     out = m.search("Who was our home internet provider before?", 6, 0.0, now=now, record_signals=False)["results"]
     assert out[0]["path"] == "memory/2026-10-03.md" and "supersededBy" not in out[0]
 
