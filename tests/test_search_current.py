@@ -119,3 +119,24 @@ def test_keyword_only_the_lift_is_judged_on_the_words(reverie_home):
     assert got[lines[0]] == {"statesChange": True, "multiplier": current.CHANGE_BOOST}
     assert got[lines[1]] == {"statesChange": True, "multiplier": 1.0}
     assert got[lines[2]] == {"statesChange": False, "multiplier": 1.0}
+
+
+def test_the_change_lifted_is_one_the_keywords_found_and_of_whom_the_question_asks():
+    """A question about now lifts one statement of change (``current.lifted``): not one only its vector
+    found ("现在帮我们遛狗的换成陈晨了" for "我现在在哪个团队？"), nor the change of someone the question does
+    not ask about, nor, when it asks about one of the owner's people, the owner's own."""
+    from reverie.search.candidates import Candidate
+    from reverie.search.keyword import KeywordHit
+
+    def cand(seq: int, text: str, content: float, kw: bool = True) -> Candidate:
+        return Candidate(seq, text=text, content=content, kw=KeywordHit(seq, -1.0, seq, False) if kw else None)
+
+    dog = cand(1, "现在帮我们遛狗的换成陈晨了。", 0.8, kw=False)
+    team = cand(2, "组织架构调整，我换到商业化团队了。", 0.7)
+    assert current.lifted([dog, team], "我现在在哪个团队？") == {id(team)}
+    mine = cand(3, "上个月搬家了，搬到海淀五道口附近。", 0.8)
+    parents = cand(4, "爸妈上周搬到苏州了。", 0.7)
+    assert current.lifted([mine, parents], "我爸妈现在住在哪个城市？") == {id(parents)}
+    sister = cand(5, "My sister moved to Denver last month.", 0.8)
+    me = cand(6, "We moved to Berlin in May.", 0.7)
+    assert current.lifted([sister, me], "Where do I live now?") == {id(me)}

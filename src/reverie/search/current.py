@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..text.cjk import LazyPattern
+from ..text.people import people_in
 from . import counting
 from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of the best relevance)
 
@@ -96,9 +97,19 @@ def states_change(text: str) -> bool:
     return _STATES_CHANGE.search(text) is not None
 
 
-def lifted(pool: list) -> set[int]:
+def lifted(pool: list, query: str = "") -> set[int]:
     """The ids of the candidates a question about now lifts: the :data:`CHANGES_LIFTED` statements
     of change most relevant to it. Lifting every one in the band put "自行车换了新刹车片" (new brake
-    pads) and a gym switch between a question about one's employer and the line that first said it."""
-    changes = sorted((c for c in pool if not c.specificity and states_change(c.text)), key=lambda c: -c.content)
+    pads) and a gym switch between a question about one's employer and the line that first said it.
+    Only a statement the keyword index found too (a word of the question, or a member of the kind it
+    names: "joined" for "work", 离职 for 上班): by its vector alone, "现在帮我们遛狗的换成陈晨了" was lifted
+    above the answer to "我现在在哪个团队？". And only the change of whom the question asks about: the
+    owner's own move is no answer to "我爸妈现在住在哪个城市？", nor a sister's to "Where do I live now?"."""
+    asked = people_in(query)
+    changes = sorted((c for c in pool if not c.specificity and c.kw is not None and states_change(c.text)
+                      and _same_people(people_in(c.text), asked)), key=lambda c: -c.content)
     return {id(c) for c in changes[:CHANGES_LIFTED]}
+
+
+def _same_people(said: frozenset[str], asked: frozenset[str]) -> bool:
+    return said <= asked and (not asked or bool(said & asked))

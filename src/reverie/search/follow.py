@@ -43,6 +43,9 @@ def later_update(lead, asked: frozenset[str], when, fetch):
         said = when(c.path, c.start_line, c.text)
         if said is None or said <= started or (best is not None and said <= best[1]):
             continue
-        if newest.answers_alike(c.text, text, asked):
+        # (the name dropped by the owner, in so many words: a line that only names it, or in which it
+        # does something, "Priya left early today", "Chase cancelled my old debit card", changes nothing)
+        owner = newest.owner_words(c.text)
+        if owner and any(newest.drops_name(owner, n) for n in names) and newest.answers_alike(c.text, text, asked):
             best = (c, said)
     return best

@@ -388,15 +388,6 @@ def _asked_chars(asked: frozenset[str]) -> frozenset[str]:
     return frozenset(ch for w in asked if has_cjk(w) for ch in w if ch not in STOP_WORDS)
 
 
-@lru_cache(maxsize=256)
-def _subject_chars(asked: frozenset[str]) -> frozenset[str]:
-    """The characters of what a Chinese question asks about when that is one short word (睡觉 of
-    我一般几点睡觉, 酒 of 我现在还喝酒吗): none of how it asks, of a verb of every day or of one of
-    the owner's people; none when more are left (儿子在哪儿上英语课: 英语课)."""
-    chars = _asked_chars(asked) - _ASKING_CHARS - _EVERYDAY_VERBS - _PEOPLE_CHARS
-    return chars if len(chars) <= 2 else frozenset()
-
-
 def _bigrams(text: str) -> set[str]:
     return {run[i:i + 2] for run in CJK_RUN_RE.findall(text) for i in range(len(run) - 1)}
 
@@ -425,8 +416,15 @@ def _one_word(pair: str, asked: frozenset[str], later: str, earlier: str) -> boo
     a frame word (会现 of 周会现在: the next word)."""
     if len(pair) != 2 or pair[0] < _WIDE or pair not in asked:
         return True
-    longer = [w for w in asked if len(w) == 2 and w != pair and w[0] == pair[1] and w[1] not in _FRAME_CHARS]
+    longer = [w for w in asked if len(w) == 2 and w != pair and w[0] == pair[1] and w[1] not in _FRAME_CHARS
+              and not _next_word_held(w, asked, later, earlier)]
     return all((w in later) == (w in earlier) for w in longer)
+
+
+def _next_word_held(w: str, asked: frozenset[str], later: str, earlier: str) -> bool:
+    """Whether the question's going on ``w`` is into a next word both texts hold: 琴老 of 钢琴老师 goes
+    into 老师, which "钢琴换了个老师" holds too (two words, 钢琴 and 老师, not one)."""
+    return any(v != w and v[0] == w[1] and v in later and v in earlier for v in asked if len(v) == 2)
 
 
 # two characters that frame a Chinese question or statement, whatever it is about: 现在 in "周会现在在哪个
@@ -435,9 +433,6 @@ _FRAME_BIGRAMS = frozenset("现在 目前 如今 哪个 那个 这个 一个 什
 _FRAME_CHARS = frozenset("".join(_FRAME_BIGRAMS))
 # the characters of how a Chinese question asks (几点, 一般, 多少, 还…吗, 每天), not of what it asks about
 _ASKING_CHARS = _FRAME_CHARS | frozenset("几点般多少么样哪谁吗呢还都常平经时每次天周月年")
-# verbs of every day, said of anything (喝 of 喝酒 is in "我喜欢喝龙井茶"): what is drunk is what is asked about
-_EVERYDAY_VERBS = frozenset("喝吃看买用去来做打玩开上下说想听写坐走拿给让叫有要")
-_PEOPLE_CHARS = frozenset("".join(WORDS_ZH))
 
 
 def _note_of(path: str, text: str) -> str:
@@ -487,15 +482,14 @@ _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|reti
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
                       r"mov(?:e|ed|es|ing)\s+(?:to|from|over)|"
                       r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+(?:\w+\s+){0,2}in|"
-                      r"went\s+(?:bust|under|out\s+of\s+business)|closed\s+down|shut\s+down|transferred)\b"
-                      r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去|调走|调到别|跑路|倒闭"
-                      r"|关门|没续|回老家|搬走了|解约",
+                      r"went\s+(?:bust|under|out\s+of\s+business))\b"
+                      r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去别的|调走|调到别的|跑路|倒闭"
+                      r"|没续|解约",
                       re.I)
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
                          r"(?:\s[A-Z][\w'-]{1,20})?:\s")
-# (a name may follow a Chinese character: "我用的还是华为Mate40")
-_CAPITALISED = re.compile(r"(?<![A-Za-z0-9_'-])[A-Z][\w&'-]+")
+_CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w&'-]+")
 _PRONOUN_SAID = re.compile(r"(?:i|we|you|he|she|it|they|let|that|there|here|what|who)['’]", re.I)
 
 
@@ -507,6 +501,11 @@ def _owner_said(text: str) -> str:
         return ""
     m = _OTHER_TURN.search(text)
     return _statement(text[:m.start()] if m else text)
+
+
+def owner_words(text: str) -> str:
+    """What the owner says in a result's text (its annotations left out; "" for another's)."""
+    return _owner_said(_facts(text)[2])
 
 
 def _owner_facts(text: str, said: str) -> tuple:
@@ -562,9 +561,10 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # 儿 of 女儿 and 儿子, names nothing)
     again = frozenset(w for w in shared if not _asks(w, asked))
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
-    # (unless the question asks for an amount and the named thing's is another now: "Tidal is going up
-    # to $12.99/mo" after "I pay $10.99 a month for Tidal", for "How much am I paying for music streaming?")
-    if named and _LEFT_IT.search(a) is None and not (amount and fa[1] and fb[1] and fa[1] != fb[1]):
+    # (unless the question asks for an amount and the named thing's is said to be another now: "Tidal is
+    # going up to $12.99/mo" after "I pay $10.99 a month for Tidal", for "How much am I paying for music
+    # streaming?"; "Acme's parking garage is $15 a day" says no change of "My commute to Acme is 12 miles")
+    if named and _LEFT_IT.search(a) is None and not (amount and fa[1] and fb[1] and fa[1] != fb[1] and _says_change(a)):
         return False
     # Or both are about what the question asks: a shared word of it (or of its stem: "insures",
     # "insurance"; in Chinese a shared word one of whose characters is of the question's words: 猫粮
@@ -581,14 +581,6 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
                                                                               for ch in w))
            for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
-    # Chinese says one thing in words that share a character and no two: 睡觉 and 就睡了, 喝酒 and 戒酒.
-    # A character of what the question asks (not of how it asks: 几点, 一般, 现在, 还…吗) that both hold,
-    # two answers ranked nearly alike, and the later says a change: "我已经戒酒两个月了，现在聚餐只喝苏打水"
-    # after "我每周大概喝两三次酒" for "我现在还喝酒吗？"
-    # (only of a question about one short thing: of "儿子在哪儿上英语课？", 课 is in 游泳课 too)
-    if not named and ratio >= close and ratio <= 1 / close:
-        subject_chars = _subject_chars(asked)
-        return any(ch in a and ch in b for ch in subject_chars)
     return named
 
 
@@ -631,6 +623,7 @@ def names_given(text: str, asked: frozenset[str]) -> list[str]:
         return []
     stems = _names(said)
     out: list[str] = []
+    # (not a value the statement itself left: "Moved my checking from Chase to Ally Bank" gives Ally)
     for m in _CAPITALISED.finditer(said):
         before = said[:m.start()].rstrip()
         if not before or before[-1] in _STARTS_AFTER:  # a sentence's first word: "We're", "Still"
@@ -638,7 +631,8 @@ def names_given(text: str, asked: frozenset[str]) -> list[str]:
         key = m.group().lower()
         key = key[:-2] if key.endswith(("'s", "’s")) else key
         words = frozenset(content_words(key, matching=True))
-        if key in _TITLES or key in _WHEN_NAMES or key.rstrip("s") in _WHEN_NAMES or not words or words & asked or not words & stems or key in out:
+        if key in _TITLES or key in _WHEN_NAMES or key.rstrip("s") in _WHEN_NAMES or not words or words & asked \
+                or not words & stems or key in out or drops_name(said, key):
             continue
         out.append(key)
         if len(out) == NAMES_GIVEN:
@@ -652,6 +646,33 @@ _AMOUNT = re.compile(r"\bhow\s+(?:much|many|long|far|often|old|big)\b|多少|几
 def asks_amount(query: str) -> bool:
     """Whether a question asks for an amount, a count or a measure ("How much is…", 多少, 几点)."""
     return _AMOUNT.search(query) is not None
+
+
+# a value the owner dropped, the name after the verb ("Finally ditched Xfinity", "we cancelled Spectrum",
+# "Sold the old Civic", "switched from Chase", "traded the Mazda3 in"), or the name then its own end
+# ("Dr. Okonkwo retired", "BuildRight went bust", "Mate40终于退休了"). Not the name doing something
+# ("Priya left early today", "Chase cancelled my old debit card", "Ally cancelled a transfer")
+_DROP_VERB = (r"(?:^|(?<=[.!?;:,—–-])\s*|\b(?:i|we)(?:'ve|\s+have|\s+had|\s+just|\s+finally|\s+already)*\s+|"
+              r"\b(?:finally|just|already|and|so)\s+)"
+              r"(?:finally\s+|just\s+|already\s+)?(?:ditched|dropped|cancell?ed|quit|left|sold|traded(?:\s+in)?|"
+              r"switched\s+(?:away\s+)?from|moved\s+(?:away\s+)?from|gave\s+up(?:\s+on)?|got\s+rid\s+of|"
+              r"stopped\s+(?:using|going\s+to|seeing)|said\s+goodbye\s+to)\s+(?:(?:the|my|our)\s+)?(?:old\s+)?")
+_DROP_END = (r"(?:'s|’s)?\s+(?:(?:has|had|finally|just)\s+)*(?:retired|went\s+(?:bust|under|out\s+of\s+business)|"
+             r"closed\s+for\s+good|shut\s+down\s+for\s+good|is\s+gone)\b")
+
+
+@lru_cache(maxsize=1024)
+def _dropping(name: str):
+    n = re.escape(name)
+    return re.compile(r"(?:" + _DROP_VERB + n + r"\b|(?<![\w'-])" + n + _DROP_END
+                      + r"|(?<![A-Za-z])" + n + r"(?:终于|已经|也)?(?:退休|跑路|倒闭|关门大吉)了"
+                      + r"|\bfrom\s+" + n + r"\b[^.!?。！？]{0,40}?\bto\b)", re.I | re.M)
+
+
+def drops_name(text: str, name: str) -> bool:
+    """Whether ``text`` (the owner's words) says the value ``name`` was dropped, ended or left for
+    another ("…from Chase to Ally Bank"), see :data:`_DROP_VERB` (search/follow.py)."""
+    return _dropping(name.lower()).search(text) is not None
 
 
 def _whole_focus(query: str, focus: str) -> bool:
@@ -760,7 +781,6 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # question, two texts sharing no subject word never update each other, and sharing fewer than
     # two they must both be short (at 100,000 units this order cost a search 1-3 ms before)
     any_pair = bool(_asked_chars(asked))
-    subject_chars = _subject_chars(asked) if holds else frozenset()
     # a question naming a kind one has one at a time ("What car do I drive now?"): two short statements
     # may share nothing but the kind, one naming a member, the later another with a change said
     kinds = bool(query) and _asks_of_a_kind(query)
@@ -800,10 +820,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 or bool(shared and _leaves(f_new, f_old)) \
                 or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
             hit = judged and (kind or _updates(f_new, f_old, asked))
-            # (two texts sharing no subject word, nor in Chinese a character of what the question asks
-            # about, are never two answers: most pairs stop at this test)
-            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS and (
-                    shared - _ANY_TOPIC or any(ch in f_new[2] and ch in f_old[2] for ch in subject_chars)):
+            # (two texts sharing no subject word are never two answers: most pairs stop at this test)
+            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS and shared - _ANY_TOPIC:
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
@@ -825,9 +843,6 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 break
         if not moved:
             break
-    if holds and out and score is not None:
-        out = _changed_first(out, by, score, ratios[1], lambda it: facts[id(it)][0] if id(it) in facts else frozenset(),
-                             asked, text)
     if history and out:  # the answer, then what it was before: what the first item updated, just below it
         # (only the first's: the history of another update in the list, a job change for a question
         # about one's car, pushed the car's first statement out of the first five notes)
@@ -835,28 +850,6 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
         olders = [it for it in out[1:] if by.get(id(it)) is lead]
         out = [lead, *olders, *(it for it in out[1:] if by.get(id(it)) is not lead)]
     return out, marks
-
-
-def _changed_first(out: list, by: dict, score, close: float, subject, asked: frozenset[str], text) -> list:
-    """For a question asking what holds: the first item that replaced an earlier one goes first when
-    the first item is part of no update and scores below it by less than ``close`` ("What car do I
-    have right now?": "Sold the Civic last week, picked up a used Tesla Model 3" above "Our car
-    insurance is with Geico", never changed). A value said to have changed is what a question about
-    the value as it stands asks for; an unchanged line nearly as relevant is, more often, beside it.
-    Not a change of one of the owner's people the question does not name ("我爸把朗逸卖了…" is his car),
-    and only one said in words (other numbers alone may be anything). ``subject(item)``: its subject
-    words; ``text(item)``: its text."""
-    newer_ids = {id(v) for v in by.values()}
-    lead = out[0]
-    if id(lead) in by or id(lead) in newer_ids:
-        return out
-    top = score(lead)
-    for i, it in enumerate(out[1:ANSWERS], start=1):
-        if id(it) not in newer_ids or id(it) in by or any(_a_person(w) and w not in asked for w in subject(it)) \
-                or not _says_change(_owner_said(text(it))):
-            continue
-        return [it, *out[:i], *out[i + 1:]] if score(it) >= close * top else out
-    return out
 
 
 def bring_history(items: list, when, text) -> list:

@@ -196,9 +196,10 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
     return None, None
 
 
-def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int) -> list:
+def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int, newest: bool = False) -> list:
     """Units holding any of ``words``, by keyword: the stated tastes ("I love…", "我喜欢…") of an
-    advice question, the statements of change ("joined", "换成") of a question about now."""
+    advice question, the statements of change ("joined", "换成") of a question about now. ``newest``
+    (SQLite): the last indexed, unranked (a common word held by thousands of units costs no ranking)."""
     if pg:
         from . import postgres as engine
 
@@ -208,7 +209,7 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     version = memory_index_version(conn)
     qt = analyse_query(conn, words, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
     qt.strict = None  # any of the words
-    return keyword_leg(conn, qt, limit)
+    return keyword_leg(conn, qt, limit, newest=newest)
 
 
 def _members_leg(conn: apsw.Connection, pg: bool, members: list, n_docs: int, tokenizer: str) -> list:
@@ -508,7 +509,9 @@ def _followed(conn: apsw.Connection, pg: bool, params: SearchParams, merged: lis
     shown = {u.seq: p for p in merged for u in p.units}
 
     def fetch(names: list[str]) -> list[Candidate]:
-        hits = _words_leg(conn, pg, params.tokenizer, " ".join(names), follow.LIMIT)
+        # (the units last indexed: a later statement is among them, and a name as common as "Google"
+        # is held by thousands of units, which ranking would score all of: 40 ms at 100,000 units)
+        hits = _words_leg(conn, pg, params.tokenizer, " ".join(names), follow.LIMIT, newest=True)
         new = {h.seq: Candidate(h.seq) for h in hits if h.seq not in shown}
         _load(conn, new, False)
         return [shown[h.seq].lead if h.seq in shown else new[h.seq] for h in hits
@@ -563,7 +566,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
     top_when = top if event is None else max((c.content for c in pool if not c.specificity and c.path != event),
                                              default=0.0)
     liked_ids = taste.lifted(pool) if params.advice else set()
-    changed_ids = current.lifted(pool) if params.now_state else set()
+    changed_ids = current.lifted(pool, params.query) if params.now_state else set()
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
         imp = importance_multiplier(c.importance)

@@ -18,3 +18,15 @@ WORDS_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈"
 # regex alternations: one of the words, in English with a plural "s" ("the neighbours")
 RELATIONS_EN = "(?:" + "|".join(re.escape(w) for w in WORDS_EN) + ")s?"
 RELATIONS_ZH = "|".join(WORDS_ZH)
+
+
+_PEOPLE = re.compile(r"\b(" + RELATIONS_EN + r")\b|(" + RELATIONS_ZH + ")", re.I)
+
+
+def people_in(text: str) -> frozenset[str]:
+    """The owner's people a text names, by relation ("my sister", 爸妈), each as the list's word."""
+    out = set()
+    for m in _PEOPLE.finditer(text or ""):
+        word = (m.group(1) or m.group(2)).lower()
+        out.add(word[:-1] if m.group(1) and word.endswith("s") and word[:-1] in WORDS_EN else word)
+    return frozenset(out)
