@@ -140,3 +140,9 @@ def test_the_change_lifted_is_one_the_keywords_found_and_of_whom_the_question_as
     sister = cand(5, "My sister moved to Denver last month.", 0.8)
     me = cand(6, "We moved to Berlin in May.", 0.7)
     assert current.lifted([sister, me], "Where do I live now?") == {id(me)}
+    # the owner with another: the owner's move (a fresh-eyes review's case)
+    both = cand(7, "My husband and I moved to Denver in October.", 0.6)
+    assert current.lifted([sister, both], "Where do I live now?") == {id(both)}
+    # in a long message the sentence of the change says whose it is
+    long = cand(8, "My cousin is getting married next year. Big news: I left Greenfield Bank and joined Acme.", 0.6)
+    assert current.lifted([long], "Where do I work now?") == {id(long)}

@@ -180,23 +180,3 @@ def test_explain_names_the_member_that_held_a_head_word(capsys):
     plain = {r.label: r for r in explain.rows(_traced(), 0.35)}
     assert " as " not in plain["keyword leg"].note
 
-
-def test_explain_of_a_result_brought_by_following_the_answer_s_names():
-    """A result no leg of the question found (search/follow.py) says why it is there and what score it
-    carries, in the web view and on the command line, never a merge of legs it has none of."""
-    from reverie.cli.search_run import _print_explain
-
-    hit = {"score": 0.467, "explain": {"followed": {"from": "memory/2026-10-03.md#L1-L1", "names": ["spectrum"]}}}
-    rows = explain.rows(hit, 0.35)
-    assert [r.label for r in rows] == ["followed", "score"]
-    assert "memory/2026-10-03.md#L1-L1 names spectrum" in rows[0].note and rows[1].value == "0.467"
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        _print_explain(hit)
-    assert "followed: memory/2026-10-03.md#L1-L1 names spectrum" in out.getvalue() and "merge" not in out.getvalue()
-    # found by the question's legs as well: the usual rows follow
-    rows = explain.rows(_traced(followed={"from": "MEMORY.md#L3-L3", "names": ["acme"]}), 0.35)
-    assert [r.label for r in rows][:3] == ["followed", "vector leg", "keyword leg"]

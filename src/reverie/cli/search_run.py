@@ -14,12 +14,6 @@ CLI_SYNC_WAIT_SECONDS = 2.0
 
 def _print_explain(hit: dict) -> None:
     ex = hit.get("explain") or {}
-    f = ex.get("followed")
-    if f:  # brought by following the first answer's names (search/follow.py)
-        print(f"      followed: {f['from']} names {', '.join(f['names'])}; this later line says one was left")
-        if "merge" not in ex:  # found by no leg of the question: it carries that answer's score
-            print(f"      score {hit.get('score')} (the answer's it updates)")
-            return
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
     legs = []
     rank = lambda leg: f" (#{leg['rank']})" if leg.get("rank") is not None else ""  # noqa: E731  (never '#None')

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..text.cjk import LazyPattern
-from ..text.people import people_in
+from ..text.people import OWNER, people_in
 from . import counting
 from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of the best relevance)
 
@@ -107,9 +107,29 @@ def lifted(pool: list, query: str = "") -> set[int]:
     owner's own move is no answer to "我爸妈现在住在哪个城市？", nor a sister's to "Where do I live now?"."""
     asked = people_in(query)
     changes = sorted((c for c in pool if not c.specificity and c.kw is not None and states_change(c.text)
-                      and _same_people(people_in(c.text), asked)), key=lambda c: -c.content)
+                      and _about_whom_asked(_change_said(c.text), asked)), key=lambda c: -c.content)
     return {id(c) for c in changes[:CHANGES_LIFTED]}
 
 
-def _same_people(said: frozenset[str], asked: frozenset[str]) -> bool:
-    return said <= asked and (not asked or bool(said & asked))
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+
+
+def _change_said(text: str) -> str:
+    """The sentence of ``text`` that states the change (a long message says other things too: "My
+    cousin is getting married next year. … Big news: I left Greenfield Bank and joined Acme")."""
+    m = _STATES_CHANGE.search(text)
+    if m is None:
+        return ""
+    ends = [e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())]
+    after = _SENTENCE_END.search(text, m.end())
+    return text[ends[-1] if ends else 0:after.start() if after else len(text)]
+
+
+def _about_whom_asked(sentence: str, asked: frozenset[str]) -> bool:
+    """Whether a change said in ``sentence`` is of whom the question asks (``asked``: the people it
+    names): of one of them, or when it names none, of the owner (alone, or with others: "My husband
+    and I moved to Denver")."""
+    said = people_in(sentence)
+    if asked:
+        return bool(said & asked)
+    return not said or OWNER.search(sentence) is not None

@@ -31,7 +31,7 @@ from ..text.boilerplate import said_by_assistant
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers
 from ..text.focus import focus_of, focus_words, names_focus
-from ..text.people import RELATIONS_EN, RELATIONS_ZH, WORDS_EN, WORDS_ZH
+from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, WORDS_EN, WORDS_ZH
 from .keyword import STOP_WORDS
 
 _WIDE = "\u1100"  # Hangul Jamo, the lowest of the CJK letters (text/cjk.py); a Latin content word starts below
@@ -124,11 +124,6 @@ def dated(path: str, line: int, text: str = "") -> tuple[str, int] | None:
         return None
     c = _CITED.search(text) if text and ("Source:" in text or "source=" in text) else None
     return (c.group(1), int(c.group(2))) if c else None
-
-
-def subject_of(text: str) -> frozenset[str]:
-    """The words a text (a question) is about, as the update rules compare them."""
-    return _subject(text)
 
 
 def _subject(text: str, nums: frozenset[str] | None = None) -> frozenset[str]:
@@ -246,7 +241,7 @@ SENTENCES_JUDGED = 4
 # unless the owner does something in it too ("I", "we", 我 not before one of those people)
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + RELATIONS_EN + r"))\b"
                            r"|[他她]|" + RELATIONS_ZH, re.I)
-_OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + RELATIONS_ZH + "))", re.I)
+_OWNER = OWNER
 # one of the owner's people ("my manager", "our old neighbours", 我的经理), and the words of a question
 # asking about one of them ("Who is my manager now?": "manage")
 _MY_PERSON = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(" + RELATIONS_EN + r")\b|我们?的?(" + RELATIONS_ZH + ")", re.I)
@@ -503,11 +498,6 @@ def _owner_said(text: str) -> str:
     return _statement(text[:m.start()] if m else text)
 
 
-def owner_words(text: str) -> str:
-    """What the owner says in a result's text (its annotations left out; "" for another's)."""
-    return _owner_said(_facts(text)[2])
-
-
 def _owner_facts(text: str, said: str) -> tuple:
     """:func:`_facts` of what the owner said in ``text`` (``said``): the whole text's, which a search
     has already read, when no one else speaks in it (who said it and a dash are no subject word)."""
@@ -527,13 +517,12 @@ def _says_change(text: str) -> bool:
 
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
-                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False) -> bool:
+                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
-    杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？"); ``amount``: the question
-    asks for one (:func:`asks_amount`)."""
+    杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？")."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or a == b:
         return False
@@ -542,7 +531,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
         return False  # nothing the earlier one did not say
-    if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]) and _LEFT_IT.search(a) is None:
+    if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]):
         return False
     # someone else's news is no change of the owner's fact: "My friend Dana's rent went up to $2,600"
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
@@ -561,10 +550,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # 儿 of 女儿 and 儿子, names nothing)
     again = frozenset(w for w in shared if not _asks(w, asked))
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
-    # (unless the question asks for an amount and the named thing's is said to be another now: "Tidal is
-    # going up to $12.99/mo" after "I pay $10.99 a month for Tidal", for "How much am I paying for music
-    # streaming?"; "Acme's parking garage is $15 a day" says no change of "My commute to Acme is 12 miles")
-    if named and _LEFT_IT.search(a) is None and not (amount and fa[1] and fb[1] and fa[1] != fb[1] and _says_change(a)):
+    if named and _LEFT_IT.search(a) is None:
         return False
     # Or both are about what the question asks: a shared word of it (or of its stem: "insures",
     # "insurance"; in Chinese a shared word one of whose characters is of the question's words: 猫粮
@@ -606,73 +592,6 @@ def _names(text: str) -> frozenset[str]:
         words = words[1:]
     # ("We're", "I'm", "She's" start sentences: no name)
     return frozenset(content_words(" ".join(w for w in words if not _PRONOUN_SAID.match(w)), matching=True))
-
-
-#: how many names of a statement :func:`names_given` gives (its first, in reading order)
-NAMES_GIVEN = 4
-_TITLES = frozenset("mr mrs ms miss dr prof sir".split())
-_STARTS_AFTER = frozenset(".!?:;\"“(-–—。！？")
-
-
-def names_given(text: str, asked: frozenset[str]) -> list[str]:
-    """The names one of the owner's statements gives, as words to look up (search/follow.py): its
-    capitalised words but its first, none a day or a month nor a word of the question, at most
-    :data:`NAMES_GIVEN`; none when it is no statement of the owner's."""
-    said = _owner_said(_facts(text)[2])
-    if not said:
-        return []
-    stems = _names(said)
-    out: list[str] = []
-    # (not a value the statement itself left: "Moved my checking from Chase to Ally Bank" gives Ally)
-    for m in _CAPITALISED.finditer(said):
-        before = said[:m.start()].rstrip()
-        if not before or before[-1] in _STARTS_AFTER:  # a sentence's first word: "We're", "Still"
-            continue
-        key = m.group().lower()
-        key = key[:-2] if key.endswith(("'s", "’s")) else key
-        words = frozenset(content_words(key, matching=True))
-        if key in _TITLES or key in _WHEN_NAMES or key.rstrip("s") in _WHEN_NAMES or not words or words & asked \
-                or not words & stems or key in out or drops_name(said, key):
-            continue
-        out.append(key)
-        if len(out) == NAMES_GIVEN:
-            break
-    return out
-
-
-_AMOUNT = re.compile(r"\bhow\s+(?:much|many|long|far|often|old|big)\b|多少|几[点天号月个位次岁块钱]|多[大久长高重远贵]", re.I)
-
-
-def asks_amount(query: str) -> bool:
-    """Whether a question asks for an amount, a count or a measure ("How much is…", 多少, 几点)."""
-    return _AMOUNT.search(query) is not None
-
-
-# a value the owner dropped, the name after the verb ("Finally ditched Xfinity", "we cancelled Spectrum",
-# "Sold the old Civic", "switched from Chase", "traded the Mazda3 in"), or the name then its own end
-# ("Dr. Okonkwo retired", "BuildRight went bust", "Mate40终于退休了"). Not the name doing something
-# ("Priya left early today", "Chase cancelled my old debit card", "Ally cancelled a transfer")
-_DROP_VERB = (r"(?:^|(?<=[.!?;:,—–-])\s*|\b(?:i|we)(?:'ve|\s+have|\s+had|\s+just|\s+finally|\s+already)*\s+|"
-              r"\b(?:finally|just|already|and|so)\s+)"
-              r"(?:finally\s+|just\s+|already\s+)?(?:ditched|dropped|cancell?ed|quit|left|sold|traded(?:\s+in)?|"
-              r"switched\s+(?:away\s+)?from|moved\s+(?:away\s+)?from|gave\s+up(?:\s+on)?|got\s+rid\s+of|"
-              r"stopped\s+(?:using|going\s+to|seeing)|said\s+goodbye\s+to)\s+(?:(?:the|my|our)\s+)?(?:old\s+)?")
-_DROP_END = (r"(?:'s|’s)?\s+(?:(?:has|had|finally|just)\s+)*(?:retired|went\s+(?:bust|under|out\s+of\s+business)|"
-             r"closed\s+for\s+good|shut\s+down\s+for\s+good|is\s+gone)\b")
-
-
-@lru_cache(maxsize=1024)
-def _dropping(name: str):
-    n = re.escape(name)
-    return re.compile(r"(?:" + _DROP_VERB + n + r"\b|(?<![\w'-])" + n + _DROP_END
-                      + r"|(?<![A-Za-z])" + n + r"(?:终于|已经|也)?(?:退休|跑路|倒闭|关门大吉)了"
-                      + r"|\bfrom\s+" + n + r"\b[^.!?。！？]{0,40}?\bto\b)", re.I | re.M)
-
-
-def drops_name(text: str, name: str) -> bool:
-    """Whether ``text`` (the owner's words) says the value ``name`` was dropped, ended or left for
-    another ("…from Chase to Ally Bank"), see :data:`_DROP_VERB` (search/follow.py)."""
-    return _dropping(name.lower()).search(text) is not None
 
 
 def _whole_focus(query: str, focus: str) -> bool:
@@ -784,7 +703,6 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # a question naming a kind one has one at a time ("What car do I drive now?"): two short statements
     # may share nothing but the kind, one naming a member, the later another with a change said
     kinds = bool(query) and _asks_of_a_kind(query)
-    amount = holds and asks_amount(query)
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -827,7 +745,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and answers_alike(text(newer), text(older), asked, ratio,
-                                                                              named, ratios[1], amount)
+                                                                              named, ratios[1])
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:

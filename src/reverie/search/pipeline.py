@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, current, days_asked, floor, follow, loose, newest, reading, rerank, taste, timeq, vouched
+from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq, vouched
 from ..store.engine import engine_of
 from ..text.kinds import with_heads_named
 from ..text.topics import topics_of
@@ -196,10 +196,9 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
     return None, None
 
 
-def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int, newest: bool = False) -> list:
+def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int) -> list:
     """Units holding any of ``words``, by keyword: the stated tastes ("I love…", "我喜欢…") of an
-    advice question, the statements of change ("joined", "换成") of a question about now. ``newest``
-    (SQLite): the last indexed, unranked (a common word held by thousands of units costs no ranking)."""
+    advice question, the statements of change ("joined", "换成") of a question about now."""
     if pg:
         from . import postgres as engine
 
@@ -209,7 +208,7 @@ def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limi
     version = memory_index_version(conn)
     qt = analyse_query(conn, words, tokenizer, FTS_TABLE, memory_doc_count(conn, version), version)
     qt.strict = None  # any of the words
-    return keyword_leg(conn, qt, limit, newest=newest)
+    return keyword_leg(conn, qt, limit)
 
 
 def _members_leg(conn: apsw.Connection, pg: bool, members: list, n_docs: int, tokenizer: str) -> list:
@@ -480,8 +479,6 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                                           else newest.KEYWORD_RATIOS)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
-    if merged and use_kw and not instances and not params.counting and current.asks_what_holds(said):
-        merged = _followed(conn, pg, params, merged, said)
     chosen = merged[:n]
     budget = None
     if params.max_tokens:  # widening and the newest-first order may have put a longer passage inside
@@ -501,39 +498,6 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         "relevance": evidence.debug(),
         "budget": budget,
     }
-
-
-def _followed(conn: apsw.Connection, pg: bool, params: SearchParams, merged: list[Passage], said: str) -> list[Passage]:
-    """``merged`` with the later statement that left a value its first result names put first, that
-    result marked superseded by it (search/follow.py), or as it was."""
-    shown = {u.seq: p for p in merged for u in p.units}
-
-    def fetch(names: list[str]) -> list[Candidate]:
-        # (the units last indexed: a later statement is among them, and a name as common as "Google"
-        # is held by thousands of units, which ranking would score all of: 40 ms at 100,000 units)
-        hits = _words_leg(conn, pg, params.tokenizer, " ".join(names), follow.LIMIT, newest=True)
-        new = {h.seq: Candidate(h.seq) for h in hits if h.seq not in shown}
-        _load(conn, new, False)
-        return [shown[h.seq].lead if h.seq in shown else new[h.seq] for h in hits
-                if h.seq in shown or new[h.seq].path]
-
-    lead = merged[0]
-    found = follow.later_update(lead, newest.subject_of(said), newest.dated, fetch)
-    if found is None:
-        return merged
-    c, _ = found
-    if c.seq in shown:
-        p = shown[c.seq]
-        rest = [q for q in merged if q is not p]
-    else:
-        c.score = c.pre_decay = lead.lead.score
-        c.eligible = True
-        c.window_start, c.window_end = c.start_line, c.end_line
-        p, rest = Passage([c]), merged
-    if params.explain:
-        c.trace["followed"] = {"from": lead.citation, "names": newest.names_given(lead.text, newest.subject_of(said))}
-    lead.superseded_by = p.citation
-    return [p, *rest]
 
 
 def _own_weight(params: SearchParams, use_vectors: bool) -> float:

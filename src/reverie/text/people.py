@@ -20,6 +20,10 @@ RELATIONS_EN = "(?:" + "|".join(re.escape(w) for w in WORDS_EN) + ")s?"
 RELATIONS_ZH = "|".join(WORDS_ZH)
 
 
+# the owner speaking of themselves ("I", "we", 我, not 我 of 我妈妈): a line of another person's news
+# that says it is the owner's too ("My husband and I moved to Denver")
+OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + RELATIONS_ZH + "))", re.I)
+
 _PEOPLE = re.compile(r"\b(" + RELATIONS_EN + r")\b|(" + RELATIONS_ZH + ")", re.I)
 
 

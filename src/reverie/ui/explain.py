@@ -86,12 +86,6 @@ def rows(hit: dict, min_score: float) -> list[BarRow]:
     """The bar rows for one result of ``Memory.search(..., explain=True)``."""
     ex = hit.get("explain") or {}
     out: list[BarRow] = []
-    f = ex.get("followed")
-    if f:  # brought by following the first answer's names (search/follow.py)
-        out.append(BarRow("followed", "", f"{f['from']} names {', '.join(f['names'])}; this later line says one was left"))
-        if "merge" not in ex:  # found by no leg of the question: it carries that answer's score
-            out.append(bar("score", hit.get("score"), "score", "the score of the answer it updates"))
-            return out
     v, k, p = ex.get("vector"), ex.get("keyword"), ex.get("path")
     out.append(bar("vector leg", v and v["calibrated"], "vector",
                     f"cosine {v['cosine']:.3f}" + _rank(v) if v else ""))
