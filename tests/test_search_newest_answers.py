@@ -92,6 +92,9 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     ("我在乐动健身办了年卡。", "乐动健身晚上十点就关门了。", "我在哪个健身房锻炼？"),
     ("我的牙医是刘医生。", "刘医生这周调去急诊值班了。", "我的牙医是谁？"),
     ("我用的还是华为Mate40。", "Mate40的电池换了个新的。", "我用的什么手机？"),
+    # "We're" starting a sentence is no name of the earlier one's value
+    ("Internet is fine at home. We're with Comcast.", "We're renting a cabin now, cancelled the hotel.",
+     "Who's our internet provider?"),
     # another amount of a named thing is another matter
     ("My commute to Acme is 12 miles.", "Acme's parking garage is 3 blocks away, $15 a day.", "How far is my commute?"),
     ("我住在万科城，房租每月4500。", "万科城的物业费是每平米3块5。", "我房租多少钱？"),
