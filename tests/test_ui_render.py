@@ -179,4 +179,3 @@ def test_explain_names_the_member_that_held_a_head_word(capsys):
     assert '; "doctor" as "cardiologist"' in capsys.readouterr().out
     plain = {r.label: r for r in explain.rows(_traced(), 0.35)}
     assert " as " not in plain["keyword leg"].note
-

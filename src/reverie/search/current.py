@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..text.boilerplate import split_sentences
 from ..text.cjk import LazyPattern
 from ..text.people import OWNER, people_in
 from . import counting
@@ -111,18 +112,10 @@ def lifted(pool: list, query: str = "") -> set[int]:
     return {id(c) for c in changes[:CHANGES_LIFTED]}
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？\n]")
-
-
 def _change_said(text: str) -> str:
     """The sentence of ``text`` that states the change (a long message says other things too: "My
     cousin is getting married next year. … Big news: I left Greenfield Bank and joined Acme")."""
-    m = _STATES_CHANGE.search(text)
-    if m is None:
-        return ""
-    ends = [e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())]
-    after = _SENTENCE_END.search(text, m.end())
-    return text[ends[-1] if ends else 0:after.start() if after else len(text)]
+    return next((s for line in text.splitlines() for s in split_sentences(line) if _STATES_CHANGE.search(s)), "")
 
 
 def _about_whom_asked(sentence: str, asked: frozenset[str]) -> bool:

@@ -241,7 +241,6 @@ SENTENCES_JUDGED = 4
 # unless the owner does something in it too ("I", "we", 我 not before one of those people)
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + RELATIONS_EN + r"))\b"
                            r"|[他她]|" + RELATIONS_ZH, re.I)
-_OWNER = OWNER
 # one of the owner's people ("my manager", "our old neighbours", 我的经理), and the words of a question
 # asking about one of them ("Who is my manager now?": "manage")
 _MY_PERSON = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(" + RELATIONS_EN + r")\b|我们?的?(" + RELATIONS_ZH + ")", re.I)
@@ -271,7 +270,7 @@ def _a_change_of_mine(sentence: str) -> bool:
     change in it ("moved", "switched", "personal best", 换成, 新纪录; not "new" alone nor "change", which
     in conversation are as often "new art" and "make a change": on LoCoMo they marked 231 pairs of
     turns), and not someone else's news."""
-    return _a_change_said(sentence) and not (_SOMEONE_ELSE.search(sentence) and not _OWNER.search(sentence))
+    return _a_change_said(sentence) and not (_SOMEONE_ELSE.search(sentence) and not OWNER.search(sentence))
 
 
 @lru_cache(maxsize=8192)
@@ -645,7 +644,7 @@ def _kind_changed(later: str, earlier: str) -> bool:
 
     if said_by_assistant(later) or not states_change(later):
         return False
-    if _SOMEONE_ELSE.search(later) and not _OWNER.search(later):
+    if _SOMEONE_ELSE.search(later) and not OWNER.search(later):
         return False
     for (head_a, named_a), (_, named_b) in zip(_kind_reading(later), _kind_reading(earlier)):
         if head_a and named_b and named_a - named_b and not named_b <= named_a:
