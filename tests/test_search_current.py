@@ -143,6 +143,28 @@ def test_the_change_lifted_is_one_the_keywords_found_and_of_whom_the_question_as
     # the owner with another: the owner's move (a fresh-eyes review's case)
     both = cand(7, "My husband and I moved to Denver in October.", 0.6)
     assert current.lifted([sister, both], "Where do I live now?") == {id(both)}
+    # one of the owner's people said short, as speech does: 我爸 is the father, not the owner
+    dad = cand(9, "我爸把朗逸卖了，提了一辆比亚迪汉，纯电的。", 0.8)
+    sold = cand(10, "I sold the Civic last week and picked up a used Tesla Model 3.", 0.7)
+    assert current.lifted([dad, sold], "What car do I have right now?") == {id(sold)}
+    assert current.lifted([dad, sold], "我爸现在开什么车？") == {id(dad)}
+    sister = cand(11, "我的姐姐搬到了上海。", 0.8)
+    assert current.lifted([sister, me], "我现在住在哪里？") == {id(me)}
     # in a long message the sentence of the change says whose it is
     long = cand(8, "My cousin is getting married next year. Big news: I left Greenfield Bank and joined Acme.", 0.6)
     assert current.lifted([long], "Where do I work now?") == {id(long)}
+
+
+@pytest.mark.parametrize("text, people, owner", [
+    ("我爸把朗逸卖了。", {"爸爸"}, False), ("我爸爸搬家了。", {"爸爸"}, False), ("我妈下周来。", {"妈妈"}, False),
+    ("我爸妈现在住在哪个城市？", {"爸妈"}, False), ("我的姐姐搬到了上海。", {"姐姐"}, False),
+    ("我和我妈搬到了杭州。", {"妈妈"}, True), ("我们搬到了杭州。", set(), True), ("My dad moved to Leeds.", {"dad"}, False),
+    # 哥们 (a friend), 姐夫 (a sister's husband) are other people, not the sibling; 老爸 is 爸爸
+    ("我哥们儿搬到深圳了。", {"哥们"}, False), ("我姐夫换了工作。", {"姐夫"}, False), ("我老爸把车卖了。", {"爸爸"}, False)])
+def test_the_owners_people_said_short_or_whole(text, people, owner):
+    """One of the owner's people as speech says them (我爸, 我的姐姐) is that person, not the owner
+    speaking (text/people.py), and 我爸 is the 爸爸 of another line."""
+    from reverie.text.people import OWNER, people_in
+
+    assert people_in(text) == people
+    assert (OWNER.search(text) is not None) == owner

@@ -112,6 +112,9 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     ("我在腾讯上班", "我老婆现在在阿里上班", "我在哪家公司上班？"),
     ("I drive a grey Honda Civic.", "My neighbor just sold his Honda Civic and got a Tesla.", "What car do I drive?"),
     ("我儿子在实验小学上学", "我女儿现在在外国语学校上学", "我儿子在哪个学校上学？"),
+    # one of the owner's people said short, as speech does (我爸, 我妈; text/people.py)
+    ("我开的是一辆白色的大众朗逸。", "我爸把朗逸卖了，提了一辆比亚迪汉，纯电的。", "我现在开的是什么车？"),
+    ("我住在上海浦东。", "我妈搬到杭州了，现在住西湖区。", "我住在哪里？"),
     # the earlier value only spoken of again, not left
     ("My doctor is Dr. Patel.", "Dr. Patel moved her office to Main Street.", "Who is my doctor?"),
     ("We have Xfinity for home internet.", "Xfinity raised our bill to $85 a month.", "Who's our internet provider?"),

@@ -31,7 +31,7 @@ from ..text.boilerplate import said_by_assistant
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers
 from ..text.focus import focus_of, focus_words, names_focus
-from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, WORDS_EN, WORDS_ZH
+from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, SHORT_ZH, WORDS_EN, WORDS_ZH, people_in
 from .keyword import STOP_WORDS
 
 _WIDE = "\u1100"  # Hangul Jamo, the lowest of the CJK letters (text/cjk.py); a Latin content word starts below
@@ -240,7 +240,7 @@ SENTENCES_JUDGED = 4
 # someone else's news ("She got a new manager", "The neighbours got a new dog", "我妹妹换了新工作"),
 # unless the owner does something in it too ("I", "we", 我 not before one of those people)
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|(?:the|my|our|a)\s+(?:" + RELATIONS_EN + r"))\b"
-                           r"|[他她]|" + RELATIONS_ZH, re.I)
+                           r"|[他她]|" + RELATIONS_ZH + "|" + SHORT_ZH, re.I)
 # one of the owner's people ("my manager", "our old neighbours", 我的经理), and the words of a question
 # asking about one of them ("Who is my manager now?": "manage")
 _MY_PERSON = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(" + RELATIONS_EN + r")\b|我们?的?(" + RELATIONS_ZH + ")", re.I)
@@ -536,7 +536,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
     # earlier one does not name), "My neighbor just sold his Honda Civic"
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
-    if (fa[0] & _RELATION_WORDS) - fb[0]:
+    if (fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b):  # (said short too: 我爸把朗逸卖了)
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)

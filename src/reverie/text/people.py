@@ -7,30 +7,42 @@ the list."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 WORDS_EN = ("sister", "brother", "mum", "mom", "mother", "dad", "father", "parent", "wife", "husband", "partner",
             "girlfriend", "boyfriend", "friend", "colleague", "coworker", "co-worker", "neighbour", "neighbor", "boss",
             "manager", "son", "daughter", "cousin", "uncle", "aunt", "grandma", "grandpa", "grandparent", "kid",
             "children")
 WORDS_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
-            "朋友", "同事", "邻居", "老板", "领导", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶", "爷爷")
+            "朋友", "同事", "邻居", "老板", "领导", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶", "爷爷",
+            "老爸", "老妈", "哥们", "姐夫", "妹夫", "弟媳", "嫂子", "媳妇")
 
 # regex alternations: one of the words, in English with a plural "s" ("the neighbours")
 RELATIONS_EN = "(?:" + "|".join(re.escape(w) for w in WORDS_EN) + ")s?"
 RELATIONS_ZH = "|".join(WORDS_ZH)
+# one of them said short after 我 as speech does ("我爸把朗逸卖了"; not 我哥们, a friend, nor 我姐夫, a
+# sister's husband: words of the list of their own); the person is group 1
+SHORT_ZH = "我们?(?!" + RELATIONS_ZH + ")([爸妈]|[哥姐弟妹](?![们夫媳儿]))"
 
 
 # the owner speaking of themselves ("I", "we", 我, not 我 of 我妈妈): a line of another person's news
 # that says it is the owner's too ("My husband and I moved to Denver")
-OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?(?:" + RELATIONS_ZH + "))", re.I)
+OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us)\b|我(?!们?的?(?:" + RELATIONS_ZH + "|[爸妈哥姐弟妹]))", re.I)
 
-_PEOPLE = re.compile(r"\b(" + RELATIONS_EN + r")\b|(" + RELATIONS_ZH + ")", re.I)
+# a person said short (SHORT_ZH) or as 老爸: the same person as the whole word
+_WHOLE_ZH = {"爸": "爸爸", "妈": "妈妈", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹", "老爸": "爸爸", "老妈": "妈妈"}
+_PEOPLE = re.compile(r"\b(" + RELATIONS_EN + r")\b|(" + RELATIONS_ZH + ")|" + SHORT_ZH, re.I)
 
 
+@lru_cache(maxsize=4096)  # a search asks it of one text in several pairs
 def people_in(text: str) -> frozenset[str]:
     """The owner's people a text names, by relation ("my sister", 爸妈), each as the list's word."""
     out = set()
     for m in _PEOPLE.finditer(text or ""):
+        if m.group(3):
+            out.add(_WHOLE_ZH[m.group(3)])
+            continue
         word = (m.group(1) or m.group(2)).lower()
+        word = _WHOLE_ZH.get(word, word)
         out.add(word[:-1] if m.group(1) and word.endswith("s") and word[:-1] in WORDS_EN else word)
     return frozenset(out)
