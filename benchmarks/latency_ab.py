@@ -1,7 +1,7 @@
 """Search latency, this code against another checkout, interleaved on one machine.
 
     python benchmarks/latency_ab.py --before <checkout>/src [--size 100000] [--rounds 4] [--work DIR]
-                                    [--queries perf|gathering|kinds|methods] [--reuse]
+                                    [--queries perf|gathering|kinds|methods|things] [--reuse]
 
 A latency target such as "p50 at 100k within 10 % of the previous version" cannot be read off two
 runs of ``perf.py`` taken an hour apart: on a shared 2-core machine the same code moved 62 → 90 ms
@@ -19,7 +19,9 @@ for their characters too (search/loose.py); ``--queries kinds`` 20 counting ques
 Chinese that name a kind ("How many different doctors did I see?"), which ask the index for its
 members too (text/kinds.py); ``--queries methods`` 20 Chinese questions asking for a method
 ("你推荐过我什么酒店的方法？"), which ask the index for the endings of named methods (search/keyword.py,
-``expand_methods``). ``--reuse`` keeps the homes already under ``--work``
+``expand_methods``); ``--queries things`` 20 look-ups of a thing one has one at a time ("Which bank do I
+use?", "我用的什么手机？"), which with vectors ask the index for the kind's members too (text/kinds.py
+``ONE_AT_A_TIME``). ``--reuse`` keeps the homes already under ``--work``
 (built by an earlier run of the same size) instead of building them again.
 """
 
@@ -64,7 +66,7 @@ def _child(src: str, home: str, what: str) -> None:
         return
     which = os.environ.get("REVERIE_AB_QUERIES")
     qs = (gathering(perf) if which == "gathering" else kinds() if which == "kinds" else methods(perf)
-          if which == "methods" else perf.query_set(random.Random(11)))
+          if which == "methods" else things() if which == "things" else perf.query_set(random.Random(11)))
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
     for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
@@ -96,6 +98,16 @@ def kinds() -> list[str]:
             "我一共去了几次博物馆？", "我在旅游上一共花了多少钱？"]
 
 
+def things() -> list[str]:
+    """20 look-ups, English and Chinese, of a thing one has one at a time (text/kinds.py
+    ``ONE_AT_A_TIME``): with vectors they ask the index for the kind's members too."""
+    return ["What car do I drive?", "Which bank do I use?", "What phone do I have?", "Who's our internet provider?",
+            "Which carrier is my phone plan with?", "Which streaming service do we pay for?",
+            "What are my dietary restrictions?", "Which pharmacy do I use?", "Who's my boss?", "Who do I report to?",
+            "我开的是什么车？", "我的工资卡是哪个银行？", "我用的什么手机？", "我家宽带是哪家的？", "我用的是哪家运营商？",
+            "我开的是哪个视频会员？", "我的饮食有什么忌口？", "我一般去哪家药店？", "我的领导是谁？", "我现在的组长是谁？"]
+
+
 def methods(perf) -> list[str]:
     """20 Chinese questions asking for a method (方法 / 办法) about the generated workspace's words: they
     ask the index for the named methods' endings too (search/keyword.py, ``expand_methods``)."""
@@ -122,9 +134,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
-    ap.add_argument("--queries", choices=("perf", "gathering", "kinds", "methods"), default="perf",
+    ap.add_argument("--queries", choices=("perf", "gathering", "kinds", "methods", "things"), default="perf",
                     help="perf.py's 100 queries, 30 Chinese questions that count or say when, 20 counting "
-                         "questions naming a kind, or 20 Chinese questions asking for a method")
+                         "questions naming a kind, 20 Chinese questions asking for a method, or 20 look-ups of a "
+                         "thing one has one at a time")
     ap.add_argument("--reuse", action="store_true", help="keep the homes already under --work")
     args = ap.parse_args()
     if args.reuse and args.work is None:
@@ -153,7 +166,8 @@ def main() -> None:
     load1, took = os.getloadavg(), time.perf_counter() - t0
     n_queries, what = {"perf": (100, "queries"), "gathering": (30, "gathering Chinese questions"),
                        "kinds": (20, "counting questions naming a kind"),
-                       "methods": (20, "Chinese questions asking for a method")}[args.queries]
+                       "methods": (20, "Chinese questions asking for a method"),
+                       "things": (20, "look-ups of a thing one has one at a time")}[args.queries]
     flag = "" if args.queries == "perf" else f" --queries {args.queries}"
     lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
              f"{args.rounds}{flag}` — {args.size:,} units, {args.rounds} rounds of {n_queries} "
@@ -178,6 +192,10 @@ def main() -> None:
         elif args.queries == "gathering":
             update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-gathering",
                            "Search latency against the previous version: questions that gather", body)
+        elif args.queries == "things":
+            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-things",
+                           "Search latency against the previous version: look-ups of a thing one has one at a time",
+                           body)
         else:
             update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-kinds",
                            "Search latency against the previous version: counting questions naming a kind", body)

@@ -208,7 +208,9 @@ def test_a_question_about_now_finds_the_member_that_said_it(keyword_memory):
                         "memory/2026-03-02.md": "- Backed up my photos to an external drive.\n",
                         "memory/2026-03-09.md": "- Watered the tomatoes.\n"})
     assert paths(m, "What car do I drive now?")[0] == "memory/2026-01-10.md"
-    # a lookup without "now" is left to its words
+    # keyword-only, a lookup without "now" is left to its words: without vectors nothing judges which
+    # line naming a car answers it (with them, a thing one has one at a time takes its kind's members:
+    # test_search_one_at_a_time.py)
     assert "memory/2026-01-10.md" not in paths(m, "What car do I drive?")
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from reverie import Memory
 from reverie.search import language
+from workspace_helpers import local_memory
 
 pytestmark = pytest.mark.semantic
 
@@ -48,13 +49,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
-    home = tmp_path_factory.mktemp("language-home")
-    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
-    m.init()
-    for rel, text in NOTES.items():
-        (m.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (m.workspace / rel).write_text(text, encoding="utf-8")
-    m.sync()
+    m = local_memory(tmp_path_factory.mktemp("language-home"), NOTES)
     yield m
     m.close()
 

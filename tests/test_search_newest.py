@@ -441,6 +441,10 @@ def test_a_change_of_car_sharing_only_the_kind_is_the_newest(keyword_memory, old
     ("We adopted a new pet, a kitten.", "Our dog is called Biscuit.", False),
     ("I've started learning a new instrument, the violin.", "I play the piano.", False),
     ("我换了新的数码相机。", "我用的是华为手机。", False),
+    # the other things one has one at a time: a bank, a phone (text/kinds.py ONE_AT_A_TIME)
+    ("I switched banks, now with Monzo.", "I bank with Barclays.", True),
+    ("我换手机了，现在用的是小米14。", "我用的是华为Mate40。", True),
+    ("My sister switched banks to Monzo.", "I bank with Barclays.", False),
 ])
 def test_a_promoted_fact_updates_another_of_its_kind_only_when_the_kind_is_said_to_change(later, earlier, expected):
     from reverie.search.newest import updates_fact

@@ -15,6 +15,7 @@ import pytest
 from reverie.embeddings.local import LocalE5
 
 from reverie import Memory
+from workspace_helpers import local_memory
 
 # SQLite only: the memory is built once for the module, and a module-wide memory cannot follow the
 # per-test engine fixture (run under it, the "postgres" variants ran on SQLite all the same). The
@@ -43,13 +44,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
-    home = tmp_path_factory.mktemp("semantic-home")
-    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
-    m.init()
-    for rel, text in NOTES.items():
-        (m.workspace / rel).write_text(text, encoding="utf-8")
-    report = m.sync()
-    assert report is not None
+    m = local_memory(tmp_path_factory.mktemp("semantic-home"), NOTES)
     # one chunk per note, each with a vector: the fixture is what the assertions assume
     conn = m.index.conn()
     paths = [r[0] for r in conn.execute("SELECT path FROM memory_index_chunks WHERE embedding IS NOT NULL")]

@@ -10,7 +10,7 @@ import pytest
 from reverie import Memory
 from reverie.search import taste
 
-from workspace_helpers import filler_days, write
+from workspace_helpers import filler_days, local_memory, write
 
 pytestmark = pytest.mark.semantic
 
@@ -31,12 +31,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
-    home = tmp_path_factory.mktemp("taste-home")
-    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"'])
-    m.init()
-    for rel, text in NOTES.items():
-        (m.workspace / rel).write_text(text, encoding="utf-8")
-    m.sync()
+    m = local_memory(tmp_path_factory.mktemp("taste-home"), NOTES)
     yield m
     m.close()
 

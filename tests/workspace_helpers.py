@@ -1,5 +1,6 @@
 """Shared pieces of the tests that lay out a workspace: a Memory made ready, a note written as an
-outside editor would (no provenance recorded: it reads as an outside edit)."""
+outside editor would (no provenance recorded: it reads as an outside edit), a small memory on the
+real bundled embedder indexed once for a module."""
 
 from __future__ import annotations
 
@@ -33,3 +34,14 @@ def result_paths(mem, query: str, now, **kw) -> list[str]:
     """The paths of the first ten results for ``query`` asked at ``now`` (minScore 0, no signals)."""
     out = mem.search(query, 10, 0.0, now=now, record_signals=False, **kw)
     return [r["path"] for r in out["results"]]
+
+
+def local_memory(home: Path, notes: dict[str, str], *overrides: str) -> Memory:
+    """A Memory in ``home`` on the real bundled embedder with ``notes`` ({path: text}) written and
+    indexed (a module-scoped fixture builds it once; the caller closes it)."""
+    m = Memory(home=home, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"', *overrides])
+    m.init()
+    for rel, text in notes.items():
+        write(m, rel, text)
+    m.sync()
+    return m

@@ -372,11 +372,12 @@ def _kinds(tokenizer: str) -> list[tuple[tuple[str, ...], list[Member], object, 
     return out
 
 
-def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
+def expand_kinds(qt: QueryTerms, question: str, tokenizer: str, only: tuple[str, ...] | None = None) -> list[Member]:
     """For a counting question or one about what holds now: each query token of a head word of a
     kind (text/kinds.py: "doctors", "植物") is held by a text that names a member of it
-    ("dermatologist", "龟背竹"), as :attr:`QueryTerms.alts`. Returns those members, for a leg that
-    asks the index for them ([] when the question names no kind)."""
+    ("dermatologist", "龟背竹"), as :attr:`QueryTerms.alts`; ``only``: the kinds (by their first head)
+    taken, None for all. Returns those members, for a leg that asks the index for them ([] when the
+    question names no kind)."""
     if tokenizer != "cjk" or not qt.tokens:
         return []
     have = frozenset(qt.tokens)
@@ -384,7 +385,7 @@ def expand_kinds(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
     named: dict[str, str] = {}  # a token of a head -> the head as the question says it (explain)
     straddle: set[str] = set()  # the bigrams across a Chinese head's edges (自行车上: 车上)
     for toks, members, kind, head in _kinds(tokenizer):
-        if all(t in have for t in toks) and kind.asked_in(question):
+        if all(t in have for t in toks) and kind.asked_in(question) and (only is None or kind.heads[0] in only):
             # a member the question asks for itself stands for nothing more ("swimming at the
             # pool": a unit saying "pool" holds "pool", not a swim as well)
             alts = [m for m in members if not m.tokens <= have]

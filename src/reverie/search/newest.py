@@ -461,6 +461,7 @@ _SAYS_CHANGE = re.compile(
     r"bumped|slipped|delayed|upgraded|downgraded|promot(?:ed|ion)|transferred|raised|lowered|officially|as\s+of|"
     r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+now\s+on|starting|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
+    r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward)\b"
     r"|现在|目前|如今|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|变|停|开始|已经|卖",
     re.I)
@@ -472,13 +473,13 @@ _ANY_TOPIC = frozenset(content_words(
     matching=True)) | _FRAME_BIGRAMS
 _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助手)[:：]")
 # a value left, replaced or ended: what a later line must say of a name it shares with the earlier
-_LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|"
+_LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|closed|"
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
                       r"mov(?:e|ed|es|ing)\s+(?:to|from|over)|"
                       r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+(?:\w+\s+){0,2}in|"
                       r"went\s+(?:bust|under|out\s+of\s+business))\b"
                       r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去别的|调走|调到别的|跑路|倒闭"
-                      r"|没续|解约",
+                      r"|没续|不续|退订|解约",
                       re.I)
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
@@ -523,7 +524,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
     杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？")."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
-    if not a or not b or a.endswith(("?", "？")) or a == b:
+    if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
     if focus and names_focus(b, focus) and not names_focus(a, focus):
         return False
@@ -549,7 +550,9 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # 儿 of 女儿 and 儿子, names nothing)
     again = frozenset(w for w in shared if not _asks(w, asked))
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
-    if named and _LEFT_IT.search(a) is None:
+    if named and (_LEFT_IT.search(a) is None or again & _moved_from(b)):
+        # (nor is a name the earlier one already moved away from: "Finally cancelled the old Chase credit
+        # card too" after "Moved my checking from Chase to Ally Bank")
         return False
     # Or both are about what the question asks: a shared word of it (or of its stem: "insures",
     # "insurance"; in Chinese a shared word one of whose characters is of the question's words: 猫粮
@@ -567,6 +570,18 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
            for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
     return named
+
+
+_FROM_NAME = re.compile(r"\bfrom\s+(?:(?i:the|my|our|old)\s+)*([A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2})"
+                        r"|从([\u4e00-\u9fffA-Za-z0-9]{2,8}?)(?:换|转|搬|跳槽|离职|调)")
+
+
+@lru_cache(maxsize=4096)
+def _moved_from(text: str) -> frozenset[str]:
+    """The content words of what ``text`` says the owner moved away from ("switched from Chase to Ally",
+    "从电信换到联通")."""
+    return frozenset(w for m in _FROM_NAME.finditer(text) for w in content_words(m.group(1) or m.group(2),
+                                                                                  matching=True))
 
 
 _PERSON_STARTS = frozenset(w[0] for w in WORDS_ZH)
@@ -612,24 +627,44 @@ def _statement(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _kind_words() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
+def _kind_words() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], object], ...]:
     """Each kind one has one of at a time (text/kinds.py ``ONE_AT_A_TIME``) as (its heads, its
-    one-character heads, its members)."""
+    one-character heads, its members, the kind)."""
     from ..text.kinds import KIND_LIST, ONE_AT_A_TIME, one_character_heads
 
-    return tuple((kind.heads, tuple(c for h in kind.heads for c in one_character_heads(h)), kind.members)
+    return tuple((kind.heads, tuple(c for h in kind.heads for c in one_character_heads(h)), kind.members, kind)
                  for kind in KIND_LIST if kind.heads[0] in ONE_AT_A_TIME)
 
 
+# what a question asks of the thing rather than which it is: its insurance, its plate, its keys, where
+# it is parked, a connection's speed or password, a bill, opening hours, a loan with the bank
+_NOT_THE_THING = re.compile(
+    r"\b(?:insurance|insurer|plates?|wash|parked|parking|keys?|licen[cs]e|registration|speed|password|bills?|outage|"
+    r"open|opens|close|closes|closing|hours|number|mortgage|loan|coffee|park|best|fastest|cheapest|recommend\w*)\b"
+    r"|\b(?:boss|manager)'s|保险|车险|车牌|车位|停在|停车|钥匙|密码|网速|到期|多少钱|几点|关门|开门|房贷|贷款|号码|咖啡"
+    r"|最好|最快|最便宜|推荐", re.I)
+_BOSS_WORDS = frozenset({"boss", "manager", "老板", "领导", "经理"})
+
+
 @lru_cache(maxsize=1024)
-def _asks_of_a_kind(query: str) -> bool:
-    """Whether a question names a kind of :func:`_kind_words` by a head ("What car do we drive now?",
-    "我现在开的是什么车": 汽车) and asks what it is, not how many (a count of cars owned counts both)."""
+def kinds_asked(query: str) -> tuple[bool, ...]:
+    """For each kind of :func:`_kind_words`: whether a question names it by a head where it means it
+    ("What car do we drive now?", "我现在开的是什么车": 汽车; "Which bank do I use?", not "Is Monday a bank
+    holiday?") and asks what it is, not how many (a count of cars owned counts both)."""
     from ..text.kinds import names, with_heads_named
     from .counting import counts_instances
 
+    if counts_instances(query) or _NOT_THE_THING.search(query):
+        return tuple(False for _ in _kind_words())
     low = with_heads_named(query).lower()
-    return any(names(low, h) for k in _kind_words() for h in k[0]) and not counts_instances(query)
+    if people_in(query) - _BOSS_WORDS:  # someone else's ("What car does my sister drive now?", 我爸现在开的是什么车)
+        return tuple(False for _ in _kind_words())
+    return tuple(any(names(low, h) for h in heads) and kind.asked_in(query) for heads, _, _, kind in _kind_words())
+
+
+def asks_of_a_kind(query: str) -> bool:
+    """Whether a question asks what one's thing of a kind one has one at a time is (:func:`kinds_asked`)."""
+    return any(kinds_asked(query))
 
 
 def _kind_changed(later: str, earlier: str) -> bool:
@@ -652,6 +687,134 @@ def _kind_changed(later: str, earlier: str) -> bool:
     return False
 
 
+# a wish, a plan or a thought is no change of what one has: "Thinking of switching to T-Mobile",
+# "I might move my accounts to Ally", "我想换成小米" (not 想 of what one wants to watch: "最近想看的剧";
+# not "would" or "if" of another clause: "…on Google Fiber now, would recommend"; nor "going to" of a
+# change set for later: "Rent is going to be $1,790 from next month")
+_WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
+                   r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
+                   r"looking\s+into|tempted\s+to)\b"
+                   r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备", re.I)
+_NEW_ALONE = re.compile(r"\bnew(?:ly)?\b|新", re.I)
+
+
+# A thing of the kind used for a while, given, tried or spoken of is no change of one's own: a rental,
+# a loaner, a test drive, a trial, a work phone, a gift or a present, a promotion, a launch, a second
+# account "on top of" the first, a card (no bank), a mortgage, stock, a fleet, a cabin, roaming, the
+# office's connection, one who reports to the owner, an old boss, a roommate's or a niece's; 租, 代步,
+# 试驾, 试用, 借, 推销, 发布, 预售, 工作手机, 送给, 出差, 境外 (a trip's SIM card), 以前的, 信用卡, 房贷,
+# 股票, 公司网络, 室友, 闺蜜, 小王 (two fresh-eyes reviews found each in everyday lines)
+_NOT_ONES_OWN = re.compile(
+    r"\b(?:rent(?:ed|al|ing)?|loaner|hire\s+car|courtesy\s+car|test[- ]?dr(?:ove|ive|iving|iven)|trial|tried|trying|"
+    r"work\s+phone|gift|birthday|anniversary|promo(?:tion)?s?|pre-?orders?|launch(?:es|ed)?|on\s+top\s+of|as\s+well|"
+    r"alongside|to\s+me|old\s+(?:boss|manager)|(?:boss|manager)'s|for\s+the\s+trip|on\s+the\s+trip|"
+    r"(?:credit|debit)\s+card|(?<!sim\s)card|the\s+office|at\s+work|bought\s+(?:my|our|his|her)\s+\w+\s+(?:a|an|the)|"
+    r"roommate|flatmate|housemate|niece|nephew|landlord|landlady|classmate|teammate|intern|stocks?|shares|"
+    r"mortgage|loan|fleet|company\s+car|cabin|roaming|abroad|vacation|hotel|airbnb|present|stocking\s+stuffer|"
+    r"for\s+(?:the|my|our)\s+(?:kid|teen|teenager|son|daughter|wife|husband|mom|mum|dad|boyfriend|girlfriend)|"
+    r"smartwatch|ipad|tablet)s?\b"
+    r"|租|代步|试驾|试了|试用|体验|借|推销|打电话|发布|预售|上市|工作手机|公司发|送给|给[^，。,]{1,4}买|出差|境外|以前的|之前的"
+    r"|信用卡|公司网络|公司的网|办公室|单位的|室友|侄子|侄女|外甥|闺蜜|同学|房东|实习生|小[王李张刘陈赵杨黄周吴]"
+    r"|股票|房贷|贷款|换汇|换了点|摆摊|礼物",
+    re.I)
+# the owner taking the new one, said right before it in its clause: "I'm driving a used green Subaru",
+# "picked up a used Tesla", "Moved all my accounts to Redwood Credit Union", "We're on Google Fiber",
+# "we're just using Netflix", "went vegan", "I'm pescatarian now", "everything is with SoFi now"; 换了小米14,
+# 开了腾讯视频, 现在用的是, 提了一辆, 工资打到建设银行. Not someone else taking it ("Jake just switched to a
+# Tesla", "Priya now reports to Dan"), a visit ("went to Walgreens"), a thing merely named ("T-Mobile
+# keeps texting me to switch", "小米粥"), nor another product of the make ("the Samsung Galaxy Watch")
+_TAKES_EN = re.compile(
+    r"^(?:(?:so|and|but|then|now|finally|just|officially|also|after\s+the\s+\w+)\s+)*"
+    r"(?:(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+(?:(?:now|just|finally|officially|all|fully)\s+)*"
+    r"|(?:everything|it|all(?:\s+of\s+it)?|my\s+\w+(?:\s+\w+)?)(?:\s+(?:is|are)|'s)\s+(?:now\s+)?"
+    r"|(?:the\s+new\s+one|my\s+new\s+\w+|mine)(?:\s+is|'s)\s+(?:now\s+)?(?=(?:a|an|the)\s))?"
+    r"(?:(?:switched|moved|changed|ported|transferred|upgraded|traded|signed\s+up|made\s+the\s+(?:jump|switch|move)|"
+    r"picked\s+up|bought|got|getting|caved\s+and\s+got|drive|driving|use|using|on|with|at|bank(?:ing)?\s+with|joined|"
+    r"goes\s+to|go\s+to|put\s+me\s+on|pay(?:ing)?\s+for|a|an|(?:gone|went|going)(?!\s+to\b))\b(?:\s+\S+){0,6}?\s*)$", re.I)
+_BE_EN = re.compile(r"^(?:(?:so|and|but|now)\s+)*(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:(?:now|just|fully|officially)\s+)*$")
+_TAKES_ZH = re.compile(r"(?:换成了?|换了|换到|转到|转去|改用|改成了?|改到|开了|办了|提了|买了|用上了?|开上了?|都用|只用|"
+                       r"用的是|开的是|现在用|现在开|现在是|转网到|开始|发到|打到|存到|入了|改开|改装了?|改办|都在|都去|都用)"
+                       r"[^，。！？；,.!?;]{0,6}$")
+_TOOK_BEFORE_ZH = re.compile(r"(?:提车了?|换车了?|换手机了?|换了(?:车|手机|新车|新手机)|转网了?)[！!，,]?$")
+_CLAUSE = re.compile(r"[.!?;,:。！？；，：]|\s[—–-]\s|\s(?:and|but)\s")
+# another product of the make: a watch, earbuds, a washer, a Powerwall, its stock (手表, 耳机, 充电宝,
+# 空气净化器, 股票; and Xiaomi's car, the SU7, for a question about one's phone)
+_OTHER_PRODUCT = re.compile(r"[\s\w'-]{0,16}?\b(?:watch|earbuds|buds|tablet|tv|laptop|headphones|vacuum|fridge|washer|"
+                            r"dryer|powerwall|charger|power\s*bank|purifier|speaker|monitor|stock|shares|solar|roof)s?\b"
+                            r"|.{0,6}(?:手表|耳机|平板|电视|手环|笔记本|粥|充电宝|净化器|空调|冰箱|洗衣机|扫地机|音箱|路由器|股票|su7)")
+# members that say the taking themselves ("I report to Tom Becker", 携号转网到联通)
+_VERB_MEMBERS = frozenset({"report to", "reporting to", "reports to", "携号转网"})
+_BY_OWNER = re.compile(r"(?:^|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?(?:\s+(?:now|just|also))?)\s*$")
+
+
+# a farewell to the old one ("…bye bye iPhone", "RIP old silver bullet", 告别油车), and a thing acquired
+# ("got", "caved and got", 入了, 提了): ways a change is said that _SAYS_CHANGE and _LEFT_IT do not hold
+_BYE = re.compile(r"\b(?:bye[\s-]+bye|good\s*bye|farewell|rip)\b|告别|再见", re.I)
+_ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了", re.I)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|him|they|their|them)\b|[他她]", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|we're|we've|our|us)\b|我", re.I)
+
+
+def _takes(text: str, member: str) -> bool:
+    """Whether the owner takes ``member`` (a member of a kind, as text/kinds.py names it) in ``text``."""
+    from ..text.kinds import surface
+
+    low = text.lower()
+    sf = surface(member)
+    found = [(m.start(), m.end()) for m in re.finditer(re.escape(sf), low)] if isinstance(sf, str) else \
+        [m.span() for m in sf.finditer(low)]
+    for at, end in found:
+        cut = max((m.end() for m in _CLAUSE.finditer(low, 0, at)), default=0)
+        pre = low[cut:at].strip()
+        if re.search(r"[他她]|\b(?:he|she|they|his|her|their)\b", pre) or _OTHER_PRODUCT.match(low, end):
+            continue
+        if member in _VERB_MEMBERS:
+            if _BY_OWNER.search(pre) or (has_cjk(member) and len(pre) <= 4):
+                return True
+        elif pre and has_cjk(pre[-1]):
+            if _TAKES_ZH.search(pre):
+                return True
+        elif not pre and has_cjk(member):
+            if _TOOK_BEFORE_ZH.search(low[:cut].rstrip()):
+                return True
+        elif _TAKES_EN.match(pre) or _BE_EN.match(pre + " " if pre else "-"):
+            return True
+    return False
+
+
+def kind_answers(later: str, earlier: str, asked: tuple[bool, ...]) -> bool:
+    """Whether ``later`` says the owner's thing of a kind the question asks about (``asked``:
+    :func:`kinds_asked`) is now another than ``earlier`` says, when the two share no word of it
+    but the kind: "RIP old silver bullet, traded it in Saturday. I'm driving a used green Subaru
+    Outback now" after "My car is a 2014 Mazda3, silver" for "What car do I drive?", "Moved all my
+    accounts to Redwood Credit Union" after "I bank with Chase" for "Which bank do I use?". Both are
+    the owner's statements naming the kind (a head or a member: text/kinds.py); the later says the
+    owner takes a member the earlier does not name (:func:`_takes`: "I'm driving a … Subaru", "Moved
+    all my accounts to …", 换了小米14), with a change said (in any everyday way but the word "new"
+    alone, or a value left: 爱奇艺到期没续，开了腾讯视频); and none of a wish or a plan ("Thinking of
+    switching to T-Mobile"), a thing used for a while, tried, given or spoken of (a rental, a test
+    drive, a trial, a work phone, a gift, a second account "on top of" the first: :data:`_NOT_ONES_OWN`),
+    or someone else's news ("My brother switched to a Pixel", "She finally switched"). The caller
+    holds both among the first answers, each nearly as relevant as the other (:func:`order`)."""
+    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
+    if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a) or _NOT_ONES_OWN.search(a):
+        return False
+    if not (_says_change(_NEW_ALONE.sub(" ", a)) or _LEFT_IT.search(a) or _ACQUIRED.search(a) or _BYE.search(a)):
+        return False  # (爱奇艺到期没续，开了腾讯视频; "Caved and got the Samsung S24 Ultra")
+    fa, fb = _facts(a), _facts(b)
+    if (fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b):
+        return False
+    if _THIRD_PERSON.search(a) and not _FIRST_PERSON.search(a):  # "Sarah just sold her Civic and bought a Kia"
+        return False
+    for ask, (_, named_a), (head_b, named_b) in zip(asked, _kind_reading(a), _kind_reading(b)):
+        # (naming the earlier one too without leaving it adds one: "Moved my emergency fund to Ally,
+        # everyday stuff stays at Chase")
+        if ask and (named_b or head_b) and not (named_a & named_b and _LEFT_IT.search(a) is None and not _BYE.search(a)) \
+                and any(_takes(a, m) for m in named_a - named_b):
+            return True
+    return False
+
+
 @lru_cache(maxsize=4096)
 def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
     """For each kind of :func:`_kind_words`: whether ``text`` names it by a head, and the members it
@@ -661,7 +824,7 @@ def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
     low = text.lower()
     return tuple((any(names(low, h) for h in heads) or any(c in low for c in one_char),
                   frozenset(w for w in members if names(low, w)))
-                 for heads, one_char, members in _kind_words())
+                 for heads, one_char, members, _ in _kind_words())
 
 
 def updates_fact(later: str, earlier: str) -> bool:
@@ -701,7 +864,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     any_pair = bool(_asked_chars(asked))
     # a question naming a kind one has one at a time ("What car do I drive now?"): two short statements
     # may share nothing but the kind, one naming a member, the later another with a change said
-    kinds = bool(query) and _asks_of_a_kind(query)
+    asked_kinds = kinds_asked(query) if query else ()
+    kinds = any(asked_kinds)
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -738,13 +902,16 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
             hit = judged and (kind or _updates(f_new, f_old, asked))
             # (two texts sharing no subject word are never two answers: most pairs stop at this test)
-            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS and shared - _ANY_TOPIC:
+            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
+                    and (kinds or shared - _ANY_TOPIC):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
-                hit = ratios[0] <= ratio <= 1 / ratios[0] and answers_alike(text(newer), text(older), asked, ratio,
-                                                                              named, ratios[1])
+                hit = ratios[0] <= ratio <= 1 / ratios[0] and (
+                    bool(shared - _ANY_TOPIC) and answers_alike(text(newer), text(older), asked, ratio, named,
+                                                                ratios[1])
+                    or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:

@@ -29,7 +29,7 @@ import apsw
 
 from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq, vouched
 from ..store.engine import engine_of
-from ..text.kinds import with_heads_named
+from ..text.kinds import ONE_AT_A_TIME, with_heads_named
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
 from .keyword import analyse_query, expand_kinds, expand_measures, expand_methods, has_content, is_conversational, \
@@ -276,6 +276,11 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     params.advice = taste.asks_for_advice(said)
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
+    # "Which bank do I use?", "What car do I drive?": a thing one has one at a time, named by a make or
+    # a provider ("Moved all my accounts to Redwood Credit Union"; text/kinds.py ONE_AT_A_TIME). With
+    # vectors only: they judge which line naming a bank answers; keyword-only, "Finally cancelled the
+    # old Chase credit card" would rank as high as the line that moved the accounts
+    one_kind = use_vectors and not params.counting and current.asks_what_holds(said) and newest.asks_of_a_kind(said)
     # a count of the owner's own doings: the assistant's lines and other people's are no instance
     instances = counting.counts_instances(said)  # each saying counted: none updates another (below)
     params.mine = params.counting and instances and counting.asks_mine(said)
@@ -285,7 +290,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         kw_query = params.when.text
     if params.counting:  # "how many times": the count's frame, not a word to find
         kw_query = counting.without_frame(kw_query)
-    if use_kw and (params.counting or params.now_state):  # "开的是什么车": the kind of cars (text/kinds.py)
+    if use_kw and (params.counting or params.now_state or one_kind):  # "开的是什么车": the kind of cars (text/kinds.py)
         kw_query = with_heads_named(kw_query)
     if pg:  # the same legs from that engine's queries (search/postgres.py)
         from . import postgres as engine
@@ -325,7 +330,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # is left to its words and the vectors
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
-    members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else []
+    members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else \
+        expand_kinds(qt, said, params.tokenizer, ONE_AT_A_TIME) if use_kw and one_kind else []
     kind_named = bool(members)  # (a measure alone, 几本, says little of what is counted: "读完那本传记")
     if use_kw and params.counting:  # "几盆植物": "一小盆罗勒" is one
         members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)

@@ -9,13 +9,17 @@ people count in their own lives, each with its head words (as a question names t
 members (as a note names one), in English and Chinese: health visits and appointments, shows,
 plants, bikes, cars, swimming, running and hiking, reading, films, trips, pets, sport,
 restaurants, cuisines, instruments, clothes, jewellery, luxuries, furniture, relatives, parties,
-exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent; and for a
-question about now, one's employer and one's home.
+exhibitions, classes, languages, games, devices, fruit, baking, drinks, money spent; for a
+question about now, one's employer and one's home; and the things one has one at a time, named by
+a make or a provider (a car, a phone, a bank, home internet, a mobile carrier, a streaming service,
+a diet, a pharmacy, one's boss: ``ONE_AT_A_TIME``).
 
 A member stands for its head in a counting question and in a question about what holds now
-("What car do I drive now?": "I bought a used Toyota Corolla"), not in a lookup ("Who is my
-dentist?" asks for one note, which its own words find) nor in a question that only says when
-("Which movie did I see the week before my trip?": the days asked find the film of that week).
+("What car do I drive now?": "I bought a used Toyota Corolla"), and, with vectors to judge the
+lines it finds, in a lookup of a thing one has one at a time ("Which bank do I use?": "Moved all my
+accounts to Redwood Credit Union"); not in another lookup ("Who is my dentist?" asks for one note,
+which its own words find) nor in a question that only says when ("Which movie did I see the week
+before my trip?": the days asked find the film of that week).
 English members are matched as written, in the singular or the plural (the stem alone is not
 enough: "training" is stemmed as "train"), a phrase only as its words in a row ("brake pads");
 Chinese members as written (a substring), under the default ``cjk`` tokenizer (the
@@ -119,8 +123,9 @@ KINDS: list[tuple[str, ...]] = [
     ("car cars vehicle vehicles | 汽车 车子",
      "toyota honda ford bmw audi tesla volkswagen vw skoda nissan hyundai kia mazda subaru volvo mercedes "
      "sedan suv hatchback corolla camry prius rav4 civic accord octavia passat jetta tiguan qashqai fiesta "
+     "jeep rivian lexus chevy chevrolet "
      "| 丰田 本田 大众 特斯拉 宝马 奔驰 比亚迪 奥迪 轿车 卡罗拉 凯美瑞 雷凌 汉兰达 思域 雅阁 飞度 明锐 速派 朗逸 速腾 "
-     "迈腾 帕萨特 宝来 捷达 途观 轩逸 逍客 奇骏 英朗 君威 科鲁兹 福克斯 蒙迪欧"),
+     "迈腾 帕萨特 宝来 捷达 途观 轩逸 逍客 奇骏 英朗 君威 科鲁兹 福克斯 蒙迪欧 蔚来 小鹏 极氪 问界"),
     ("fruit fruits | 水果",
      "apple apples orange oranges banana bananas grape grapes strawberry strawberries blueberries mango mangoes pear "
      "peach lemon lemons lime limes grapefruit kiwi cherry cherries watermelon pineapple "
@@ -165,6 +170,58 @@ KINDS: list[tuple[str, ...]] = [
      r"^(?!.*(?:e-?mail|\bip\b|\bweb|\burl\b|邮箱|邮件|网址|网站))"
      r"(?:.*\bwhere\b[^?.!]{0,40}\bliv(?:e|es|ing)\b(?!\s+(?:music|show|shows|stream|concert|band|gig)s?\b)"
      r"|.*\baddress\b|.*\bhow\s+many\b[^?.!]{0,20}\b(?:homes|places)\b|.*(?:住在?哪|住址|地址|住在什么))"),
+    # what one has one of at a time and names by a make, a provider or a shop (ONE_AT_A_TIME below): a
+    # phone, a bank, home internet, a mobile carrier, a video streaming service, a diet, a pharmacy.
+    # Each only in a question that means it: not a phone number, a bank holiday, a river bank, the
+    # internet in general, a carrier bag, "streaming" a game, a diet soda. Makes and providers as
+    # people name them, and "… Credit Union"; not those naming something else as often (honor, max,
+    # mate, nationwide, galaxy, citi, fiber, wireless, mobile, drugs, prescriptions, boots, 理想, B站,
+    # 光纤, 汇报: a fresh-eyes review found each in everyday lines about other things)
+    ("phone phones smartphone smartphones cellphone cellphones | 手机",
+     "iphone pixel samsung huawei xiaomi oneplus oppo vivo motorola nokia redmi "
+     "| 苹果手机 华为 小米 荣耀 三星 一加 红米 iphone",
+     r"\b(?:what|which)\s+(?:kind\s+of\s+|model\s+of\s+|brand\s+of\s+)?(?:cell\s*|mobile\s+|smart)?phones?\b"
+     r"(?!\s+(?:number|plan|bill|case|carrier|provider|company|charger|contract))"
+     r"|\b(?:my|our)\s+(?:current\s+)?(?:cell\s*|mobile\s+|smart)?phone\s*\??$"
+     r"|(?:什么|哪(?:款|个|部|种)?)(?:牌子的?)?手机(?!号|套餐|卡|壳|膜|费|话费)|手机(?:是|用的是?)(?:什么|哪)"),
+    ("bank banks | 银行",
+     "chase wells_fargo bank_of_america citibank hsbc barclays lloyds natwest santander monzo revolut starling "
+     "ally ally_bank sofi schwab capital_one credit_union us_bank pnc td_bank halifax "
+     "| 招商银行 工商银行 建设银行 农业银行 中国银行 交通银行 邮储 邮政储蓄 招行 工行 建行 农行 中行 交行 浦发 民生银行 兴业银行 "
+     "中信银行 光大银行 平安银行 微众银行",
+     r"\b(?:which|what)\s+bank\b|\bbank\s+(?:do|did|am|are|is)\b|\bmy\s+bank\s*\??$|\bbank\s+with\b"
+     r"|哪(?:家|个)银行|什么银行|银行是"),
+    ("internet broadband isp | 宽带",
+     "comcast xfinity verizon_fios fios at&t spectrum cox google_fiber starlink frontier centurylink optimum "
+     "bt_broadband virgin_media sky_broadband | 电信 联通 移动宽带 长城宽带 广电宽带",
+     r"\b(?:internet|broadband|isp|wi-?fi)\s+(?:provider|company|service|plan)s?\b"
+     r"|\b(?:who|which|what)\b[^?.!]{0,30}\b(?:internet|broadband|isp)\b|宽带"),
+    # (移动, 联通, 电信 alone are as often home broadband: 电信宽带)
+    ("carrier carriers cell_provider mobile_provider phone_plan cell_plan | 运营商 手机套餐 话费套餐 套餐",
+     "verizon at&t t-mobile sprint mint_mobile visible cricket boost_mobile us_cellular google_fi ee vodafone o2 "
+     "giffgaff mint | 中国移动 中国联通 中国电信 携号转网",
+     r"\b(?:carriers?|cell\s+(?:provider|plan|service|company)|mobile\s+(?:provider|carrier|plan|network)"
+     r"|phone\s+(?:plan|carrier|provider|company))\b(?!\s+bag)|运营商|(?:手机|话费|流量)[^？?]{0,4}套餐|套餐[^？?]{0,4}(?:手机|话费|流量)"),
+    ("streaming | 视频会员 视频平台",
+     "netflix hulu disney disney_plus hbo prime_video peacock paramount paramount_plus youtube_premium "
+     "crunchyroll iqiyi youku tencent_video | 爱奇艺 优酷 腾讯视频 芒果tv",
+     r"\bstreaming\s+(?:service|services|platform|subscription|subscriptions|app)\b"
+     r"|\b(?:which|what)\s+streaming\b|视频(?:会员|平台)"),
+    ("diet diets dietary | 饮食 忌口",
+     "vegan vegetarian pescatarian pescetarian keto ketogenic paleo gluten-free halal kosher low-carb carnivore "
+     "intermittent_fasting whole30 dairy-free plant-based mediterranean | 素食 吃素 纯素 生酮 清真 低碳饮食 轻断食 断食 无麸质 "
+     "蛋奶素 地中海饮食",
+     r"\b(?:my|our|what|which)\s+(?:\w+\s+)?diet(?:ary|s)?\b(?!\s+(?:soda|coke|pepsi|drink))|饮食|忌口"),
+    ("pharmacy pharmacies drugstore chemist | 药店 药房",
+     "cvs walgreens rite_aid superdrug duane_reade | 大参林 老百姓大药房 益丰 海王星辰 一心堂",
+     r"\b(?:which|what)\s+(?:\w+\s+)?(?:pharmacy|drugstore|chemist)\b|\bmy\s+(?:pharmacy|drugstore|chemist)\b"
+     r"|哪(?:家|个)(?:药店|药房)|(?:药店|药房)是(?:哪|什么)"),
+    # the one a person reports to ("I report to Tom Becker now" after "My manager is Priya Nair"): only
+    # one's own ("my boss", "who do I report to"), not a restaurant's manager or a project manager
+    ("boss bosses manager managers supervisor report_to | 领导 上司 组长 主管 老板",
+     "report_to reporting_to reports_to line_manager",
+     r"\b(?:my|our)\s+(?:new\s+|current\s+)?(?:boss|manager|supervisor|line\s+manager|team\s+lead)\b"
+     r"|\b(?:i|we)\s+report\s+to\b|(?:我|我们)(?:现在)?的?(?:领导|上司|组长|主管|老板)"),
     ("spend spent spending cost costs expense expenses money | 花钱 开销 花费 花了",
      "paid cost costs charged dollars euros pounds bucks yuan | 块钱 付了 收了 花了 十块 百块 千块 万块 十元 百元 千元 万元",
      MONEY_ASKED),
@@ -184,7 +241,7 @@ _ONE_CHARACTER_ASKED = LazyPattern(
 # thing of the kind changed, naming another member, updates the earlier one that named its member
 # ("我把车换了，现在开一辆蓝色的比亚迪海豹" after "我开的是一辆白色的丰田卡罗拉"). Not pets, instruments,
 # devices, doctors: a new one joins the others
-ONE_AT_A_TIME = ("car",)
+ONE_AT_A_TIME = ("car", "phone", "bank", "internet", "carrier", "streaming", "diet", "pharmacy", "boss")
 
 
 def one_character_heads(head: str) -> tuple[str, ...]:
