@@ -44,6 +44,9 @@ def _first(rows: list[dict], query: str) -> str:
      "What car do I have?"),
     ("我们小区的物业是绿城。", "小区物业换了，现在管我们的是万科。", "我们小区现在是哪家物业？"),
     ("My rent is 1900 a month.", "Landlord's letter came: rent is 2100 a month from January.", "How much is my rent?"),
+    # a name said again with other numbers of what the question asks (the date moved)
+    ("My thesis draft is due to Professor Amsel on March 14.", "Good news, Amsel gave me an extension, the draft "
+     "isn't due until April 2.", "When is my thesis draft due?"),
     # "going to" of a change set for later is no wish (a wish changes nothing: test_search_newest_kinds.py)
     ("My rent is 1650 a month.", "Rent is going to be 1790 a month from next month, signed the renewal.",
      "How much is my rent?"),
@@ -118,6 +121,9 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     ("We have Xfinity for home internet.", "Xfinity raised our bill to $85 a month.", "Who's our internet provider?"),
     ("我在招商银行开的户", "招商银行的App改版了", "我在哪家银行开的户？"),
     ("我的牙医是李大夫", "李大夫把我的洗牙改到5月12日了", "我的牙医是谁？"),
+    # other numbers beside the name, but none of what the question asks
+    ("My dentist is Dr. Patel, I go every 6 months.", "Dr. Patel is on vacation until June 3, the office said.",
+     "Who's my dentist?"),
     # a question about the past, about all that ever was, or a count
     ("2019年我在阿里巴巴工作", "现在我在腾讯工作了", "我2019年在哪工作？"),
     ("I visited Japan in spring.", "Now I've been to Portugal too.", "Which countries have I visited?"),

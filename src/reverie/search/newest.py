@@ -550,7 +550,13 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # 儿 of 女儿 and 儿子, names nothing)
     again = frozenset(w for w in shared if not _asks(w, asked))
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
-    if named and (_LEFT_IT.search(a) is None or again & _moved_from(b)):
+    # (unless the two say other numbers of what the question asks, the name beside it: "Amsel gave me an
+    # extension, the draft isn't due until April 2" after "my thesis draft is due to Professor Amsel on
+    # March 14", for "When is my thesis draft due?")
+    renumbered = fa[1] and fb[1] and fa[1] != fb[1] and any(_asks(w, asked) for w in shared)
+    if named and not renumbered and _LEFT_IT.search(a) is None:
+        return False
+    if named and again & _moved_from(b):
         # (nor is a name the earlier one already moved away from: "Finally cancelled the old Chase credit
         # card too" after "Moved my checking from Chase to Ally Bank")
         return False
