@@ -47,6 +47,9 @@ def _first(rows: list[dict], query: str) -> str:
     # a name said again with other numbers of what the question asks (the date moved)
     ("My thesis draft is due to Professor Amsel on March 14.", "Good news, Amsel gave me an extension, the draft "
      "isn't due until April 2.", "When is my thesis draft due?"),
+    # the one who held it retired, and the office handed the owner on
+    ("My dentist is Dr. Farrow over on Elm, she's great.", "My old dentist retired last week, so the office handed "
+     "me off to Dr. Castellanos.", "Who's my dentist?"),
     # "going to" of a change set for later is no wish (a wish changes nothing: test_search_newest_kinds.py)
     ("My rent is 1650 a month.", "Rent is going to be 1790 a month from next month, signed the renewal.",
      "How much is my rent?"),

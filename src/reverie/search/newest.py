@@ -458,7 +458,7 @@ KEYWORD_RATIOS = (0.5, 0.7)
 _SAYS_CHANGE = re.compile(
     r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:e|ed|es|ing)|"
     r"chang(?:ed|ing)|cancell?(?:ed)?|ditched|dropped|quit|left|sold|replaced|rebooked|rescheduled|postponed|pushed|"
-    r"bumped|slipped|delayed|upgraded|downgraded|promot(?:ed|ion)|transferred|raised|lowered|officially|as\s+of|"
+    r"bumped|slipped|delayed|retired|retiring|handed\s+(?:me|us)\s+(?:off|over)|upgraded|downgraded|promot(?:ed|ion)|transferred|raised|lowered|officially|as\s+of|"
     r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+now\s+on|starting|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
