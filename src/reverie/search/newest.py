@@ -537,7 +537,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
     # earlier one does not name), "My neighbor just sold his Honda Civic"
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
-    if (fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b):  # (said short too: 我爸把朗逸卖了)
+    if _others_news(fa, fb, a, b):
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
@@ -576,6 +576,12 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
            for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
     return named
+
+
+def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
+    """Whether the later text ``a`` (its facts ``fa``) names one of the owner's people the earlier ``b``
+    does not: by relation among its subject words, or as people say them short (我爸把朗逸卖了)."""
+    return bool((fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b))
 
 
 _FROM_NAME = re.compile(r"\bfrom\s+(?:(?i:the|my|our|old)\s+)*([A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2})"
@@ -758,6 +764,8 @@ _BY_OWNER = re.compile(r"(?:^|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?(?:\s+(?:now|jus
 _BYE = re.compile(r"\b(?:bye[\s-]+bye|good\s*bye|farewell|rip)\b|告别|再见", re.I)
 _ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了", re.I)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|him|they|their|them)\b|[他她]", re.I)
+# someone else right before the thing, in its clause ("she finally switched to a Pixel")
+_THEY_BEFORE = re.compile(r"[他她]|\b(?:he|she|they|his|her|their)\b")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|we're|we've|our|us)\b|我", re.I)
 
 
@@ -772,7 +780,7 @@ def _takes(text: str, member: str) -> bool:
     for at, end in found:
         cut = max((m.end() for m in _CLAUSE.finditer(low, 0, at)), default=0)
         pre = low[cut:at].strip()
-        if re.search(r"[他她]|\b(?:he|she|they|his|her|their)\b", pre) or _OTHER_PRODUCT.match(low, end):
+        if _THEY_BEFORE.search(pre) or _OTHER_PRODUCT.match(low, end):
             continue
         if member in _VERB_MEMBERS:
             if _BY_OWNER.search(pre) or (has_cjk(member) and len(pre) <= 4):
@@ -807,8 +815,7 @@ def kind_answers(later: str, earlier: str, asked: tuple[bool, ...]) -> bool:
         return False
     if not (_says_change(_NEW_ALONE.sub(" ", a)) or _LEFT_IT.search(a) or _ACQUIRED.search(a) or _BYE.search(a)):
         return False  # (爱奇艺到期没续，开了腾讯视频; "Caved and got the Samsung S24 Ultra")
-    fa, fb = _facts(a), _facts(b)
-    if (fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b):
+    if _others_news(_facts(a), _facts(b), a, b):
         return False
     if _THIRD_PERSON.search(a) and not _FIRST_PERSON.search(a):  # "Sarah just sold her Civic and bought a Kia"
         return False

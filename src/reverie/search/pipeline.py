@@ -290,7 +290,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         kw_query = params.when.text
     if params.counting:  # "how many times": the count's frame, not a word to find
         kw_query = counting.without_frame(kw_query)
-    if use_kw and (params.counting or params.now_state or one_kind):  # "开的是什么车": the kind of cars (text/kinds.py)
+    takes_kinds = use_kw and (params.counting or params.now_state or one_kind)
+    if takes_kinds:  # "开的是什么车": the kind of cars (text/kinds.py)
         kw_query = with_heads_named(kw_query)
     if pg:  # the same legs from that engine's queries (search/postgres.py)
         from . import postgres as engine
@@ -330,8 +331,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # is left to its words and the vectors
     question = params.when.text if params.when is not None else said  # (a range was read from ``said``)
     gathers = params.counting or params.when is not None
-    members = expand_kinds(qt, said, params.tokenizer) if use_kw and (params.counting or params.now_state) else \
-        expand_kinds(qt, said, params.tokenizer, ONE_AT_A_TIME) if use_kw and one_kind else []
+    # (a look-up of a thing one has one at a time takes only those kinds)
+    only = None if params.counting or params.now_state else ONE_AT_A_TIME
+    members = expand_kinds(qt, said, params.tokenizer, only) if takes_kinds else []
     kind_named = bool(members)  # (a measure alone, 几本, says little of what is counted: "读完那本传记")
     if use_kw and params.counting:  # "几盆植物": "一小盆罗勒" is one
         members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)
