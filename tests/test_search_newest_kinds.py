@@ -157,3 +157,13 @@ def test_the_kind_asked_is_the_one_both_name():
     # two cars are no answer about the bank
     assert not kind_answers("user: Sold the Mazda3, driving a Subaru now", "user: My car is a Mazda3", asked)
     assert kind_answers("user: Moved my accounts to Monzo now", "user: I bank with Barclays", asked)
+
+
+def test_a_change_of_another_kind_is_no_update_for_the_kind_asked():
+    # two short statements of one's car, the later a change: the car's own question orders them, a
+    # question about one's bank leaves them as they ranked (the strict rule reads only the kind asked)
+    rows = two_answers("My car is a silver Mazda, a 2014.", "I switched cars, now I drive a Subaru Outback.")
+    car = prefer_newest([dict(r) for r in rows], "What car do I drive?")
+    assert car[0]["path"] == "memory/2026-10-20.md" and car[1]["supersededBy"] == "memory/2026-10-20.md#L9-L9"
+    bank = prefer_newest([dict(r) for r in rows], "Which bank do I use?")
+    assert bank[0]["path"] == "memory/2026-10-02.md" and not any("supersededBy" in r for r in bank)

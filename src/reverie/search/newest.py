@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import repeat
 
 from ..text.boilerplate import said_by_assistant
 from ..text.cjk import CJK_RUN_RE, has_cjk
-from ..text.concepts import content_words, numbers
+from ..text.concepts import content_words, numbers, stem
 from ..text.focus import focus_of, focus_words, names_focus
 from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, SHORT_ZH, WORDS_EN, WORDS_ZH, people_in
 from .keyword import STOP_WORDS
@@ -423,7 +424,8 @@ def _next_word_held(w: str, asked: frozenset[str], later: str, earlier: str) -> 
 
 # two characters that frame a Chinese question or statement, whatever it is about: 现在 in "周会现在在哪个
 # 会议室开？" and in "现在帮我们遛狗的换成陈晨了" is no subject they share
-_FRAME_BIGRAMS = frozenset("现在 目前 如今 哪个 那个 这个 一个 什么 时候 怎么 多少 我们 你们 他们 她们 咱们 已经 以后 之后".split())
+_FRAME_BIGRAMS = frozenset("现在 我现 们现 目前 如今 哪个 那个 这个 一个 什么 时候 怎么 多少 我们 你们 他们 她们 咱们 已经 以后 "
+                           "之后".split())
 _FRAME_CHARS = frozenset("".join(_FRAME_BIGRAMS))
 # the characters of how a Chinese question asks (几点, 一般, 多少, 还…吗, 每天), not of what it asks about
 _ASKING_CHARS = _FRAME_CHARS | frozenset("几点般多少么样哪谁吗呢还都常平经时每次天周月年")
@@ -451,7 +453,7 @@ def _note_of(path: str, text: str) -> str:
 # any of the ways of :data:`_SAYS_CHANGE` or other numbers. Then the later one is the fact now.
 ANSWERS = 8
 ANSWER_RATIO = 0.7
-CLOSE_RATIO = 0.85  # a later answer holding less of the question's words must rank this close
+CLOSE_RATIO = 0.75  # a later answer holding less of the question's words must rank this close
 # keyword scores spread wider than hybrid ones (a longer line that says the change scores lower on
 # the same words): a keyword-only search asks (0.5, 0.7) of the pair's scores
 KEYWORD_RATIOS = (0.5, 0.7)
@@ -463,7 +465,7 @@ _SAYS_CHANGE = re.compile(
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward)\b"
-    r"|现在|目前|如今|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|变|停|开始|已经|卖",
+    r"|现在|目前|如今|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|变|停|开始|已经|卖|续到",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -517,12 +519,13 @@ def _says_change(text: str) -> bool:
 
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
-                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO) -> bool:
+                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
-    杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？")."""
+    杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？"); ``amount``: the question asks
+    how much or how many (:func:`asks_amount`), so another number is what it asks whatever it is said beside."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
@@ -541,7 +544,10 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
-    shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _says_change(w) and _one_word(w, asked, a, b))
+    # (nor a word one of them holds only as a landmark or as a deed done: "5 min from work", "the little
+    # place near work" and "usually before work" are about no work; "we booked Kyoto" about no book club)
+    shared = frozenset(w for w in (fa[0] & fb[0]) - _ANY_TOPIC if not _says_change(w) and _one_word(w, asked, a, b)
+                       and not (w.isascii() and (_held_aside(a, w) or _held_aside(b, w) or _done(a, w) != _done(b, w))))
     # A name of the earlier one said again (not one the question asks about) is its value spoken of
     # again: the later must say it was left ("Sold the Civic last week" after "I drive a grey Honda
     # Civic", "李大夫退休了", "Cancelled the Hilton for Boston"); a line that only speaks of it ("Dr.
@@ -552,8 +558,11 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
     # (unless the two say other numbers of what the question asks, the name beside it: "Amsel gave me an
     # extension, the draft isn't due until April 2" after "my thesis draft is due to Professor Amsel on
-    # March 14", for "When is my thesis draft due?")
-    renumbered = fa[1] and fb[1] and fa[1] != fb[1] and any(_asks(w, asked) for w in shared)
+    # March 14", for "When is my thesis draft due?"; or a question asking how much, whose answer is the
+    # number beside the name: "Tidal is going up to $12.99/mo" after "I pay $10.99 a month for Tidal",
+    # said as a change: "万科城的物业费是每平米3块5" is another number beside the name, of another thing)
+    renumbered = fa[1] and fb[1] and fa[1] != fb[1] and (any(_asks(w, asked) for w in shared)
+                                                          or amount and _says_change(a))
     if named and not renumbered and _LEFT_IT.search(a) is None:
         return False
     if named and again & _moved_from(b):
@@ -571,11 +580,51 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     chars = _asked_chars(asked)
     held = frozenset(w for w in fb[0] if _asks(w, asked))
     people = all(_a_person(w) for w in held)
+    if people and held and any(_asks(w, asked) and not _a_person(w) for w in fa[0] - fb[0]):
+        # (an earlier one holding only the person is no answer the later one could change when the later
+        # holds what the question asks of them: "儿子在实验小学读三年级" and "儿子的游泳课改到周六上午十点了"
+        # for "儿子的游泳课是什么时候？")
+        return False
     if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars and ch not in _ASKING_CHARS
                                                                               for ch in w))
            for w in shared):
         return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
     return named
+
+
+# a question asking how much or how many of something holds now ("How much am I paying for music
+# streaming?", "我每个月给我爸多少生活费？"): its answer is a number
+_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|多少", re.I)
+
+
+def asks_amount(query: str) -> bool:
+    return _AMOUNT.search(query) is not None
+
+
+# a place named only to say where something else is, or when: "near work", "5 min from work", "before work"
+_LANDMARK = re.compile(r"\b(?:before|after|near|from|close\s+to|next\s+to|outside|behind|around)\s+"
+                       r"(?:(?:the|my|our)\s+)?([a-z]+)\b", re.I)
+_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+@lru_cache(maxsize=8192)
+def _forms(text: str) -> tuple[tuple[str, str], ...]:
+    """(stem, form) of each Latin word of ``text`` as written, lower case."""
+    return tuple((stem(w), w) for w in _WORD.findall(text.lower()))
+
+
+def _held_aside(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` (a stem) only as a landmark (:data:`_LANDMARK`)."""
+    aside = [m.group(1).lower() for m in _LANDMARK.finditer(text)]
+    if not any(stem(w) == word for w in aside):
+        return False
+    return sum(1 for s, _ in _forms(text) if s == word) <= sum(1 for w in aside if stem(w) == word)
+
+
+def _done(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` (a stem) only as a past deed ("booked", "ordered")."""
+    forms = [f for s, f in _forms(text) if s == word]
+    return bool(forms) and all(f.endswith("ed") for f in forms)
 
 
 def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
@@ -679,22 +728,29 @@ def asks_of_a_kind(query: str) -> bool:
     return any(kinds_asked(query))
 
 
-def _kind_changed(later: str, earlier: str) -> bool:
+def _kind_changed(later: str, earlier: str, asked: tuple[bool, ...] = ()) -> bool:
     """Whether ``later`` says the owner's thing of a kind one has one at a time changed, to a member
     ``earlier`` does not name, where ``earlier`` names another: "我把车换了，现在开一辆蓝色的比亚迪海豹"
     after "我开的是一辆白色的丰田卡罗拉" share no word but the kind (a car; text/kinds.py). The later one
     names the kind itself ("car", 汽车, 车) and says a state changed as search/current.py reads it (a
     verb of change said by the speaker: "we changed", "I sold", 换了, 卖了), so "We rented a car, a new
     Honda Civic", "Test drove the new BMW", "I am thinking about a new car", 车展上的新款 and an
-    assistant's words are none; nor someone else's ("Her new car is a BMW")."""
+    assistant's words are none; nor someone else's ("Her new car is a BMW"). ``asked``: the kinds a
+    question asks about (:func:`kinds_asked`), the only ones judged then (a car traded in is no answer
+    to "Which bank do I use?"); without it (Dreaming, no question) every kind.
+
+    (Someone else's is read more strictly here than in :func:`kind_answers`: a pair judged with no
+    question and no clause read around the thing must have the owner doing something in the later
+    one, "I", "we" or 我 not before one of their people; :func:`kind_answers` reads the clause before
+    the thing itself (:func:`_takes`), so "they have all my refills" there says nothing of who took it.)"""
     from .current import states_change
 
     if said_by_assistant(later) or not states_change(later):
         return False
     if _SOMEONE_ELSE.search(later) and not OWNER.search(later):
         return False
-    for (head_a, named_a), (_, named_b) in zip(_kind_reading(later), _kind_reading(earlier)):
-        if head_a and named_b and named_a - named_b and not named_b <= named_a:
+    for ask, (head_a, named_a), (_, named_b) in zip(asked or repeat(True), _kind_reading(later), _kind_reading(earlier)):
+        if ask and head_a and named_b and named_a - named_b and not named_b <= named_a:
             return True
     return False
 
@@ -706,7 +762,7 @@ def _kind_changed(later: str, earlier: str) -> bool:
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
                    r"looking\s+into|tempted\s+to)\b"
-                   r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备", re.I)
+                   r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳)", re.I)
 _NEW_ALONE = re.compile(r"\bnew(?:ly)?\b|新", re.I)
 
 
@@ -870,6 +926,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # a question asking for a fact as it stands vouches for two answers to it (answers_alike)
     holds = bool(query) and asks_what_holds(query)
     focus = focus_of(query) if holds else None
+    amount = holds and asks_amount(query)
     named = focus_words(focus) if focus and _whole_focus(query, focus) else ()
     # most pairs of a result list are judged on one set intersection: without a Chinese word of the
     # question, two texts sharing no subject word never update each other, and sharing fewer than
@@ -907,7 +964,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
             short_pair = f_old[3] <= SHORT_FACT and f_new[3] <= 2 * SHORT_FACT
-            kind = kinds and _short(f_new) and _short(f_old) and _kind_changed(f_new[2], f_old[2])
+            kind = kinds and _short(f_new) and _short(f_old) and _kind_changed(f_new[2], f_old[2], asked_kinds)
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
             judged = kind or len(shared) >= 2 or bool((shared or any_pair) and short_pair) \
@@ -923,7 +980,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and (
                     bool(shared - _ANY_TOPIC) and answers_alike(text(newer), text(older), asked, ratio, named,
-                                                                ratios[1])
+                                                                ratios[1], amount)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
