@@ -76,6 +76,9 @@ def _first(rows: list[dict], query: str) -> str:
      "How much am I paying for music streaming?"),
     # 准备 of preparing is no plan to change ("准备换手机" is: test_search_newest_kinds.py)
     ("我的面试定在12月9号。", "面试推到12月16号了，多一周准备也挺好。", "面试是哪天？"),
+    # "from" of a move names the value left, no landmark
+    ("My hairdresser is Carla at Snip on 5th.", "Switched from Carla to a barber near the office, Marco.",
+     "Who cuts my hair?"),
     # a term renewed with another (续到)
     ("家里的财产险是在太平洋保险买的。", "今年财产险续到人保了，便宜了不少。", "家里的财产险是哪家公司的？"),
 ])
@@ -112,6 +115,23 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
     ("我住在万科城，房租每月4500。", "万科城的物业费是每平米3块5。", "我房租多少钱？"),
     ("I pay $10.99 a month for Tidal.", "Tidal's family plan is $16.99, too much for the two of us.",
      "How much am I paying for music streaming?"),
+    # for a question asking how much: a day is no amount, and a charge the earlier and the question do
+    # not name is another amount (a fee, a deposit, a sum paid back)
+    ("Rent is $1,650 a month.", "Rent is due on the 3rd from now on, set up autopay.", "How much is my rent?"),
+    ("房租每月3800。", "房租推到15号交了，房东同意了。", "我的房租多少钱？"),
+    ("The gym membership is $45 a month at Crunch.", "The gym now charges a $15 towel fee, ugh.",
+     "How much is my gym membership?"),
+    ("英语补习班一学期4200。", "补习班通知要交300教材费。", "英语补习班多少钱？"),
+    ("My dental plan costs $30 a month.", "Got $120 back as a refund from the dental plan now.",
+     "How much does my dental plan cost?"),
+    # hearsay, a plan to renew, and a thing said unchanged (不变) change nothing
+    ("我的房贷利率是3.85%。", "听说公积金贷款利率降到2.85%了。", "我的房贷利率多少？"),
+    ("租房合同2027年3月到期。", "准备续签合同，条件不变。", "租房合同什么时候到期？"),
+    # one of the owner's people's thing, by the strict rule too
+    ("My phone bill is $75 a month on Verizon.", "My brother's phone bill went up to $95 now.",
+     "How much is my phone bill?"),
+    ("Dentist appointment is Friday Oct 30 at 2pm.", "Husband's dentist appointment got moved to Nov 6.",
+     "When is my dentist appointment?"),
     # a word of the question held only as a landmark ("5 min from work", "near work") or as a deed done
     # ("booked" of "book club"): no answer about it
     ("I bike to work most days, takes about 25 min along the canal path.",

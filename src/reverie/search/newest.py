@@ -465,7 +465,7 @@ _SAYS_CHANGE = re.compile(
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward)\b"
-    r"|现在|目前|如今|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|变|停|开始|已经|卖|续到",
+    r"|现在|目前|如今|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -534,7 +534,12 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
         return False  # nothing the earlier one did not say
-    if not _says_change(a) and not (fa[1] and fb[1] and fa[1] != fb[1]):
+    # the numbers compared: for a question asking how much, its amounts (not "due on the 1st", 15号交),
+    # which the later one must say (:func:`_an_amount_of_it`)
+    na, nb = (_amounts(a), _amounts(b)) if amount else (fa[1], fb[1])
+    if amount and not _an_amount_of_it(a, b, asked):
+        return False
+    if not _says_change(a) and not (na and nb and na != nb):
         return False
     # someone else's news is no change of the owner's fact: "My friend Dana's rent went up to $2,600"
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
@@ -561,7 +566,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # March 14", for "When is my thesis draft due?"; or a question asking how much, whose answer is the
     # number beside the name: "Tidal is going up to $12.99/mo" after "I pay $10.99 a month for Tidal",
     # said as a change: "万科城的物业费是每平米3块5" is another number beside the name, of another thing)
-    renumbered = fa[1] and fb[1] and fa[1] != fb[1] and (any(_asks(w, asked) for w in shared)
+    renumbered = na and nb and na != nb and (any(_asks(w, asked) for w in shared)
                                                           or amount and _says_change(a))
     if named and not renumbered and _LEFT_IT.search(a) is None:
         return False
@@ -601,9 +606,39 @@ def asks_amount(query: str) -> bool:
     return _AMOUNT.search(query) is not None
 
 
-# a place named only to say where something else is, or when: "near work", "5 min from work", "before work"
-_LANDMARK = re.compile(r"\b(?:before|after|near|from|close\s+to|next\s+to|outside|behind|around)\s+"
-                       r"(?:(?:the|my|our)\s+)?([a-z]+)\b", re.I)
+# a number that says when or which, not how much: an ordinal, a day, an hour, a month, a year
+_NOT_AMOUNT = re.compile(r"\d+\s*(?:st|nd|rd|th)\b|\d+\s*(?:号|日|点|月|年|时)|\d{1,2}:\d{2}|\b\d+\s*(?:am|pm)\b", re.I)
+# a charge, a sum paid back or taken off: another amount than a price or a rent
+_CHARGE = re.compile(r"\b(?:fees?|deposits?|fines?|tips?|tax(?:es)?|surcharges?|penalt(?:y|ies)|refunds?|cashback|"
+                     r"rebates?|discounts?|coupons?|copays?|co-pays?)\b|[\u4e00-\u9fff]费|押金|罚款|报销|退款|返现|优惠|折扣|"
+                     r"补贴", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _amounts(text: str) -> frozenset[str]:
+    """The numbers of ``text`` that may say how much (:data:`_NOT_AMOUNT` left out)."""
+    return numbers(_NOT_AMOUNT.sub(" ", text))
+
+
+def _an_amount_of_it(later: str, earlier: str, asked: frozenset[str]) -> bool:
+    """For a question asking how much: whether ``later`` may say another amount of what ``earlier``
+    says, an amount (:func:`_amounts`) where the earlier says one ("Rent is due on the 3rd from now on"
+    says none) and no charge (:data:`_CHARGE`) that neither the earlier nor the question (its words
+    ``asked``) names ("a $15 towel fee" for "how much is my gym membership", 要交200教材费, "$120 back
+    as a refund")."""
+    if _amounts(earlier) and not _amounts(later):
+        return False
+    low_b = earlier.lower()
+    return not any(m.group(0).lower() not in low_b and not _asks(stem(m.group(0).lower()) if m.group(0).isascii()
+                                                                else m.group(0), asked)
+                   for m in _CHARGE.finditer(later))
+
+
+# a place named only to say where something else is, or when: "near work", "5 min from work", "before
+# work" (not "from" of a move: "switched from Farrow to Kim" names the value left)
+_LANDMARK = re.compile(r"\b(?:before|after|near|close\s+to|next\s+to|outside|behind|"
+                       r"(?:\d+|a|an|few)\s*(?:min(?:ute)?s?|blocks?|miles?|km|hours?|steps?)\s+(?:away\s+)?from|"
+                       r"(?:walk|drive|ride)\s+from)\s+(?:(?:the|my|our)\s+)?([a-z]+)\b", re.I)
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
@@ -631,6 +666,16 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     """Whether the later text ``a`` (its facts ``fa``) names one of the owner's people the earlier ``b``
     does not: by relation among its subject words, or as people say them short (我爸把朗逸卖了)."""
     return bool((fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b))
+
+
+# one of the owner's people owning the thing said next: "my sister's", "wife's", 我妈的, 老婆的
+_THEIRS_SAID = re.compile(r"\b(?:" + RELATIONS_EN + r")['’]s\b|(?:" + RELATIONS_ZH + r")的|" + SHORT_ZH + "的", re.I)
+
+
+def _theirs(later: str, earlier: str) -> bool:
+    """Whether ``later`` speaks of a thing of one of the owner's people the earlier does not name."""
+    owners = frozenset().union(*(people_in(m.group(0)) for m in _THEIRS_SAID.finditer(later)))
+    return bool(owners - people_in(earlier))
 
 
 _FROM_NAME = re.compile(r"\bfrom\s+(?:(?i:the|my|our|old)\s+)*([A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2})"
@@ -755,14 +800,16 @@ def _kind_changed(later: str, earlier: str, asked: tuple[bool, ...] = ()) -> boo
     return False
 
 
-# a wish, a plan or a thought is no change of what one has: "Thinking of switching to T-Mobile",
+# a wish, a plan, a thought or hearsay is no change of what one has: "Thinking of switching to T-Mobile",
 # "I might move my accounts to Ally", "我想换成小米" (not 想 of what one wants to watch: "最近想看的剧";
 # not "would" or "if" of another clause: "…on Google Fiber now, would recommend"; nor "going to" of a
-# change set for later: "Rent is going to be $1,790 from next month")
+# change set for later: "Rent is going to be $1,790 from next month"; 准备 of preparing is none:
+# "多一周准备也挺好"; 听说, "heard that": news of the world, "听说公积金贷款利率降了")
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
-                   r"looking\s+into|tempted\s+to)\b"
-                   r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳)", re.I)
+                   r"looking\s+into|tempted\s+to|heard\s+(?:that|about)|rumou?red|rumou?rs?)\b"
+                   r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳|续)"
+                   r"|听说|据说|新闻说|传言", re.I)
 _NEW_ALONE = re.compile(r"\bnew(?:ly)?\b|新", re.I)
 
 
@@ -970,7 +1017,11 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             judged = kind or len(shared) >= 2 or bool((shared or any_pair) and short_pair) \
                 or bool(shared and _leaves(f_new, f_old)) \
                 or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
-            hit = judged and (kind or _updates(f_new, f_old, asked))
+            # (a thing of one of the owner's people is theirs, for the strict rule too: "my sister's phone
+            # bill went up to $90", "wife's dentist appointment got moved to nov 3", 我妈的…)
+            # (and, for a question asking how much, an amount of the thing: :func:`_an_amount_of_it`)
+            hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2])
+                              and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (two texts sharing no subject word are never two answers: most pairs stop at this test)
             if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
                     and (kinds or shared - _ANY_TOPIC):
