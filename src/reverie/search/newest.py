@@ -525,7 +525,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
     杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？"); ``amount``: the question asks
-    how much or how many (:func:`asks_amount`), so another number is what it asks whatever it is said beside."""
+    how much or how many (:func:`asks_amount`), so the numbers compared are amounts, the later must say
+    one of the thing (:func:`_an_amount_of_it`), and another beside a name, said as a change, answers it."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
@@ -566,8 +567,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # March 14", for "When is my thesis draft due?"; or a question asking how much, whose answer is the
     # number beside the name: "Tidal is going up to $12.99/mo" after "I pay $10.99 a month for Tidal",
     # said as a change: "万科城的物业费是每平米3块5" is another number beside the name, of another thing)
-    renumbered = na and nb and na != nb and (any(_asks(w, asked) for w in shared)
-                                                          or amount and _says_change(a))
+    renumbered = na and nb and na != nb and (any(_asks(w, asked) for w in shared) or amount and _says_change(a))
     if named and not renumbered and _LEFT_IT.search(a) is None:
         return False
     if named and again & _moved_from(b):
@@ -794,7 +794,8 @@ def _kind_changed(later: str, earlier: str, asked: tuple[bool, ...] = ()) -> boo
         return False
     if _SOMEONE_ELSE.search(later) and not OWNER.search(later):
         return False
-    for ask, (head_a, named_a), (_, named_b) in zip(asked or repeat(True), _kind_reading(later), _kind_reading(earlier)):
+    for ask, (head_a, named_a), (_, named_b) in zip(asked or repeat(True), _kind_reading(later),
+                                                   _kind_reading(earlier)):
         if ask and head_a and named_b and named_a - named_b and not named_b <= named_a:
             return True
     return False
