@@ -477,11 +477,11 @@ _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助�
 # a value left, replaced or ended: what a later line must say of a name it shares with the earlier
 _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|closed|"
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
-                      r"mov(?:e|ed|es|ing)\s+(?:to|from|over)|"
+                      r"mov(?:e|ed|es|ing)\s+(?:to|from|over|away|out)|"
                       r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+(?:\w+\s+){0,2}in|"
                       r"went\s+(?:bust|under|out\s+of\s+business))\b"
                       r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去别的|调走|调到别的|跑路|倒闭"
-                      r"|没续|不续|退订|解约",
+                      r"|没续|不续|退订|解约|离职|退卡",
                       re.I)
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
@@ -546,7 +546,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
     # earlier one does not name), "My neighbor just sold his Honda Civic"
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
-    if _others_news(fa, fb, a, b):
+    if _others_news(fa, fb, a, b) or _theirs(a, b, asked):
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
@@ -568,7 +568,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # number beside the name: "Tidal is going up to $12.99/mo" after "I pay $10.99 a month for Tidal",
     # said as a change: "万科城的物业费是每平米3块5" is another number beside the name, of another thing)
     renumbered = na and nb and na != nb and (any(_asks(w, asked) for w in shared) or amount and _says_change(a))
-    if named and not renumbered and _LEFT_IT.search(a) is None:
+    if named and not renumbered and _LEFT_IT.search(a) is None and not _BYE.search(a):
         return False
     if named and again & _moved_from(b):
         # (nor is a name the earlier one already moved away from: "Finally cancelled the old Chase credit
@@ -668,14 +668,32 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     return bool((fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b))
 
 
-# one of the owner's people owning the thing said next: "my sister's", "wife's", 我妈的, 老婆的
-_THEIRS_SAID = re.compile(r"\b(?:" + RELATIONS_EN + r")['’]s\b|(?:" + RELATIONS_ZH + r")的|" + SHORT_ZH + "的", re.I)
+# one of the owner's people owning the thing said next ("my sister's", "wife's", 我妈的, 老婆的), or
+# doing what the line says, named first ("mom switched her doctor", 我妈换了个医生)
+_THEIRS_SAID = re.compile(r"\b(?:" + RELATIONS_EN + r")['’]s\b|(?:" + RELATIONS_ZH + r")的|" + SHORT_ZH + "的"
+                          r"|^(?:(?:my|our)\s+)?(?:" + RELATIONS_EN + r")\b|^(?:我们?的?)?(?:" + RELATIONS_ZH + r")|^"
+                          + SHORT_ZH, re.I)
+# someone else's thing, said by a pronoun: "his rent", "her doctor", 他的房租
+_THEIR_THING = re.compile(r"\b(?:his|her|their)\s+(?:own\s+|new\s+|old\s+)?([a-z]+)|[他她]们?的([\u4e00-\u9fff]{2})", re.I)
 
 
-def _theirs(later: str, earlier: str) -> bool:
-    """Whether ``later`` speaks of a thing of one of the owner's people the earlier does not name."""
-    owners = frozenset().union(*(people_in(m.group(0)) for m in _THEIRS_SAID.finditer(later)))
-    return bool(owners - people_in(earlier))
+def _theirs(later: str, earlier: str, asked: frozenset[str] = frozenset()) -> bool:
+    """Whether ``later`` speaks of a thing of one of the owner's people the earlier does not name, or
+    holds the question's words (``asked``) only as someone else's ("lent Jake $200 for his rent")."""
+    said = _statement(later)
+    if not OWNER.search(said):
+        owners = frozenset().union(*(people_in(m.group(0)) for m in _THEIRS_SAID.finditer(said)))
+        # (not one the question asks about: "女儿班主任换了，现在是王老师" for "女儿班主任是谁")
+        if any(not frozenset(content_words(o, matching=True)) & asked for o in owners - people_in(earlier)):
+            return True
+    # (a pronoun may be of one of the owner's people the earlier line or the question names: "her piano
+    # tutor is Ms Ferreira now" after "My daughter's piano tutor is Mr Holt")
+    theirs = [m.group(1) or m.group(2) for m in _THEIR_THING.finditer(said)]
+    if not theirs or not asked or asked & _RELATION_WORDS or people_in(earlier):
+        return False
+    held = [w for w in content_words(said, matching=True) if _asks(w, asked)]
+    return bool(held) and all(any(_asks(stem(t.lower()) if t.isascii() else t, frozenset({w})) for t in theirs)
+                              for w in held)
 
 
 _FROM_NAME = re.compile(r"\bfrom\s+(?:(?i:the|my|our|old)\s+)*([A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2})"
@@ -805,12 +823,16 @@ def _kind_changed(later: str, earlier: str, asked: tuple[bool, ...] = ()) -> boo
 # "I might move my accounts to Ally", "我想换成小米" (not 想 of what one wants to watch: "最近想看的剧";
 # not "would" or "if" of another clause: "…on Google Fiber now, would recommend"; nor "going to" of a
 # change set for later: "Rent is going to be $1,790 from next month"; 准备 of preparing is none:
-# "多一周准备也挺好"; 听说, "heard that": news of the world, "听说公积金贷款利率降了")
+# "多一周准备也挺好"; 听说, "heard that": news of the world, "听说公积金贷款利率降了"; an exception for a
+# while, "this week only I'm starting at 7", 临时, 暂时; a story of long ago, 小时候家里养过一只狗)
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
-                   r"looking\s+into|tempted\s+to|heard\s+(?:that|about)|rumou?red|rumou?rs?)\b"
+                   r"looking\s+into|tempted\s+to|heard\s+(?:that|about)|rumou?red|rumou?rs?|"
+                   r"(?:this|just\s+this|only\s+this|for\s+this)\s+(?:week|day|time)\s+only|"
+                   r"(?:just|only)\s+(?:this|for\s+this)\s+(?:week|day|time)|temporar(?:y|ily)|"
+                   r"when\s+i\s+was\s+(?:a\s+kid|little|young|a\s+child)|growing\s+up|as\s+a\s+kid)\b"
                    r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳|续)"
-                   r"|听说|据说|新闻说|传言", re.I)
+                   r"|听说|据说|新闻说|传言|临时|暂时|小时候", re.I)
 _NEW_ALONE = re.compile(r"\bnew(?:ly)?\b|新", re.I)
 
 
@@ -1021,7 +1043,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # (a thing of one of the owner's people is theirs, for the strict rule too: "my sister's phone
             # bill went up to $90", "wife's dentist appointment got moved to nov 3", 我妈的…)
             # (and, for a question asking how much, an amount of the thing: :func:`_an_amount_of_it`)
-            hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2])
+            # (nor a wish, a plan, hearsay or an exception for a while: "这周周会临时改到周三了")
+            hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2], asked)
+                              and not _WISH.search(f_new[2])
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (two texts sharing no subject word are never two answers: most pairs stop at this test)
             if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
