@@ -85,6 +85,9 @@ def _first(rows: list[dict], query: str) -> str:
     ("我在字节上班。", "我从字节离职了，下周去阿里。", "我在哪上班？"),
     ("我在乐刻健身办的卡。", "乐刻健身退卡了，现在去超级猩猩练。", "我在哪个健身房锻炼？"),
     ("Our dog walker is Jess.", "Jess moved away, so the new walker is Priya.", "Who walks our dog?"),
+    # a goal is a wish said as the fact: "I want to" there is no plan of a change (the strict rule)
+    ("My goal is to swim a 2 km open-water race by summer.",
+     "Training's going well, so I bumped my goal: I want to swim the 5 km race by August.", "What's my swimming goal?"),
     # a term renewed with another (续到)
     ("家里的财产险是在太平洋保险买的。", "今年财产险续到人保了，便宜了不少。", "家里的财产险是哪家公司的？"),
 ])
