@@ -453,7 +453,7 @@ def _note_of(path: str, text: str) -> str:
 # any of the ways of :data:`_SAYS_CHANGE` or other numbers. Then the later one is the fact now.
 ANSWERS = 8
 ANSWER_RATIO = 0.7
-CLOSE_RATIO = 0.75  # a later answer holding less of the question's words must rank this close
+CLOSE_RATIO = 0.85  # a later answer holding less of the question's words must rank this close
 # keyword scores spread wider than hybrid ones (a longer line that says the change scores lower on
 # the same words): a keyword-only search asks (0.5, 0.7) of the pair's scores
 KEYWORD_RATIOS = (0.5, 0.7)
