@@ -546,7 +546,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
     # earlier one does not name), "My neighbor just sold his Honda Civic"
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
-    if _others_news(fa, fb, a, b) or _theirs(a, b, asked):
+    if _others_news(fa, fb, a, b) or _their_thing(a, b, asked):
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
@@ -568,7 +568,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # number beside the name: "Tidal is going up to $12.99/mo" after "I pay $10.99 a month for Tidal",
     # said as a change: "万科城的物业费是每平米3块5" is another number beside the name, of another thing)
     renumbered = na and nb and na != nb and (any(_asks(w, asked) for w in shared) or amount and _says_change(a))
-    if named and not renumbered and _LEFT_IT.search(a) is None and not _BYE.search(a):
+    if named and not renumbered and not _left_said(a):
         return False
     if named and again & _moved_from(b):
         # (nor is a name the earlier one already moved away from: "Finally cancelled the old Chase credit
@@ -629,8 +629,7 @@ def _an_amount_of_it(later: str, earlier: str, asked: frozenset[str]) -> bool:
     if _amounts(earlier) and not _amounts(later):
         return False
     low_b = earlier.lower()
-    return not any(m.group(0).lower() not in low_b and not _asks(stem(m.group(0).lower()) if m.group(0).isascii()
-                                                                else m.group(0), asked)
+    return not any(m.group(0).lower() not in low_b and not _asked_word(m.group(0), asked)
                    for m in _CHARGE.finditer(later))
 
 
@@ -648,12 +647,16 @@ def _forms(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((stem(w), w) for w in _WORD.findall(text.lower()))
 
 
+@lru_cache(maxsize=4096)
+def _landmarks(text: str) -> tuple[str, ...]:
+    """The stems of the words ``text`` names as landmarks (:data:`_LANDMARK`), once per text."""
+    return tuple(stem(m.group(1).lower()) for m in _LANDMARK.finditer(text))
+
+
 def _held_aside(text: str, word: str) -> bool:
     """Whether ``text`` holds ``word`` (a stem) only as a landmark (:data:`_LANDMARK`)."""
-    aside = [m.group(1).lower() for m in _LANDMARK.finditer(text)]
-    if not any(stem(w) == word for w in aside):
-        return False
-    return sum(1 for s, _ in _forms(text) if s == word) <= sum(1 for w in aside if stem(w) == word)
+    aside = _landmarks(text).count(word)
+    return aside > 0 and sum(1 for s, _ in _forms(text) if s == word) <= aside
 
 
 def _done(text: str, word: str) -> bool:
@@ -677,23 +680,31 @@ _THEIRS_SAID = re.compile(r"\b(?:" + RELATIONS_EN + r")['’]s\b|(?:" + RELATION
 _THEIR_THING = re.compile(r"\b(?:his|her|their)\s+(?:own\s+|new\s+|old\s+)?([a-z]+)|[他她]们?的([\u4e00-\u9fff]{2})", re.I)
 
 
-def _theirs(later: str, earlier: str, asked: frozenset[str] = frozenset()) -> bool:
-    """Whether ``later`` speaks of a thing of one of the owner's people the earlier does not name, or
-    holds the question's words (``asked``) only as someone else's ("lent Jake $200 for his rent")."""
+def _theirs(later: str, earlier: str, asked: frozenset[str]) -> bool:
+    """For the strict rule: whether ``later`` speaks of a thing of one of the owner's people the earlier
+    does not name (said as theirs or as their doing: :data:`_THEIRS_SAID`), or holds the question's
+    words (``asked``) only as someone else's (:func:`_their_thing`). (The pair rule reads the first
+    part more widely: :func:`_others_news`.)"""
     said = _statement(later)
     if not OWNER.search(said):
         owners = frozenset().union(*(people_in(m.group(0)) for m in _THEIRS_SAID.finditer(said)))
         # (not one the question asks about: "女儿班主任换了，现在是王老师" for "女儿班主任是谁")
         if any(not frozenset(content_words(o, matching=True)) & asked for o in owners - people_in(earlier)):
             return True
+    return _their_thing(later, earlier, asked)
+
+
+def _their_thing(later: str, earlier: str, asked: frozenset[str]) -> bool:
+    """Whether ``later`` holds the question's words (``asked``) only as someone else's thing, said by a
+    pronoun ("lent Jake $200 for his rent")."""
     # (a pronoun may be of one of the owner's people the earlier line or the question names: "her piano
     # tutor is Ms Ferreira now" after "My daughter's piano tutor is Mr Holt")
+    said = _statement(later)
     theirs = [m.group(1) or m.group(2) for m in _THEIR_THING.finditer(said)]
     if not theirs or not asked or asked & _RELATION_WORDS or people_in(earlier):
         return False
     held = [w for w in content_words(said, matching=True) if _asks(w, asked)]
-    return bool(held) and all(any(_asks(stem(t.lower()) if t.isascii() else t, frozenset({w})) for t in theirs)
-                              for w in held)
+    return bool(held) and all(any(_asked_word(t, frozenset({w})) for t in theirs) for w in held)
 
 
 _FROM_NAME = re.compile(r"\bfrom\s+(?:(?i:the|my|our|old)\s+)*([A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2})"
@@ -714,6 +725,11 @@ _PERSON_STARTS = frozenset(w[0] for w in WORDS_ZH)
 def _a_person(word: str) -> bool:
     """One of the owner's people as a subject word: "manager", 爸妈, or 我 before one (我爸 of 我爸妈)."""
     return word in _RELATION_WORDS or (len(word) == 2 and word[0] == "我" and word[1] in _PERSON_STARTS)
+
+
+def _asked_word(word: str, asked: frozenset[str]) -> bool:
+    """:func:`_asks` of a word as a text writes it (a Latin one stemmed as the question's words are)."""
+    return _asks(stem(word.lower()) if word.isascii() else word, asked)
 
 
 def _asks(word: str, asked: frozenset[str]) -> bool:
@@ -893,6 +909,12 @@ _BY_OWNER = re.compile(r"(?:^|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?(?:\s+(?:now|jus
 # a farewell to the old one ("…bye bye iPhone", "RIP old silver bullet", 告别油车), and a thing acquired
 # ("got", "caved and got", 入了, 提了): ways a change is said that _SAYS_CHANGE and _LEFT_IT do not hold
 _BYE = re.compile(r"\b(?:bye[\s-]+bye|good\s*bye|farewell|rip)\b|告别|再见", re.I)
+@lru_cache(maxsize=4096)
+def _left_said(text: str) -> bool:
+    """Whether ``text`` says a value was left (:data:`_LEFT_IT`) or bids it farewell (:data:`_BYE`)."""
+    return _LEFT_IT.search(text) is not None or _BYE.search(text) is not None
+
+
 _ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了", re.I)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|him|they|their|them)\b|[他她]", re.I)
 # someone else right before the thing, in its clause ("she finally switched to a Pixel")
@@ -944,7 +966,7 @@ def kind_answers(later: str, earlier: str, asked: tuple[bool, ...]) -> bool:
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
     if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a) or _NOT_ONES_OWN.search(a):
         return False
-    if not (_says_change(_NEW_ALONE.sub(" ", a)) or _LEFT_IT.search(a) or _ACQUIRED.search(a) or _BYE.search(a)):
+    if not (_says_change(_NEW_ALONE.sub(" ", a)) or _left_said(a) or _ACQUIRED.search(a)):
         return False  # (爱奇艺到期没续，开了腾讯视频; "Caved and got the Samsung S24 Ultra")
     if _others_news(_facts(a), _facts(b), a, b):
         return False
@@ -953,7 +975,7 @@ def kind_answers(later: str, earlier: str, asked: tuple[bool, ...]) -> bool:
     for ask, (_, named_a), (head_b, named_b) in zip(asked, _kind_reading(a), _kind_reading(b)):
         # (naming the earlier one too without leaving it adds one: "Moved my emergency fund to Ally,
         # everyday stuff stays at Chase")
-        if ask and (named_b or head_b) and not (named_a & named_b and _LEFT_IT.search(a) is None and not _BYE.search(a)) \
+        if ask and (named_b or head_b) and not (named_a & named_b and not _left_said(a)) \
                 and any(_takes(a, m) for m in named_a - named_b):
             return True
     return False
