@@ -31,8 +31,9 @@ from itertools import repeat
 from ..text.boilerplate import said_by_assistant
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers, stem
+from ..text.facets import facets_of
 from ..text.focus import focus_of, focus_words, names_focus
-from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, SHORT_ZH, WORDS_EN, WORDS_ZH, people_in
+from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, SHORT_ZH, WORDS_EN, WORDS_ZH, kin, people_in
 from .keyword import STOP_WORDS
 
 _WIDE = "\u1100"  # Hangul Jamo, the lowest of the CJK letters (text/cjk.py); a Latin content word starts below
@@ -464,8 +465,8 @@ _SAYS_CHANGE = re.compile(
     r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+now\s+on|starting|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
-    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward)\b"
-    r"|现在|目前|如今|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately|sticking\s+with)\b"
+    r"|现在|目前|如今|最近|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -481,7 +482,7 @@ _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|reti
                       r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+(?:\w+\s+){0,2}in|"
                       r"went\s+(?:bust|under|out\s+of\s+business))\b"
                       r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去别的|调走|调到别的|跑路|倒闭"
-                      r"|没续|不续|退订|解约|离职|退卡",
+                      r"|没续|不续|退订|解约|离职|退卡|回老家",
                       re.I)
 # a line said by someone named ("Melanie: Painting sunsets", "Caroline: …"): no statement of the owner's
 _NAMED_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?!(?i:user|assistant|system|human|ai)\b)[A-Z][\w'-]{1,20}"
@@ -519,18 +520,22 @@ def _says_change(text: str) -> bool:
 
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
-                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False) -> bool:
+                  focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False,
+                  linked: bool = False) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
     for (text/focus.py), of which the later must name one when the earlier does ("我们搬家了，现在住在
     杭州西湖区" names no 酒店 of "你还记得我们在杭州最后订的是哪家酒店吗？"); ``amount``: the question asks
     how much or how many (:func:`asks_amount`), so the numbers compared are amounts, the later must say
-    one of the thing (:func:`_an_amount_of_it`), and another beside a name, said as a change, answers it."""
+    one of the thing (:func:`_an_amount_of_it`), and another beside a name, said as a change, answers it;
+    ``linked``: both name a facet of life the question names (text/facets.py: "Hartwell Drugs has all my
+    refills now" and "my prescriptions filled at the CVS" for "Which pharmacy do I use?"), which stands
+    for a shared word of the question when the later one ranks close (``close``)."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
-    if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a):
+    if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
-    if focus and names_focus(b, focus) and not names_focus(a, focus):
+    if focus and names_focus(b, focus) and not names_focus(a, focus) and not linked:
         return False
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
@@ -593,8 +598,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars and ch not in _ASKING_CHARS
                                                                               for ch in w))
            for w in shared):
-        return ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
-    return named
+        return linked or ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
+    return named or linked
 
 
 # a question asking how much or how many of something holds now ("How much am I paying for music
@@ -608,10 +613,11 @@ def asks_amount(query: str) -> bool:
 
 # a number that says when or which, not how much: an ordinal, a day, an hour, a month, a year
 _NOT_AMOUNT = re.compile(r"\d+\s*(?:st|nd|rd|th)\b|\d+\s*(?:号|日|点|月|年|时)|\d{1,2}:\d{2}|\b\d+\s*(?:am|pm)\b", re.I)
-# a charge, a sum paid back or taken off: another amount than a price or a rent
+# a charge, a sum paid back or taken off, another thing paid for beside it (a parking spot, 车位, the
+# utilities, 水电): another amount than a price or a rent
 _CHARGE = re.compile(r"\b(?:fees?|deposits?|fines?|tips?|tax(?:es)?|surcharges?|penalt(?:y|ies)|refunds?|cashback|"
-                     r"rebates?|discounts?|coupons?|copays?|co-pays?)\b|[\u4e00-\u9fff]费|押金|罚款|报销|退款|返现|优惠|折扣|"
-                     r"补贴", re.I)
+                     r"rebates?|discounts?|coupons?|copays?|co-pays?|parking|garage|storage|utilities)\b|[\u4e00-\u9fff]费|押金|罚款|"
+                     r"报销|退款|返现|优惠|折扣|补贴|车位|停车|水电", re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -668,7 +674,16 @@ def _done(text: str, word: str) -> bool:
 def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     """Whether the later text ``a`` (its facts ``fa``) names one of the owner's people the earlier ``b``
     does not: by relation among its subject words, or as people say them short (我爸把朗逸卖了)."""
-    return bool((fa[0] & _RELATION_WORDS) - fb[0] or people_in(a) - people_in(b))
+    # (one person in either language is one: "Bumped Dad's monthly allowance" after 我每个月给我爸…; and
+    # someone else's person is none of the owner's: "her friend Brooke is watching the kids")
+    mine = frozenset(map(kin, people_in(b) | (fb[0] & _RELATION_WORDS)))
+    mine |= frozenset(map(kin, people_in(" ".join(m.group(0) for m in _THEIR_PERSON.finditer(a)))))
+    return any(kin(w) not in mine for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
+        or any(kin(p) not in mine for p in people_in(a) - people_in(b))
+
+
+# one of someone else's people: "her friend", "his brother", 她的朋友
+_THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:" + RELATIONS_EN + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")", re.I)
 
 
 # one of the owner's people owning the thing said next ("my sister's", "wife's", 我妈的, 老婆的), or
@@ -1033,6 +1048,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # may share nothing but the kind, one naming a member, the later another with a change said
     asked_kinds = kinds_asked(query) if query else ()
     kinds = any(asked_kinds)
+    # a facet of life the question names ("Which pharmacy do I use?"), which two answers may name in
+    # other words: "my prescriptions filled at the CVS", "Hartwell Drugs has all my refills now"
+    facets = facets_of(query) if holds else frozenset()
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -1076,20 +1094,29 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (two texts sharing no subject word are never two answers: most pairs stop at this test)
             if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
-                    and (kinds or shared - _ANY_TOPIC):
+                    and (kinds or shared - _ANY_TOPIC or facets and facets & facets_of(f_new[2]) & facets_of(f_old[2])):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
+                linked = bool(facets & facets_of(f_new[2]) & facets_of(f_old[2]))
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and (
-                    bool(shared - _ANY_TOPIC) and answers_alike(text(newer), text(older), asked, ratio, named,
-                                                                ratios[1], amount)
+                    bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
+                                                                          named, ratios[1], amount, linked)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:
             by[id(older)] = newest[0]
             marks[id(older)] = cite(newest[0])
+    # a promoted entry and the note line it was promoted from are one statement said once: what updates
+    # one updates both (the entry, scored on the same words, may rank far above the later line)
+    said = {(when_[0], _statement(facts[id(it)][2])): by[id(it)] for when_, _, it in dated_items if id(it) in by}
+    for when_, _, it in dated_items if said else ():
+        newer = said.get((when_[0], _statement(facts[id(it)][2]))) if id(it) not in by else None
+        if newer is not None:
+            by[id(it)] = newer
+            marks[id(it)] = cite(newer)
     for _ in range(len(out)):  # an update of an update moves up in turn
         moved = False
         for i, older in enumerate(out):

@@ -46,3 +46,21 @@ def people_in(text: str) -> frozenset[str]:
         word = _WHOLE_ZH.get(word, word)
         out.add(word[:-1] if m.group(1) and word.endswith("s") and word[:-1] in WORDS_EN else word)
     return frozenset(out)
+
+
+# one person named in either language ("Dad" and 我爸, "my wife" and 老婆): the same key, so that a line
+# naming them in English is no other person's news after one naming them in Chinese
+_KIN = {w: key for key, words in {
+    "father": "dad father 爸爸 父亲 老爸", "mother": "mom mum mother 妈妈 母亲 老妈",
+    "parents": "parent parents 爸妈 父母", "wife": "wife 老婆 妻子 媳妇", "husband": "husband 老公 丈夫",
+    "son": "son 儿子", "daughter": "daughter 女儿", "friend": "friend 朋友", "colleague": "colleague coworker co-worker 同事",
+    "neighbour": "neighbour neighbor 邻居", "boss": "boss 老板 领导", "manager": "manager 经理",
+    "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷", "roommate": "roommate flatmate housemate 室友",
+    "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
+}.items() for w in words.split()}
+
+
+def kin(person: str) -> str:
+    """One key for a person however named (:data:`WORDS_EN`, :data:`WORDS_ZH`, a stem of one): "dad",
+    爸爸 and 父亲 are one father."""
+    return _KIN.get(person.lower(), person.lower())
