@@ -1008,6 +1008,15 @@ def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
                  for heads, one_char, members, _ in _kind_words())
 
 
+def _linked(facets: frozenset[str], later: tuple, earlier: tuple, asked: frozenset[str]) -> bool:
+    """Whether the later of two answers (its :func:`_facts`) names a facet of life the question names
+    (``facets``: text/facets.py), and the earlier names it too or holds a word of the question (``asked``):
+    "moved the dog's records over to Riverside Animal Clinic" after "Biscuit goes to Dr. Ahmed at
+    Pawsitive Care" for "Which vet do we take Biscuit to?". (That both answer the question is the
+    caller's to judge, by their ranks and scores.)"""
+    return bool(facets & facets_of(later[2]) & facets_of(earlier[2]))
+
+
 def updates_fact(later: str, earlier: str) -> bool:
     """Whether ``later``, a fact Dreaming is promoting, updates ``earlier``, an entry it promoted
     before, judged with no question: the subject shared (two words' worth) and new numbers or a
@@ -1094,12 +1103,12 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (two texts sharing no subject word are never two answers: most pairs stop at this test)
             if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
-                    and (kinds or shared - _ANY_TOPIC or facets and facets & facets_of(f_new[2]) & facets_of(f_old[2])):
+                    and (kinds or shared - _ANY_TOPIC or facets and _linked(facets, f_new, f_old, asked)):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
-                linked = bool(facets & facets_of(f_new[2]) & facets_of(f_old[2]))
+                linked = bool(facets) and _linked(facets, f_new, f_old, asked)
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and (
                     bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
                                                                           named, ratios[1], amount, linked)

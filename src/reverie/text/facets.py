@@ -8,15 +8,17 @@ earlier one, so the newest-first order (search/newest.py) could not tell that it
 same matter: of the updates written apart from the code (benchmarks/updates_fresh_data*.py), about
 half of those it missed were such pairs. This is a small hand-written lexicon of the facets people
 keep facts about and change — sleep, waking, meals, the commute, weight, eyesight, hair, the pet's
-vet, therapists, rent, pay, a job title, calories, groceries, childcare, an allowance, a choir's
-part, a dose, taxes, volunteering, drink and smoke — each a set of the ways people name it, in
-English and Chinese, as a question asks about it and as a statement says it in passing.
+vet, therapists, one's doctor, rent, pay, a job title, calories, groceries, childcare, an allowance,
+a choir's part, a dose, taxes, volunteering, coffee, drink and smoke — each a set of the ways
+people name it, in English and Chinese, as a question asks about it and as a statement says it in
+passing.
 
 A facet links two statements only where a question names it too, and only for the pair reading of
 search/newest.py, which also wants both found near the top of one search and the later one saying
 a change; a coarse facet errs little there. Words that name another matter as often are left out
 ("renewal": of a lease as of a gym; "prescription": of glasses as of pills, unless filled; 上班 alone:
-where one works as much as how one gets there; "bass": a fish, a guitar), and so are the names of
+where one works as much as how one gets there; "bass": a fish, a guitar; "gym", 健身: a climbing
+gym and a fitness one are two), and so are the names of
 shops and makes: "Walgreens now has a drive-thru" names a pharmacy and changes none of one's own
 (text/kinds.py reads who takes a make).
 
@@ -36,39 +38,41 @@ from .cjk import has_cjk
 # facet -> "English words and phrases (``_`` joins a phrase's words) | Chinese words"
 FACETS: dict[str, str] = {
     "sleep": "sleep sleeping slept asleep bedtime go_to_bed going_to_bed went_to_bed in_bed_by lights_out "
-             "| 睡 上床 熬夜 就寝",
-    "waking": "wake_up waking_up woke_up wake_me get_up getting_up got_up alarm | 起床 闹钟 醒来 早起",
+             "| 睡 上床 熬夜 就寝 关灯",
+    "waking": "wake_up waking_up woke_up wake_me get_up getting_up got_up alarm | 起床 闹钟 (?<![提清苏觉])醒 早起",
     "breakfast": "breakfast breakfasts brekkie | 早饭 早餐 早点 早上(?:改|都|就|只|一般)?吃(?!药)",
     "lunch": "lunch lunches noon midday | 午饭 午餐 中饭 中午 带饭",
     "dinner": "dinner dinners supper | 晚饭 晚餐",
-    "commute": "commute commuting to_work to_the_office into_work into_the_office bus subway metro tube "
+    "commute": "commute commuting to_work to_the_office into_work into_the_office cycling_in drive_in bus subway metro tube "
                "| 通勤 去上班 上班路上 地铁 公交 班车 骑车去 开车去 打车去",
-    "weight": "weigh weighs weighed weighing weight the_scale lbs kg kilos | 体重 公斤 称重 上秤 斤",
-    "eyesight": "eyesight nearsighted short-sighted myopia eye_exam glasses contacts contact_lenses "
+    "weight": r"weigh weighs weighed weighing weight scale lbs kg kilos re:\d\s*(?:kg|lbs?)\b | 体重 公斤 称重 上秤 称了一下 斤",
+    "eyesight": "eyesight nearsighted short-sighted myopia eye_exam glasses contacts contact_lenses lenses optometrist optician "
                 "| 近视 度数 眼镜 散光 视力 验光",
     "pharmacy": r"pharmacy pharmacies drugstore chemist pharmacist refill refills "
                 r"re:\bprescriptions?\s+(?:are\s+|get\s+)?(?:re)?filled re:\bfill(?:ed)?\s+(?:all\s+)?my\s+prescriptions? "
-                "| 药店 药房 拿药 配药 取药",
-    "hair": "haircut haircuts hairdresser barber barbershop hair_stylist hair_salon cut_my_hair "
-            "| 剪头发 理发 剪发 发型师 理发店 剪(?!辑|纸|刀|枝|彩|贴|影|裁)",
-    "vet": "vet vets veterinarian veterinary animal_hospital animal_clinic | 兽医 宠物医院 动物医院",
+                "| 药店 药房 拿药 配药 取药 处方药",
+    "hair": "haircut haircuts hairdresser barber barbershop hair_stylist hair_salon cut_my_hair cuts_my_hair does_my_hair "
+            "clippers | 剪头 理发 剪发 发型师 理发店 剪(?!辑|纸|刀|枝|彩|贴|影|裁)",
+    "vet": "vet vets veterinarian veterinary animal_hospital animal_clinic | 兽医 宠物医院 动物医院 宠物诊所 动物诊所",
     "therapist": "therapist therapists therapy counsellor counselor counselling counseling psychologist "
                  "| 心理咨询 咨询师 心理医生 心理治疗",
     "physio": "physio physios physiotherapist physiotherapy physical_therapist physical_therapy rehab "
               "| 理疗 康复 治疗师 复健",
-    "dentist": "dentist dentists dental | 牙医 牙科 口腔 [洗看补拔][完了过]?牙",
+    "dentist": "dentist dentists dental | 牙医 牙科 齿科 口腔 [洗看补拔][完了过]?牙",
     "rent": "rent rents lease landlord landlady tenancy | 房租 租金 房东 续租 租约",
     "pay": "salary salaries paycheck paychecks take-home wage wages income | 工资(?!卡|条) 薪水 月薪 年薪 薪资 收入 涨薪 调薪 加薪 到手",
     "job title": "job_title title promotion promoted | 职位 职称 头衔 升职 晋升",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
-    "groceries": "groceries grocery instacart | 买菜 生鲜 盒马 叮咚 美团买菜 朴朴",
-    "childcare": "babysitter babysitters babysitting sitter nanny nannies childminder au_pair | 保姆 育儿嫂 带娃阿姨",
+    "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
+    "childcare": "babysitter babysitters babysitting sitter nanny nannies childminder au_pair | 保姆 育儿嫂 带娃 带孩子",
     "allowance": "allowance | 生活费",
-    "choir": "choir choirs chorus soprano alto tenor baritone voice_part | 合唱 声部 女高音 女低音 男高音 男低音",
-    "dose": r"dose doses dosage re:\d\s*mg\b | 剂量 药量 毫克",
-    "taxes": "taxes tax_return accountant cpa tax_preparer bookkeeper | 报税 会计 个税",
+    "choir": "choir choirs chorus soprano alto tenor baritone voice_part | 合唱 声部 女高 女中 女低 男高 男中 男低 高音 中音 低音",
+    "dose": r"dose doses dosage re:\d\s*mg\b | 剂量 药量 毫克 加量 减量",
+    "taxes": "taxes tax_return accountant accounting_firm cpa tax_preparer bookkeeper | 报税 会计 个税",
     "volunteering": "volunteer volunteers volunteering | 志愿者 义工 做志愿",
-    "drinking": "alcohol booze beer wine whisky whiskey | 喝酒 酒精 白酒 啤酒 红酒 戒酒 滴酒",
+    "drinking": "alcohol booze beer wine whisky whiskey sober sobriety | 喝酒 酒精 白酒 啤酒 红酒 戒酒 滴酒",
+    "coffee": "coffee coffees espresso latte lattes americano caffeine decaf | 咖啡 美式 拿铁",
+    "doctor": "gp physician primary_care family_doctor | 家庭医生 全科 签约医生",
     "smoking": "smoke smoking smoker cigarette cigarettes vape vaping | 抽烟 吸烟 戒烟 电子烟",
 }
 
