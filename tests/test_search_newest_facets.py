@@ -92,3 +92,24 @@ def test_a_promoted_entry_goes_with_the_note_line_it_came_from():
     assert out[0]["path"] == "memory/2026-10-20.md", [r["snippet"] for r in out]
     assert {r["path"] for r in out if r.get("supersededBy") == "memory/2026-10-20.md#L9-L9"} == \
         {"MEMORY.md", "memory/2026-10-02.md"}
+
+
+def _far_down(earlier: str, later: str) -> list[dict]:
+    """The earlier statement first, eight other lines, then the later one, far less relevant."""
+    rows = [two_answers(earlier, later)[0]]
+    for i in range(8):
+        rows.append({"path": f"memory/2026-09-{10 + i}.md", "snippet": f"user: note {i} about the garden shed",
+                     "score": 0.55 - 0.01 * i, "startLine": 3, "citation": f"memory/2026-09-{10 + i}.md#L3-L3"})
+    rows.append({**two_answers(earlier, later)[1], "score": 0.3})
+    return rows
+
+
+@pytest.mark.parametrize("later, first", [
+    ("Greta stopped taking my insurance so I'm with Owen Batiste on Wednesdays now.", "memory/2026-10-20.md"),
+    # the name is no subject leaving: "I left Greta a voicemail"
+    ("I left Greta a voicemail about moving our Friday slot.", "memory/2026-10-02.md"),
+])
+def test_the_answer_s_named_value_said_to_have_left_comes_up_from_far_down(later, first):
+    out = prefer_newest(_far_down("Seeing a therapist named Greta Lindqvist every other Friday.", later),
+                        "Who's my therapist?")
+    assert out[0]["path"] == first, [r["snippet"] for r in out]

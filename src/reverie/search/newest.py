@@ -449,7 +449,8 @@ def _note_of(path: str, text: str) -> str:
 # asking for a fact as it stands (search/current.asks_what_holds), two of the owner's statements near
 # the top of its results (the first :data:`ANSWERS`, each one's score at least :data:`ANSWER_RATIO`
 # of the other's), both about what the question asks (a word of it, or two Chinese characters one
-# of which is of its words, beside one of the owner's people) or about one named thing (see
+# of which is of its words, beside one of the owner's people; or, sharing no word, a facet of life
+# the question names, said in other words: text/facets.py) or about one named thing (see
 # :func:`answers_alike`), the later one saying something the earlier did not, with a change said in
 # any of the ways of :data:`_SAYS_CHANGE` or other numbers. Then the later one is the fact now.
 ANSWERS = 8
@@ -1008,6 +1009,22 @@ def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
                  for heads, one_char, members, _ in _kind_words())
 
 
+# a named value leaving, said as the subject of its clause: "Greta stopped taking my insurance", "Mrs
+# Patterson went on maternity leave", "Dr. Lamb retired" (not "I left Sarah a voicemail": the name leads)
+_NAME_LEFT = re.compile(
+    r"(?:^|[.!?;,:]\s+|\b(?:so|and|but|then|now)\s+)(?:(?:Dr|Mr|Mrs|Ms|Miss)\.?\s+)?([A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+)?"
+    r"\s+(?:(?:just|has|had|finally|suddenly|officially)\s+)?(?:stopped|left|retired|quit|moved\s+away|closed|"
+    r"went\s+on\s+(?:\w+\s+)?leave|is\s+on\s+(?:\w+\s+)?leave|is\s+no\s+longer|no\s+longer)\b")
+
+
+def _name_left(later: str, earlier: str) -> bool:
+    """Whether ``later`` says a value ``earlier`` names (a capitalised name but its first word) left, as
+    the subject of its clause (:data:`_NAME_LEFT`)."""
+    names = _names(earlier)
+    return bool(names) and any(set(content_words(m.group(1), matching=True)) & names
+                               for m in _NAME_LEFT.finditer(_statement(later)))
+
+
 def _linked(facets: frozenset[str], later: tuple, earlier: tuple, asked: frozenset[str]) -> bool:
     """Whether the later of two answers (its :func:`_facts`) names a facet of life the question names
     (``facets``: text/facets.py), and the earlier names it too or holds a word of the question (``asked``):
@@ -1113,6 +1130,11 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                     bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
                                                                           named, ratios[1], amount, linked)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
+            if not hit and holds and rank[id(older)] == 0 and shared and _name_left(f_new[2], f_old[2]):
+                # the answer's named value said to have left, however far down the later line ranks
+                # ("Greta stopped taking my insurance so I'm with Owen Batiste" after "Seeing a
+                # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
+                hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new)
         if newest is not None:
