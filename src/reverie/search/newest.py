@@ -466,8 +466,8 @@ _SAYS_CHANGE = re.compile(
     r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+now\s+on|starting|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
-    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately|sticking\s+with)\b"
-    r"|现在|目前|如今|最近|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately)\b"
+    r"|现在|目前|如今|最近(?!的)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -615,9 +615,10 @@ def asks_amount(query: str) -> bool:
 # a number that says when or which, not how much: an ordinal, a day, an hour, a month, a year
 _NOT_AMOUNT = re.compile(r"\d+\s*(?:st|nd|rd|th)\b|\d+\s*(?:号|日|点|月|年|时)|\d{1,2}:\d{2}|\b\d+\s*(?:am|pm)\b", re.I)
 # a charge, a sum paid back or taken off, another thing paid for beside it (a parking spot, 车位, the
-# utilities, 水电): another amount than a price or a rent
+# utilities, 水电): another amount than a price or a rent (not storage or a garage: "the 2TB storage
+# plan, $9.99 a month now" is the iCloud price, "the garage on Elm" a mechanic)
 _CHARGE = re.compile(r"\b(?:fees?|deposits?|fines?|tips?|tax(?:es)?|surcharges?|penalt(?:y|ies)|refunds?|cashback|"
-                     r"rebates?|discounts?|coupons?|copays?|co-pays?|parking|garage|storage|utilities)\b|[\u4e00-\u9fff]费|押金|罚款|"
+                     r"rebates?|discounts?|coupons?|copays?|co-pays?|parking|utilities)\b|[\u4e00-\u9fff]费|押金|罚款|"
                      r"报销|退款|返现|优惠|折扣|补贴|车位|停车|水电", re.I)
 
 
@@ -676,11 +677,14 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     """Whether the later text ``a`` (its facts ``fa``) names one of the owner's people the earlier ``b``
     does not: by relation among its subject words, or as people say them short (我爸把朗逸卖了)."""
     # (one person in either language is one: "Bumped Dad's monthly allowance" after 我每个月给我爸…; and
-    # someone else's person is none of the owner's: "her friend Brooke is watching the kids")
+    # someone else's person is none of the owner's: "her friend Brooke is watching the kids", read
+    # without them, so that "my friend Dana" beside them still counts)
     mine = frozenset(map(kin, people_in(b) | (fb[0] & _RELATION_WORDS)))
-    mine |= frozenset(map(kin, people_in(" ".join(m.group(0) for m in _THEIR_PERSON.finditer(a)))))
+    own = _THEIR_PERSON.sub(" ", a)
+    if own != a:
+        fa = _facts(own)
     return any(kin(w) not in mine for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
-        or any(kin(p) not in mine for p in people_in(a) - people_in(b))
+        or any(kin(p) not in mine for p in people_in(own) - people_in(b))
 
 
 # one of someone else's people: "her friend", "his brother", 她的朋友
@@ -1010,11 +1014,15 @@ def _kind_reading(text: str) -> tuple[tuple[bool, frozenset[str]], ...]:
 
 
 # a named value leaving, said as the subject of its clause: "Greta stopped taking my insurance", "Mrs
-# Patterson went on maternity leave", "Dr. Lamb retired" (not "I left Sarah a voicemail": the name leads)
+# Patterson went on maternity leave", "Dr. Lamb retired", "Kelsey left for college" (not "I left Sarah a
+# voicemail": the name leads; nor "Greta stopped by to say hi", "Greta left early today")
 _NAME_LEFT = re.compile(
     r"(?:^|[.!?;,:]\s+|\b(?:so|and|but|then|now)\s+)(?:(?:Dr|Mr|Mrs|Ms|Miss)\.?\s+)?([A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+)?"
-    r"\s+(?:(?:just|has|had|finally|suddenly|officially)\s+)?(?:stopped|left|retired|quit|moved\s+away|closed|"
-    r"went\s+on\s+(?:\w+\s+)?leave|is\s+on\s+(?:\w+\s+)?leave|is\s+no\s+longer|no\s+longer)\b")
+    r"\s+(?:(?:just|has|had|finally|suddenly|officially)\s+)?(?:retired|quit|moved\s+away|"
+    r"stopped\s+(?:taking|seeing|accepting|working|teaching|coming|doing|practi[cs]ing)|"
+    r"left\s+(?:for|to\s+join|the\s+(?:practice|clinic|company|firm|school|studio|area|city|country)|town)|"
+    r"went\s+on\s+(?:\w+\s+)?leave|is\s+on\s+(?:\w+\s+)?leave|is\s+no\s+longer|no\s+longer\s+(?:works|sees|takes|"
+    r"teaches|practi[cs]es))\b")
 
 
 def _name_left(later: str, earlier: str) -> bool:
@@ -1025,12 +1033,11 @@ def _name_left(later: str, earlier: str) -> bool:
                                for m in _NAME_LEFT.finditer(_statement(later)))
 
 
-def _linked(facets: frozenset[str], later: tuple, earlier: tuple, asked: frozenset[str]) -> bool:
-    """Whether the later of two answers (its :func:`_facts`) names a facet of life the question names
-    (``facets``: text/facets.py), and the earlier names it too or holds a word of the question (``asked``):
-    "moved the dog's records over to Riverside Animal Clinic" after "Biscuit goes to Dr. Ahmed at
-    Pawsitive Care" for "Which vet do we take Biscuit to?". (That both answer the question is the
-    caller's to judge, by their ranks and scores.)"""
+def _linked(facets: frozenset[str], later: tuple, earlier: tuple) -> bool:
+    """Whether two answers (their :func:`_facts`) both name a facet of life the question names
+    (``facets``: text/facets.py): "Hartwell Drugs has all my refills now" and "I get all my
+    prescriptions filled at the CVS" for "Which pharmacy do I use?". (That both answer the question
+    is the caller's to judge, by their ranks and scores.)"""
     return bool(facets & facets_of(later[2]) & facets_of(earlier[2]))
 
 
@@ -1118,14 +1125,15 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2], asked)
                               and not _NOT_NOW.search(f_new[2])
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
-            # (two texts sharing no subject word are never two answers: most pairs stop at this test)
+            # (two texts sharing no subject word, nor a facet the question names, are never two answers:
+            # most pairs stop at this test)
             if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
-                    and (kinds or shared - _ANY_TOPIC or facets and _linked(facets, f_new, f_old, asked)):
+                    and (kinds or shared - _ANY_TOPIC or facets and _linked(facets, f_new, f_old)):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
-                linked = bool(facets) and _linked(facets, f_new, f_old, asked)
+                linked = bool(facets) and _linked(facets, f_new, f_old)
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and (
                     bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
                                                                           named, ratios[1], amount, linked)

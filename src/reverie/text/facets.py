@@ -38,40 +38,51 @@ from .cjk import has_cjk
 # facet -> "English words and phrases (``_`` joins a phrase's words) | Chinese words"
 FACETS: dict[str, str] = {
     "sleep": "sleep sleeping slept asleep bedtime go_to_bed going_to_bed went_to_bed in_bed_by lights_out "
-             "| 睡 上床 熬夜 就寝 关灯",
-    "waking": "wake_up waking_up woke_up wake_me get_up getting_up got_up alarm | 起床 闹钟 (?<![提清苏觉])醒 早起",
-    "breakfast": "breakfast breakfasts brekkie | 早饭 早餐 早点 早上(?:改|都|就|只|一般)?吃(?!药)",
-    "lunch": "lunch lunches noon midday | 午饭 午餐 中饭 中午 带饭",
+             "| 睡(?!衣|袋|裤|裙) 上床 熬夜 就寝 关灯",
+    "waking": r"wake_up waking_up woke_up wake_me get_up getting_up got_up re:(?<!car\s)(?<!fire\s)(?<!smoke\s)\balarms?\b "
+              "| 起床 闹钟 (?<![提清苏觉])醒 早起",
+    "breakfast": "breakfast breakfasts brekkie | 早饭 早餐 早上(?:改|都|就|只|一般)?吃(?!药)",
+    "lunch": "lunch lunches | 午饭 午餐 中饭 带饭 中午(?:一般|都|就|只|基本|常)?(?:在|去|点|吃|带)",
     "dinner": "dinner dinners supper | 晚饭 晚餐",
-    "commute": "commute commuting to_work to_the_office into_work into_the_office cycling_in drive_in bus subway metro tube "
+    "commute": r"commute commuting subway metro re:\b(?:get|gets|getting|got|go|goes|going|went|drive|drives|driving|"
+               r"drove|bike|bikes|biking|biked|cycle|cycles|cycling|walk|walks|walking|walked|ride|rides|riding|rode|take|"
+               r"takes|taking|took|way)\s+(?:\S+\s+){0,3}?(?:to|into)\s+(?:work|the\s+office)\b "
                "| 通勤 去上班 上班路上 地铁 公交 班车 骑车去 开车去 打车去",
-    "weight": r"weigh weighs weighed weighing weight scale lbs kg kilos re:\d\s*(?:kg|lbs?)\b | 体重 公斤 称重 上秤 称了一下 斤",
-    "eyesight": "eyesight nearsighted short-sighted myopia eye_exam glasses contacts contact_lenses lenses optometrist optician "
-                "| 近视 度数 眼镜 散光 视力 验光",
-    "pharmacy": r"pharmacy pharmacies drugstore chemist pharmacist refill refills "
+    "weight": r"weigh weighs weighed weighing weight lbs kilos re:\d\s*(?:kg|lbs?)\b "
+              r"re:\b(?:the|my|bathroom)\s+scale\b|\bscale\s+(?:says|said|shows|showed|reads|read)\b "
+              "| 体重 公斤 称重 上秤 称了一下 (?<![一每])斤",
+    "eyesight": r"eyesight nearsighted short-sighted myopia eye_exam contact_lenses lenses optometrist optician "
+                r"re:(?<!wine\s)(?<!shot\s)(?<!drinking\s)(?<!beer\s)\bglasses\b | 近视 度数 眼镜 散光 视力 验光",
+    "pharmacy": r"pharmacy pharmacies drugstore chemist pharmacist "
+                r"re:\b(?:my|prescription)\s+refills?\b|\brefill(?:ed)?\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?) "
                 r"re:\bprescriptions?\s+(?:are\s+|get\s+)?(?:re)?filled re:\bfill(?:ed)?\s+(?:all\s+)?my\s+prescriptions? "
                 "| 药店 药房 拿药 配药 取药 处方药",
     "hair": "haircut haircuts hairdresser barber barbershop hair_stylist hair_salon cut_my_hair cuts_my_hair does_my_hair "
-            "clippers | 剪头 理发 剪发 发型师 理发店 剪(?!辑|纸|刀|枝|彩|贴|影|裁)",
+            "clippers | 剪头 理发 剪发 发型师 理发店 剪(?!辑|纸|刀|枝|彩|贴|影|裁|指|掉|断|开)",
     "vet": "vet vets veterinarian veterinary animal_hospital animal_clinic | 兽医 宠物医院 动物医院 宠物诊所 动物诊所",
     "therapist": "therapist therapists therapy counsellor counselor counselling counseling psychologist "
                  "| 心理咨询 咨询师 心理医生 心理治疗",
     "physio": "physio physios physiotherapist physiotherapy physical_therapist physical_therapy rehab "
-              "| 理疗 康复 治疗师 复健",
+              "| 理疗 康复科 康复中心 康复训练 治疗师 复健",
     "dentist": "dentist dentists dental | 牙医 牙科 齿科 口腔 [洗看补拔][完了过]?牙",
-    "rent": "rent rents lease landlord landlady tenancy | 房租 租金 房东 续租 租约",
-    "pay": "salary salaries paycheck paychecks take-home wage wages income | 工资(?!卡|条) 薪水 月薪 年薪 薪资 收入 涨薪 调薪 加薪 到手",
-    "job title": "job_title title promotion promoted | 职位 职称 头衔 升职 晋升",
+    "rent": "rent rents landlord landlady tenancy | 房租 租金 房东 续租 租约",
+    "pay": "salary salaries paycheck paychecks take-home wage wages | 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
+    "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
+                 r"re:\b(?:i|i've|i\s+was|i\s+got|just\s+got|finally\s+got)\s+promoted\b|\bmy\s+promotion\b "
+                 "| 职位 职称 头衔 升职 晋升",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
-    "childcare": "babysitter babysitters babysitting sitter nanny nannies childminder au_pair | 保姆 育儿嫂 带娃 带孩子",
-    "allowance": "allowance | 生活费",
-    "choir": "choir choirs chorus soprano alto tenor baritone voice_part | 合唱 声部 女高 女中 女低 男高 男中 男低 高音 中音 低音",
-    "dose": r"dose doses dosage re:\d\s*mg\b | 剂量 药量 毫克 加量 减量",
+    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair "
+                 r"re:(?<!dog\s)(?<!cat\s)(?<!pet\s)(?<!house\s)(?<!plant\s)\bsitters?\b | 保姆 育儿嫂",
+    "allowance": r"re:(?<!baggage\s)(?<!luggage\s)(?<!data\s)\ballowances?\b | 生活费",
+    "choir": r"choir choirs chorus soprano baritone voice_part re:(?<!palo\s)\baltos?\b re:\btenors?\b(?!\s+of) "
+             "| 合唱 声部 [男女][高中低]音 唱[男女]?[高中低] [高中低]音(?:组|部)",
+    "dose": r"dosage re:\bdos(?:e|es)\b(?!\s+of\s+(?:reality|fresh|humou?r|common|sanity|nostalgia)) re:\d\s*mg\b "
+            "| 剂量 药量 毫克 加量 减量",
     "taxes": "taxes tax_return accountant accounting_firm cpa tax_preparer bookkeeper | 报税 会计 个税",
     "volunteering": "volunteer volunteers volunteering | 志愿者 义工 做志愿",
     "drinking": "alcohol booze beer wine whisky whiskey sober sobriety | 喝酒 酒精 白酒 啤酒 红酒 戒酒 滴酒",
-    "coffee": "coffee coffees espresso latte lattes americano caffeine decaf | 咖啡 美式 拿铁",
+    "coffee": "coffee coffees espresso latte lattes americano caffeine decaf | 咖啡 (?:冰|热|杯)美式|美式咖啡 拿铁",
     "doctor": "gp physician primary_care family_doctor | 家庭医生 全科 签约医生",
     "smoking": "smoke smoking smoker cigarette cigarettes vape vaping | 抽烟 吸烟 戒烟 电子烟",
 }
@@ -89,7 +100,8 @@ def _english(word: str) -> re.Pattern:
 def _parsed() -> tuple[tuple[str, tuple, tuple[str, ...]], ...]:
     out = []
     for facet, words in FACETS.items():
-        en, _, zh = words.partition(" | ")
+        en, bar, zh = words.partition(" | ")
+        assert bar and zh.strip(), facet  # (an empty Chinese side would match every Chinese text)
         out.append((facet, tuple(_english(w) for w in en.split()), re.compile("|".join(zh.split()))))
     return tuple(out)
 

@@ -53,14 +53,25 @@ def people_in(text: str) -> frozenset[str]:
 _KIN = {w: key for key, words in {
     "father": "dad father 爸爸 父亲 老爸", "mother": "mom mum mother 妈妈 母亲 老妈",
     "parents": "parent parents 爸妈 父母", "wife": "wife 老婆 妻子 媳妇", "husband": "husband 老公 丈夫",
-    "son": "son 儿子", "daughter": "daughter 女儿", "friend": "friend 朋友", "colleague": "colleague coworker co-worker 同事",
-    "neighbour": "neighbour neighbor 邻居", "boss": "boss 老板 领导", "manager": "manager 经理",
-    "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷", "roommate": "roommate flatmate housemate 室友",
-    "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
+    "son": "son 儿子", "daughter": "daughter 女儿", "friend": "friend 朋友 闺蜜 哥们",
+    "colleague": "colleague coworker co-worker 同事", "neighbour": "neighbour neighbor 邻居", "boss": "boss 老板 领导",
+    "manager": "manager 经理", "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
+    "roommate": "roommate flatmate housemate 室友", "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
+    "sister": "sister 姐姐 妹妹 老姐 老妹", "brother": "brother 哥哥 弟弟 老哥 老弟", "cousin": "cousin 表妹 表哥 表姐 表弟",
+    "kid": "kid kids children 孩子",
 }.items() for w in words.split()}
 
 
+@lru_cache(maxsize=1024)
 def kin(person: str) -> str:
-    """One key for a person however named (:data:`WORDS_EN`, :data:`WORDS_ZH`, a stem of one): "dad",
-    爸爸 and 父亲 are one father."""
-    return _KIN.get(person.lower(), person.lower())
+    """One key for a person however named: a word of :data:`WORDS_EN` or :data:`WORDS_ZH`, or the stem
+    search keeps of an English one ("daught", "husban"): "dad", 爸爸 and 父亲 are one father, "daught"
+    and 女儿 one daughter. (A sister is 姐姐 or 妹妹, either of them.)"""
+    low = person.lower()
+    if low in _KIN:
+        return _KIN[low]
+    if low.isascii() and len(low) >= 3:
+        for word, key in _KIN.items():
+            if word.isascii() and word.startswith(low):
+                return key
+    return low
