@@ -532,7 +532,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     one of the thing (:func:`_an_amount_of_it`), and another beside a name, said as a change, answers it;
     ``linked``: both name a facet of life the question names (text/facets.py: "Hartwell Drugs has all my
     refills now" and "my prescriptions filled at the CVS" for "Which pharmacy do I use?"), which stands
-    for a shared word of the question when the later one ranks close (``close``)."""
+    for a shared word of the question, with no closer score asked of the later one than of any pair (the
+    facet is the question's own)."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
@@ -688,7 +689,8 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
 
 
 # one of someone else's people: "her friend", "his brother", 她的朋友
-_THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:" + RELATIONS_EN + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")", re.I)
+_THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:" + RELATIONS_EN + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")",
+                           re.I)
 
 
 # one of the owner's people owning the thing said next ("my sister's", "wife's", 我妈的, 老婆的), or

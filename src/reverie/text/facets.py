@@ -17,10 +17,13 @@ A facet links two statements only where a question names it too, and only for th
 search/newest.py, which also wants both found near the top of one search and the later one saying
 a change; a coarse facet errs little there. Words that name another matter as often are left out
 ("renewal": of a lease as of a gym; "prescription": of glasses as of pills, unless filled; 上班 alone:
-where one works as much as how one gets there; "bass": a fish, a guitar; "gym", 健身: a climbing
-gym and a fitness one are two), and so are the names of
-shops and makes: "Walgreens now has a drive-thru" names a pharmacy and changes none of one's own
-(text/kinds.py reads who takes a make).
+where one works as much as how one gets there; "bass": a fish, a guitar; "gym", 健身: a climbing gym
+and a fitness one are two; "noon", "income", "lease", "contacts", "bus"), or kept from the words
+around them that give them another sense (睡 but not 睡衣, 斤 but not a price's 一斤, "sitter" but not a
+dog sitter, "alto" but not Palo Alto, "glasses" but not wine glasses, 中午 only said of eating, "to
+work" only of going there: a fresh-eyes review found each in lines about other things). So are the
+names of shops and makes: "Walgreens now has a drive-thru" names a pharmacy and changes none of one's
+own (text/kinds.py reads who takes a make).
 
 English words match as written, in the singular or the plural, phrases as their words in a row
 (text/kinds.py ``surface``), an entry starting with ``re:`` as a pattern (a dose: "50mg"); Chinese
@@ -39,8 +42,8 @@ from .cjk import has_cjk
 FACETS: dict[str, str] = {
     "sleep": "sleep sleeping slept asleep bedtime go_to_bed going_to_bed went_to_bed in_bed_by lights_out "
              "| 睡(?!衣|袋|裤|裙) 上床 熬夜 就寝 关灯",
-    "waking": r"wake_up waking_up woke_up wake_me get_up getting_up got_up re:(?<!car\s)(?<!fire\s)(?<!smoke\s)\balarms?\b "
-              "| 起床 闹钟 (?<![提清苏觉])醒 早起",
+    "waking": r"wake_up waking_up woke_up wake_me get_up getting_up got_up "
+              r"re:(?<!car\s)(?<!fire\s)(?<!smoke\s)\balarms?\b | 起床 闹钟 (?<![提清苏觉])醒 早起",
     "breakfast": "breakfast breakfasts brekkie | 早饭 早餐 早上(?:改|都|就|只|一般)?吃(?!药)",
     "lunch": "lunch lunches | 午饭 午餐 中饭 带饭 中午(?:一般|都|就|只|基本|常)?(?:在|去|点|吃|带)",
     "dinner": "dinner dinners supper | 晚饭 晚餐",
@@ -54,11 +57,13 @@ FACETS: dict[str, str] = {
     "eyesight": r"eyesight nearsighted short-sighted myopia eye_exam contact_lenses lenses optometrist optician "
                 r"re:(?<!wine\s)(?<!shot\s)(?<!drinking\s)(?<!beer\s)\bglasses\b | 近视 度数 眼镜 散光 视力 验光",
     "pharmacy": r"pharmacy pharmacies drugstore chemist pharmacist "
-                r"re:\b(?:my|prescription)\s+refills?\b|\brefill(?:ed)?\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?) "
-                r"re:\bprescriptions?\s+(?:are\s+|get\s+)?(?:re)?filled re:\bfill(?:ed)?\s+(?:all\s+)?my\s+prescriptions? "
+                r"re:\b(?:my|prescription)\s+refills?\b "
+                r"re:\brefill(?:ed)?\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?) "
+                r"re:\bprescriptions?\s+(?:are\s+|get\s+)?(?:re)?filled "
+                r"re:\bfill(?:ed)?\s+(?:all\s+)?my\s+prescriptions? "
                 "| 药店 药房 拿药 配药 取药 处方药",
-    "hair": "haircut haircuts hairdresser barber barbershop hair_stylist hair_salon cut_my_hair cuts_my_hair does_my_hair "
-            "clippers | 剪头 理发 剪发 发型师 理发店 剪(?!辑|纸|刀|枝|彩|贴|影|裁|指|掉|断|开)",
+    "hair": "haircut haircuts hairdresser barber barbershop hair_stylist hair_salon cut_my_hair cuts_my_hair "
+            "does_my_hair clippers | 剪头 理发 剪发 发型师 理发店 剪(?!辑|纸|刀|枝|彩|贴|影|裁|指|掉|断|开)",
     "vet": "vet vets veterinarian veterinary animal_hospital animal_clinic | 兽医 宠物医院 动物医院 宠物诊所 动物诊所",
     "therapist": "therapist therapists therapy counsellor counselor counselling counseling psychologist "
                  "| 心理咨询 咨询师 心理医生 心理治疗",
@@ -67,7 +72,8 @@ FACETS: dict[str, str] = {
     "dentist": "dentist dentists dental | 牙医 牙科 齿科 口腔 [洗看补拔][完了过]?牙",
     "rent": "rent rents landlord landlady tenancy | 房租 租金 房东 续租 租约",
     "pay": "salary salaries paycheck paychecks take-home wage wages | 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
-    "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
+    "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b "
+                 r"re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
                  r"re:\b(?:i|i've|i\s+was|i\s+got|just\s+got|finally\s+got)\s+promoted\b|\bmy\s+promotion\b "
                  "| 职位 职称 头衔 升职 晋升",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
@@ -97,7 +103,7 @@ def _english(word: str) -> re.Pattern:
 
 
 @lru_cache(maxsize=1)
-def _parsed() -> tuple[tuple[str, tuple, tuple[str, ...]], ...]:
+def _parsed() -> tuple[tuple[str, tuple, re.Pattern], ...]:
     out = []
     for facet, words in FACETS.items():
         en, bar, zh = words.partition(" | ")

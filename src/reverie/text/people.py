@@ -57,7 +57,8 @@ _KIN = {w: key for key, words in {
     "colleague": "colleague coworker co-worker 同事", "neighbour": "neighbour neighbor 邻居", "boss": "boss 老板 领导",
     "manager": "manager 经理", "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
     "roommate": "roommate flatmate housemate 室友", "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
-    "sister": "sister 姐姐 妹妹 老姐 老妹", "brother": "brother 哥哥 弟弟 老哥 老弟", "cousin": "cousin 表妹 表哥 表姐 表弟",
+    "sister": "sister 姐姐 妹妹 老姐 老妹", "brother": "brother 哥哥 弟弟 老哥 老弟",
+    "cousin": "cousin 表妹 表哥 表姐 表弟",
     "kid": "kid kids children 孩子",
 }.items() for w in words.split()}
 
