@@ -931,13 +931,15 @@ _BY_OWNER = re.compile(r"(?:^|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?(?:\s+(?:now|jus
 # a farewell to the old one ("…bye bye iPhone", "RIP old silver bullet", 告别油车), and a thing acquired
 # ("got", "caved and got", 入了, 提了): ways a change is said that _SAYS_CHANGE and _LEFT_IT do not hold
 _BYE = re.compile(r"\b(?:bye[\s-]+bye|good\s*bye|farewell|rip)\b|告别|再见", re.I)
+_ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _left_said(text: str) -> bool:
     """Whether ``text`` says a value was left (:data:`_LEFT_IT`) or bids it farewell (:data:`_BYE`)."""
     return _LEFT_IT.search(text) is not None or _BYE.search(text) is not None
 
 
-_ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了", re.I)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|him|they|their|them)\b|[他她]", re.I)
 # someone else right before the thing, in its clause ("she finally switched to a Pixel")
 _THEY_BEFORE = re.compile(r"[他她]|\b(?:he|she|they|his|her|their)\b")
@@ -1129,13 +1131,13 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (two texts sharing no subject word, nor a facet the question names, are never two answers:
             # most pairs stop at this test)
-            if not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS \
-                    and (kinds or shared - _ANY_TOPIC or facets and _linked(facets, f_new, f_old)):
+            pair = not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
+            linked = pair and bool(facets) and _linked(facets, f_new, f_old)
+            if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
-                linked = bool(facets) and _linked(facets, f_new, f_old)
                 hit = ratios[0] <= ratio <= 1 / ratios[0] and (
                     bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
                                                                           named, ratios[1], amount, linked)

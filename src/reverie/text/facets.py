@@ -94,21 +94,25 @@ FACETS: dict[str, str] = {
 }
 
 
-def _english(word: str) -> re.Pattern:
+def _english(word: str) -> str:
+    """The pattern of an English entry: as written (``re:``), or as text/kinds.py ``surface`` reads a word."""
     if word.startswith("re:"):
-        return re.compile(word[3:], re.I)
+        return word[3:]
     from .kinds import surface
 
-    return surface(word.replace("_", " "))
+    return surface(word.replace("_", " ")).pattern
 
 
 @lru_cache(maxsize=1)
-def _parsed() -> tuple[tuple[str, tuple, re.Pattern], ...]:
+def _parsed() -> tuple[tuple[str, re.Pattern, re.Pattern], ...]:
+    """Each facet as (its name, one pattern of its English entries, one of its Chinese ones): a text
+    is read once per facet and language (texts are lower-cased before)."""
     out = []
     for facet, words in FACETS.items():
         en, bar, zh = words.partition(" | ")
-        assert bar and zh.strip(), facet  # (an empty Chinese side would match every Chinese text)
-        out.append((facet, tuple(_english(w) for w in en.split()), re.compile("|".join(zh.split()))))
+        assert bar and en.strip() and zh.strip(), facet  # (an empty side would match every text)
+        out.append((facet, re.compile("|".join(f"(?:{_english(w)})" for w in en.split())),
+                    re.compile("|".join(zh.split()))))
     return tuple(out)
 
 
@@ -117,4 +121,4 @@ def facets_of(text: str) -> frozenset[str]:
     """The facets ``text`` names (:data:`FACETS`)."""
     low = text.lower()
     cjk = has_cjk(low)
-    return frozenset(facet for facet, en, zh in _parsed() if any(p.search(low) for p in en) or (cjk and zh.search(low)))
+    return frozenset(facet for facet, en, zh in _parsed() if en.search(low) or (cjk and zh.search(low)))

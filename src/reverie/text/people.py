@@ -52,14 +52,13 @@ def people_in(text: str) -> frozenset[str]:
 # naming them in English is no other person's news after one naming them in Chinese
 _KIN = {w: key for key, words in {
     "father": "dad father 爸爸 父亲 老爸", "mother": "mom mum mother 妈妈 母亲 老妈",
-    "parents": "parent parents 爸妈 父母", "wife": "wife 老婆 妻子 媳妇", "husband": "husband 老公 丈夫",
+    "parents": "parent 爸妈 父母", "wife": "wife 老婆 妻子 媳妇", "husband": "husband 老公 丈夫",
     "son": "son 儿子", "daughter": "daughter 女儿", "friend": "friend 朋友 闺蜜 哥们",
     "colleague": "colleague coworker co-worker 同事", "neighbour": "neighbour neighbor 邻居", "boss": "boss 老板 领导",
     "manager": "manager 经理", "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
     "roommate": "roommate flatmate housemate 室友", "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
-    "sister": "sister 姐姐 妹妹 老姐 老妹", "brother": "brother 哥哥 弟弟 老哥 老弟",
-    "cousin": "cousin 表妹 表哥 表姐 表弟",
-    "kid": "kid kids children 孩子",
+    "sister": "sister 姐姐 妹妹", "brother": "brother 哥哥 弟弟", "cousin": "cousin 表妹 表哥 表姐 表弟",
+    "kid": "kid children",
 }.items() for w in words.split()}
 
 
