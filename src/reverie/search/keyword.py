@@ -295,6 +295,10 @@ class Member:
     def held(self, have: frozenset[str], low: str) -> bool:
         if not self.tokens <= have:  # (a set lookup first: most texts hold none)
             return False
+        return self.surface_in(low)
+
+    def surface_in(self, low: str) -> bool:
+        """Whether the lower-cased text ``low`` says it as written."""
         if isinstance(self.surface, str):
             return self.surface in low
         return self.surface.search(low) is not None
@@ -469,6 +473,52 @@ def expand_methods(qt: QueryTerms, question: str, tokenizer: str) -> list[Member
         qt.alts.setdefault(head, []).extend(members)
         qt.heads.setdefault(head, head)
     return members
+
+
+@lru_cache(maxsize=4)
+def _facet_members(tokenizer: str) -> dict[str, tuple[Member, ...]]:
+    """Each facet of text/facets.py as the members its index words make (a Chinese word kept from
+    a sense by what stands beside it is held where its pattern says it)."""
+    from ..text.facets import index_words
+
+    out = {}
+    for facet, words in index_words().items():
+        members = []
+        for word, pattern in words:
+            m = _member(word, tokenizer)
+            if m is not None:
+                members.append(Member(m.tokens, re.compile(pattern), m.fts, m.word) if pattern else m)
+        out[facet] = tuple(members)
+    return out
+
+
+def expand_facets(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
+    """For a question asking what holds: each query token of a word naming a facet of life
+    (text/facets.py: "landlord", 去上班) is held by a text naming any other word of that facet, in
+    either language ("新房东是个年轻人" for "Who's my landlord?", "办了张地铁卡" for "我平时怎么去上班？"), as
+    :attr:`QueryTerms.alts`. The later statement of such a fact often shares no word with the
+    question, and the bundled embedder ranks it far below the earlier one that does: found, the
+    newest-first order (search/newest.py) can read the two as one fact. Returns the members, for a
+    leg that asks the index for them ([] when the question names no facet)."""
+    if tokenizer != "cjk" or not qt.tokens:
+        return []
+    from ..text.facets import facets_of
+
+    have, low, stop = frozenset(qt.tokens), question.lower(), _stop_tokens(tokenizer)
+    found: dict[str, Member] = {}
+    for facet in facets_of(question):
+        members = _facet_members(tokenizer).get(facet, ())
+        # (the question's words of it, but a phrase's stop words: "to" of "report to" is no query token)
+        named = [(m, m.tokens - stop) for m in members
+                 if m.tokens - stop and m.tokens - stop <= have and m.surface_in(low)]
+        alts = [m for m in members if not m.tokens - stop <= have]
+        for m, tokens in named:
+            for t in tokens:
+                qt.alts.setdefault(t, []).extend(alts)
+                qt.heads.setdefault(t, m.word)
+        if named:
+            found.update((m.fts, m) for m in alts)
+    return list(found.values())
 
 
 def _in_digits(unit: str, after: str) -> Member:

@@ -463,11 +463,11 @@ _SAYS_CHANGE = re.compile(
     r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:e|ed|es|ing)|"
     r"chang(?:ed|ing)|cancell?(?:ed)?|ditched|dropped|quit|left|sold|replaced|rebooked|rescheduled|postponed|pushed|"
     r"bumped|slipped|delayed|retired|retiring|handed\s+(?:me|us)\s+(?:off|over)|upgraded|downgraded|promot(?:ed|ion)|transferred|raised|lowered|officially|as\s+of|"
-    r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+now\s+on|starting|"
+    r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+(?:now|here)\s+on|starting|reorg(?:ani[sz]ation|ani[sz]ed)?|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately)\b"
-    r"|现在|目前|如今|最近(?!的)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"|现在|目前|如今|最近(?!的)|干脆|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -592,10 +592,11 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     chars = _asked_chars(asked)
     held = frozenset(w for w in fb[0] if _asks(w, asked))
     people = all(_a_person(w) for w in held)
-    if people and held and any(_asks(w, asked) and not _a_person(w) for w in fa[0] - fb[0]):
+    if people and held and not linked and any(_asks(w, asked) and not _a_person(w) for w in fa[0] - fb[0]):
         # (an earlier one holding only the person is no answer the later one could change when the later
         # holds what the question asks of them: "儿子在实验小学读三年级" and "儿子的游泳课改到周六上午十点了"
-        # for "儿子的游泳课是什么时候？")
+        # for "儿子的游泳课是什么时候？"; unless the person is the facet asked: "我直属领导是王建国" and "我现在直接
+        # 汇报给赵磊" for "我现在的领导是谁？")
         return False
     if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars and ch not in _ASKING_CHARS
                                                                               for ch in w))
@@ -681,15 +682,21 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     # someone else's person is none of the owner's: "her friend Brooke is watching the kids", read
     # without them, so that "my friend Dana" beside them still counts)
     mine = frozenset(map(kin, people_in(b) | (fb[0] & _RELATION_WORDS)))
-    own = _THEIR_PERSON.sub(" ", a)
+    own = _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", a))
     if own != a:
         fa = _facts(own)
     return any(kin(w) not in mine for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
         or any(kin(p) not in mine for p in people_in(own) - people_in(b))
 
 
-# one of someone else's people: "her friend", "his brother", 她的朋友
-_THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:" + RELATIONS_EN + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")",
+# one of the owner's people who only recommended or introduced what the line says (朋友推荐的, "a friend
+# referred me"): the change is still the owner's
+_RECOMMENDED = re.compile(r"\b(?:(?:recommended|referred|suggested|introduced)\s+by\s+(?:my|a)\s+(?:" + RELATIONS_EN
+                          + r")|(?:my|a)\s+(?:" + RELATIONS_EN + r")\s+(?:recommended|referred|suggested|introduced))\b"
+                          r"|(?:" + RELATIONS_ZH + r")(?:推荐|介绍)", re.I)
+# one of someone else's people: "her friend", "his old partner", 她的朋友, 他儿子
+_THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:(?:old|new|former|best|business|own)\s+)?(?:" + RELATIONS_EN
+                           + r")\b|(?<!其)[他她]们?的?(?:" + RELATIONS_ZH + ")",
                            re.I)
 
 
@@ -869,8 +876,9 @@ def _kind_changed(later: str, earlier: str, asked: tuple[bool, ...] = ()) -> boo
 _NOT_NOW = re.compile(r"\b(?:heard\s+(?:that|about)|rumou?red|rumou?rs?|"
                       r"(?:this|just\s+this|only\s+this|for\s+this)\s+(?:week|day|time)\s+only|"
                       r"(?:just|only)\s+(?:this|for\s+this)\s+(?:week|day|time)|temporar(?:y|ily)|"
-                      r"when\s+i\s+was\s+(?:a\s+kid|little|young|a\s+child)|growing\s+up|as\s+a\s+kid)\b"
-                      r"|听说|据说|新闻说|传言|临时|暂时|小时候", re.I)
+                      r"when\s+i\s+was\s+(?:a\s+kid|little|young|a\s+child)|growing\s+up|as\s+a\s+kid|"
+                      r"on\s+pto|out\s+sick|covering\s+for|filling\s+in\s+for)\b"
+                      r"|听说|据说|新闻说|传言|临时|暂时|小时候|(?:今天|今晚|这次|这回)[^。！？!?\n]{0,12}干脆", re.I)
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
                    r"looking\s+into|tempted\s+to)\b"
@@ -1037,12 +1045,28 @@ def _name_left(later: str, earlier: str) -> bool:
                                for m in _NAME_LEFT.finditer(_statement(later)))
 
 
-def _linked(facets: frozenset[str], later: tuple, earlier: tuple) -> bool:
+def _linked(facets: frozenset[str], later: tuple, earlier: tuple, names: frozenset[str] = frozenset()) -> bool:
     """Whether two answers (their :func:`_facts`) both name a facet of life the question names
     (``facets``: text/facets.py): "Hartwell Drugs has all my refills now" and "I get all my
-    prescriptions filled at the CVS" for "Which pharmacy do I use?". (That both answer the question
-    is the caller's to judge, by their ranks and scores.)"""
-    return bool(facets & facets_of(later[2]) & facets_of(earlier[2]))
+    prescriptions filled at the CVS" for "Which pharmacy do I use?". Not when the earlier names
+    whom the question names (``names``: its names' words) and the later does not: a facet is
+    coarse, a name is not ("猫粮换成渴望了，兽医说…" is no news of Biscuit's vet after "We switched
+    Biscuit's vet to Happy Paws"). (That both answer the question is the caller's to judge, by
+    their ranks and scores.)"""
+    both = facets & facets_of(later[2]) & facets_of(earlier[2])
+    return bool(both) and not (names & earlier[0]) - later[0] and _facet_changed(later[2], both, later[0] & earlier[0])
+
+
+def _facet_changed(text: str, facets: frozenset[str], shared: frozenset[str]) -> bool:
+    """Whether the change ``text`` says (a value left, a number given) is of one of ``facets`` or of
+    what it shares with the earlier answer (``shared``): said in a sentence naming it or in the
+    next, in Chinese in a clause (a line says several things: "猫粮换成渴望了，兽医说蛋白质含量高一点对它好"
+    changed the cat's food, and the vet only spoke; "以前看牙的那位主任退休了，现在挂的是他徒弟赵医生的号"
+    changed the dentist)."""
+    parts = [p for p in (_CLAUSE.split(text) if has_cjk(text) else _sentences(text)) if p.strip()]
+    about = [bool(facets & facets_of(p) or shared & _subject(p)) for p in parts]
+    return any((about[i] or i and about[i - 1]) and (_says_change(p) or _left_said(p) or numbers(p))
+               for i, p in enumerate(parts))
 
 
 def updates_fact(later: str, earlier: str) -> bool:
@@ -1088,6 +1112,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # a facet of life the question names ("Which pharmacy do I use?"), which two answers may name in
     # other words: "my prescriptions filled at the CVS", "Hartwell Drugs has all my refills now"
     facets = facets_of(query) if holds else frozenset()
+    names_asked = _names(query) if facets else frozenset()
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -1132,7 +1157,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # (two texts sharing no subject word, nor a facet the question names, are never two answers:
             # most pairs stop at this test)
             pair = not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
-            linked = pair and bool(facets) and _linked(facets, f_new, f_old)
+            linked = pair and bool(facets) and _linked(facets, f_new, f_old, names_asked)
             if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I

@@ -32,8 +32,8 @@ from ..store.engine import engine_of
 from ..text.kinds import ONE_AT_A_TIME, with_heads_named
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
-from .keyword import analyse_query, expand_kinds, expand_measures, expand_methods, has_content, is_conversational, \
-    keyword_leg, memory_doc_count, members_query, memory_index_version, path_leg, recent_turn
+from .keyword import analyse_query, expand_facets, expand_kinds, expand_measures, expand_methods, has_content, \
+    is_conversational, keyword_leg, memory_doc_count, members_query, memory_index_version, path_leg, recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, PROJECT_LIFT, boost_gate, decay_multiplier, gated, importance_multiplier,
                       note_date, project_multiplier, status_multiplier)
@@ -339,6 +339,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)
     if use_kw:  # "哪种方法": "…二十法" is one
         members += expand_methods(qt, said, params.tokenizer)
+    if use_kw and not params.counting and current.asks_what_holds(said):  # "landlord": 房东 (text/facets.py)
+        members += expand_facets(qt, said, params.tokenizer)
     if members:  # the units naming a member are keyword hits: the query's mask reads them
         for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):
             c = cands.setdefault(hit.seq, Candidate(hit.seq))

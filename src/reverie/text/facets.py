@@ -50,7 +50,7 @@ FACETS: dict[str, str] = {
     "commute": r"commute commuting subway metro re:\b(?:get|gets|getting|got|go|goes|going|went|drive|drives|driving|"
                r"drove|bike|bikes|biking|biked|cycle|cycles|cycling|walk|walks|walking|walked|ride|rides|riding|rode|take|"
                r"takes|taking|took|way)\s+(?:\S+\s+){0,3}?(?:to|into)\s+(?:work|the\s+office)\b "
-               "| 通勤 去上班 上班路上 地铁 公交 班车 骑车去 开车去 打车去",
+               "| 通勤 去上班 上班路上 地铁 公交 班车 骑车去 开车去 打车去 (?:开车|骑车|坐车|打车|走路|步行)去?上班 上班怎么[去走来]",
     "weight": r"weigh weighs weighed weighing weight lbs kilos re:\d\s*(?:kg|lbs?)\b "
               r"re:\b(?:the|my|bathroom)\s+scale\b|\bscale\s+(?:says|said|shows|showed|reads|read)\b "
               "| 体重 公斤 称重 上秤 称了一下 (?<![一每])斤",
@@ -70,12 +70,22 @@ FACETS: dict[str, str] = {
     "physio": "physio physios physiotherapist physiotherapy physical_therapist physical_therapy rehab "
               "| 理疗 康复科 康复中心 康复训练 治疗师 复健",
     "dentist": "dentist dentists dental | 牙医 牙科 齿科 口腔 [洗看补拔][完了过]?牙",
-    "rent": "rent rents landlord landlady tenancy | 房租 租金 房东 续租 租约",
+    # (who the landlord is and what the rent is are two facts: "新房东是个年轻人" changes no rent of $1,650;
+    # a landlord raising it speaks of the rent)
+    "rent": r"rent rents tenancy re:\blandlords?\s+(?:just\s+|finally\s+|has\s+|is\s+)?(?:raised|raises|raising|"
+            r"hiked|hikes|hiking|bumped|bumps|bumping|upped|increased|put|puts|putting|jacked)\b "
+            r"| 房租 租金 续租 租约 房东(?:又|说要)?(?:涨|加)",
+    "landlord": "landlord landlady landlords | 房东",
     "pay": "salary salaries paycheck paychecks take-home wage wages | 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
     "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b "
                  r"re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
                  r"re:\b(?:i|i've|i\s+was|i\s+got|just\s+got|finally\s+got)\s+promoted\b|\bmy\s+promotion\b "
                  "| 职位 职称 头衔 升职 晋升",
+    "manager": r"boss bosses supervisor line_manager report_to reporting_to "
+               r"re:(?<!property\s)(?<!store\s)(?<!project\s)(?<!product\s)(?<!account\s)(?<!office\s)(?<!stage\s)"
+               r"(?<!general\s)(?<!hiring\s)(?<!bank\s)(?<!branch\s)(?<!\bto\s)(?<!\bas\s)(?<!\ba\s)"
+               r"\bmanagers?\b(?!\s+(?:at|of)\s)(?!\s+now\b) "
+               r"| 领导 上司 (?<![店饭餐])老板(?!娘) 主管(?!部门) 汇报给 直属",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
     "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair "
@@ -114,6 +124,30 @@ def _parsed() -> tuple[tuple[str, re.Pattern, re.Pattern], ...]:
         out.append((facet, re.compile("|".join(f"(?:{_english(w)})" for w in en.split())),
                     re.compile("|".join(zh.split()))))
     return tuple(out)
+
+
+# a Chinese entry's lookarounds (what may not stand before or after its word), and what makes an entry
+# a pattern rather than a word
+_LOOKAROUND = re.compile(r"\(\?<?[=!][^()]*\)")
+_PATTERN = re.compile(r"[\\\[\](){}|?*+.^$]")
+
+
+@lru_cache(maxsize=1)
+def index_words() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each facet's entries a keyword index can be asked for, as (the word, the pattern that says
+    where a text names it, or "" where the word as written says it): the English words and
+    phrases, the Chinese words, and the Chinese words kept from a sense by what stands beside them
+    (工资 of ``工资(?!卡|条)``). Not the other patterns ("50mg", [洗看补拔]牙): they name no one word."""
+    out = {}
+    for facet, words in FACETS.items():
+        en, _, zh = words.partition(" | ")
+        entries = [(w.replace("_", " "), "") for w in en.split() if not w.startswith("re:")]
+        for w in zh.split():
+            core = _LOOKAROUND.sub("", w)
+            if core and not _PATTERN.search(core):
+                entries.append((core, "" if core == w else w))
+        out[facet] = tuple(entries)
+    return out
 
 
 @lru_cache(maxsize=8192)

@@ -14,8 +14,8 @@ WORDS_EN = ("sister", "brother", "mum", "mom", "mother", "dad", "father", "paren
             "manager", "son", "daughter", "cousin", "uncle", "aunt", "grandma", "grandpa", "grandparent", "kid",
             "children", "roommate", "flatmate", "housemate", "classmate", "teammate", "niece", "nephew")
 WORDS_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
-            "朋友", "同事", "邻居", "老板", "领导", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶", "爷爷",
-            "老爸", "老妈", "哥们", "姐夫", "妹夫", "弟媳", "嫂子", "媳妇", "室友", "闺蜜", "侄子", "侄女", "外甥")
+            "朋友", "同事", "邻居", "老板", "领导", "上司", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶",
+            "爷爷", "老爸", "老妈", "哥们", "姐夫", "妹夫", "弟媳", "嫂子", "媳妇", "室友", "闺蜜", "侄子", "侄女", "外甥")
 
 # regex alternations: one of the words, in English with a plural "s" ("the neighbours")
 RELATIONS_EN = "(?:" + "|".join(re.escape(w) for w in WORDS_EN) + ")s?"
@@ -54,8 +54,9 @@ _KIN = {w: key for key, words in {
     "father": "dad father 爸爸 父亲 老爸", "mother": "mom mum mother 妈妈 母亲 老妈",
     "parents": "parent 爸妈 父母", "wife": "wife 老婆 妻子 媳妇", "husband": "husband 老公 丈夫",
     "son": "son 儿子", "daughter": "daughter 女儿", "friend": "friend 朋友 闺蜜 哥们",
-    "colleague": "colleague coworker co-worker 同事", "neighbour": "neighbour neighbor 邻居", "boss": "boss 老板 领导",
-    "manager": "manager 经理", "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
+    "colleague": "colleague coworker co-worker 同事", "neighbour": "neighbour neighbor 邻居",
+    "boss": "boss manager supervisor 老板 领导 上司 经理",  # (one's boss is one's manager)
+    "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
     "roommate": "roommate flatmate housemate 室友", "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
     "sister": "sister 姐姐 妹妹", "brother": "brother 哥哥 弟弟", "cousin": "cousin 表妹 表哥 表姐 表弟",
     "kid": "kid children",

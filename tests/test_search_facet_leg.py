@@ -1,0 +1,116 @@
+"""A question about what holds naming a facet of life finds the lines naming it in other words, in
+either language (search/keyword.py ``expand_facets``, text/facets.py): "新房东是个年轻人叫陈磊" for "Who's my
+landlord?", "办了张地铁卡" for "我平时怎么去上班？". Real SQLite and PostgreSQL, keyword-only: the keyword
+index is all these tests ask of. And the pair reading such a line then meets (search/newest.py
+``_linked``): the change must be said of the facet, and whom the question names must be named."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import apsw
+import pytest
+
+from reverie.search.keyword import analyse_query, expand_facets
+from reverie.search.newest import prefer_newest
+from reverie.text.facets import facets_of
+
+from answer_rows import two_answers
+from workspace_helpers import result_paths
+
+engines = pytest.mark.usefixtures("store_backend")
+
+NOW = datetime(2026, 11, 2, 12, 0, tzinfo=timezone.utc)
+
+
+def _expanded(question: str):
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    qt = analyse_query(conn, question, "cjk", "t", 10)
+    return qt, expand_facets(qt, question, "cjk")
+
+
+def test_the_question_s_word_of_a_facet_is_held_by_the_facet_s_other_words():
+    qt, members = _expanded("Who's my landlord?")
+    words = {m.word for m in members}
+    assert {"房东", "landlady"} <= words and "rent" not in words  # who the landlord is, not what the rent is
+    assert qt.mask("房子被卖了，新房东是个年轻人叫陈磊", "cjk") == [t == "landlord" for t in qt.tokens]
+    # a phrase of the facet in the question ("report to": its stop word is no query token)
+    qt, members = _expanded("Who do I report to?")
+    assert any(qt.mask("Reorg went through, Janelle Osei is my boss now", "cjk"))
+    assert not any(qt.mask("The store manager gave me a discount", "cjk"))  # a manager of something else
+    # a Chinese word kept from its other sense keeps it here too: 工资卡 is a bank card
+    qt, _ = _expanded("我现在月薪多少？")
+    assert any(qt.mask("工资涨到一万八了", "cjk")) and not any(qt.mask("我的工资卡丢了", "cjk"))
+    # a question naming no facet, or not asking what holds, is left as it is
+    assert _expanded("Where is the doctor's office?")[1] == []
+
+
+@engines
+def test_a_later_line_in_other_words_is_found_for_a_question_about_now(keyword_memory):
+    m = keyword_memory({
+        "memory/2026-10-01.md": "- My landlord is Mr. Petrakis, slow at fixing stuff.\n",
+        "memory/2026-10-05.md": "- Painted the garden fence, two coats.\n",
+        "memory/2026-10-11.md": "- 房子被卖了，新房东是个年轻人叫陈磊，微信秒回。\n",
+        "memory/2026-10-12.md": "- 每天开车上班，走北四环大概四十分钟。\n",
+        "memory/2026-10-16.md": "- 车限号太烦了，干脆办了张地铁卡，坐10号线过去。\n",
+    })
+    got = result_paths(m, "Who's my landlord?", NOW)
+    assert got[0] == "memory/2026-10-11.md" and "memory/2026-10-01.md" in got, got
+    assert "memory/2026-10-05.md" not in got
+    got = result_paths(m, "我平时怎么去上班？", NOW)
+    assert "memory/2026-10-16.md" in got, got
+
+
+@pytest.mark.parametrize("earlier, later, query, first", [
+    # the change is the cat's food, and the vet only spoke; nor is the dog the question names in it
+    ("We switched Biscuit's vet to Happy Paws on Elm.", "猫粮换成渴望了，兽医说蛋白质含量高一点对它好。",
+     "Which vet does Biscuit see?", "memory/2026-10-02.md"),
+    ("Our cat Miso sees Dr Okafor at the Riverside Vet Clinic.", "猫粮换成渴望了，兽医说蛋白质含量高一点对它好。",
+     "Which vet does Miso see?", "memory/2026-10-02.md"),
+    # the dentist the earlier line names left, and the next clause says who now
+    ("我的牙一直在口腔医院找刘主任看，挂号特别难。", "以前看牙的那位主任退休了，现在挂的是他徒弟赵医生的号。",
+     "我看牙找哪位医生？", "memory/2026-10-20.md"),
+    # who the landlord is and what the rent is are two facts; a landlord raising it speaks of the rent
+    ("Rent is $1,650 a month, due on the 1st.", "房子被卖了，新房东是个年轻人叫陈磊，微信秒回。",
+     "Who's my landlord?", "memory/2026-10-02.md"),
+    ("Rent is $1,650 a month.", "Landlord hiked it, paying 1,800 for the apartment starting March.",
+     "How much is my rent?", "memory/2026-10-20.md"),
+    ("My landlord is Mr. Petrakis, nice guy.", "房子被卖了，新房东是个年轻人叫陈磊，微信秒回。",
+     "Who's my landlord?", "memory/2026-10-20.md"),
+    # one's manager, and someone else's
+    ("My manager is Tobias, pretty hands-off.", "Reorg finally went through, Janelle Osei is my boss from here on.",
+     "Who do I report to?", "memory/2026-10-20.md"),
+    ("My boss is Karen Liu.", "Our team lead now reports to Dan Ortiz after the reorg.",
+     "Who is my boss now?", "memory/2026-10-02.md"),
+    ("我直属领导是王建国", "组织架构调整了，我现在直接汇报给赵磊", "我现在的领导是谁？", "memory/2026-10-20.md"),
+    ("我上司是李娜", "Li Na got promoted to director, so my manager is Kevin Zhao now", "我的上司是谁",
+     "memory/2026-10-20.md"),  # (上司 and a manager are one person of the owner's)
+    ("My manager is Sam Okafor.", "Sam's on PTO so I'm sending my status updates to Lena instead",
+     "Who do I report to?", "memory/2026-10-02.md"),  # covering for a week
+    # the friend only recommended the new accountant; "his old partner" is the old accountant's
+    ("My accountant is Mark Feldman, he does our taxes every April.", "今年报税换了个会计，叫郑丽，是朋友推荐的。",
+     "Who does our taxes now?", "memory/2026-10-20.md"),
+    ("我的会计是王会计", "Wang retired, so his old partner Grace Liu is my accountant now", "我的会计是谁",
+     "memory/2026-10-20.md"),
+    # 干脆 ("just went and") says a change, not of a day that was an exception
+    ("每天开车上班，走北四环大概四十分钟", "车限号太烦了，干脆办了张地铁卡，坐10号线过去", "我平时怎么去上班？",
+     "memory/2026-10-20.md"),
+    ("坐公交上班，大概40分钟", "今天下大雨，干脆打车去公司了", "我上班怎么去", "memory/2026-10-02.md"),
+])
+def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later, query, first):
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.46))], query)
+    assert out[0]["path"] == first, [r["snippet"] for r in out]
+
+
+@pytest.mark.parametrize("text, facets", [
+    ("Janelle Osei is my boss from here on", {"manager"}), ("I report to the VP now", {"manager"}),
+    ("the store manager gave me a discount", set()), ("our property manager fixed the sink", set()),
+    ("Our team lead now reports to Dan", set()), ("组织架构调整了，现在我汇报给李总", {"manager"}),
+    ("饭店老板送了个菜", set()), ("老板娘人很好", set()),
+    ("got promoted to manager, 3 direct reports", set()),  # the owner's own title
+    ("房东涨到5200了", {"rent", "landlord"}), ("新房东是个年轻人", {"landlord"}), ("rent is $1,650", {"rent"}),
+    ("我上班怎么去", {"commute"}), ("每天开车上班", {"commute"}),
+])
+def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
+    assert facets_of(text) == frozenset(facets)
