@@ -1,7 +1,7 @@
 """Search latency, this code against another checkout, interleaved on one machine.
 
     python benchmarks/latency_ab.py --before <checkout>/src [--size 100000] [--rounds 4] [--work DIR]
-                                    [--queries perf|gathering|kinds|methods|things] [--reuse]
+                                    [--queries perf|gathering|kinds|methods|things|facets] [--reuse]
 
 A latency target such as "p50 at 100k within 10 % of the previous version" cannot be read off two
 runs of ``perf.py`` taken an hour apart: on a shared 2-core machine the same code moved 62 → 90 ms
@@ -21,7 +21,9 @@ members too (text/kinds.py); ``--queries methods`` 20 Chinese questions asking f
 ("你推荐过我什么酒店的方法？"), which ask the index for the endings of named methods (search/keyword.py,
 ``expand_methods``); ``--queries things`` 20 look-ups of a thing one has one at a time ("Which bank do I
 use?", "我用的什么手机？"), which with vectors ask the index for the kind's members too (text/kinds.py
-``ONE_AT_A_TIME``). ``--reuse`` keeps the homes already under ``--work``
+``ONE_AT_A_TIME``); ``--queries facets`` 20 questions about a facet of life ("Who's my landlord?", "我平时
+怎么去上班？"), which ask the index for the facet's other words too (search/keyword.py ``expand_facets``).
+``--reuse`` keeps the homes already under ``--work``
 (built by an earlier run of the same size) instead of building them again.
 """
 
@@ -66,7 +68,8 @@ def _child(src: str, home: str, what: str) -> None:
         return
     which = os.environ.get("REVERIE_AB_QUERIES")
     qs = (gathering(perf) if which == "gathering" else kinds() if which == "kinds" else methods(perf)
-          if which == "methods" else things() if which == "things" else perf.query_set(random.Random(11)))
+          if which == "methods" else things() if which == "things" else facets() if which == "facets"
+          else perf.query_set(random.Random(11)))
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
     for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
@@ -108,6 +111,16 @@ def things() -> list[str]:
             "我开的是哪个视频会员？", "我的饮食有什么忌口？", "我一般去哪家药店？", "我的领导是谁？", "我现在的组长是谁？"]
 
 
+def facets() -> list[str]:
+    """20 questions, English and Chinese, asking what holds of a facet of life (text/facets.py): they
+    ask the index for the facet's other words too, in both languages."""
+    return ["Who's my landlord?", "How much is my rent?", "Who do I report to?", "Who's my dentist?",
+            "What do I usually have for breakfast?", "How do I get to work?", "What's my daily calorie target?",
+            "Who does our taxes now?", "Where do I volunteer?", "What time do I usually go to bed?",
+            "我每个月房租多少？", "我平时怎么去上班？", "我的牙医是谁？", "我现在的领导是谁？", "我一般几点睡觉？",
+            "我早饭一般吃什么？", "我现在一个月工资多少？", "我在哪家药店拿药？", "我现在多重？", "我每天喝几杯咖啡？"]
+
+
 def methods(perf) -> list[str]:
     """20 Chinese questions asking for a method (方法 / 办法) about the generated workspace's words: they
     ask the index for the named methods' endings too (search/keyword.py, ``expand_methods``)."""
@@ -134,7 +147,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
-    ap.add_argument("--queries", choices=("perf", "gathering", "kinds", "methods", "things"), default="perf",
+    ap.add_argument("--queries", choices=("perf", "gathering", "kinds", "methods", "things", "facets"), default="perf",
                     help="perf.py's 100 queries, 30 Chinese questions that count or say when, 20 counting "
                          "questions naming a kind, 20 Chinese questions asking for a method, or 20 look-ups of a "
                          "thing one has one at a time")
@@ -167,7 +180,8 @@ def main() -> None:
     n_queries, what = {"perf": (100, "queries"), "gathering": (30, "gathering Chinese questions"),
                        "kinds": (20, "counting questions naming a kind"),
                        "methods": (20, "Chinese questions asking for a method"),
-                       "things": (20, "look-ups of a thing one has one at a time")}[args.queries]
+                       "things": (20, "look-ups of a thing one has one at a time"),
+                       "facets": (20, "questions about a facet of life")}[args.queries]
     flag = "" if args.queries == "perf" else f" --queries {args.queries}"
     lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
              f"{args.rounds}{flag}` — {args.size:,} units, {args.rounds} rounds of {n_queries} "
@@ -196,6 +210,12 @@ def main() -> None:
             update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-things",
                            "Search latency against the previous version: look-ups of a thing one has one at a time",
                            body)
+        elif args.queries == "facets":
+            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-facets",
+                           "Search latency against the previous version: questions about a facet of life", body)
+        elif args.queries == "methods":
+            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-methods",
+                           "Search latency against the previous version: questions asking for a method", body)
         else:
             update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-kinds",
                            "Search latency against the previous version: counting questions naming a kind", body)

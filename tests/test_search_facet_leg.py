@@ -97,6 +97,14 @@ def test_a_later_line_in_other_words_is_found_for_a_question_about_now(keyword_m
     ("每天开车上班，走北四环大概四十分钟", "车限号太烦了，干脆办了张地铁卡，坐10号线过去", "我平时怎么去上班？",
      "memory/2026-10-20.md"),
     ("坐公交上班，大概40分钟", "今天下大雨，干脆打车去公司了", "我上班怎么去", "memory/2026-10-02.md"),
+    ("我每天开车去上班", "今天起我干脆改骑车上班了", "我平时怎么去上班？", "memory/2026-10-20.md"),
+    # someone else's change, said short (他儿子) or told by a friend (朋友介绍说她…): not the owner's
+    ("我的牙医是李医生", "他儿子换了新牙医，现在找张医生", "我的牙医是谁？", "memory/2026-10-02.md"),
+    ("我的牙医是李医生", "朋友介绍说她换了新牙医，是张医生", "我的牙医是谁？", "memory/2026-10-02.md"),
+    # a reorg is no change of one's manager by itself; the next clause changes another thing
+    ("My manager is Priya.", "Survived the reorg, my boss is the same.", "Who's my manager?", "memory/2026-10-02.md"),
+    ("My landlord is Mr. Ortiz.", "房东来修了水管，顺便把网换成了电信", "Who's my landlord?", "memory/2026-10-02.md"),
+    ("近视400度", "验光结果出来了，左右眼都550", "我近视多少度？", "memory/2026-10-20.md"),  # a number goes on
 ])
 def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later, query, first):
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.46))], query)
@@ -107,10 +115,14 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     ("Janelle Osei is my boss from here on", {"manager"}), ("I report to the VP now", {"manager"}),
     ("the store manager gave me a discount", set()), ("our property manager fixed the sink", set()),
     ("Our team lead now reports to Dan", set()), ("组织架构调整了，现在我汇报给李总", {"manager"}),
-    ("饭店老板送了个菜", set()), ("老板娘人很好", set()),
+    ("饭店老板送了个菜", set()), ("老板娘人很好", set()), ("楼下面馆换了个新老板", set()),
     ("got promoted to manager, 3 direct reports", set()),  # the owner's own title
     ("房东涨到5200了", {"rent", "landlord"}), ("新房东是个年轻人", {"landlord"}), ("rent is $1,650", {"rent"}),
-    ("我上班怎么去", {"commute"}), ("每天开车上班", {"commute"}),
+    ("我上班怎么去", {"commute"}), ("每天开车上班", {"commute"}), ("周末开车去郊游", set()),
+    # a manager, a boss and reporting to someone in other senses (a fresh-eyes review's cases)
+    ("Who's my manager now?", {"manager"}), ("final boss in Elden Ring", set()), ("Please report to gate 12", set()),
+    ("switched password managers", set()), ("这家店的老板换人了", set()), ("面馆老板", set()), ("领导力培训", set()),
+    ("汇报给客户", set()), ("The landlord put new locks on the door", {"landlord"}),
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)

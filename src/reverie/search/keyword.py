@@ -516,8 +516,9 @@ def expand_facets(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
             for t in tokens:
                 qt.alts.setdefault(t, []).extend(alts)
                 qt.heads.setdefault(t, m.word)
-        if named:
-            found.update((m.fts, m) for m in alts)
+        if named:  # (the leg asks for words, not phrases: an engine matching tokens would ask for "home"
+            # of "take-home"; a phrase is still held where another leg found its line)
+            found.update((m.fts, m) for m in alts if len(m.tokens - stop) == 1 or has_cjk(m.word))
     return list(found.values())
 
 

@@ -463,11 +463,11 @@ _SAYS_CHANGE = re.compile(
     r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:e|ed|es|ing)|"
     r"chang(?:ed|ing)|cancell?(?:ed)?|ditched|dropped|quit|left|sold|replaced|rebooked|rescheduled|postponed|pushed|"
     r"bumped|slipped|delayed|retired|retiring|handed\s+(?:me|us)\s+(?:off|over)|upgraded|downgraded|promot(?:ed|ion)|transferred|raised|lowered|officially|as\s+of|"
-    r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+(?:now|here)\s+on|starting|reorg(?:ani[sz]ation|ani[sz]ed)?|"
+    r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+(?:now|here)\s+on|starting|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately)\b"
-    r"|现在|目前|如今|最近(?!的)|干脆|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"|现在|目前|如今|最近(?!的)|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -480,7 +480,7 @@ _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助�
 _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|closed|"
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
                       r"mov(?:e|ed|es|ing)\s+(?:to|from|over|away|out)|"
-                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+now\s+on|traded\s+(?:\w+\s+){0,2}in|"
+                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+(?:now|here)\s+on|change\s+from|traded\s+(?:\w+\s+){0,2}in|"
                       r"went\s+(?:bust|under|out\s+of\s+business))\b"
                       r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去别的|调走|调到别的|跑路|倒闭"
                       r"|没续|不续|退订|解约|离职|退卡|回老家",
@@ -592,7 +592,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     chars = _asked_chars(asked)
     held = frozenset(w for w in fb[0] if _asks(w, asked))
     people = all(_a_person(w) for w in held)
-    if people and held and not linked and any(_asks(w, asked) and not _a_person(w) for w in fa[0] - fb[0]):
+    if people and held and not (linked and any(facets_of(w) for w in held)) \
+            and any(_asks(w, asked) and not _a_person(w) for w in fa[0] - fb[0]):
         # (an earlier one holding only the person is no answer the later one could change when the later
         # holds what the question asks of them: "儿子在实验小学读三年级" and "儿子的游泳课改到周六上午十点了"
         # for "儿子的游泳课是什么时候？"; unless the person is the facet asked: "我直属领导是王建国" and "我现在直接
@@ -693,17 +694,19 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
 # referred me"): the change is still the owner's
 _RECOMMENDED = re.compile(r"\b(?:(?:recommended|referred|suggested|introduced)\s+by\s+(?:my|a)\s+(?:" + RELATIONS_EN
                           + r")|(?:my|a)\s+(?:" + RELATIONS_EN + r")\s+(?:recommended|referred|suggested|introduced))\b"
-                          r"|(?:" + RELATIONS_ZH + r")(?:推荐|介绍)", re.I)
-# one of someone else's people: "her friend", "his old partner", 她的朋友, 他儿子
+                          r"|(?:" + RELATIONS_ZH + r")(?:推荐|介绍)(?:的|给我)", re.I)
+# one of someone else's people: "her friend", "his old partner", 她的朋友
 _THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:(?:old|new|former|best|business|own)\s+)?(?:" + RELATIONS_EN
-                           + r")\b|(?<!其)[他她]们?的?(?:" + RELATIONS_ZH + ")",
+                           + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")",
                            re.I)
 
 
 # one of the owner's people owning the thing said next ("my sister's", "wife's", 我妈的, 老婆的), or
-# doing what the line says, named first ("mom switched her doctor", 我妈换了个医生)
+# doing what the line says, named first ("mom switched her doctor", 我妈换了个医生), or someone else's
+# ("her husband switched dentists", 他儿子换了新牙医)
 _THEIRS_SAID = re.compile(r"\b(?:" + RELATIONS_EN + r")['’]s\b|(?:" + RELATIONS_ZH + r")的|" + SHORT_ZH + "的"
-                          r"|^(?:(?:my|our)\s+)?(?:" + RELATIONS_EN + r")\b|^(?:我们?的?)?(?:" + RELATIONS_ZH + r")|^"
+                          r"|^(?:(?:my|our|his|her|their)\s+)?(?:" + RELATIONS_EN + r")\b"
+                          r"|^(?:我们?的?|[他她]们?的?)?(?:" + RELATIONS_ZH + r")|^"
                           + SHORT_ZH, re.I)
 # someone else's thing, said by a pronoun: "his rent", "her doctor", 他的房租
 _THEIR_THING = re.compile(r"\b(?:his|her|their)\s+(?:own\s+|new\s+|old\s+)?([a-z]+)|[他她]们?的([\u4e00-\u9fff]{2})", re.I)
@@ -877,8 +880,8 @@ _NOT_NOW = re.compile(r"\b(?:heard\s+(?:that|about)|rumou?red|rumou?rs?|"
                       r"(?:this|just\s+this|only\s+this|for\s+this)\s+(?:week|day|time)\s+only|"
                       r"(?:just|only)\s+(?:this|for\s+this)\s+(?:week|day|time)|temporar(?:y|ily)|"
                       r"when\s+i\s+was\s+(?:a\s+kid|little|young|a\s+child)|growing\s+up|as\s+a\s+kid|"
-                      r"on\s+pto|out\s+sick|covering\s+for|filling\s+in\s+for)\b"
-                      r"|听说|据说|新闻说|传言|临时|暂时|小时候|(?:今天|今晚|这次|这回)[^。！？!?\n]{0,12}干脆", re.I)
+                      r"on\s+pto|covering\s+for|filling\s+in\s+for)\b"
+                      r"|听说|据说|新闻说|传言|临时|暂时|小时候", re.I)
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
                    r"looking\s+into|tempted\s+to)\b"
@@ -1059,14 +1062,20 @@ def _linked(facets: frozenset[str], later: tuple, earlier: tuple, names: frozens
 
 def _facet_changed(text: str, facets: frozenset[str], shared: frozenset[str]) -> bool:
     """Whether the change ``text`` says (a value left, a number given) is of one of ``facets`` or of
-    what it shares with the earlier answer (``shared``): said in a sentence naming it or in the
-    next, in Chinese in a clause (a line says several things: "猫粮换成渴望了，兽医说蛋白质含量高一点对它好"
-    changed the cat's food, and the vet only spoke; "以前看牙的那位主任退休了，现在挂的是他徒弟赵医生的号"
-    changed the dentist)."""
+    what it shares with the earlier answer (``shared``): said in a sentence naming it, in Chinese in a
+    clause, or in the next one going on about it ("now …", 现在…, a number: "验光结果出来了，左右眼都550").
+    A line says several things:
+    "猫粮换成渴望了，兽医说蛋白质含量高一点对它好" changed the cat's food and the vet only spoke, "房东来修了水管，
+    顺便把网换成了电信" changed the internet; "以前看牙的那位主任退休了，现在挂的是他徒弟赵医生的号" changed the
+    dentist."""
     parts = [p for p in (_CLAUSE.split(text) if has_cjk(text) else _sentences(text)) if p.strip()]
     about = [bool(facets & facets_of(p) or shared & _subject(p)) for p in parts]
-    return any((about[i] or i and about[i - 1]) and (_says_change(p) or _left_said(p) or numbers(p))
-               for i, p in enumerate(parts))
+    return any((about[i] or i and about[i - 1] and (_GOES_ON.match(p) or numbers(p)))
+               and (_says_change(p) or _left_said(p) or numbers(p)) for i, p in enumerate(parts))
+
+
+# a clause or a sentence going on about what the one before named: "now …", "so …", 现在…, 所以…
+_GOES_ON = re.compile(r"\s*(?:(?:and\s+|so\s+)?now\b|so\b|these\s+days\b|现在|目前|如今|所以|于是|就)", re.I)
 
 
 def updates_fact(later: str, earlier: str) -> bool:

@@ -11,8 +11,8 @@ from functools import lru_cache
 
 WORDS_EN = ("sister", "brother", "mum", "mom", "mother", "dad", "father", "parent", "wife", "husband", "partner",
             "girlfriend", "boyfriend", "friend", "colleague", "coworker", "co-worker", "neighbour", "neighbor", "boss",
-            "manager", "son", "daughter", "cousin", "uncle", "aunt", "grandma", "grandpa", "grandparent", "kid",
-            "children", "roommate", "flatmate", "housemate", "classmate", "teammate", "niece", "nephew")
+            "manager", "supervisor", "son", "daughter", "cousin", "uncle", "aunt", "grandma", "grandpa", "grandparent",
+            "kid", "children", "roommate", "flatmate", "housemate", "classmate", "teammate", "niece", "nephew")
 WORDS_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
             "朋友", "同事", "邻居", "老板", "领导", "上司", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶",
             "爷爷", "老爸", "老妈", "哥们", "姐夫", "妹夫", "弟媳", "嫂子", "媳妇", "室友", "闺蜜", "侄子", "侄女", "外甥")
