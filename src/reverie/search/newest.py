@@ -1064,10 +1064,9 @@ def _facet_changed(text: str, facets: frozenset[str], shared: frozenset[str]) ->
     """Whether the change ``text`` says (a value left, a number given) is of one of ``facets`` or of
     what it shares with the earlier answer (``shared``): said in a sentence naming it, in Chinese in a
     clause, or in the next one going on about it ("now …", 现在…, a number: "验光结果出来了，左右眼都550").
-    A line says several things:
-    "猫粮换成渴望了，兽医说蛋白质含量高一点对它好" changed the cat's food and the vet only spoke, "房东来修了水管，
-    顺便把网换成了电信" changed the internet; "以前看牙的那位主任退休了，现在挂的是他徒弟赵医生的号" changed the
-    dentist."""
+    A line says several things: "猫粮换成渴望了，兽医说蛋白质含量高一点对它好" changed the cat's food and the
+    vet only spoke, "房东来修了水管，顺便把网换成了电信" changed the internet; "以前看牙的那位主任退休了，现在挂的是
+    他徒弟赵医生的号" changed the dentist."""
     parts = [p for p in (_CLAUSE.split(text) if has_cjk(text) else _sentences(text)) if p.strip()]
     about = [bool(facets & facets_of(p) or shared & _subject(p)) for p in parts]
     return any((about[i] or i and about[i - 1] and (_GOES_ON.match(p) or numbers(p)))

@@ -17,8 +17,8 @@ A facet counts only where a question asking what holds names it too: its plain w
 the keyword index, so that the later line is found at all (search/keyword.py ``expand_facets``:
 "新房东是个年轻人" for "Who's my landlord?"), and it links two statements for the pair reading of
 search/newest.py, which also wants both found near the top of one search and the later one saying
-a change of it; a coarse facet errs little there. Words that name another matter as often are left out
-("renewal": of a lease as of a gym; "prescription": of glasses as of pills, unless filled; 上班 alone:
+a change of it; a coarse facet errs little there. Words that name another matter as often are left
+out ("renewal": of a lease as of a gym; "prescription": of glasses as of pills, unless filled; 上班 alone:
 where one works as much as how one gets there; "bass": a fish, a guitar; "gym", 健身: a climbing gym
 and a fitness one are two; "noon", "income", "lease", "contacts", "bus"), or kept from the words
 around them that give them another sense (睡 but not 睡衣, 斤 but not a price's 一斤, "sitter" but not a
@@ -30,9 +30,8 @@ own (text/kinds.py reads who takes a make).
 English words match as written, in the singular or the plural, phrases as their words in a row
 (text/kinds.py ``surface``), an entry starting with ``re:`` as a pattern (a dose: "50mg"), one
 starting with ``re[word]:`` as a pattern that also says where the keyword index's ``word`` names the
-facet ("my boss", not the final boss of a game); Chinese
-words as patterns, most as written (a substring), some kept from the words that hold them in another
-sense (工资 but not 工资卡, a bank card).
+facet ("my boss", not the final boss of a game); Chinese words as patterns, most as written (a
+substring), some kept from the words that hold them in another sense (工资 but not 工资卡, a bank card).
 """
 
 from __future__ import annotations
