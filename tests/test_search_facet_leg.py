@@ -105,6 +105,18 @@ def test_a_later_line_in_other_words_is_found_for_a_question_about_now(keyword_m
     ("My manager is Priya.", "Survived the reorg, my boss is the same.", "Who's my manager?", "memory/2026-10-02.md"),
     ("My landlord is Mr. Ortiz.", "房东来修了水管，顺便把网换成了电信", "Who's my landlord?", "memory/2026-10-02.md"),
     ("近视400度", "验光结果出来了，左右眼都550", "我近视多少度？", "memory/2026-10-20.md"),  # a number goes on
+    # a job taken, across languages
+    ("我在一家广告公司做文案，公司叫青橙传媒", "Big news: accepted the offer at Northline Studios, started Monday!",
+     "Where do I work?", "memory/2026-10-20.md"),
+    ("I'm a line cook at Olive Garden", "last shift at Olive Garden was yesterday, started at a sushi place today",
+     "Where do I work?", "memory/2026-10-20.md"),  # (the old one named again, said left)
+    ("I work in sales at Oracle", "new job at HubSpot started today, onboarding is a lot",
+     "Where am I working these days?", "memory/2026-10-20.md"),
+    ("我在饿了么做运营", "接了美团的offer，已经在美团上了两周班了", "我现在在哪上班？", "memory/2026-10-20.md"),
+    # a colleague's move, an interview: no change of the owner's
+    ("我在阿里做前端", "同事离职了，去了拼多多", "我在哪上班？", "memory/2026-10-02.md"),
+    ("I'm a nurse at St. Mary's", "had a job interview at Mercy General, fingers crossed", "Where do I work?",
+     "memory/2026-10-02.md"),
 ])
 def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later, query, first):
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.46))], query)
@@ -123,6 +135,12 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     ("Who's my manager now?", {"manager"}), ("final boss in Elden Ring", set()), ("Please report to gate 12", set()),
     ("switched password managers", set()), ("这家店的老板换人了", set()), ("面馆老板", set()), ("领导力培训", set()),
     ("汇报给客户", set()), ("The landlord put new locks on the door", {"landlord"}),
+    # where one works: not working out, nor an offer on a house
+    ("Where do I work?", {"workplace"}), ("I work as a data analyst at Northwind Logistics", {"workplace"}),
+    ("I work out at the gym", set()), ("we accepted the offer on the house", set()),
+    ("Big news! I accepted the offer from Fabrikam", {"workplace"}), ("我在一家广告公司做文案，公司叫青橙传媒", {"workplace"}),
+    ("我在阿里做前端", {"workplace"}), ("我在家做饭", set()), ("started at 9 today", set()),
+    ("I'm a line cook at Olive Garden", {"workplace"}), ("I'm a bit tired at night", set()),
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)

@@ -466,8 +466,9 @@ _SAYS_CHANGE = re.compile(
     r"(?:goes|going|went|gone)\s+(?:up|down)|(?:i've|i\s+have|we've|we\s+have)\s+gone|from\s+(?:now|here)\s+on|starting|"
     r"started|gave\s+up|stopped|accepted|joined|updated?|these\s+days|took\s+over|taking\s+over|back\s+to|"
     r"ported\s+(?:my|our)\s+numbers?|"
-    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately)\b"
-    r"|现在|目前|如今|最近(?!的)|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately|"
+    r"laid\s+off|resigned|(?:first|last)\s+(?:day|week|shift)\s+(?:at|with)|jumped\s+ship)\b"
+    r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -480,7 +481,8 @@ _OTHER_TURN = re.compile(r"(?:^|\s)(?:[-*]\s+)?(?:(?i:assistant|ai|system)|助�
 _LEFT_IT = re.compile(r"\b(?:sold|cancell?(?:ed)?|ditched|dropped|quit|left|retired|replaced|stopped|gave\s+up|closed|"
                       r"switched|no\s+longer|instead|promoted|(?:on|went\s+on|taking)\s+(?:\w+\s+)?leave|"
                       r"mov(?:e|ed|es|ing)\s+(?:to|from|over|away|out)|"
-                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+(?:now|here)\s+on|change\s+from|traded\s+(?:\w+\s+){0,2}in|"
+                      r"put\s+\w+(?:\s+\w+)?\s+on\s+(?:pause|hold)|from\s+(?:now|here)\s+on|change\s+from|laid\s+off|resigned|"
+                      r"jumped\s+ship|last\s+(?:day|shift|week)\s+(?:at|with)|traded\s+(?:\w+\s+){0,2}in|"
                       r"went\s+(?:bust|under|out\s+of\s+business))\b"
                       r"|退休|卖了|退了|不再|离开|辞|取消|换|转到|不干|不做了|走了|停了|以后改|从此|调去别的|调走|调到别的|跑路|倒闭"
                       r"|没续|不续|退订|解约|离职|退卡|回老家",
@@ -1074,7 +1076,7 @@ def _facet_changed(text: str, facets: frozenset[str], shared: frozenset[str]) ->
 
 
 # a clause or a sentence going on about what the one before named: "now …", "so …", 现在…, 所以…
-_GOES_ON = re.compile(r"\s*(?:(?:and\s+|so\s+)?now\b|so\b|these\s+days\b|现在|目前|如今|所以|于是|就)", re.I)
+_GOES_ON = re.compile(r"\s*(?:(?:and\s+|so\s+)?now\b|so\b|these\s+days\b|现在|目前|如今|所以|于是|就|已经)", re.I)
 
 
 def updates_fact(later: str, earlier: str) -> bool:

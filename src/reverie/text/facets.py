@@ -93,6 +93,25 @@ FACETS: dict[str, str] = {
                r"re[report]:\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:now\s+|directly\s+|still\s+)?report(?:s|ing)?\s+"
                r"(?:directly\s+)?to\b "
                r"| (?<![店馆厅铺])(?<!店的)(?<!馆的)领导(?!力) 上司 我[^，。！？\s]{0,4}汇报给",
+    # where one works: one's employer, a job held ("I'm a line cook at Olive Garden", 我在阿里做前端), a job
+    # taken or left ("accepted the offer from Fabrikam", "first week at Netflix", 离职, 跳槽); not working out,
+    # an offer on a house, nor a time ("started at 9")
+    "workplace": r"re[employer]:\b(?:my|our)\s+(?:new\s+|old\s+|current\s+)?employer\b "
+                 r"re[work]:\b(?:where|who)\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+work\b|\bwhere\s+am\s+i\s+working\b"
+                 r"|\bi\s+(?:now\s+|still\s+)?work(?!\s+out)\s+(?:\S+\s+){0,5}?(?:at|for)\b "
+                 r"re[company]:\b(?:what|which)\s+company\s+(?:am|do)\s+i\b|\bmy\s+(?:new\s+|old\s+)?company\b "
+                 r"re[offer]:\baccepted\s+(?:the\s+|an?\s+|their\s+)?(?:job\s+)?offer\s+(?:from|at|with)\b"
+                 r"|\b(?:accepted|took|got)\s+(?:the\s+|an?\s+)?job\s+offer\b "
+                 r"re[job]:\bnew\s+job\b|\b(?:quit|left)\s+my\s+job\b "
+                 r"re:\b(?:i'm|i\s+am)\s+(?:now\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:at|for)\s+"
+                 r"(?!home\b|night\b|the\s+moment\b|least\b|times\b|once\b|first\b|all\b|\d) "
+                 r"re:\b(?:first|last)\s+(?:day|week|shift)\s+(?:at|with)\b|\blaid\s+off\b|\bresigned\b|\bjumped\s+ship\b"
+                 r"|\b(?:started|starting)\s+(?:at|with)\s+(?!\d|the\s+(?:top|bottom|beginning))"
+                 r"|\bleft\s+(?:\S+\s+){1,3}(?:and|to)\s+join(?:ed)?\b "
+                 r"| 入职 跳槽 新公司 离职 辞职 裸辞 被裁 创业 雇主 公司叫 在哪(?:个|家)公司 在哪(?:个|家)?(?:公司)?(?:上班|工作) "
+                 r"我在[^，。！？\s]{1,12}(?:上班|工作) 接了[^，。！？\s]{0,6}offer "
+                 r"在(?!家)[^，。！？\s]{1,8}[做当][^，。！？\s]{0,6}(?:师|员|工|经理|主管|总监|专员|运营|前端|后端|测试|开发|设计|产品|"
+                 r"销售|采购|文案|美术|维护|理赔|供应链|HR|hr|行政|财务|客服|老师|医生|护士|厨师|会计)",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
     "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair "
