@@ -8,10 +8,10 @@ earlier one, so the newest-first order (search/newest.py) could not tell that it
 same matter: of the updates written apart from the code (benchmarks/updates_fresh_data*.py), about
 half of those it missed were such pairs. This is a small hand-written lexicon of the facets people
 keep facts about and change — sleep, waking, meals, the commute, weight, eyesight, hair, the pet's
-vet, therapists, one's doctor, rent, the landlord, pay, a job title, one's manager, calories,
-groceries, childcare, an allowance, a choir's part, a dose, taxes, volunteering, coffee, drink and
-smoke — each a set of the ways people name it, in English and Chinese, as a question asks about it
-and as a statement says it in passing.
+vet, therapists, one's doctor, rent, the landlord, pay, a job title, one's manager, where one works,
+calories, groceries, childcare, an allowance, a choir's part, a dose, taxes, volunteering, coffee,
+drink and smoke — each a set of the ways people name it, in English and Chinese, as a question asks
+about it and as a statement says it in passing.
 
 A facet counts only where a question asking what holds names it too: its plain words are asked of
 the keyword index, so that the later line is found at all (search/keyword.py ``expand_facets``:
