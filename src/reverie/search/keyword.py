@@ -507,18 +507,17 @@ def expand_facets(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
     have, low, stop = frozenset(qt.tokens), question.lower(), _stop_tokens(tokenizer)
     found: dict[str, Member] = {}
     for facet in facets_of(question):
-        members = _facet_members(tokenizer).get(facet, ())
-        # (the question's words of it, but a phrase's stop words: "to" of "report to" is no query token)
-        named = [(m, m.tokens - stop) for m in members
-                 if m.tokens - stop and m.tokens - stop <= have and m.surface_in(low)]
-        alts = [m for m in members if not m.tokens - stop <= have]
-        for m, tokens in named:
-            for t in tokens:
-                qt.alts.setdefault(t, []).extend(alts)
+        # each member with its tokens but a phrase's stop words ("to" of "report to" is no query token)
+        members = [(m, m.tokens - stop) for m in _facet_members(tokenizer).get(facet, ())]
+        named = [(m, core) for m, core in members if core and core <= have and m.surface_in(low)]
+        alts = [(m, core) for m, core in members if not core <= have]
+        for m, core in named:
+            for t in core:
+                qt.alts.setdefault(t, []).extend(a for a, _ in alts)
                 qt.heads.setdefault(t, m.word)
         if named:  # (the leg asks for words, not phrases: an engine matching tokens would ask for "home"
             # of "take-home"; a phrase is still held where another leg found its line)
-            found.update((m.fts, m) for m in alts if len(m.tokens - stop) == 1 or has_cjk(m.word))
+            found.update((m.fts, m) for m, core in alts if len(core) == 1 or has_cjk(m.word))
     return list(found.values())
 
 

@@ -280,7 +280,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # a provider ("Moved all my accounts to Redwood Credit Union"; text/kinds.py ONE_AT_A_TIME). With
     # vectors only: they judge which line naming a bank answers; keyword-only, "Finally cancelled the
     # old Chase credit card" would rank as high as the line that moved the accounts
-    one_kind = use_vectors and not params.counting and current.asks_what_holds(said) and newest.asks_of_a_kind(said)
+    holds = not params.counting and current.asks_what_holds(said)  # (read once: the kinds and the facets ask)
+    one_kind = use_vectors and holds and newest.asks_of_a_kind(said)
     # a count of the owner's own doings: the assistant's lines and other people's are no instance
     instances = counting.counts_instances(said)  # each saying counted: none updates another (below)
     params.mine = params.counting and instances and counting.asks_mine(said)
@@ -339,7 +340,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         members += expand_measures(qt, counting.measure_words(kw_query), params.tokenizer)
     if use_kw:  # "哪种方法": "…二十法" is one
         members += expand_methods(qt, said, params.tokenizer)
-    if use_kw and not params.counting and current.asks_what_holds(said):  # "landlord": 房东 (text/facets.py)
+    if use_kw and holds:  # "landlord": 房东 (text/facets.py)
         members += expand_facets(qt, said, params.tokenizer)
     if members:  # the units naming a member are keyword hits: the query's mask reads them
         for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):

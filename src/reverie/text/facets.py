@@ -145,16 +145,22 @@ def _english(word: str) -> str:
     return surface(word.replace("_", " ")).pattern
 
 
+def _sides(facet: str) -> tuple[list[str], list[str]]:
+    """A facet's English entries and its Chinese ones (:data:`FACETS`: " | " parts them, for a
+    pattern may hold a "|" of its own)."""
+    en, bar, zh = FACETS[facet].partition(" | ")
+    assert bar and en.strip() and zh.strip(), facet  # (an empty side would match every text)
+    return en.split(), zh.split()
+
+
 @lru_cache(maxsize=1)
 def _parsed() -> tuple[tuple[str, re.Pattern, re.Pattern], ...]:
     """Each facet as (its name, one pattern of its English entries, one of its Chinese ones): a text
     is read once per facet and language (texts are lower-cased before)."""
     out = []
-    for facet, words in FACETS.items():
-        en, bar, zh = words.partition(" | ")
-        assert bar and en.strip() and zh.strip(), facet  # (an empty side would match every text)
-        out.append((facet, re.compile("|".join(f"(?:{_english(w)})" for w in en.split())),
-                    re.compile("|".join(zh.split()))))
+    for facet in FACETS:
+        en, zh = _sides(facet)
+        out.append((facet, re.compile("|".join(f"(?:{_english(w)})" for w in en)), re.compile("|".join(zh))))
     return tuple(out)
 
 
@@ -172,16 +178,16 @@ def index_words() -> dict[str, tuple[tuple[str, str], ...]]:
     words kept from a sense by what stands beside them (工资 of ``工资(?!卡|条)``). Not the other
     patterns ("50mg", [洗看补拔]牙): they name no one word."""
     out = {}
-    for facet, words in FACETS.items():
-        en, _, zh = words.partition(" | ")
+    for facet in FACETS:
+        en, zh = _sides(facet)
         entries = []
-        for w in en.split():
+        for w in en:
             m = _RE_ENTRY.match(w)
             if m is None:
                 entries.append((w.replace("_", " "), ""))
             elif m.group(1):
                 entries.append((m.group(1), w[m.end():]))
-        for w in zh.split():
+        for w in zh:
             core = _LOOKAROUND.sub("", w)
             if core and not _PATTERN.search(core):
                 entries.append((core, "" if core == w else w))
