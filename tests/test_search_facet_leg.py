@@ -144,3 +144,51 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)
+
+
+def _rows(*lines: tuple[str, str, float]) -> list[dict]:
+    return [{"path": f"memory/{day}.md", "snippet": f"user: {text}", "score": score, "startLine": 9,
+             "citation": f"memory/{day}.md#L9-L9"} for day, text, score in lines]
+
+
+GYM = ("2026-10-11", "I go to the Planet Fitness on 5th Avenue, usually before work.", 0.79)
+MANAGER = ("2026-10-06", "My manager is Priya Nair, she lets me work from home on Fridays.", 0.77)
+NEW_JOB = ("2026-10-18", "Big news! I accepted the offer from Fabrikam and started on Monday.", 0.75)
+OLD_JOB = ("2026-10-05", "I work as a data analyst at Northwind Logistics, been there almost four years.", 0.73)
+
+
+def test_an_update_of_the_facet_asked_goes_above_a_first_result_naming_none_of_it():
+    # the gym line ranked first on "work"; the job change of the facet asked comes first, the job it
+    # replaced marked superseded
+    out = prefer_newest(_rows(GYM, MANAGER, NEW_JOB, OLD_JOB), "Where do I work at the moment?")
+    assert out[0]["snippet"].endswith(NEW_JOB[1]), [r["snippet"] for r in out]
+    assert [r.get("supersededBy") for r in out if r["snippet"].endswith(OLD_JOB[1])] == ["memory/2026-10-18.md#L9-L9"]
+    # one line naming the facet, updating nothing, is no reason to move an answer said in other words
+    out = prefer_newest(_rows(GYM, MANAGER, NEW_JOB), "Where do I work at the moment?")
+    assert out[0]["snippet"].endswith(GYM[1])
+    out = prefer_newest(_rows(("2026-10-02", "all my meds come from Rite Aid on Main", 0.6),
+                              ("2026-10-20", "heads up: that drugstore added a drive-thru window", 0.58)),
+                        "Which pharmacy do I use?")
+    assert "Rite Aid" in out[0]["snippet"] and not out[0].get("supersededBy")
+    # a first result naming the facet keeps its place: the pair reading alone orders the two
+    out = prefer_newest(_rows(OLD_JOB, GYM, NEW_JOB), "Where do I work at the moment?")
+    assert out[0]["snippet"].endswith(NEW_JOB[1]) and out[1]["snippet"].endswith(OLD_JOB[1])
+
+
+@pytest.mark.parametrize("earlier, later, query, first", [
+    # the sitter's friend minds the owner's kids: the kids are whom the change serves, not whose it is
+    ("our babysitter is Kelsey, she does Wednesday and Friday evenings",
+     "our old sitter left for college, so her friend Brooke is watching the kids, same two nights",
+     "Who's our babysitter?", "memory/2026-10-20.md"),
+    ("我们家保姆是刘阿姨", "刘阿姨回老家了，现在换了张阿姨来带孩子", "我们家保姆是谁？", "memory/2026-10-20.md"),
+    # one of the owner's people named as the one whose news it is still makes it theirs
+    ("our babysitter is Kelsey", "my sister's babysitter quit, so Brooke is watching her kids now",
+     "Who's our babysitter?", "memory/2026-10-02.md"),
+    # a diet asked of with "any": a kind one has one at a time (text/kinds.py)
+    ("I'm vegetarian, but I still eat eggs and dairy.",
+     "I've gone fully vegan since the start of the month, so no more eggs or cheese for me.",
+     "Do I have any dietary restrictions I should keep in mind when picking recipes?", "memory/2026-10-20.md"),
+])
+def test_whom_a_change_serves_and_a_diet_asked_of(earlier, later, query, first):
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.5))], query)
+    assert out[0]["path"] == first, [r["snippet"] for r in out]

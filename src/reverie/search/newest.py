@@ -685,7 +685,7 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     # someone else's person is none of the owner's: "her friend Brooke is watching the kids", read
     # without them, so that "my friend Dana" beside them still counts)
     mine = frozenset(map(kin, people_in(b) | (fb[0] & _RELATION_WORDS)))
-    own = _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", a))
+    own = _CARED_FOR.sub(" ", _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", a)))
     if own != a:
         fa = _facts(own)
     return any(kin(w) not in mine for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
@@ -697,6 +697,12 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
 _RECOMMENDED = re.compile(r"\b(?:(?:recommended|referred|suggested|introduced)\s+by\s+(?:my|a)\s+(?:" + RELATIONS_EN
                           + r")|(?:my|a)\s+(?:" + RELATIONS_EN + r")\s+(?:recommended|referred|suggested|introduced))\b"
                           r"|(?:" + RELATIONS_ZH + r")(?:推荐|介绍)(?:的|给我)", re.I)
+# the owner's people someone looks after for them ("Brooke is watching the kids", 阿姨每天接孩子): whom a
+# babysitter or a tutor serves, not whose news it is
+_CARED_FOR = re.compile(r"\b(?:watch(?:es|ed|ing)?|mind(?:s|ed|ing)?|babysit(?:s|ting)?|tutor(?:s|ed|ing)?|"
+                        r"(?:look(?:s|ed|ing)?|care(?:s|d)?)\s+(?:after|for)|tak(?:e|es|ing)\s+care\s+of|"
+                        r"(?:pick(?:s|ed|ing)?|drop(?:s|ped|ping)?)\s+(?:up|off))\s+(?:the|my|our)\s+(?:"
+                        + RELATIONS_EN + r")\b|(?:带|看|接送|接|送|照顾|辅导)(?:我们?家?的?)?(?:孩子|娃|儿子|女儿|宝宝)", re.I)
 # one of someone else's people: "her friend", "his old partner", 她的朋友
 _THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:(?:old|new|former|best|business|own)\s+)?(?:" + RELATIONS_EN
                            + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")",
@@ -1137,6 +1143,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     note = {id(it): _note_of(str(cite(it)).split("#", 1)[0], text(it)) for _, _, it in dated_items}
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
+    facet_news: set[int] = set()  # the updates of which both lines name a facet the question names
     for k, (when_old, _, older) in enumerate(dated_items):
         f_old = facts[id(older)]
         newest = None
@@ -1183,10 +1190,12 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
             if hit and (newest is None or when_new > newest[1]):
-                newest = (newer, when_new)
+                newest = (newer, when_new, bool(facets and facets & facets_of(f_new[2]) & facets_of(f_old[2])))
         if newest is not None:
             by[id(older)] = newest[0]
             marks[id(older)] = cite(newest[0])
+            if newest[2]:
+                facet_news.add(id(newest[0]))
     # a promoted entry and the note line it was promoted from are one statement said once: what updates
     # one updates both (the entry, scored on the same words, may rank far above the later line)
     said = {(when_[0], _statement(facts[id(it)][2])): by[id(it)] for when_, _, it in dated_items if id(it) in by}
@@ -1195,6 +1204,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
         if newer is not None:
             by[id(it)] = newer
             marks[id(it)] = cite(newer)
+    if facet_news:  # an update of the facet asked goes above a first result naming none of it
+        out = _facet_first(out, facet_news, text, facets)
     for _ in range(len(out)):  # an update of an update moves up in turn
         moved = False
         for i, older in enumerate(out):
@@ -1212,6 +1223,26 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
         olders = [it for it in out[1:] if by.get(id(it)) is lead]
         out = [lead, *olders, *(it for it in out[1:] if by.get(id(it)) is not lead)]
     return out, marks
+
+
+def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str]) -> list:
+    """``out`` with the best ranked of ``facet_news`` (later answers that update an earlier one, both
+    naming a facet the question names) first, when the first result names none of ``facets``.
+
+    "Where do I work at the moment?" ranked "I go to the Planet Fitness on 5th Avenue, usually before
+    work" first, on its word "work", and with it the later line saying the gym membership ended; the
+    job change ("accepted the offer from Fabrikam") after "I work as a data analyst at Northwind" came
+    third. A result naming no facet the question names may well be its answer, said in words no facet
+    holds ("all my meds come from Rite Aid on Main" for "Which pharmacy do I use?"): a line naming the
+    facet goes above it only when it is an update of another that names it too, so that two statements
+    of the facet and a change between them vouch for the matter. Only among the first :data:`ANSWERS`,
+    where the pairs were read."""
+    if not facet_news or facets & facets_of(_facts(text(out[0]))[2]):
+        return out
+    for i, it in enumerate(out[:ANSWERS]):
+        if id(it) in facet_news:
+            return [it, *out[:i], *out[i + 1:]]
+    return out
 
 
 def bring_history(items: list, when, text) -> list:

@@ -211,7 +211,7 @@ KINDS: list[tuple[str, ...]] = [
      "vegan vegetarian pescatarian pescetarian keto ketogenic paleo gluten-free halal kosher low-carb carnivore "
      "intermittent_fasting whole30 dairy-free plant-based mediterranean | 素食 吃素 纯素 生酮 清真 低碳饮食 轻断食 断食 无麸质 "
      "蛋奶素 地中海饮食",
-     r"\b(?:my|our|what|which)\s+(?:\w+\s+)?diet(?:ary|s)?\b(?!\s+(?:soda|coke|pepsi|drink))|饮食|忌口"),
+     r"\b(?:my|our|what|which|any)\s+(?:\w+\s+)?diet(?:ary|s)?\b(?!\s+(?:soda|coke|pepsi|drink))|饮食|忌口"),
     ("pharmacy pharmacies drugstore chemist | 药店 药房",
      "cvs walgreens rite_aid superdrug duane_reade | 大参林 老百姓大药房 益丰 海王星辰 一心堂",
      r"\b(?:which|what)\s+(?:\w+\s+)?(?:pharmacy|drugstore|chemist)\b|\bmy\s+(?:pharmacy|drugstore|chemist)\b"
