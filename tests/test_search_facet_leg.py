@@ -175,6 +175,34 @@ def test_an_update_of_the_facet_asked_goes_above_a_first_result_naming_none_of_i
     assert out[0]["snippet"].endswith(NEW_JOB[1]) and out[1]["snippet"].endswith(OLD_JOB[1])
 
 
+@pytest.mark.parametrize("query, lines, first", [
+    # a supposition, someone else's facet, another person's work: none is an update to put first (a
+    # fresh-eyes review's cases: the code before put each above the answer)
+    ("What's my commute like these days?",
+     [("2026-09-20", "taking the 7:40 ferry across the bay every morning now, honestly love it", 0.80),
+      ("2026-09-25", "if I moved to Oakland my commute would be like 90 minutes", 0.75),
+      ("2026-02-01", "my commute is 20 min by bike", 0.70)], 0),
+    ("我现在房租多少？", [("2026-07-01", "新家一个月4500，押一付三", 0.80), ("2026-07-05", "要是搬到朝阳，房租得涨到6000", 0.75),
+                   ("2026-01-01", "房租每月3800", 0.72)], 0),
+    ("What time do I go to sleep now?",
+     [("2026-08-10", "been crashing at like 9:30 since marathon training started", 0.80),
+      ("2026-08-12", "Emma's bedtime is now 8pm since school started", 0.74),
+      ("2026-02-01", "I go to bed around midnight", 0.72)], 0),
+    ("Where does my husband work now?",
+     [("2026-10-02", "Dave's first day at the fire station went well", 0.80),
+      ("2026-10-05", "I started a new job at the library", 0.75),
+      ("2025-03-01", "I work at the bank downtown", 0.72)], 0),
+    # and one that is
+    ("Who's my dentist?", [("2026-05-01", "finally booked the car in for its service", 0.80),
+                           ("2026-01-10", "my dentist is Dr. Patel on Main", 0.74),
+                           ("2026-04-20", "new dentist: Dr. Huang at SmileCare, Patel retired", 0.72)], 2),
+])
+def test_no_supposition_nor_someone_else_s_facet_goes_first(query, lines, first):
+    rows = _rows(*lines)
+    out = prefer_newest([dict(r) for r in rows], query)
+    assert out[0]["snippet"] == rows[first]["snippet"], [r["snippet"] for r in out]
+
+
 @pytest.mark.parametrize("earlier, later, query, first", [
     # the sitter's friend minds the owner's kids: the kids are whom the change serves, not whose it is
     ("our babysitter is Kelsey, she does Wednesday and Friday evenings",

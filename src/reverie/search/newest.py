@@ -892,8 +892,10 @@ _NOT_NOW = re.compile(r"\b(?:heard\s+(?:that|about)|rumou?red|rumou?rs?|"
                       r"|听说|据说|新闻说|传言|临时|暂时|小时候", re.I)
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
-                   r"looking\s+into|tempted\s+to)\b"
+                   r"looking\s+into|tempted\s+to|if\s+(?:i|we)\s+(?:ever\s+)?(?:moved|switched|changed|took|went|quit|left|"
+                   r"were|had\s+to))\b"
                    r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳|续)"
+                   r"|(?:要是|假如|如果)[^，。！？,]{0,6}(?:搬|换|跳槽|辞职|转|改)"
                    r"|" + _NOT_NOW.pattern, re.I)
 _NEW_ALONE = re.compile(r"\bnew(?:ly)?\b|新", re.I)
 
@@ -1129,6 +1131,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # other words: "my prescriptions filled at the CVS", "Hartwell Drugs has all my refills now"
     facets = facets_of(query) if holds else frozenset()
     names_asked = _names(query) if facets else frozenset()
+    people_asked = _people_asked(query) if facets else frozenset()
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -1174,7 +1177,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # (two texts sharing no subject word, nor a facet the question names, are never two answers:
             # most pairs stop at this test)
             pair = not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
-            linked = pair and bool(facets) and _linked(facets, f_new, f_old, names_asked)
+            linked = pair and bool(facets) and _linked(facets, f_new, f_old, names_asked) \
+                and _names_people(f_new[2], people_asked)
             if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
@@ -1205,7 +1209,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             by[id(it)] = newer
             marks[id(it)] = cite(newer)
     if facet_news:  # an update of the facet asked goes above a first result naming none of it
-        out = _facet_first(out, facet_news, text, facets)
+        out = _facet_first(out, facet_news, text, facets, query, people_asked)
     for _ in range(len(out)):  # an update of an update moves up in turn
         moved = False
         for i, older in enumerate(out):
@@ -1225,7 +1229,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     return out, marks
 
 
-def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str]) -> list:
+def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str,
+                 people_asked: frozenset[str]) -> list:
     """``out`` with the best ranked of ``facet_news`` (later answers that update an earlier one, both
     naming a facet the question names) first, when the first result names none of ``facets``.
 
@@ -1235,14 +1240,39 @@ def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str]) 
     third. A result naming no facet the question names may well be its answer, said in words no facet
     holds ("all my meds come from Rite Aid on Main" for "Which pharmacy do I use?"): a line naming the
     facet goes above it only when it is an update of another that names it too, so that two statements
-    of the facet and a change between them vouch for the matter. Only among the first :data:`ANSWERS`,
-    where the pairs were read."""
-    if not facet_news or facets & facets_of(_facts(text(out[0]))[2]):
+    of the facet and a change between them vouch for the matter; only among the first :data:`ANSWERS`,
+    where the pairs were read; and not a wish or a supposition ("if I moved to Oakland my commute would
+    be like 90 minutes", 要是搬到朝阳) nor someone else's facet ("Emma's bedtime is now 8pm"): a fresh-eyes
+    review's cases, each of which had moved a wrong mark's line above the answer."""
+    if facets & facets_of(_facts(text(out[0]))[2]):
         return out
     for i, it in enumerate(out[:ANSWERS]):
-        if id(it) in facet_news:
+        said = _facts(text(it))[2]
+        if id(it) in facet_news and not _WISH.search(said) and not _someone_s_facet(said, facets, query):
             return [it, *out[:i], *out[i + 1:]]
     return out
+
+
+def _people_asked(query: str) -> frozenset[str]:
+    """The owner's people a question asks about ("Where does my husband work now?": husband), as
+    :func:`kin` names them; not one's boss, who is a facet (text/facets.py, "manager")."""
+    return frozenset(map(kin, people_in(query))) - {kin("boss")}
+
+
+def _names_people(text: str, people: frozenset[str]) -> bool:
+    """Whether ``text`` names one of ``people`` (:func:`_people_asked`), or none are asked: a facet links
+    a line about the owner's husband's work to no line of the owner's own ("I started a new job at the
+    library" is no news of where he works)."""
+    return not people or bool(people & frozenset(map(kin, people_in(text))))
+
+
+# a name's thing ("Emma's bedtime", "Joe's landlord"): whose it is, when it names a facet
+_NAME_S = re.compile(r"(?<![\w'’])([A-Z][\w-]+)['’]s\s+(\S+(?:\s+\S+)?)")
+
+
+def _someone_s_facet(text: str, facets: frozenset[str], query: str) -> bool:
+    """Whether ``text`` names one of ``facets`` as the thing of a name the question does not name."""
+    return any(m.group(1) not in query and facets & facets_of(m.group(2)) for m in _NAME_S.finditer(text))
 
 
 def bring_history(items: list, when, text) -> list:
