@@ -141,6 +141,13 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     ("Big news! I accepted the offer from Fabrikam", {"workplace"}), ("我在一家广告公司做文案，公司叫青橙传媒", {"workplace"}),
     ("我在阿里做前端", {"workplace"}), ("我在家做饭", set()), ("started at 9 today", set()),
     ("I'm a line cook at Olive Garden", {"workplace"}), ("I'm a bit tired at night", set()),
+    # what one makes, a title by its rank, prescriptions moved, who minds the kids (a review's misses)
+    ("How much do I make now?", {"pay"}), ("I make about $85k", {"pay"}), ("we make pasta on sundays", set()),
+    ("I'm a senior engineer on the payments team.", {"job title"}), ("Officially a senior citizen lol", set()),
+    ("Got the promotion!! Officially Staff Engineer as of this week.", {"job title"}),
+    ("moved my prescriptions to the Walgreens by work", {"pharmacy"}),
+    ("Who picks up the kids from school now?", {"childcare"}), ("Grandma picks the kids up from school", {"childcare"}),
+    ("孩子现在谁带？", {"childcare"}), ("奶奶回老家了，现在孩子送托班了", {"childcare"}), ("今天给孩子买了新书包", set()),
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)
@@ -192,12 +199,18 @@ def test_an_update_of_the_facet_asked_goes_above_a_first_result_naming_none_of_i
      [("2026-10-02", "Dave's first day at the fire station went well", 0.80),
       ("2026-10-05", "I started a new job at the library", 0.75),
       ("2025-03-01", "I work at the bank downtown", 0.72)], 0),
-    # and one that is
+    # and ones that are (the kids asked about, named in the later line)
+    ("Who picks up the kids from school now?",
+     [("2026-09-05", "soccer practice moved to Thursdays", 0.80),
+      ("2026-01-01", "Grandma picks the kids up from school", 0.74),
+      ("2026-09-01", "Grandma moved to Florida so now the after-school program picks the kids up from school", 0.72)], 2),
+    ("How much do I make now?", [("2026-12-01", "bought a new couch", 0.80), ("2025-06-01", "my salary is 85k", 0.74),
+                                 ("2026-11-20", "got the raise!! salary is now 97k", 0.72)], 2),
     ("Who's my dentist?", [("2026-05-01", "finally booked the car in for its service", 0.80),
                            ("2026-01-10", "my dentist is Dr. Patel on Main", 0.74),
                            ("2026-04-20", "new dentist: Dr. Huang at SmileCare, Patel retired", 0.72)], 2),
 ])
-def test_no_supposition_nor_someone_else_s_facet_goes_first(query, lines, first):
+def test_which_update_of_a_facet_goes_first(query, lines, first):
     rows = _rows(*lines)
     out = prefer_newest([dict(r) for r in rows], query)
     assert out[0]["snippet"] == rows[first]["snippet"], [r["snippet"] for r in out]

@@ -61,6 +61,7 @@ FACETS: dict[str, str] = {
                 r"re:(?<!wine\s)(?<!shot\s)(?<!drinking\s)(?<!beer\s)\bglasses\b | 近视 度数 眼镜 散光 视力 验光",
     "pharmacy": r"pharmacy pharmacies drugstore chemist pharmacist "
                 r"re:\b(?:my|prescription)\s+refills?\b "
+                r"re:\b(?:moved|transferred|switched)\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?)\b "
                 r"re:\brefill(?:ed)?\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?) "
                 r"re:\bprescriptions?\s+(?:are\s+|get\s+)?(?:re)?filled "
                 r"re:\bfill(?:ed)?\s+(?:all\s+)?my\s+prescriptions? "
@@ -80,10 +81,15 @@ FACETS: dict[str, str] = {
             r"|\blandlords?\s+(?:just\s+|finally\s+|has\s+|is\s+)?(?:put|puts|putting)\s+(?:it|the\s+rent)\s+up\b "
             r"| 房租 租金 续租 租约 房东(?:又|说要)?(?:涨|加租|加价)",
     "landlord": "landlord landlady landlords | 房东",
-    "pay": "salary salaries paycheck paychecks take-home wage wages | 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
+    "pay": r"salary salaries paycheck paychecks take-home wage wages "
+           r"re:\bhow\s+much\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+(?:make|earn)\b|\b(?:i|we)\s+(?:now\s+)?(?:make|earn)\s+"
+           r"(?:about\s+|around\s+)?[$£€¥]?\d "
+           "| 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
     "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b "
                  r"re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
                  r"re:\b(?:i|i've|i\s+was|i\s+got|just\s+got|finally\s+got)\s+promoted\b|\bmy\s+promotion\b "
+                 r"re:\b(?:i'm|i\s+am|i\s+work\s+as|officially)\s+(?:an?\s+|the\s+)?(?:senior|junior|lead|staff|principal|chief|"
+                 r"head|associate|assistant|deputy)\s+(?!citizens?\b|year\b|discount|class\b|moment\b)[a-z] "
                  "| 职位 职称 头衔 升职 晋升",
     # (one's own: "my boss", "I report to"; not the final boss of a game, a store's or a password manager,
     # "report to gate 12", 领导力; nor 老板, as often a shop's: "面馆的新老板是四川人")
@@ -114,8 +120,11 @@ FACETS: dict[str, str] = {
                  r"销售|采购|文案|美术|维护|理赔|供应链|HR|hr|行政|财务|客服|老师|医生|护士|厨师|会计)",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
-    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair "
-                 r"re:(?<!dog\s)(?<!cat\s)(?<!pet\s)(?<!house\s)(?<!plant\s)\bsitters?\b | 保姆 育儿嫂",
+    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair daycare childcare "
+                 r"re:\b(?:picks?|picking|picked)\s+(?:up\s+the\s+kids|the\s+kids\s+up)\b|\bschool\s+run\b"
+                 r"|\bafter-?school\s+(?:program|programme|care|club)\b "
+                 r"re:(?<!dog\s)(?<!cat\s)(?<!pet\s)(?<!house\s)(?<!plant\s)\bsitters?\b "
+                 r"| 保姆 育儿嫂 托班 托育 带孩子 带娃 看孩子 接送孩子 孩子[^，。！？\s]{0,4}谁(?:带|看|接)",
     "allowance": r"re:(?<!baggage\s)(?<!luggage\s)(?<!data\s)\ballowances?\b | 生活费",
     "choir": r"choir choirs chorus soprano baritone voice_part re:(?<!palo\s)\baltos?\b re:\btenors?\b(?!\s+of) "
              "| 合唱 声部 [男女][高中低]音 唱[男女]?[高中低] [高中低]音(?:组|部)",
