@@ -148,6 +148,14 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     ("moved my prescriptions to the Walgreens by work", {"pharmacy"}),
     ("Who picks up the kids from school now?", {"childcare"}), ("Grandma picks the kids up from school", {"childcare"}),
     ("孩子现在谁带？", {"childcare"}), ("奶奶回老家了，现在孩子送托班了", {"childcare"}), ("今天给孩子买了新书包", set()),
+    # the same words in other senses (a second review's lines)
+    ("we now make 3 loaves of sourdough a week lol", set()), ("I make 10k steps most days", set()),
+    ("I now earn 3x points on dining with the new Amex card", set()),
+    ("I'm the lead singer in a cover band now", set()), ("I'm officially head over heels for this ramen place", set()),
+    ("I'm a senior now so I get the early-bird rate", set()), ("Dan's officially a principal engineer now", set()),
+    ("moved my meds to the top shelf now", set()), ("switched my meds from Lexapro to Zoloft", set()),
+    ("Took Biscuit to doggy daycare", set()), ("I picked up the kids' passports", set()),
+    ("周末带孩子去公园玩了一天", set()), ("晚上看孩子写作业", set()), ("这件外套好看孩子也喜欢", set()), ("孩子们谁看过冰雪奇缘？", set()),
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)

@@ -1209,7 +1209,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             by[id(it)] = newer
             marks[id(it)] = cite(newer)
     if facet_news:  # an update of the facet asked goes above a first result naming none of it
-        out = _facet_first(out, facet_news, text, facets, query, people_asked)
+        out = _facet_first(out, facet_news, text, facets, query)
     for _ in range(len(out)):  # an update of an update moves up in turn
         moved = False
         for i, older in enumerate(out):
@@ -1229,8 +1229,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     return out, marks
 
 
-def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str,
-                 people_asked: frozenset[str]) -> list:
+def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str) -> list:
     """``out`` with the best ranked of ``facet_news`` (later answers that update an earlier one, both
     naming a facet the question names) first, when the first result names none of ``facets``.
 

@@ -61,7 +61,8 @@ FACETS: dict[str, str] = {
                 r"re:(?<!wine\s)(?<!shot\s)(?<!drinking\s)(?<!beer\s)\bglasses\b | 近视 度数 眼镜 散光 视力 验光",
     "pharmacy": r"pharmacy pharmacies drugstore chemist pharmacist "
                 r"re:\b(?:my|prescription)\s+refills?\b "
-                r"re:\b(?:moved|transferred|switched)\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?)\b "
+                r"re:\btransferred\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?)\b"
+                r"|\b(?:moved|switched)\s+(?:all\s+)?my\s+prescriptions?\s+(?:over\s+)?to\b "
                 r"re:\brefill(?:ed)?\s+(?:all\s+)?my\s+(?:prescriptions?|meds|medications?) "
                 r"re:\bprescriptions?\s+(?:are\s+|get\s+)?(?:re)?filled "
                 r"re:\bfill(?:ed)?\s+(?:all\s+)?my\s+prescriptions? "
@@ -82,14 +83,20 @@ FACETS: dict[str, str] = {
             r"| 房租 租金 续租 租约 房东(?:又|说要)?(?:涨|加租|加价)",
     "landlord": "landlord landlady landlords | 房东",
     "pay": r"salary salaries paycheck paychecks take-home wage wages "
-           r"re:\bhow\s+much\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+(?:make|earn)\b|\b(?:i|we)\s+(?:now\s+)?(?:make|earn)\s+"
-           r"(?:about\s+|around\s+)?[$£€¥]?\d "
+           r"re:\bhow\s+much\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+(?:make|earn)\b"
+           r"(?=\s*(?:now\b|these\s+days|at\b|a\s+(?:year|month|week|hour)|per\b|an\s+hour|[?？.!]|$))"
+           r"|\b(?:i|we)\s+(?:now\s+)?(?:make|earn)\s+(?:about\s+|around\s+|like\s+)?"
+           r"(?:[$£€¥]\s?\d|\d[\d,.]*\s*(?:k\b(?!\s+(?:steps|miles|points|followers|views|words))|grand\b|(?:a|an|per)\s+(?:year|month|week|hour)\b|/\s*(?:yr|year|hr|hour|mo)\b)) "
            "| 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
     "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b "
                  r"re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
                  r"re:\b(?:i|i've|i\s+was|i\s+got|just\s+got|finally\s+got)\s+promoted\b|\bmy\s+promotion\b "
-                 r"re:\b(?:i'm|i\s+am|i\s+work\s+as|officially)\s+(?:an?\s+|the\s+)?(?:senior|junior|lead|staff|principal|chief|"
-                 r"head|associate|assistant|deputy)\s+(?!citizens?\b|year\b|discount|class\b|moment\b)[a-z] "
+                 r"re:(?:\bi'm|\bi\s+am|\bi\s+work\s+as|(?<!'s\s)(?<!’s\s)(?<!is\s)\bofficially)\s+(?:now\s+)?(?:an?\s+|the\s+)?"
+                 r"(?:senior|junior|lead|staff|principal|chief|head|associate|assistant|deputy)\s+(?:[a-z]+\s+)?"
+                 r"(?:engineer|developer|designer|analyst|manager|director|scientist|architect|consultant|accountant|"
+                 r"partner|editor|writer|producer|nurse|counsel|attorney|lawyer|researcher|specialist|officer|"
+                 r"administrator|technician|programmer|strategist|planner|recruiter|buyer|underwriter|auditor|"
+                 r"economist|pharmacist|physician|surgeon|resident|professor|lecturer|teacher|librarian|paralegal)s?\b "
                  "| 职位 职称 头衔 升职 晋升",
     # (one's own: "my boss", "I report to"; not the final boss of a game, a store's or a password manager,
     # "report to gate 12", 领导力; nor 老板, as often a shop's: "面馆的新老板是四川人")
@@ -120,11 +127,13 @@ FACETS: dict[str, str] = {
                  r"销售|采购|文案|美术|维护|理赔|供应链|HR|hr|行政|财务|客服|老师|医生|护士|厨师|会计)",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
-    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair daycare childcare "
-                 r"re:\b(?:picks?|picking|picked)\s+(?:up\s+the\s+kids|the\s+kids\s+up)\b|\bschool\s+run\b"
+    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair childcare "
+                 r"re:(?<!doggy\s)(?<!doggie\s)(?<!dog\s)(?<!pet\s)(?<!adult\s)(?<!senior\s)\bdaycares?\b"
+                 r"|\b(?:picks?|picking|picked)\s+(?:up\s+the\s+kids(?!['’])|the\s+kids\s+up)\b|\bschool\s+run\b(?!\s+by)"
                  r"|\bafter-?school\s+(?:program|programme|care|club)\b "
                  r"re:(?<!dog\s)(?<!cat\s)(?<!pet\s)(?<!house\s)(?<!plant\s)\bsitters?\b "
-                 r"| 保姆 育儿嫂 托班 托育 带孩子 带娃 看孩子 接送孩子 孩子[^，。！？\s]{0,4}谁(?:带|看|接)",
+                 r"| 保姆 育儿嫂 托班 托育 (?<![好难])(?:带孩子|带娃|看孩子)(?![去出写玩的逛看打])"
+                 r" 接送孩子 孩子[^，。！？\s]{0,4}谁(?:带|看|接)(?!过)",
     "allowance": r"re:(?<!baggage\s)(?<!luggage\s)(?<!data\s)\ballowances?\b | 生活费",
     "choir": r"choir choirs chorus soprano baritone voice_part re:(?<!palo\s)\baltos?\b re:\btenors?\b(?!\s+of) "
              "| 合唱 声部 [男女][高中低]音 唱[男女]?[高中低] [高中低]音(?:组|部)",
