@@ -241,3 +241,15 @@ def test_which_update_of_a_facet_goes_first(query, lines, first):
 def test_whom_a_change_serves_and_a_diet_asked_of(earlier, later, query, first):
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.5))], query)
     assert out[0]["path"] == first, [r["snippet"] for r in out]
+
+
+@pytest.mark.parametrize("earlier, later, query, first", [
+    # a class is a 课 or a 班: 数学班 goes on from the question's 数学课 as 数学课 would
+    ("儿子周末在学而思上数学课，周日下午两点", "给儿子换了个数学班，在楼下的小步数学上，周六上午", "儿子周末在哪上数学课？",
+     "memory/2026-10-20.md"),
+    # and a room is no meeting: 会议 going on into another head is another matter
+    ("周会现在在3号会议室开", "成都那趟改签了，会议推迟了两天", "周会现在在哪个会议室开？", "memory/2026-10-02.md"),
+])
+def test_a_head_naming_the_same_thing_goes_on_alike(earlier, later, query, first):
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.55))], query)
+    assert out[0]["path"] == first, [r["snippet"] for r in out]

@@ -414,7 +414,17 @@ def _one_word(pair: str, asked: frozenset[str], later: str, earlier: str) -> boo
         return True
     longer = [w for w in asked if len(w) == 2 and w != pair and w[0] == pair[1] and w[1] not in _FRAME_CHARS
               and not _next_word_held(w, asked, later, earlier)]
-    return all((w in later) == (w in earlier) for w in longer)
+    return all(_goes_on(w, later) == _goes_on(w, earlier) for w in longer)
+
+
+# heads that name one thing: a class is a 课 or a 班 (数学课, 数学班), a shop a 店 or a 馆 (面店, 面馆)
+_SAME_HEAD = {"课": "班", "班": "课", "店": "馆", "馆": "店"}
+
+
+def _goes_on(w: str, text: str) -> bool:
+    """Whether ``text`` holds ``w``, two characters of the question going on into a head, or the same
+    going on into a head naming the same thing (:data:`_SAME_HEAD`)."""
+    return w in text or (w[1] in _SAME_HEAD and w[0] + _SAME_HEAD[w[1]] in text)
 
 
 def _next_word_held(w: str, asked: frozenset[str], later: str, earlier: str) -> bool:
