@@ -253,3 +253,14 @@ def test_whom_a_change_serves_and_a_diet_asked_of(earlier, later, query, first):
 def test_a_head_naming_the_same_thing_goes_on_alike(earlier, later, query, first):
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.55))], query)
     assert out[0]["path"] == first, [r["snippet"] for r in out]
+
+
+def test_a_facet_s_two_answers_may_score_further_apart():
+    # with the default settings the line holding the question's words outscores the later one by far
+    earlier, later = ("our babysitter is Kelsey, she does Wednesday and Friday evenings",
+                      "our old sitter left for college, so her friend Brooke is watching the kids, same two nights")
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.79, 0.46))], "Who's our babysitter?")
+    assert out[0]["path"] == "memory/2026-10-20.md" and out[1].get("supersededBy")
+    # not half as relevant: no answer
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.79, 0.35))], "Who's our babysitter?")
+    assert out[0]["path"] == "memory/2026-10-02.md" and not out[0].get("supersededBy")

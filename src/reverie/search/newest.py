@@ -469,6 +469,11 @@ CLOSE_RATIO = 0.85  # a later answer holding less of the question's words must r
 # keyword scores spread wider than hybrid ones (a longer line that says the change scores lower on
 # the same words): a keyword-only search asks (0.5, 0.7) of the pair's scores
 KEYWORD_RATIOS = (0.5, 0.7)
+# two answers a facet the question names links (both name it, the later says a change of it) vouch for
+# each other more than a shared word: the later one may score half the earlier's (with the default
+# settings, the earlier line holding the question's very words outscores the later by 0.79 to 0.46:
+# "our babysitter is Kelsey", "our old sitter left for college, so her friend Brooke is watching the kids")
+LINKED_RATIO = 0.5
 _SAYS_CHANGE = re.compile(
     r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:e|ed|es|ing)|"
     r"chang(?:ed|ing)|cancell?(?:ed)?|ditched|dropped|quit|left|sold|replaced|rebooked|rescheduled|postponed|pushed|"
@@ -1194,7 +1199,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
-                hit = ratios[0] <= ratio <= 1 / ratios[0] and (
+                low = min(ratios[0], LINKED_RATIO) if linked else ratios[0]  # (a facet's pair: wider)
+                hit = low <= ratio <= 1 / low and (
                     bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
                                                                           named, ratios[1], amount, linked)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
