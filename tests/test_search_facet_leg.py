@@ -264,3 +264,11 @@ def test_a_facet_s_two_answers_may_score_further_apart():
     # not half as relevant: no answer
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.79, 0.35))], "Who's our babysitter?")
     assert out[0]["path"] == "memory/2026-10-02.md" and not out[0].get("supersededBy")
+
+
+def test_a_later_answer_holding_less_of_the_question_may_rank_three_quarters_as_high():
+    earlier, later = "我的教资面试定在12月9号，紧张死了", "考点通知改时间了，面试推到12月16号，多一周准备也挺好"
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.70, 0.54))], "教资面试是哪天？")
+    assert out[0]["path"] == "memory/2026-10-20.md"
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.70, 0.45))], "教资面试是哪天？")
+    assert out[0]["path"] == "memory/2026-10-02.md"
