@@ -272,3 +272,25 @@ def test_a_later_answer_holding_less_of_the_question_may_rank_three_quarters_as_
     assert out[0]["path"] == "memory/2026-10-20.md"
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.70, 0.45))], "教资面试是哪天？")
     assert out[0]["path"] == "memory/2026-10-02.md"
+
+
+def test_an_assistant_s_turn_first_gives_way_to_an_update_of_the_kind_asked():
+    # "Done, I saved your bank." names the bank and says nothing the owner holds
+    rows = [{"path": "memory/2026-10-11.md", "snippet": "assistant: Done, I saved your bank.", "score": 0.63,
+             "startLine": 9, "citation": "memory/2026-10-11.md#L9-L9"},
+            *_rows(("2026-10-19", "Moved all my accounts to Redwood Credit Union. Better rates and no fees.", 0.57),
+                   ("2026-10-10", "I bank with Chase, both checking and savings.", 0.63))]
+    out = prefer_newest([dict(r) for r in rows], "Which bank do I use?")
+    assert "Redwood" in out[0]["snippet"], [r["snippet"] for r in out]
+
+
+@pytest.mark.parametrize("earlier, later, query, first", [
+    # the owner's own doing is no news of the kids the question and the earlier line name
+    ("The kids go to the YMCA after-school program.", "I now teach an after-school club for robotics at Lincoln",
+     "What after-school program are the kids in now?", "memory/2026-10-02.md"),
+    # the school's news is the son's, though it does not name him
+    ("儿子下午3点半放学", "学校通知从下周起4点10分放学", "儿子几点放学", "memory/2026-10-20.md"),
+])
+def test_news_of_the_owner_s_people_asked_about(earlier, later, query, first):
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.5))], query)
+    assert out[0]["path"] == first, [r["snippet"] for r in out]

@@ -1149,7 +1149,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # other words: "my prescriptions filled at the CVS", "Hartwell Drugs has all my refills now"
     facets = facets_of(query) if holds else frozenset()
     names_asked = _names(query) if facets else frozenset()
-    people_asked = _people_asked(query) if facets else frozenset()
+    people_asked = _people_asked(query) if holds else frozenset()
     out = list(items)
     # the first HORIZON of the ranked list, whatever the number of results asked for: the same
     # order for 1 or 20 (and a bounded cost on a long list); oldest first
@@ -1195,6 +1195,12 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # (two texts sharing no subject word, nor a facet the question names, are never two answers:
             # most pairs stop at this test)
             pair = not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
+            # (for a question about one of the owner's people, a later line of the owner's own doing must
+            # name them if the earlier does: "I now teach an after-school club" is no news of "the kids go
+            # to the YMCA after-school program", for "What after-school program are the kids in now?";
+            # "学校通知从下周起4点10分放学" is the son's school's, for "儿子几点放学")
+            pair = pair and (not people_asked or _names_people(f_new[2], people_asked)
+                             or not _names_people(f_old[2], people_asked) or not OWNER.search(_statement(f_new[2])))
             linked = pair and bool(facets) and _linked(facets, f_new, f_old, names_asked) \
                 and _names_people(f_new[2], people_asked)
             if pair and (kinds or shared - _ANY_TOPIC or linked):
@@ -1213,7 +1219,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
             if hit and (newest is None or when_new > newest[1]):
-                newest = (newer, when_new, bool(facets and facets & facets_of(f_new[2]) & facets_of(f_old[2])))
+                newest = (newer, when_new, bool(facets and facets & facets_of(f_new[2]) & facets_of(f_old[2]))
+                          or kinds and _names_kind(f_new[2], asked_kinds) and _names_kind(f_old[2], asked_kinds))
         if newest is not None:
             by[id(older)] = newest[0]
             marks[id(older)] = cite(newest[0])
@@ -1228,7 +1235,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             by[id(it)] = newer
             marks[id(it)] = cite(newer)
     if facet_news:  # an update of the facet asked goes above a first result naming none of it
-        out = _facet_first(out, facet_news, text, facets, query)
+        out = _facet_first(out, facet_news, text, facets, query, asked_kinds)
     for _ in range(len(out)):  # an update of an update moves up in turn
         moved = False
         for i, older in enumerate(out):
@@ -1248,7 +1255,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     return out, marks
 
 
-def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str) -> list:
+def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str,
+                 asked_kinds: tuple[bool, ...] = ()) -> list:
     """``out`` with the best ranked of ``facet_news`` (later answers that update an earlier one, both
     naming a facet the question names) first, when the first result names none of ``facets``.
 
@@ -1262,13 +1270,19 @@ def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], 
     where the pairs were read; and not a wish or a supposition ("if I moved to Oakland my commute would
     be like 90 minutes", 要是搬到朝阳) nor someone else's facet ("Emma's bedtime is now 8pm"): a fresh-eyes
     review's cases, each of which had moved a wrong mark's line above the answer."""
-    if facets & facets_of(_facts(text(out[0]))[2]):
+    lead = _owner_said(_facts(text(out[0]))[2])  # (an assistant's turn names nothing the owner holds)
+    if facets & facets_of(lead) or _names_kind(lead, asked_kinds):
         return out
     for i, it in enumerate(out[:ANSWERS]):
         said = _facts(text(it))[2]
         if id(it) in facet_news and not _WISH.search(said) and not _someone_s_facet(said, facets, query):
             return [it, *out[:i], *out[i + 1:]]
     return out
+
+
+def _names_kind(text: str, asked: tuple[bool, ...]) -> bool:
+    """Whether ``text`` names a kind a question asks about (:func:`kinds_asked`), by a head or a member."""
+    return any(asked) and any(ask and (head or named) for ask, (head, named) in zip(asked, _kind_reading(text)))
 
 
 def _people_asked(query: str) -> frozenset[str]:
