@@ -128,7 +128,7 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     ("the store manager gave me a discount", set()), ("our property manager fixed the sink", set()),
     ("Our team lead now reports to Dan", set()), ("组织架构调整了，现在我汇报给李总", {"manager"}),
     ("饭店老板送了个菜", set()), ("老板娘人很好", set()), ("楼下面馆换了个新老板", set()),
-    ("got promoted to manager, 3 direct reports", set()),  # the owner's own title
+    ("got promoted to manager, 3 direct reports", {"job title"}),  # the owner's own title, not one's manager
     ("房东涨到5200了", {"rent", "landlord"}), ("新房东是个年轻人", {"landlord"}), ("rent is $1,650", {"rent"}),
     ("我上班怎么去", {"commute"}), ("每天开车上班", {"commute"}), ("周末开车去郊游", set()),
     # a manager, a boss and reporting to someone in other senses (a fresh-eyes review's cases)
@@ -156,6 +156,9 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     ("moved my meds to the top shelf now", set()), ("switched my meds from Lexapro to Zoloft", set()),
     ("Took Biscuit to doggy daycare", set()), ("I picked up the kids' passports", set()),
     ("周末带孩子去公园玩了一天", set()), ("晚上看孩子写作业", set()), ("这件外套好看孩子也喜欢", set()), ("孩子们谁看过冰雪奇缘？", set()),
+    # a promotion to a job's name, a sleep schedule (a third review's misses)
+    ("promoted to staff engineer today!!", {"job title"}), ("promoted to the front of the line", set()),
+    ("最近调作息了，每天十点半就睡", {"sleep"}),
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)
@@ -290,7 +293,14 @@ def test_an_assistant_s_turn_first_gives_way_to_an_update_of_the_kind_asked():
      "What after-school program are the kids in now?", "memory/2026-10-02.md"),
     # the school's news is the son's, though it does not name him
     ("儿子下午3点半放学", "学校通知从下周起4点10分放学", "儿子几点放学", "memory/2026-10-20.md"),
+    # the facet's own word said again is no value said again ("CPA" is no name)
+    ("my accountant is Linda Marsh, CPA",
+     "my sister referred me to her CPA, Raj Patel — he's handling my return this year and going forward",
+     "Who does my taxes?", "memory/2026-10-20.md"),
+    # a promotion to a job's name, a sleep schedule changed (a third review's misses)
+    ("my title is senior engineer", "promoted to staff engineer today!!", "what's my job title?", "memory/2026-10-20.md"),
+    ("我一般十二点睡", "最近调作息了，每天十点半就睡", "我几点睡觉？", "memory/2026-10-20.md"),
 ])
-def test_news_of_the_owner_s_people_asked_about(earlier, later, query, first):
+def test_news_of_the_owner_s_people_and_facets_asked_about(earlier, later, query, first):
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.5))], query)
     assert out[0]["path"] == first, [r["snippet"] for r in out]

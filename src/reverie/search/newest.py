@@ -587,7 +587,9 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # Patel moved her office", "Xfinity raised our bill", "招商银行的App改版了") changes nothing of it.
     # (a Chinese word of three characters or more: 李大 + 大夫; a character alone, 去 of 年假去哪儿玩 or
     # 儿 of 女儿 and 儿子, names nothing)
-    again = frozenset(w for w in shared if not _asks(w, asked))
+    # (a word naming the facet that links them is no value said again: "CPA" in "my accountant is Linda
+    # Marsh, CPA" and "my sister referred me to her CPA, Raj Patel — he's handling my return")
+    again = frozenset(w for w in shared if not _asks(w, asked) and not (linked and facets_of(w)))
     named = bool(again & _names(b)) or _size(frozenset(w for w in again if w[0] >= _WIDE) - _RELATION_WORDS) >= 1
     # (unless the two say other numbers of what the question asks, the name beside it: "Amsel gave me an
     # extension, the draft isn't due until April 2" after "my thesis draft is due to Professor Amsel on

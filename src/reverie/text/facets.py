@@ -41,10 +41,17 @@ from functools import lru_cache
 
 from .cjk import has_cjk
 
+# a rank and a job's name: a job title ("a senior engineer", "staff accountant"), not "a senior citizen"
+_RANK = r"(?:senior|junior|lead|staff|principal|chief|head|associate|assistant|deputy)"
+_JOB = (r"(?:engineer|developer|designer|analyst|manager|director|scientist|architect|consultant|accountant|"
+        r"partner|editor|writer|producer|nurse|counsel|attorney|lawyer|researcher|specialist|officer|"
+        r"administrator|technician|programmer|strategist|planner|recruiter|buyer|underwriter|auditor|"
+        r"economist|pharmacist|physician|surgeon|resident|professor|lecturer|teacher|librarian|paralegal)s?\b")
+
 # facet -> "English words and phrases (``_`` joins a phrase's words) | Chinese words"
 FACETS: dict[str, str] = {
     "sleep": "sleep sleeping slept asleep bedtime go_to_bed going_to_bed went_to_bed in_bed_by lights_out "
-             "| 睡(?!衣|袋|裤|裙) 上床 熬夜 就寝 关灯",
+             "| 睡(?!衣|袋|裤|裙) 上床 熬夜 就寝 关灯 作息",
     "waking": r"wake_up waking_up woke_up wake_me get_up getting_up got_up "
               r"re:(?<!car\s)(?<!fire\s)(?<!smoke\s)\balarms?\b | 起床 闹钟 (?<![提清苏觉])醒 早起",
     "breakfast": "breakfast breakfasts brekkie | 早饭 早餐 早上(?:改|都|就|只|一般)?吃(?!药)",
@@ -92,11 +99,8 @@ FACETS: dict[str, str] = {
                  r"re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
                  r"re:\b(?:i|i've|i\s+was|i\s+got|just\s+got|finally\s+got)\s+promoted\b|\bmy\s+promotion\b "
                  r"re:(?:\bi'm|\bi\s+am|\bi\s+work\s+as|(?<!'s\s)(?<!’s\s)(?<!is\s)\bofficially)\s+(?:now\s+)?(?:an?\s+|the\s+)?"
-                 r"(?:senior|junior|lead|staff|principal|chief|head|associate|assistant|deputy)\s+(?:[a-z]+\s+)?"
-                 r"(?:engineer|developer|designer|analyst|manager|director|scientist|architect|consultant|accountant|"
-                 r"partner|editor|writer|producer|nurse|counsel|attorney|lawyer|researcher|specialist|officer|"
-                 r"administrator|technician|programmer|strategist|planner|recruiter|buyer|underwriter|auditor|"
-                 r"economist|pharmacist|physician|surgeon|resident|professor|lecturer|teacher|librarian|paralegal)s?\b "
+                 + _RANK + r"\s+(?:[a-z]+\s+)?" + _JOB
+                 + r"|\bpromoted\s+to\s+(?:an?\s+|the\s+)?(?:" + _RANK + r"\s+)?(?:[a-z]+\s+)?(?:" + _JOB + r"|vp\b) "
                  "| 职位 职称 头衔 升职 晋升",
     # (one's own: "my boss", "I report to"; not the final boss of a game, a store's or a password manager,
     # "report to gate 12", 领导力; nor 老板, as often a shop's: "面馆的新老板是四川人")
