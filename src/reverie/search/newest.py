@@ -1167,7 +1167,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     note = {id(it): _note_of(str(cite(it)).split("#", 1)[0], text(it)) for _, _, it in dated_items}
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
-    facet_news: set[int] = set()  # the updates of which both lines name a facet the question names
+    facet_news: set[int] = set()  # the updates of which both lines name a facet (or a kind) the question names
     for k, (when_old, _, older) in enumerate(dated_items):
         f_old = facts[id(older)]
         newest = None
@@ -1261,7 +1261,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
 def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str,
                  asked_kinds: tuple[bool, ...] = ()) -> list:
     """``out`` with the best ranked of ``facet_news`` (later answers that update an earlier one, both
-    naming a facet the question names) first, when the first result names none of ``facets``.
+    naming a facet the question names, or a kind one has one at a time it asks about: ``asked_kinds``)
+    first, when what the owner says in the first result names none of them (an assistant's "Done, I
+    saved your bank." names nothing the owner holds).
 
     "Where do I work at the moment?" ranked "I go to the Planet Fitness on 5th Avenue, usually before
     work" first, on its word "work", and with it the later line saying the gym membership ended; the

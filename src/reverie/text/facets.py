@@ -93,7 +93,8 @@ FACETS: dict[str, str] = {
            r"re:\bhow\s+much\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+(?:make|earn)\b"
            r"(?=\s*(?:now\b|these\s+days|at\b|a\s+(?:year|month|week|hour)|per\b|an\s+hour|[?？.!]|$))"
            r"|\b(?:i|we)\s+(?:now\s+)?(?:make|earn)\s+(?:about\s+|around\s+|like\s+)?"
-           r"(?:[$£€¥]\s?\d|\d[\d,.]*\s*(?:k\b(?!\s+(?:steps|miles|points|followers|views|words))|grand\b|(?:a|an|per)\s+(?:year|month|week|hour)\b|/\s*(?:yr|year|hr|hour|mo)\b)) "
+           r"(?:[$£€¥]\s?\d|\d[\d,.]*\s*(?:k\b(?!\s+(?:steps|miles|points|followers|views|words))|grand\b"
+           r"|(?:a|an|per)\s+(?:year|month|week|hour)\b|/\s*(?:yr|year|hr|hour|mo)\b)) "
            "| 工资(?!卡|条) 薪水 月薪 年薪 薪资 涨薪 调薪 加薪",
     "job title": r"job_title re:\b(?:my|official|new)\s+(?:job\s+)?title\b "
                  r"re:\bgot\s+(?:the\s+|a\s+|my\s+)?promotion\b "
