@@ -1202,10 +1202,10 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # name them if the earlier does: "I now teach an after-school club" is no news of "the kids go
             # to the YMCA after-school program", for "What after-school program are the kids in now?";
             # "学校通知从下周起4点10分放学" is the son's school's, for "儿子几点放学")
-            pair = pair and (not people_asked or _names_people(f_new[2], people_asked)
-                             or not _names_people(f_old[2], people_asked) or not OWNER.search(_statement(f_new[2])))
-            linked = pair and bool(facets) and _linked(facets, f_new, f_old, names_asked) \
-                and _names_people(f_new[2], people_asked)
+            names_them = pair and _names_people(f_new[2], people_asked)
+            pair = pair and (names_them or not _names_people(f_old[2], people_asked)
+                             or not OWNER.search(_statement(f_new[2])))
+            linked = pair and names_them and bool(facets) and _linked(facets, f_new, f_old, names_asked)
             if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
@@ -1279,8 +1279,10 @@ def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], 
     if facets & facets_of(lead) or _names_kind(lead, asked_kinds):
         return out
     for i, it in enumerate(out[:ANSWERS]):
+        if id(it) not in facet_news:
+            continue
         said = _facts(text(it))[2]
-        if id(it) in facet_news and not _WISH.search(said) and not _someone_s_facet(said, facets, query):
+        if not _WISH.search(said) and not _someone_s_facet(said, facets, query):
             return [it, *out[:i], *out[i + 1:]]
     return out
 
