@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,18 @@ def one_error(r: subprocess.CompletedProcess, code: int = 1) -> str:
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     return lines[0]
+
+
+_FIGURE = re.compile(r"\d+\.\d{3,}|\d+(?:\.\d+)?(?= days old)")
+
+
+def same_but_scores(one: str, other: str) -> bool:
+    """The two outputs say the same, their scores to the last printed digit: a score decays with the
+    note's age, so two runs a second apart may differ there."""
+    if _FIGURE.sub("F", one) != _FIGURE.sub("F", other):
+        return False
+    a, b = _FIGURE.findall(one), _FIGURE.findall(other)
+    return len(a) == len(b) and all(abs(float(x) - float(y)) <= 0.0015 for x, y in zip(a, b))
 
 
 def tree(path: Path) -> list[str]:
