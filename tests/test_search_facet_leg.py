@@ -193,6 +193,50 @@ def test_an_update_of_the_facet_asked_goes_above_a_first_result_naming_none_of_i
     assert out[0]["snippet"].endswith(NEW_JOB[1]) and out[1]["snippet"].endswith(OLD_JOB[1])
 
 
+SMALL_TALK = ("How's it going today?", "Ok cool", "Pretty good, thanks for asking! How about you?",
+              "As an AI, what do you think about oysters?", "Take it easy this weekend!",
+              "Do you remember where I climb?", "Can you write me a poem about the sea?", "lol yeah",
+              "Find me some deals this week.", "thanks!", "I don't have access to your calendar, do I?",
+              "Just tired, long week.", "haha true", "see you tomorrow", "what a day", "nice one")
+
+
+def _ranked(lines: dict[int, tuple[str, str]], n: int = 20) -> list[dict]:
+    """``n`` rows scored from 0.70 down, small talk but at the ranks ``lines`` gives (rank: (day, text))."""
+    return _rows(*(lines.get(i, (f"2026-09-{1 + i:02d}", SMALL_TALK[i % len(SMALL_TALK)])) + (0.70 - 0.012 * i,)
+                   for i in range(n)))
+
+
+def test_an_update_of_the_facet_ranked_past_the_first_answers_still_leads():
+    # small talk the embedder finds close to any short question ranked above "Got the promotion!!",
+    # ninth for "What's my job title?": two lines the facet links are read within the first HORIZON
+    senior, staff = ("2026-10-12", "I'm a senior engineer on the payments team."), \
+        ("2026-10-22", "Got the promotion!! Officially Staff Engineer as of this week.")
+    out = prefer_newest(_ranked({3: senior, 8: staff}), "What's my job title?")
+    assert out[0]["snippet"].endswith(staff[1]), [r["snippet"] for r in out[:4]]
+    assert [r.get("supersededBy") for r in out if r["snippet"].endswith(senior[1])] == ["memory/2026-10-22.md#L9-L9"]
+    # the same order for any number of results asked for: past the HORIZON nothing is read
+    out = prefer_newest(_ranked({3: senior, 17: staff}), "What's my job title?")
+    assert out[0]["snippet"].endswith(SMALL_TALK[0]) and not any(r.get("supersededBy") for r in out)
+    # far down, a line the facet does not link is no second answer, though it shares the question's words
+    out = prefer_newest(_ranked({3: senior, 8: ("2026-10-22", "my sister's new job title is head of growth")}),
+                        "What's my job title?")
+    assert out[0]["snippet"].endswith(SMALL_TALK[0]) and not any(r.get("supersededBy") for r in out)
+
+
+@pytest.mark.parametrize("earlier, later, query, led", [
+    # a kind one has one at a time, read by the kind's own reading (a fresh-eyes review's case)
+    ("I drive a 2012 Honda Civic", "Traded in the Civic, my car now is a used 2021 RAV4", "What car do I drive?", True),
+    # a word shared that far down vouches for nothing: another sense of the kind's word
+    ("I bank with Chase, checking and savings",
+     "Bank holiday weekend plans changed, now we're going to Brighton instead", "Which bank do I use?", False),
+    ("我的工资卡是招商银行的", "今天路过银行门口，发现旁边新开了一家奶茶店，现在天天排长队", "我的银行卡是哪家银行的？", False),
+])
+def test_past_the_first_answers_only_a_facet_or_a_kind_s_reading_pairs_two_lines(earlier, later, query, led):
+    out = prefer_newest(_ranked({1: ("2026-08-08", earlier), 12: ("2026-10-11", later)}), query)
+    assert out[0]["snippet"].endswith(later) is led, [r["snippet"] for r in out[:3]]
+    assert any(r.get("supersededBy") for r in out) is led
+
+
 @pytest.mark.parametrize("query, lines, first", [
     # a supposition, someone else's facet, another person's work: none is an update to put first (a
     # fresh-eyes review's cases: the code before put each above the answer)

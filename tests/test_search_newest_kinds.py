@@ -152,6 +152,14 @@ def test_the_pair_must_both_answer_the_question():
         "memory/2026-10-20.md"
 
 
+@pytest.mark.parametrize("query, asked", [
+    ("Who is my supervisor now?", True), ("我现在的上司是谁？", True), ("Who's my manager now?", True),
+    ("Who is my sister's manager now?", False),  # someone else's
+])
+def test_one_s_boss_however_named_is_the_kind_asked(query, asked):
+    assert any(kinds_asked(query)) is asked
+
+
 def test_the_kind_asked_is_the_one_both_name():
     asked = kinds_asked("Which bank do I use?")
     # two cars are no answer about the bank

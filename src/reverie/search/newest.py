@@ -457,7 +457,8 @@ def _note_of(path: str, text: str) -> str:
 # 2万8"), and of 60 updates written apart from this code (benchmarks/updates_fresh_data.py) those
 # rules caught 13. So where the question vouches for the pair, a looser reading decides: a question
 # asking for a fact as it stands (search/current.asks_what_holds), two of the owner's statements near
-# the top of its results (the first :data:`ANSWERS`, each one's score at least :data:`ANSWER_RATIO`
+# the top of its results (the first :data:`ANSWERS`, or for two lines a facet the question names links
+# or of a kind it asks about, the first :data:`HORIZON`; each one's score at least :data:`ANSWER_RATIO`
 # of the other's), both about what the question asks (a word of it, or two Chinese characters one
 # of which is of its words, beside one of the owner's people; or, sharing no word, a facet of life
 # the question names, said in other words: text/facets.py) or about one named thing (see
@@ -844,7 +845,6 @@ _NOT_THE_THING = re.compile(
     r"open|opens|close|closes|closing|hours|number|mortgage|loan|coffee|park|best|fastest|cheapest|recommend\w*)\b"
     r"|\b(?:boss|manager)'s|保险|车险|车牌|车位|停在|停车|钥匙|密码|网速|到期|多少钱|几点|关门|开门|房贷|贷款|号码|咖啡"
     r"|最好|最快|最便宜|推荐", re.I)
-_BOSS_WORDS = frozenset({"boss", "manager", "老板", "领导", "经理"})
 
 
 @lru_cache(maxsize=1024)
@@ -858,7 +858,9 @@ def kinds_asked(query: str) -> tuple[bool, ...]:
     if counts_instances(query) or _NOT_THE_THING.search(query):
         return tuple(False for _ in _kind_words())
     low = with_heads_named(query).lower()
-    if people_in(query) - _BOSS_WORDS:  # someone else's ("What car does my sister drive now?", 我爸现在开的是什么车)
+    # someone else's ("What car does my sister drive now?", 我爸现在开的是什么车); one's boss, however named
+    # (supervisor, 上司), is the kind asked
+    if any(kin(p) != kin("boss") for p in people_in(query)):
         return tuple(False for _ in _kind_words())
     return tuple(any(names(low, h) for h in heads) and kind.asked_in(query) for heads, _, _, kind in _kind_words())
 
@@ -1197,7 +1199,11 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (two texts sharing no subject word, nor a facet the question names, are never two answers:
             # most pairs stop at this test)
-            pair = not hit and holds and rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
+            # (both among the first ANSWERS; or, for two lines a facet the question names links (below),
+            # anywhere in the HORIZON read: "Got the promotion!! Officially Staff Engineer" ranked ninth
+            # for "What's my job title?", behind small talk the embedder finds close to any short question)
+            near = rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
+            pair = not hit and holds and (near or bool(facets) or kinds)
             # (for a question about one of the owner's people, a later line of the owner's own doing must
             # name them if the earlier does: "I now teach an after-school club" is no news of "the kids go
             # to the YMCA after-school program", for "What after-school program are the kids in now?";
@@ -1206,15 +1212,19 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             pair = pair and (names_them or not _names_people(f_old[2], people_asked)
                              or not OWNER.search(_statement(f_new[2])))
             linked = pair and names_them and bool(facets) and _linked(facets, f_new, f_old, names_asked)
+            pair = pair and (near or linked or kinds and _names_kind(f_new[2], asked_kinds)
+                             and _names_kind(f_old[2], asked_kinds))
             if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
                 ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
                 low = min(ratios[0], LINKED_RATIO) if linked else ratios[0]  # (a facet's pair: wider)
+                # (past the first ANSWERS, only a facet's link or the kind's own reading vouches: a word
+                # shared there is too weak, "Bank holiday weekend plans changed" after "I bank with Chase")
                 hit = low <= ratio <= 1 / low and (
-                    bool(shared - _ANY_TOPIC or linked) and answers_alike(text(newer), text(older), asked, ratio,
-                                                                          named, ratios[1], amount, linked)
+                    bool(shared - _ANY_TOPIC or linked) and (near or linked)
+                    and answers_alike(text(newer), text(older), asked, ratio, named, ratios[1], amount, linked)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if not hit and holds and rank[id(older)] == 0 and shared and _name_left(f_new[2], f_old[2]):
                 # the answer's named value said to have left, however far down the later line ranks
@@ -1271,14 +1281,14 @@ def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], 
     third. A result naming no facet the question names may well be its answer, said in words no facet
     holds ("all my meds come from Rite Aid on Main" for "Which pharmacy do I use?"): a line naming the
     facet goes above it only when it is an update of another that names it too, so that two statements
-    of the facet and a change between them vouch for the matter; only among the first :data:`ANSWERS`,
+    of the facet and a change between them vouch for the matter; only within the :data:`HORIZON`,
     where the pairs were read; and not a wish or a supposition ("if I moved to Oakland my commute would
     be like 90 minutes", 要是搬到朝阳) nor someone else's facet ("Emma's bedtime is now 8pm"): a fresh-eyes
     review's cases, each of which had moved a wrong mark's line above the answer."""
     lead = _owner_said(_facts(text(out[0]))[2])  # (an assistant's turn names nothing the owner holds)
     if facets & facets_of(lead) or _names_kind(lead, asked_kinds):
         return out
-    for i, it in enumerate(out[:ANSWERS]):
+    for i, it in enumerate(out[:HORIZON]):
         if id(it) not in facet_news:
             continue
         said = _facts(text(it))[2]
