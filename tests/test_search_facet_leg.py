@@ -159,6 +159,9 @@ def test_a_facet_links_two_answers_only_where_the_change_is_of_it(earlier, later
     # a promotion to a job's name, a sleep schedule (a third review's misses)
     ("promoted to staff engineer today!!", {"job title"}), ("promoted to the front of the line", set()),
     ("最近调作息了，每天十点半就睡", {"sleep"}),
+    # where a small child spends the day (a review's miss: 孩子转到星星幼儿园了), not a level of skill
+    ("孩子转到星星幼儿园了，今天第一天去", {"childcare"}), ("Which preschool does Leo go to now?", {"childcare"}),
+    ("他的英语就是幼儿园水平", set()),
 ])
 def test_the_facets_of_who_one_reports_to_and_who_one_rents_from(text, facets):
     assert facets_of(text) == frozenset(facets)
@@ -226,6 +229,7 @@ def test_an_update_of_the_facet_ranked_past_the_first_answers_still_leads():
 @pytest.mark.parametrize("earlier, later, query, led", [
     # a kind one has one at a time, read by the kind's own reading (a fresh-eyes review's case)
     ("I drive a 2012 Honda Civic", "Traded in the Civic, my car now is a used 2021 RAV4", "What car do I drive?", True),
+    ("孩子在阳光幼儿园上小班", "孩子转到星星幼儿园了，今天第一天去", "孩子现在在哪个幼儿园？", True),
     # a word shared that far down vouches for nothing: another sense of the kind's word
     ("I bank with Chase, checking and savings",
      "Bank holiday weekend plans changed, now we're going to Brighton instead", "Which bank do I use?", False),
