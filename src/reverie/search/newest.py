@@ -1100,10 +1100,20 @@ def _facet_changed(text: str, facets: frozenset[str], shared: frozenset[str]) ->
     A line says several things: "猫粮换成渴望了，兽医说蛋白质含量高一点对它好" changed the cat's food and the
     vet only spoke, "房东来修了水管，顺便把网换成了电信" changed the internet; "以前看牙的那位主任退休了，现在挂的是
     他徒弟赵医生的号" changed the dentist."""
+    parts = _parts_read(text)
+    about = [bool(facets & named or shared & subject) for named, subject, _, _ in parts]
+    return any((about[i] or i and about[i - 1] and goes_on) and changed
+               for i, (_, _, goes_on, changed) in enumerate(parts))
+
+
+@lru_cache(maxsize=1024)
+def _parts_read(text: str) -> tuple[tuple[frozenset[str], frozenset[str], bool, bool], ...]:
+    """For each clause (Chinese) or sentence of ``text``: the facets it names, its subject, whether it
+    goes on from the one before (:data:`_GOES_ON` or a number) and whether it says a change (or a number)
+    -- read once per line, however many earlier lines :func:`_facet_changed` weighs it against."""
     parts = [p for p in (_CLAUSE.split(text) if has_cjk(text) else _sentences(text)) if p.strip()]
-    about = [bool(facets & facets_of(p) or shared & _subject(p)) for p in parts]
-    return any((about[i] or i and about[i - 1] and (_GOES_ON.match(p) or numbers(p)))
-               and (_says_change(p) or _left_said(p) or numbers(p)) for i, p in enumerate(parts))
+    return tuple((facets_of(p), _subject(p), bool(_GOES_ON.match(p) or numbers(p)),
+                  bool(_says_change(p) or _left_said(p) or numbers(p))) for p in parts)
 
 
 # a clause or a sentence going on about what the one before named: "now …", "so …", 现在…, 所以…
@@ -1167,6 +1177,10 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # superseded), unless both are short statements (a fact corrected later the same day); a
     # promoted entry belongs to the note it cites
     note = {id(it): _note_of(str(cite(it)).split("#", 1)[0], text(it)) for _, _, it in dated_items}
+    # what each line names of the facets and the kinds asked: two lines past the first ANSWERS are read
+    # as two answers only when both name one (most such pairs stop there)
+    of_facet = {id(it): facets & facets_of(facts[id(it)][2]) for _, _, it in dated_items} if facets else {}
+    of_kind = {id(it): _names_kind(facts[id(it)][2], asked_kinds) for _, _, it in dated_items} if kinds else {}
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
     facet_news: set[int] = set()  # the updates of which both lines name a facet (or a kind) the question names
@@ -1197,13 +1211,14 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2], asked)
                               and not _NOT_NOW.search(f_new[2])
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
-            # (two texts sharing no subject word, nor a facet the question names, are never two answers:
-            # most pairs stop at this test)
-            # (both among the first ANSWERS; or, for two lines a facet the question names links (below),
-            # anywhere in the HORIZON read: "Got the promotion!! Officially Staff Engineer" ranked ninth
-            # for "What's my job title?", behind small talk the embedder finds close to any short question)
+            # (both among the first ANSWERS; or, both naming a facet the question names or a kind it asks
+            # about, anywhere in the HORIZON read: "Got the promotion!! Officially Staff Engineer" ranked
+            # ninth for "What's my job title?", behind small talk the embedder finds close to any short
+            # question)
             near = rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
-            pair = not hit and holds and (near or bool(facets) or kinds)
+            kind_both = kinds and of_kind[id(newer)] and of_kind[id(older)]
+            pair = not hit and holds and (near or bool(facets and of_facet[id(newer)] & of_facet[id(older)])
+                                          or kind_both)
             # (for a question about one of the owner's people, a later line of the owner's own doing must
             # name them if the earlier does: "I now teach an after-school club" is no news of "the kids go
             # to the YMCA after-school program", for "What after-school program are the kids in now?";
@@ -1212,8 +1227,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             pair = pair and (names_them or not _names_people(f_old[2], people_asked)
                              or not OWNER.search(_statement(f_new[2])))
             linked = pair and names_them and bool(facets) and _linked(facets, f_new, f_old, names_asked)
-            pair = pair and (near or linked or kinds and _names_kind(f_new[2], asked_kinds)
-                             and _names_kind(f_old[2], asked_kinds))
+            pair = pair and (near or linked or kind_both)
+            # (two texts sharing no subject word, nor a facet the question names, are never two answers:
+            # most pairs stop at this test)
             if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
@@ -1232,8 +1248,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
             if hit and (newest is None or when_new > newest[1]):
-                newest = (newer, when_new, bool(facets and facets & facets_of(f_new[2]) & facets_of(f_old[2]))
-                          or kinds and _names_kind(f_new[2], asked_kinds) and _names_kind(f_old[2], asked_kinds))
+                newest = (newer, when_new, bool(facets and of_facet[id(newer)] & of_facet[id(older)]) or kind_both)
         if newest is not None:
             by[id(older)] = newest[0]
             marks[id(older)] = cite(newest[0])
