@@ -31,7 +31,7 @@ from itertools import repeat
 from ..text.boilerplate import said_by_assistant
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers, stem
-from ..text.facets import facets_of
+from ..text.facets import facets_named, facets_of
 from ..text.focus import focus_of, focus_words, names_focus
 from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, SHORT_ZH, WORDS_EN, WORDS_ZH, kin, people_in
 from .keyword import STOP_WORDS
@@ -1089,7 +1089,7 @@ def _linked(facets: frozenset[str], later: tuple, earlier: tuple, names: frozens
     coarse, a name is not ("猫粮换成渴望了，兽医说…" is no news of Biscuit's vet after "We switched
     Biscuit's vet to Happy Paws"). (That both answer the question is the caller's to judge, by
     their ranks and scores.)"""
-    both = facets & facets_of(later[2]) & facets_of(earlier[2])
+    both = facets_named(later[2], facets) & facets_named(earlier[2], facets)
     return bool(both) and not (names & earlier[0]) - later[0] and _facet_changed(later[2], both, later[0] & earlier[0])
 
 
@@ -1101,18 +1101,18 @@ def _facet_changed(text: str, facets: frozenset[str], shared: frozenset[str]) ->
     vet only spoke, "房东来修了水管，顺便把网换成了电信" changed the internet; "以前看牙的那位主任退休了，现在挂的是
     他徒弟赵医生的号" changed the dentist."""
     parts = _parts_read(text)
-    about = [bool(facets & named or shared & subject) for named, subject, _, _ in parts]
+    about = [bool(shared & subject or facets_named(p, facets)) for p, subject, _, _ in parts]
     return any((about[i] or i and about[i - 1] and goes_on) and changed
                for i, (_, _, goes_on, changed) in enumerate(parts))
 
 
 @lru_cache(maxsize=1024)
-def _parts_read(text: str) -> tuple[tuple[frozenset[str], frozenset[str], bool, bool], ...]:
-    """For each clause (Chinese) or sentence of ``text``: the facets it names, its subject, whether it
-    goes on from the one before (:data:`_GOES_ON` or a number) and whether it says a change (or a number)
-    -- read once per line, however many earlier lines :func:`_facet_changed` weighs it against."""
+def _parts_read(text: str) -> tuple[tuple[str, frozenset[str], bool, bool], ...]:
+    """Each clause (Chinese) or sentence of ``text``, with its subject, whether it goes on from the one
+    before (:data:`_GOES_ON` or a number) and whether it says a change (or a number) -- read once per
+    line, however many earlier lines :func:`_facet_changed` weighs it against."""
     parts = [p for p in (_CLAUSE.split(text) if has_cjk(text) else _sentences(text)) if p.strip()]
-    return tuple((facets_of(p), _subject(p), bool(_GOES_ON.match(p) or numbers(p)),
+    return tuple((p, _subject(p), bool(_GOES_ON.match(p) or numbers(p)),
                   bool(_says_change(p) or _left_said(p) or numbers(p))) for p in parts)
 
 
@@ -1179,7 +1179,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     note = {id(it): _note_of(str(cite(it)).split("#", 1)[0], text(it)) for _, _, it in dated_items}
     # what each line names of the facets and the kinds asked: two lines past the first ANSWERS are read
     # as two answers only when both name one (most such pairs stop there)
-    of_facet = {id(it): facets & facets_of(facts[id(it)][2]) for _, _, it in dated_items} if facets else {}
+    of_facet = {id(it): facets_named(facts[id(it)][2], facets) for _, _, it in dated_items} if facets else {}
     of_kind = {id(it): _names_kind(facts[id(it)][2], asked_kinds) for _, _, it in dated_items} if kinds else {}
     by: dict[int, object] = {}
     marks: dict[int, str] = {}

@@ -225,3 +225,15 @@ def facets_of(text: str) -> frozenset[str]:
     low = text.lower()
     cjk = has_cjk(low)
     return frozenset(facet for facet, en, zh in _parsed() if en.search(low) or (cjk and zh.search(low)))
+
+
+@lru_cache(maxsize=8192)
+def facets_named(text: str, among: frozenset[str]) -> frozenset[str]:
+    """Those of ``among`` that ``text`` names: :func:`facets_of` reading only their patterns (a search
+    weighs the lines it ranks against the one or two facets its question names, not all of them)."""
+    if not among:
+        return frozenset()
+    low = text.lower()
+    cjk = has_cjk(low)
+    return frozenset(facet for facet, en, zh in _parsed()
+                     if facet in among and (en.search(low) or (cjk and zh.search(low))))
