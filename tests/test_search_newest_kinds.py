@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from reverie.search.newest import asks_of_a_kind, kind_answers, kinds_asked, prefer_newest
+from reverie.search.newest import _kind_words, asks_of_a_kind, kind_answers, kinds_asked, prefer_newest
 
 from answer_rows import two_answers
 
@@ -153,11 +153,15 @@ def test_the_pair_must_both_answer_the_question():
 
 
 @pytest.mark.parametrize("query, asked", [
-    ("Who is my supervisor now?", True), ("我现在的上司是谁？", True), ("Who's my manager now?", True),
-    ("Who is my sister's manager now?", False),  # someone else's
+    ("Who is my supervisor now?", {"boss"}), ("我现在的上司是谁？", {"boss"}), ("Who's my manager now?", {"boss"}),
+    ("Who is my sister's manager now?", set()),  # someone else's
+    # the boss's own things are not the owner's, nor is the boss's boss
+    ("What car does my supervisor drive now?", set()), ("Which bank does my boss use?", set()),
+    ("我上司现在开什么车？", set()), ("Who is my supervisor's boss now?", set()), ("我上司的上司现在是谁？", set()),
+    ("What car do I drive now?", {"car"}),
 ])
 def test_one_s_boss_however_named_is_the_kind_asked(query, asked):
-    assert any(kinds_asked(query)) is asked
+    assert {heads[0] for a, (heads, _, _, _) in zip(kinds_asked(query), _kind_words()) if a} == asked
 
 
 def test_the_kind_asked_is_the_one_both_name():

@@ -843,7 +843,7 @@ def _kind_words() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ..
 _NOT_THE_THING = re.compile(
     r"\b(?:insurance|insurer|plates?|wash|parked|parking|keys?|licen[cs]e|registration|speed|password|bills?|outage|"
     r"open|opens|close|closes|closing|hours|number|mortgage|loan|coffee|park|best|fastest|cheapest|recommend\w*)\b"
-    r"|\b(?:boss|manager)'s|保险|车险|车牌|车位|停在|停车|钥匙|密码|网速|到期|多少钱|几点|关门|开门|房贷|贷款|号码|咖啡"
+    r"|\b(?:boss|manager|supervisor)'s|(?:老板|领导|上司|经理)的(?!是)|保险|车险|车牌|车位|停在|停车|钥匙|密码|网速|到期|多少钱|几点|关门|开门|房贷|贷款|号码|咖啡"
     r"|最好|最快|最便宜|推荐", re.I)
 
 
@@ -859,10 +859,15 @@ def kinds_asked(query: str) -> tuple[bool, ...]:
         return tuple(False for _ in _kind_words())
     low = with_heads_named(query).lower()
     # someone else's ("What car does my sister drive now?", 我爸现在开的是什么车); one's boss, however named
-    # (supervisor, 上司), is the kind asked
-    if any(kin(p) != kin("boss") for p in people_in(query)):
+    # (manager, supervisor, 上司), is the boss kind asked, and another kind named is the boss's ("What car
+    # does my supervisor drive?")
+    people = {kin(p) for p in people_in(query)}
+    if people - {kin("boss")}:
         return tuple(False for _ in _kind_words())
-    return tuple(any(names(low, h) for h in heads) and kind.asked_in(query) for heads, _, _, kind in _kind_words())
+    asked = tuple(any(names(low, h) for h in heads) and kind.asked_in(query) for heads, _, _, kind in _kind_words())
+    if people and any(a and heads[0] != "boss" for a, (heads, _, _, _) in zip(asked, _kind_words())):
+        return tuple(False for _ in _kind_words())
+    return asked
 
 
 def asks_of_a_kind(query: str) -> bool:
@@ -1030,7 +1035,8 @@ def kind_answers(later: str, earlier: str, asked: tuple[bool, ...]) -> bool:
     switching to T-Mobile"), a thing used for a while, tried, given or spoken of (a rental, a test
     drive, a trial, a work phone, a gift, a second account "on top of" the first: :data:`_NOT_ONES_OWN`),
     or someone else's news ("My brother switched to a Pixel", "She finally switched"). The caller
-    holds both among the first answers, each nearly as relevant as the other (:func:`order`)."""
+    holds both among the first answers (the first :data:`ANSWERS`, or both naming the kind in the first
+    :data:`HORIZON`), each nearly as relevant as the other (:func:`order`)."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
     if not a or not b or a.endswith(("?", "？")) or a == b or _WISH.search(a) or _NOT_ONES_OWN.search(a):
         return False
@@ -1227,9 +1233,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             pair = pair and (names_them or not _names_people(f_old[2], people_asked)
                              or not OWNER.search(_statement(f_new[2])))
             linked = pair and names_them and bool(facets) and _linked(facets, f_new, f_old, names_asked)
-            pair = pair and (near or linked or kind_both)
-            # (two texts sharing no subject word, nor a facet the question names, are never two answers:
-            # most pairs stop at this test)
+            pair = pair and (near or linked or kind_both)  # (a shortcut: the reading below asks as much)
+            # (near the top, two texts sharing no subject word, nor a facet the question names, are never
+            # two answers: most of those pairs stop at this test)
             if pair and (kinds or shared - _ANY_TOPIC or linked):
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I

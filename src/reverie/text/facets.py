@@ -132,14 +132,15 @@ FACETS: dict[str, str] = {
                  r"销售|采购|文案|美术|维护|理赔|供应链|HR|hr|行政|财务|客服|老师|医生|护士|厨师|会计)",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
-    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair childcare preschool pre-k "
-                 r"nursery_school "
+    "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair childcare "
+                 r"re:(?<!teach\s)(?<!teaches\s)(?<!teaching\s)(?<!taught\s)\b(?:preschools?|pre-?k|nursery\s+schools?)\b"
+                 r"(?!\s+teachers?) "
                  r"re:(?<!doggy\s)(?<!doggie\s)(?<!dog\s)(?<!pet\s)(?<!adult\s)(?<!senior\s)\bdaycares?\b"
                  r"|\b(?:picks?|picking|picked)\s+(?:up\s+the\s+kids(?!['’])|the\s+kids\s+up)\b|\bschool\s+run\b(?!\s+by)"
                  r"|\bafter-?school\s+(?:program|programme|care|club)\b "
                  r"re:(?<!dog\s)(?<!cat\s)(?<!pet\s)(?<!house\s)(?<!plant\s)\bsitters?\b "
                  r"| 保姆 育儿嫂 托班 托育 (?<![好难])(?:带孩子|带娃|看孩子)(?![去出写玩的逛看打])"
-                 r" 接送孩子 孩子[^，。！？\s]{0,4}谁(?:带|看|接)(?!过) 托儿所 幼儿园(?!水平|级别|的水平)",
+                 r" 接送孩子 孩子[^，。！？\s]{0,4}谁(?:带|看|接)(?!过) 托儿所 幼儿园(?!老师|园长|上班|工作|水平|级别|当老师|的老师|的水平)",
     "allowance": r"re:(?<!baggage\s)(?<!luggage\s)(?<!data\s)\ballowances?\b | 生活费",
     "choir": r"choir choirs chorus soprano baritone voice_part re:(?<!palo\s)\baltos?\b re:\btenors?\b(?!\s+of) "
              "| 合唱 声部 [男女][高中低]音 唱[男女]?[高中低] [高中低]音(?:组|部)",
