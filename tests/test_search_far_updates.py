@@ -8,12 +8,11 @@ import pytest
 from far_update_cases import CASES
 from reverie.search.newest import ANSWERS, prefer_newest
 
-# where the order still differs from the careful reader (docs/search.md, "Farther down"): a carrier and an
-# internet provider named by no member the kind knows ("I'm on T-Mobile", "Switched our internet to Sonic
-# fiber"), a gym in two languages (no facet: a climbing gym and a fitness one are two), and one ambiguous
-# trap ("Our team's new manager for the project site in Lisbon", taken to replace "My manager is Priya" as
-# it was near the top before)
-STILL_DIFFERS = {5, 6, 10, 22, 37}
+# where the order still differs from the careful reader (docs/search.md, "Farther down"): an internet
+# provider named by no member the kind knows ("Switched our internet to Sonic fiber"), a gym in two languages
+# (no facet: a climbing gym and a fitness one are two), and one ambiguous trap ("Our team's new manager for
+# the project site in Lisbon", taken to replace "My manager is Priya" as it was near the top before)
+STILL_DIFFERS = {5, 10, 22, 37}
 
 
 def _rows(rows: list[tuple[str, str]]) -> list[dict]:

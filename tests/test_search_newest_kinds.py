@@ -164,6 +164,16 @@ def test_one_s_boss_however_named_is_the_kind_asked(query, asked):
     assert {heads[0] for a, (heads, _, _, _) in zip(kinds_asked(query), _kind_words()) if a} == asked
 
 
+@pytest.mark.parametrize("later, led", [
+    # the thing named right after "my carrier is now" is taken (a fresh-eyes review's case)
+    ("Ported my number yesterday, my carrier is now Verizon", True),
+    ("my sister's carrier is now Verizon", False), ("her carrier is now Verizon", False),
+])
+def test_my_thing_is_now_a_member(later, led):
+    out = prefer_newest(two_answers("I'm on T-Mobile, the unlimited plan", later), "Who is my phone carrier?")
+    assert (out[0]["path"] == "memory/2026-10-20.md") is led, [r["snippet"] for r in out]
+
+
 def test_the_kind_asked_is_the_one_both_name():
     asked = kinds_asked("Which bank do I use?")
     # two cars are no answer about the bank

@@ -960,7 +960,9 @@ _TAKES_EN = re.compile(
     r"|(?:the\s+new\s+one|my\s+new\s+\w+|mine)(?:\s+is|'s)\s+(?:now\s+)?(?=(?:a|an|the)\s))?"
     r"(?:(?:switched|moved|changed|ported|transferred|upgraded|traded|signed\s+up|made\s+the\s+(?:jump|switch|move)|"
     r"picked\s+up|bought|got|getting|caved\s+and\s+got|drive|driving|use|using|on|with|at|bank(?:ing)?\s+with|joined|"
-    r"goes\s+to|go\s+to|put\s+me\s+on|pay(?:ing)?\s+for|a|an|(?:gone|went|going)(?!\s+to\b))\b(?:\s+\S+){0,6}?\s*)$", re.I)
+    r"goes\s+to|go\s+to|put\s+me\s+on|pay(?:ing)?\s+for|a|an|(?:gone|went|going)(?!\s+to\b))\b(?:\s+\S+){0,6}?\s*"
+    # ("my carrier is now Verizon": the thing itself named right after)
+    r"|(?:(?:so|and|but|then|now|finally|just|officially|also)\s+)*my\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+now\s*)$", re.I)
 _BE_EN = re.compile(r"^(?:(?:so|and|but|now)\s+)*(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:(?:now|just|fully|officially)\s+)*$")
 _TAKES_ZH = re.compile(r"(?:换成了?|换了|换到|转到|转去|改用|改成了?|改到|开了|办了|提了|买了|用上了?|开上了?|都用|只用|"
                        r"用的是|开的是|现在用|现在开|现在是|转网到|开始|发到|打到|存到|入了|改开|改装了?|改办|都在|都去|都用)"
