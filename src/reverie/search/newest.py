@@ -861,11 +861,10 @@ def kinds_asked(query: str) -> tuple[bool, ...]:
     # someone else's ("What car does my sister drive now?", 我爸现在开的是什么车); one's boss, however named
     # (manager, supervisor, 上司), is the boss kind asked, and another kind named is the boss's ("What car
     # does my supervisor drive?")
-    people = {kin(p) for p in people_in(query)}
-    if people - {kin("boss")}:
+    if _people_asked(query):
         return tuple(False for _ in _kind_words())
     asked = tuple(any(names(low, h) for h in heads) and kind.asked_in(query) for heads, _, _, kind in _kind_words())
-    if people and any(a and heads[0] != "boss" for a, (heads, _, _, _) in zip(asked, _kind_words())):
+    if people_in(query) and any(a and heads[0] != "boss" for a, (heads, _, _, _) in zip(asked, _kind_words())):
         return tuple(False for _ in _kind_words())
     return asked
 
@@ -1224,9 +1223,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # ninth for "What's my job title?", behind small talk the embedder finds close to any short
             # question)
             near = rank[id(older)] < ANSWERS and rank[id(newer)] < ANSWERS
+            facet_both = bool(facets and of_facet[id(newer)] & of_facet[id(older)])
             kind_both = kinds and of_kind[id(newer)] and of_kind[id(older)]
-            pair = not hit and holds and (near or bool(facets and of_facet[id(newer)] & of_facet[id(older)])
-                                          or kind_both)
+            pair = not hit and holds and (near or facet_both or kind_both)
             # (for a question about one of the owner's people, a later line of the owner's own doing must
             # name them if the earlier does: "I now teach an after-school club" is no news of "the kids go
             # to the YMCA after-school program", for "What after-school program are the kids in now?";
@@ -1256,7 +1255,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
             if hit and (newest is None or when_new > newest[1]):
-                newest = (newer, when_new, bool(facets and of_facet[id(newer)] & of_facet[id(older)]) or kind_both)
+                newest = (newer, when_new, facet_both or kind_both)
         if newest is not None:
             by[id(older)] = newest[0]
             marks[id(older)] = cite(newest[0])
@@ -1309,7 +1308,7 @@ def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], 
     be like 90 minutes", 要是搬到朝阳) nor someone else's facet ("Emma's bedtime is now 8pm"): a fresh-eyes
     review's cases, each of which had moved a wrong mark's line above the answer."""
     lead = _owner_said(_facts(text(out[0]))[2])  # (an assistant's turn names nothing the owner holds)
-    if facets & facets_of(lead) or _names_kind(lead, asked_kinds):
+    if facets_named(lead, facets) or _names_kind(lead, asked_kinds):
         return out
     for i, it in enumerate(out[:HORIZON]):
         if id(it) not in facet_news:
@@ -1344,7 +1343,7 @@ _NAME_S = re.compile(r"(?<![\w'’])([A-Z][\w-]+)['’]s\s+(\S+(?:\s+\S+)?)")
 
 def _someone_s_facet(text: str, facets: frozenset[str], query: str) -> bool:
     """Whether ``text`` names one of ``facets`` as the thing of a name the question does not name."""
-    return any(m.group(1) not in query and facets & facets_of(m.group(2)) for m in _NAME_S.finditer(text))
+    return any(m.group(1) not in query and facets_named(m.group(2), facets) for m in _NAME_S.finditer(text))
 
 
 def bring_history(items: list, when, text) -> list:

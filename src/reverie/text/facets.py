@@ -223,18 +223,19 @@ def index_words() -> dict[str, tuple[tuple[str, str], ...]]:
 @lru_cache(maxsize=8192)
 def facets_of(text: str) -> frozenset[str]:
     """The facets ``text`` names (:data:`FACETS`)."""
-    low = text.lower()
-    cjk = has_cjk(low)
-    return frozenset(facet for facet, en, zh in _parsed() if en.search(low) or (cjk and zh.search(low)))
+    return _named(text, None)
 
 
 @lru_cache(maxsize=8192)
 def facets_named(text: str, among: frozenset[str]) -> frozenset[str]:
     """Those of ``among`` that ``text`` names: :func:`facets_of` reading only their patterns (a search
     weighs the lines it ranks against the one or two facets its question names, not all of them)."""
-    if not among:
-        return frozenset()
+    return _named(text, among) if among else frozenset()
+
+
+def _named(text: str, among: frozenset[str] | None) -> frozenset[str]:
+    """The facets ``text`` names, of ``among`` (None: of all)."""
     low = text.lower()
     cjk = has_cjk(low)
     return frozenset(facet for facet, en, zh in _parsed()
-                     if facet in among and (en.search(low) or (cjk and zh.search(low))))
+                     if (among is None or facet in among) and (en.search(low) or (cjk and zh.search(low))))
