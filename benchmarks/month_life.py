@@ -251,7 +251,7 @@ def _active_memory(base: list[str], when: datetime) -> list[dict]:
     return rows
 
 
-def run(provider: str, verbose: bool = False) -> dict:
+def run(provider: str, verbose: bool = False, keep: Path | None = None) -> dict:
     from reverie import Memory
 
     home = Path(tempfile.mkdtemp(prefix="reverie-month-"))
@@ -379,6 +379,9 @@ def run(provider: str, verbose: bool = False) -> dict:
         "seconds": round(time.perf_counter() - t0, 1), "entries": entries,
         "remembered": remembered,
     }
+    if keep:  # the month's home, to search again with other code (the index is rebuilt from its notes)
+        shutil.rmtree(keep, ignore_errors=True)
+        shutil.move(str(home), str(keep))
     shutil.rmtree(home, ignore_errors=True)
     if verbose:
         for t, p in entries:
@@ -456,11 +459,12 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--updates", type=Path, help="the updated facts of this data file instead of the built-in ones "
                     "(its UPDATES: old, new, question, a word only the new holds, one only the old holds): "
                     "updates_fresh_data.py")
+    ap.add_argument("--keep", type=Path, help="keep the month's home in this folder (replaced if it exists)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     if args.updates:
         UPDATES[:] = more_updates(args.updates)
-    r = run(args.provider, args.verbose)
+    r = run(args.provider, args.verbose, args.keep)
     body = render(r)
     print(body)
     for text, why in r["unclean"]:

@@ -193,8 +193,48 @@ def test_the_floor_judges_how_far_the_best_stands_out_of_the_median():
     assert floor.judge(mild, 0.27, 0.08, True, True).passed
     # too few candidates to judge, an uncalibrated embedder, or a path match: not floored
     assert floor.judge(flat[:floor.MIN_UNITS - 1], 0.27, 0.08, True, True).passed
+    # ... but a memory of many units where few are near the question is judged among those few
+    assert not floor.judge(flat[:floor.MIN_POOL], 0.27, 0.08, True, True, units=floor.MIN_UNITS).passed
+    assert floor.judge(flat[:floor.MIN_POOL - 1], 0.27, 0.08, True, True, units=1000).passed
+    assert floor.judge(flat[:floor.MIN_POOL], 0.27, 0.08, True, True, units=floor.MIN_UNITS - 1).passed
     assert floor.judge(flat, None, 0.08, True, True).passed
     assert floor.judge(flat + [cand(100, 0.5, specificity=3)], 0.27, 0.08, True, True).passed
+
+
+def test_a_unit_holding_every_word_of_the_question_passes_whatever_the_vectors_say():
+    # a topic the memory talks about often ("What phone carrier am I with?" among many lines about the
+    # phone) stands out of nothing: the line naming every word asked is evidence enough
+    flat = [cand(i, 0.80 + 0.001 * i) for i in range(30)]
+    flat[0].kw_unit, flat[0].kw = floor.WHOLE_QUESTION, object()
+    ev = floor.judge(flat, 0.27, 0.08, True, True)
+    assert ev.passed and ev.stand_out + floor.COVERAGE_WEIGHT * ev.coverage < 0.27
+    flat[0].kw_unit = floor.WHOLE_QUESTION - 0.05  # most of the words: the vectors still decide
+    assert not floor.judge(flat, 0.27, 0.08, True, True).passed
+
+
+@pytest.mark.semantic
+def test_a_memory_of_one_line_notes_is_judged_too(tmp_path):
+    # forty-eight daily notes of one line each: a question near none of them gathers only the twelve
+    # best windows' units, fewer than MIN_UNITS, and was never floored (every unrelated question came
+    # back with hits); the memory is large enough, so the few are judged
+    m = Memory(home=tmp_path, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="local"',
+                                                                            "memory.search.query.noMemoryFloor=true"])
+    m.init()
+    for i, text in enumerate(NOTES):
+        (m.workspace / f"memory/2026-10-{1 + i % 28:02d}-{i // 28}.md").write_text(f"- {text}\n", encoding="utf-8")
+    m.sync()
+    try:
+        for query in ("my blood type", "我的血型", "my grandmother's maiden name", "汉莎航空常旅客号码"):
+            out = ask(m, query)
+            assert out["debug"]["candidates"] < floor.MIN_UNITS, out["debug"]
+            assert out["results"] == [] and out["note"] == NO_MEMORY, [r["snippet"] for r in out["results"]]
+            assert "standOut" in out["debug"]["relevance"]
+        for query, answer in (("When do I see the dentist?", "Dr. Alvarez"), ("我的车停在哪里了？", "D12"),
+                              ("What should I get Felix for his birthday?", "telescope")):
+            out = ask(m, query)
+            assert any(answer in r["snippet"] for r in out["results"]), [r["snippet"] for r in out["results"]]
+    finally:
+        m.close()
 
 
 def test_keyword_only_judges_coverage():

@@ -9,9 +9,14 @@ workspace, and when it does not the answer is empty (no lexical fill either):
   the candidates' cosines), as a share of the way from there to 1, plus ``COVERAGE_WEIGHT`` times
   the best unit's keyword coverage (a question that names the note's rare words). An unrelated
   question is about as close to every note; an answered one stands out. The bar is calibrated per
-  embedder (the embedder's ``relevance_floor``); an embedder that has none is not floored. Judged
-  only among at least ``MIN_UNITS`` candidates with a vector: in a memory of a handful of notes the
-  median is one of them, and nothing is floored.
+  embedder (the embedder's ``relevance_floor``); an embedder that has none is not floored. A unit
+  holding (nearly) every word of the question (coverage ``WHOLE_QUESTION``) passes whatever the
+  vectors say: a topic the memory talks about often ("What phone carrier am I with?" among many
+  lines about the phone) stands out of nothing, yet memory plainly holds it. Judged only in a
+  memory of at least ``MIN_UNITS`` units, among at least ``MIN_POOL`` candidates with a vector: in
+  a memory of a handful of notes the median is one of them, and nothing is floored; in a larger
+  one a question near few units (many short notes: the best windows bring a dozen) is judged
+  among those few.
 * **keyword-only**: the best unit's keyword coverage (the IDF-weighted share of the query's tokens
   it holds, words the index never saw included) against ``KEYWORD_FLOOR``; where the question's
   characters were read (search/loose.py), ``loose.WEIGHT`` times the share of them a unit holds
@@ -31,8 +36,10 @@ from dataclasses import dataclass
 from . import vouched
 from .candidates import Candidate
 
-MIN_UNITS = 24  # candidates with a vector needed before the vector side judges
+MIN_UNITS = 24  # units in memory (and candidates with a vector) needed before the vector side judges
+MIN_POOL = 8  # ... in a memory that large, a question few units are near still judged among so many
 COVERAGE_WEIGHT = 0.15  # hybrid: the keyword coverage's share in the evidence
+WHOLE_QUESTION = 0.9  # hybrid: a unit holding (nearly) every word of the question passes whatever the vectors say
 KEYWORD_FLOOR = 0.08  # keyword-only: the best unit's coverage (measured: benchmarks/no_memory.py)
 
 
@@ -55,7 +62,7 @@ class Evidence:
 
 
 def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: float | None,
-          use_vectors: bool, use_kw: bool) -> Evidence:
+          use_vectors: bool, use_kw: bool, units: int = 0) -> Evidence:
     """Whether the best candidate of ``pool`` is evidence of a memory about the query. A floor of
     None or 0 is off; with both sides off everything passes."""
     if any(c.specificity for c in pool):
@@ -65,7 +72,7 @@ def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: floa
         coverage = max(coverage, max((vouched.evidence(c) for c in pool), default=0.0))
     stand_out = None
     cosines = [c.vector_raw for c in pool if c.vector_raw is not None] if use_vectors else []
-    if len(cosines) >= MIN_UNITS:
+    if len(cosines) >= MIN_UNITS or (units >= MIN_UNITS and len(cosines) >= MIN_POOL):
         typical = statistics.median(cosines)
         stand_out = (max(cosines) - typical) / max(1e-6, 1.0 - typical)
     vf = vector_floor if vector_floor else None
@@ -73,5 +80,6 @@ def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: floa
     if use_vectors:
         if vf is None or stand_out is None:  # not calibrated, or too few notes to judge: as before
             return Evidence(stand_out, coverage, vf, kf, True)
-        return Evidence(stand_out, coverage, vf, kf, stand_out + COVERAGE_WEIGHT * coverage >= vf)
+        return Evidence(stand_out, coverage, vf, kf,
+                        stand_out + COVERAGE_WEIGHT * coverage >= vf or coverage >= WHOLE_QUESTION)
     return Evidence(stand_out, coverage, vf, kf, kf is None or coverage >= kf)

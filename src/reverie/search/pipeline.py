@@ -451,7 +451,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # selection: minScore judged before decay; keyword-backed hits fill in when too few qualify;
     # when even the best candidate is no evidence of a memory about the query, nothing (floor.py)
     n = params.max_results
-    evidence = floor.judge(pool, params.vector_floor, params.keyword_floor, use_vectors, use_kw)
+    evidence = floor.judge(pool, params.vector_floor, params.keyword_floor, use_vectors, use_kw, qt.n_docs)
     strict = [c for c in ordered if c.eligible and (evidence.passed or c.specificity)]
     lexical = [c for c in ordered if (c.kw is not None or c.dated or c.loose) and not c.eligible] if evidence.passed else []
     # a line said again goes last; for a count, each time the owner said it may be one of the
