@@ -238,6 +238,22 @@ def test_a_later_line_holding_less_of_the_question_must_rank_nearly_as_high():
     assert _first(two_answers(earlier, later, (0.6, 0.45)), query) == "memory/2026-10-02.md"
 
 
+@pytest.mark.parametrize("earlier, later, query", [
+    # the question's words in Chinese are read as character pairs, and those straddling two words
+    # (资面 of 教资面试, 上数 of 上数学课) weighed like words: the later line naming 面试 alone held a third of
+    # what the earlier held, and ranking at 0.77 of it, was taken for another matter
+    ("我的教资面试定在12月9号，紧张死了", "考点通知改时间了，面试推到12月16号，多一周准备也挺好", "教资面试是哪天？"),
+    ("儿子周末在学而思上数学课，周日下午两点", "给儿子换了个数学班，在楼下的小步数学上，周六上午，一个班才六个孩子",
+     "儿子周末在哪上数学课？"),
+])
+def test_a_chinese_question_s_words_are_weighed_by_their_characters(earlier, later, query):
+    assert _first(two_answers(earlier, later, (0.78, 0.59)), query) == "memory/2026-10-20.md"
+    # ... and a later line naming a part of the question still ranks nearly as high, or stays below
+    # ("公司搬到张江了" is no news of where the annual party is, 公司年会)
+    assert _first(two_answers("公司年会定在希尔顿酒店", "公司搬到张江了，离家远了", (0.8, 0.6)),
+                  "公司年会在哪里办？") == "memory/2026-10-02.md"
+
+
 def test_a_change_of_another_matter_stays_below_the_unchanged_answer():
     """"What car do I drive?": "Switched our car insurance to Progressive" (an update of the insurance)
     stays below "I drive a blue Toyota RAV4", never changed (lifting every change near the first result

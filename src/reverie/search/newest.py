@@ -143,6 +143,14 @@ def _size(subject: frozenset[str]) -> float:
     return len(subject) - 0.5 * wide
 
 
+def _extent(words: frozenset[str]) -> float:
+    """How much of a text ``words`` cover, in words: one for a word of other scripts; for Chinese,
+    half its distinct characters (a word of two), so that the bigrams straddling two words of the
+    question ("教资面试": 教资, 资面, 面试) count no more than the words they join."""
+    wide = frozenset(ch for w in words if w[0] >= _WIDE for ch in w)
+    return sum(1 for w in words if w[0] < _WIDE) + 0.5 * len(wide)
+
+
 @lru_cache(maxsize=16_384)
 def _facts(text: str) -> tuple[frozenset[str], frozenset[str], str, float]:
     """What an update is judged on, once per text: its subject, its numbers, its words (a promoted
@@ -626,7 +634,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars and ch not in _ASKING_CHARS
                                                                               for ch in w))
            for w in shared):
-        return linked or ratio >= close or 2 * _size(held & fa[0]) >= _size(held)
+        return linked or ratio >= close or 2 * _extent(held & fa[0]) >= _extent(held)
     return named or linked
 
 
