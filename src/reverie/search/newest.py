@@ -663,6 +663,49 @@ def _amounts(text: str) -> frozenset[str]:
     return numbers(_NOT_AMOUNT.sub(" ", text))
 
 
+# a question asking when ("When is the Hollis rebrand launch?", 食堂几点开饭, 面试是哪天): its answer is a time
+_ASKS_WHEN = re.compile(
+    r"^\W*when\b|\bwhen\s+(?:is|are|was|were|do|does|did|will|would|should|can|am|'s)\b"  # (not "feels when doing")
+    r"|\bwhat\s+(?:time|day|date|days|night|month)"  # (not "what time management techniques")
+    r"(?=['’]s|\s+(?:do|does|did|is|are|was|were|will|would|should|can|am|of)\b|\s*\?|\s*$)"
+    r"|\bwhich\s+(?:day|date|night|month)s?\b|\bhow\s+(?:early|late|often)\b"
+    r"|几点|什么时候|什么时间|哪天|哪一天|几号|星期几|周几|礼拜几|几月|哪个月|几时|多久[^，。？?]{0,6}一次",
+    re.I)
+# a time said: a clock time, a day of the week or of the month, a part of the day, a week or a month to come
+_A_TIME = re.compile(
+    r"\d{1,2}:\d{2}|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+\d{1,2}(?:\.\d{2})?\b(?!\s*(?:%|percent|dollars|bucks|people|pages?))|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri)\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:floor|grade|street|st|avenue|ave|place|row|level|round|time|year))|"
+    r"\b(?:noon|midnight|tonight|tomorrow|weekends?|mornings?|afternoons?|evenings?|nights?|daily|weekly|monthly)\b|"
+    r"\b(?:next|this|every|each)\s+(?:week|month|year|term|quarter|day)\b|\b(?:19|20)\d{2}\b|"
+    r"\b(?:a|an|one|two|three|four|five|six|half\s+an?|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)\s+"
+    r"(?:later|earlier|sooner|from\s+now)\b|\b(?:back|up|forward|out|ahead)\s+(?:by\s+)?(?:a|an|one|two|three|four|five|six|"
+    r"half\s+an?|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)\b|"
+    r"\b(?:end|start|beginning|middle|mid)\s+of\s+(?:the\s+)?(?:week|month|year|quarter|term|semester)\b|"
+    r"\b(?:after|before|until|till)\s+(?:christmas|thanksgiving|easter|new\s+year|the\s+holidays)\b|"
+    r"\b(?:once|twice|three\s+times|\d+\s+times)\s+a\s+(?:day|week|month)\b|"
+    r"[周星期礼拜][一二三四五六日天末]|[\d一二三四五六七八九十两]+\s*(?:点|号(?![楼线门床房位])|日|月|周|年)|"
+    r"[\d一二两三四五六七八九十半]+\s*个?(?:小时|分钟|天|星期|礼拜|月)(?:后|以后|之后|前|左右)?|[\d一二两三四五六七八九十]+次|"
+    r"上午|下午|晚上|早上|中午|傍晚|凌晨|明天|后天|下下?周|下个?月|月底|月初|年底|每天|每周|每月|周末|春节|国庆",
+    re.I)
+
+
+def asks_when(query: str) -> bool:
+    """Whether a question asks when, at what time or how often ("What time is the weekly team sync?",
+    周会几点开？): its answer is a time."""
+    return _ASKS_WHEN.search(query) is not None
+
+
+def _a_time_of_it(later: str, earlier: str) -> bool:
+    """For a question asking when (:func:`asks_when`): whether ``later`` may say another time of what
+    ``earlier`` says, a time (:data:`_A_TIME`) where the earlier says one. A change of the same thing
+    that says no time is of something else: "cafeteria switched vendors" after "the cafeteria opens
+    for lunch at 11:30", "team sync moved to conference room 3B", 食堂二楼换了新的承包商, 英语课换了教室; a
+    review wrote 30 such traps blind, of which the order took 21 before this test."""
+    return not (_A_TIME.search(earlier) and not _A_TIME.search(later))
+
+
 def _an_amount_of_it(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """For a question asking how much: whether ``later`` may say another amount of what ``earlier``
     says, an amount (:func:`_amounts`) where the earlier says one ("Rent is due on the 3rd from now on"
@@ -1166,6 +1209,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     holds = bool(query) and asks_what_holds(query)
     focus = focus_of(query) if holds else None
     amount = holds and asks_amount(query)
+    when_asked = holds and asks_when(query)
     named = focus_words(focus) if focus and _whole_focus(query, focus) else ()
     # most pairs of a result list are judged on one set intersection: without a Chinese word of the
     # question, two texts sharing no subject word never update each other, and sharing fewer than
@@ -1262,6 +1306,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # ("Greta stopped taking my insurance so I'm with Owen Batiste" after "Seeing a
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
+            if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
+                hit = False  # (a time asked: the later says none where the earlier said one)
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new, facet_both or kind_both)
         if newest is not None:
