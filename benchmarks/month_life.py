@@ -86,15 +86,31 @@ UPDATES = [
 ]
 
 
+# a data file's matters told twice (its SAME_MATTER): update index -> the other story's indexes
+TWINS: dict[int, list[int]] = {}
+
+
 def more_updates(path: Path) -> list[tuple]:
     """Updates from a data file (``--updates``): its ``UPDATES``, (old, new, question, a word only the
     new holds, one only the old holds), spread over the month: the old said on days 1-14, the new a
     week to a fortnight later."""
     import runpy
 
-    rows = runpy.run_path(str(path))["UPDATES"]
+    data = runpy.run_path(str(path))
+    rows = data["UPDATES"]
+    TWINS.clear()
+    for a, b in data.get("SAME_MATTER", []):
+        TWINS.setdefault(a, []).append(b)
+        TWINS.setdefault(b, []).append(a)
     return [(1 + j % 14, old, 1 + j % 14 + 7 + (j * 5) % 9, new, q, n, o)
             for j, (old, new, q, n, o) in enumerate(rows)]
+
+
+def newest_words(j: int) -> list[str]:
+    """The words a first result may hold to hold the newest value of update ``j``: its new value's, and
+    those of the same matter's other story when that one was said later."""
+    return [UPDATES[j][5]] + [UPDATES[k][5] for k in TWINS.get(j, []) if UPDATES[k][2] > UPDATES[j][2]]
+
 
 # (day, what the owner says, the secret value, searches on later days, messages that talk near it)
 SECRETS = [
@@ -316,13 +332,13 @@ def run(provider: str, verbose: bool = False, keep: Path | None = None) -> dict:
     # updates: the newest value first
     end = START + timedelta(days=31, hours=12)
     newest = []
-    for _, _, _, _, q, new_word, old_word in UPDATES:
+    for j, (_, _, _, _, q, new_word, old_word) in enumerate(UPDATES):
         res = mem.search(q, now=end, record_signals=False)["results"]
         first = (res[0].get("snippet") or "") if res else ""
-        newest.append((q, new_word in first, first[:100]))
+        newest.append((q, any(w in first for w in newest_words(j)), first[:100]))
     # an honest "no memory": the floor off (before) and on (after), same index
     answerable = [(conv.later[0], conv.facts) for conv in CONVERSATIONS + FACTS if conv.facts] + \
-        [(u[4], [u[5]]) for u in UPDATES]
+        [(u[4], newest_words(j)) for j, u in enumerate(UPDATES)]
     floors = {}
     # the floors are calibrated on hybrid ranking: measured once the month's last index work (the
     # notes Dreaming just wrote) is done, not while another Memory of this process holds the index

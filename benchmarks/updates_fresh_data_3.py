@@ -126,3 +126,12 @@ UPDATES = [
      "joined a jazz choir downtown instead of the community one, they put me in the alto section 🎶",
      "我在合唱团唱什么声部？", "alto", "女高音"),
 ]
+
+# Four matters are told twice, one story in each language, a week apart: one dentist (Castellanos on day
+# 8, 赵医生 on day 21), one phone carrier (Visible, then 联通), one boss (Desmond Kwarteng, then the 组长),
+# one way to work (the 14 bus, then the Chinese one). For the question of the story told first, the
+# other story's later value is the newest statement of the matter in the memory, and a first result
+# holding it is the newest value too (month_life.py reads these pairs of indexes; found 2026-12-05,
+# after the two dentist and carrier questions had been counted as misses while reverie ranked the
+# later story first).
+SAME_MATTER = [(0, 24), (4, 23), (6, 22), (12, 20)]

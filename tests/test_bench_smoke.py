@@ -202,6 +202,22 @@ def test_month_life_benchmark_smoke(monkeypatch, tmp_path: Path) -> None:
     assert "| promoted entries that read as clean facts |" in bench.render(r)
 
 
+def test_month_life_counts_the_later_story_of_a_matter_told_twice() -> None:
+    # updates_fresh_data_3.py tells one dentist's story in English (day 8) and again in Chinese (day 21):
+    # the later one is the newest value for both questions, not for the question of the later story
+    bench = load_benchmark("month_life")
+    saved = list(bench.UPDATES)
+    try:
+        bench.UPDATES[:] = bench.more_updates(Path(bench.__file__).parent / "updates_fresh_data_3.py")
+        assert bench.UPDATES[0][2] < bench.UPDATES[24][2]
+        assert bench.newest_words(0) == [bench.UPDATES[0][5], bench.UPDATES[24][5]]
+        assert bench.newest_words(24) == [bench.UPDATES[24][5]]
+        assert bench.newest_words(1) == [bench.UPDATES[1][5]]
+    finally:
+        bench.UPDATES[:] = saved
+        bench.TWINS.clear()
+
+
 def test_latency_ab_benchmark_smoke(tmp_path: Path) -> None:
     import subprocess
     import sys
