@@ -702,7 +702,7 @@ def _a_time_of_it(later: str, earlier: str) -> bool:
     ``earlier`` says, a time (:data:`_A_TIME`) where the earlier says one. A change of the same thing
     that says no time is of something else: "cafeteria switched vendors" after "the cafeteria opens
     for lunch at 11:30", "team sync moved to conference room 3B", 食堂二楼换了新的承包商, 英语课换了教室; a
-    review wrote 30 such traps blind, of which the order took 21 before this test."""
+    review wrote 30 such traps blind, of which the order took 21 or 22 before this test."""
     return not (_A_TIME.search(earlier) and not _A_TIME.search(later))
 
 
