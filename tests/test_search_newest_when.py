@@ -12,10 +12,10 @@ from when_update_cases import CASES
 
 # where the order still differs from the careful reader (docs/search.md, "A time asked"): new times said
 # where the pair reading finds no shared matter or reads another's news ("manager moved the team sync up an
-# hour", 钢琴老师那边调了一下，儿子的课改到星期六上午了, 诊所…改到周四下午三点了: 医生 is not 牙医), or a
-# time said as "twice a week now", "after Christmas", 两周后 of a line the pair reading does not link; and
-# two traps: another's time said as a change ("my wife's train changed to 7:30"), and 五分钟 read as a time
-STILL_DIFFERS = {3, 5, 11, 16, 17, 18, 19, 20, 21, 23, 27, 37, 48}
+# hour", 钢琴老师那边调了一下，儿子的课改到星期六上午了, 领导说周会提前了半小时), or a time said as "twice a
+# week now", "after Christmas", 两周后 of a line the pair reading does not link; and two traps: another's
+# time said as a change ("my wife's train changed to 7:30"), and 五分钟 read as a time
+STILL_DIFFERS = {3, 5, 11, 16, 17, 18, 20, 21, 27, 37, 48}
 
 
 def _first(case: int, scores: tuple[float, float]) -> str:

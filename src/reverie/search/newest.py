@@ -552,7 +552,7 @@ def _says_change(text: str) -> bool:
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
                   focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False,
-                  linked: bool = False) -> bool:
+                  linked: bool = False, when: bool = False) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
@@ -563,7 +563,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     ``linked``: both name a facet of life the question names (text/facets.py: "Hartwell Drugs has all my
     refills now" and "my prescriptions filled at the CVS" for "Which pharmacy do I use?"), which stands
     for a shared word of the question, with no closer score asked of the later one than of any pair (the
-    facet is the question's own)."""
+    facet is the question's own); ``when``: the question asks when (:func:`asks_when`), so another time
+    said as a change answers it whatever else the two share."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
@@ -607,6 +608,9 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # number beside the name: "Tidal is going up to $12.99/mo" after "I pay $10.99 a month for Tidal",
     # said as a change: "万科城的物业费是每平米3块5" is another number beside the name, of another thing)
     renumbered = na and nb and na != nb and (any(_asks(w, asked) for w in shared) or amount and _says_change(a))
+    # (or, for a question asking when, another time said as a change: "厨余垃圾改成每天晚上七点到九点收了"
+    # after "小区厨余垃圾是每周二和周五收", whose 厨余 is no value said again)
+    renumbered = renumbered or when and _says_change(a) and _other_time(a, b)
     if named and not renumbered and not _left_said(a):
         return False
     if named and again & _moved_from(b):
@@ -689,6 +693,16 @@ _A_TIME = re.compile(
     r"[\d一二两三四五六七八九十半]+\s*个?(?:小时|分钟|天|星期|礼拜|月)(?:后|以后|之后|前|左右)?|[\d一二两三四五六七八九十]+次|"
     r"上午|下午|晚上|早上|中午|傍晚|凌晨|明天|后天|下下?周|下个?月|月底|月初|年底|每天|每周|每月|周末|春节|国庆",
     re.I)
+
+
+def _times(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower() for m in _A_TIME.finditer(text))
+
+
+def _other_time(later: str, earlier: str) -> bool:
+    """Whether both say a time and the later says another (:data:`_A_TIME`)."""
+    ta, tb = _times(later), _times(earlier)
+    return bool(ta and tb and ta != tb)
 
 
 def asks_when(query: str) -> bool:
@@ -1299,13 +1313,15 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # shared there is too weak, "Bank holiday weekend plans changed" after "I bank with Chase")
                 hit = low <= ratio <= 1 / low and (
                     bool(shared - _ANY_TOPIC or linked) and (near or linked)
-                    and answers_alike(text(newer), text(older), asked, ratio, named, ratios[1], amount, linked)
+                    and answers_alike(text(newer), text(older), asked, ratio, named, ratios[1], amount, linked,
+                                      when_asked)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if not hit and holds and rank[id(older)] == 0 and shared and _name_left(f_new[2], f_old[2]):
                 # the answer's named value said to have left, however far down the later line ranks
                 # ("Greta stopped taking my insurance so I'm with Owen Batiste" after "Seeing a
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
-                hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount)
+                hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount,
+                                    when=when_asked)
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
                 hit = False  # (a time asked: the later says none where the earlier said one)
             if hit and (newest is None or when_new > newest[1]):
