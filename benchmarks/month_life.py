@@ -396,7 +396,8 @@ def run(provider: str, verbose: bool = False, keep: Path | None = None) -> dict:
         "remembered": remembered,
     }
     if keep:  # the month's home, to search again with other code (the index is rebuilt from its notes)
-        shutil.rmtree(keep, ignore_errors=True)
+        if keep.exists():
+            shutil.rmtree(keep)  # (an earlier kept home: main() refuses any other folder)
         shutil.move(str(home), str(keep))
     shutil.rmtree(home, ignore_errors=True)
     if verbose:
@@ -475,9 +476,12 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--updates", type=Path, help="the updated facts of this data file instead of the built-in ones "
                     "(its UPDATES: old, new, question, a word only the new holds, one only the old holds): "
                     "updates_fresh_data.py")
-    ap.add_argument("--keep", type=Path, help="keep the month's home in this folder (replaced if it exists)")
+    ap.add_argument("--keep", type=Path, help="keep the month's home in this folder (a new one, or a home kept before, "
+                    "which is replaced)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
+    if args.keep and args.keep.exists() and any(args.keep.iterdir()) and not (args.keep / "reverie.toml").is_file():
+        ap.error(f"--keep {args.keep}: the folder holds something that is not a kept home; name a new folder")
     if args.updates:
         UPDATES[:] = more_updates(args.updates)
     r = run(args.provider, args.verbose, args.keep)

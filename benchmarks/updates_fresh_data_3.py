@@ -127,11 +127,12 @@ UPDATES = [
      "我在合唱团唱什么声部？", "alto", "女高音"),
 ]
 
-# Four matters are told twice, one story in each language, a week apart: one dentist (Castellanos on day
-# 8, 赵医生 on day 21), one phone carrier (Visible, then 联通), one boss (Desmond Kwarteng, then the 组长),
-# one way to work (the 14 bus, then the Chinese one). For the question of the story told first, the
-# other story's later value is the newest statement of the matter in the memory, and a first result
-# holding it is the newest value too (month_life.py reads these pairs of indexes; found 2026-12-05,
-# after the two dentist and carrier questions had been counted as misses while reverie ranked the
-# later story first).
+# Four matters are told twice, one story in English and one in Chinese, their new values said on
+# different days: one dentist (Castellanos on day 8, 赵医生 on day 21), one phone carrier (Visible on day
+# 14, 联通 on day 24), one boss (day 17, then the 组长 on day 18), one way to work (the Chinese story's on
+# day 15, the 14 bus on day 26). For the question of the story whose new value was said first, the other
+# story's value is the newest statement of the matter in the memory, and a first result holding it is
+# the newest value too (month_life.py reads these pairs of indexes and compares the days; found
+# 2026-12-05, after the dentist and carrier questions had been counted as misses while reverie ranked
+# the later story first).
 SAME_MATTER = [(0, 24), (4, 23), (6, 22), (12, 20)]

@@ -204,7 +204,8 @@ def test_month_life_benchmark_smoke(monkeypatch, tmp_path: Path) -> None:
 
 def test_month_life_counts_the_later_story_of_a_matter_told_twice() -> None:
     # updates_fresh_data_3.py tells one dentist's story in English (day 8) and again in Chinese (day 21):
-    # the later one is the newest value for both questions, not for the question of the later story
+    # the Chinese value counts as the newest for the English question too; the English value does not
+    # count for the Chinese question (it was said earlier)
     bench = load_benchmark("month_life")
     saved = list(bench.UPDATES)
     try:

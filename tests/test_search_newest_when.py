@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from answer_rows import two_answers
-from reverie.search.newest import asks_when, prefer_newest
+from reverie.search.newest import _times, asks_when, prefer_newest
 from when_update_cases import CASES
 
 # where the order still differs from the careful reader (docs/search.md, "A time asked"): new times said
@@ -24,18 +24,36 @@ def _first(case: int, scores: tuple[float, float]) -> str:
     return "new" if out[0]["path"] == "memory/2026-10-20.md" else "old"
 
 
-@pytest.mark.parametrize("case", [i for i in range(len(CASES)) if i not in STILL_DIFFERS])
+@pytest.mark.parametrize("case", [
+    pytest.param(i, marks=pytest.mark.xfail(strict=True, reason="still differs: STILL_DIFFERS")) if i in STILL_DIFFERS
+    else i for i in range(len(CASES))])
 def test_a_new_time_leads_and_another_change_of_the_thing_does_not(case: int):
     wanted = CASES[case][3]
     assert _first(case, (0.6, 0.58)) == wanted, CASES[case]
     assert _first(case, (0.8, 0.6)) == wanted, CASES[case]
 
 
-def test_the_set_holds_both_kinds_of_case_and_most_traps_were_taken_before():
+def test_the_set_holds_both_kinds_of_case():
     assert sum(c[3] == "new" for c in CASES) == 30 and sum(c[3] == "old" for c in CASES) == 30
-    # (the traps the time test refuses: each one's later line says no time where the earlier says one)
-    refused = [i for i, c in enumerate(CASES) if c[3] == "old" and i not in STILL_DIFFERS]
-    assert len(refused) == 28
+    traps_avoided = sum(_first(i, (0.6, 0.58)) == "old" for i, c in enumerate(CASES) if c[3] == "old")
+    new_taken = sum(_first(i, (0.6, 0.58)) == "new" for i, c in enumerate(CASES) if c[3] == "new")
+    assert (traps_avoided, new_taken) == (28, 21)
+
+
+@pytest.mark.parametrize("earlier, later, wanted", [
+    # no new time: the one the earlier says, said again beside another change
+    ("yoga is at 6pm on thursdays", "yoga moved to studio B, still on thursdays", "old"),
+    # the same time written otherwise is no new time; another is
+    ("I take the train at 7:40 every morning", "train's packed now, still the 7:40 every morning", "old"),
+    ("I take the train at 7:40 every morning", "timetable changed, I take the train at 7:55 now", "new"),
+    ("周会每周一早上十点开", "周会改到十点半了", "new"),
+    ("我去健身房一周两次", "健身房最近改成一周三次了", "new"),
+])
+def test_a_later_line_must_say_a_time_the_earlier_does_not(earlier, later, wanted):
+    query = "周会几点开？" if "周会" in earlier else "我多久去一次健身房？" if "健身房" in earlier else \
+        "What time is my train?" if "train" in earlier else "When is my yoga class?"
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.8, 0.6))], query)
+    assert ("new" if out[0]["path"] == "memory/2026-10-20.md" else "old") == wanted, [r["snippet"] for r in out]
 
 
 @pytest.mark.parametrize("query, asks", [
@@ -44,8 +62,23 @@ def test_the_set_holds_both_kinds_of_case_and_most_traps_were_taken_before():
     ("How often do I go to the gym?", True), ("食堂几点开饭？", True), ("驾照考试是哪天？", True),
     ("我多久去一次健身房？", True), ("儿子的钢琴课是星期几？", True),
     # "when" as a conjunction, "what time" as a noun's first word, or no time asked
+    ("So when's the party?", True), ("What's the time of my flight?", True),
     ("Who supports Caroline when she has a bad day?", False), ("What does Maria say she feels when doing yoga?", False),
+    ("When I travel, which airline do I fly?", False),
     ("What time management techniques do they use?", False), ("Where is my dentist?", False), ("我的牙医是谁？", False),
+    ("我坐几号线上班？", False), ("我住在几号楼？", False), ("面试要注意哪几点？", False),
 ])
 def test_what_asks_when(query, asks):
     assert asks_when(query) is asks
+
+
+@pytest.mark.parametrize("text, times", [
+    ("booked for 6 p.m. on Thursdays", {"6pm", "thursdays"}), ("at 7:40 every morning", {"7:40", "morning"}),
+    ("周会提前了半小时，以后八点半开", {"半小时", "八点半"}), ("办了年卡以后我改成一周三次了", {"一周三次"}),
+    # prices by the month, a year in a price, a speed, a second time, small talk: no time
+    ("the monthly fee went up to $45", set()), ("piano lesson price changed to 2000 yen", set()),
+    ("he was driving at 30 mph", set()), ("good morning to me", set()), ("食堂换了承包商，饭菜好吃了一点", set()),
+    ("这家店我第一次吃", set()), ("儿子上一年级了", set()), ("女儿三周岁了", set()), ("期末考试考完了", set()),
+])
+def test_what_reads_as_a_time(text, times):
+    assert set(_times(text)) == times

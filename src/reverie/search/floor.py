@@ -64,7 +64,9 @@ class Evidence:
 def judge(pool: list[Candidate], vector_floor: float | None, keyword_floor: float | None,
           use_vectors: bool, use_kw: bool, units: int = 0) -> Evidence:
     """Whether the best candidate of ``pool`` is evidence of a memory about the query. A floor of
-    None or 0 is off; with both sides off everything passes."""
+    None or 0 is off; with both sides off everything passes. ``units``: how many units the memory
+    holds (the vector side judges a pool of ``MIN_POOL`` candidates in a memory of ``MIN_UNITS``).
+    A question of one word that a unit holds passes by ``WHOLE_QUESTION``: memory does speak of it."""
     if any(c.specificity for c in pool):
         return Evidence(None, 0.0, vector_floor, keyword_floor, True)
     coverage = max((c.kw_unit for c in pool if c.kw is not None), default=0.0) if use_kw else 0.0

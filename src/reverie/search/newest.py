@@ -563,8 +563,9 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     ``linked``: both name a facet of life the question names (text/facets.py: "Hartwell Drugs has all my
     refills now" and "my prescriptions filled at the CVS" for "Which pharmacy do I use?"), which stands
     for a shared word of the question, with no closer score asked of the later one than of any pair (the
-    facet is the question's own); ``when``: the question asks when (:func:`asks_when`), so another time
-    said as a change answers it whatever else the two share."""
+    facet is the question's own); ``when``: the question asks when (:func:`asks_when`), so a name of the
+    earlier one said again beside another time said as a change is no value said again (the other
+    tests stand)."""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
     if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
         return False
@@ -668,41 +669,67 @@ def _amounts(text: str) -> frozenset[str]:
 
 
 # a question asking when ("When is the Hollis rebrand launch?", 食堂几点开饭, 面试是哪天): its answer is a time
+# (not "when" as a conjunction, "When I travel, which airline…", nor "what time management techniques";
+# not 几号线, 几号楼, 哪几点)
 _ASKS_WHEN = re.compile(
-    r"^\W*when\b|\bwhen\s+(?:is|are|was|were|do|does|did|will|would|should|can|am|'s)\b"  # (not "feels when doing")
-    r"|\bwhat\s+(?:time|day|date|days|night|month)"  # (not "what time management techniques")
+    r"\bwhen(?:['’]s\b|\s+(?:is|are|was|were|do|does|did|will|would|should|can|am|has|have)\b)"
+    r"|\bwhat\s+(?:time|day|date|days|night|month)"
     r"(?=['’]s|\s+(?:do|does|did|is|are|was|were|will|would|should|can|am|of)\b|\s*\?|\s*$)"
+    r"|\bwhat(?:['’]s|\s+is)\s+the\s+(?:time|date|day)\b"
     r"|\bwhich\s+(?:day|date|night|month)s?\b|\bhow\s+(?:early|late|often)\b"
-    r"|几点|什么时候|什么时间|哪天|哪一天|几号|星期几|周几|礼拜几|几月|哪个月|几时|多久[^，。？?]{0,6}一次",
+    r"|(?<!哪)几点|什么时候|什么时间|哪天|哪一天|几号(?![楼线门床房位座])|星期几|周几|礼拜几|几月|哪个月|几时"
+    r"|多久[^，。？?]{0,6}一次",
     re.I)
-# a time said: a clock time, a day of the week or of the month, a part of the day, a week or a month to come
+_NUM_ZH = "一二两三四五六七八九十"
+# a time said: a clock time, a day of the week or of the month, a part of the day, a shift, a
+# frequency; not a price by the month, a speed or a temperature "at 30", the year 2000 of "2000 yen",
+# 好吃了一点, 第一次, 一年级, 三周岁
 _A_TIME = re.compile(
-    r"\d{1,2}:\d{2}|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+\d{1,2}(?:\.\d{2})?\b(?!\s*(?:%|percent|dollars|bucks|people|pages?))|"
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri)\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|"
-    r"\b\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:floor|grade|street|st|avenue|ave|place|row|level|round|time|year))|"
-    r"\b(?:noon|midnight|tonight|tomorrow|weekends?|mornings?|afternoons?|evenings?|nights?|daily|weekly|monthly)\b|"
-    r"\b(?:next|this|every|each)\s+(?:week|month|year|term|quarter|day)\b|\b(?:19|20)\d{2}\b|"
-    r"\b(?:a|an|one|two|three|four|five|six|half\s+an?|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)\s+"
-    r"(?:later|earlier|sooner|from\s+now)\b|\b(?:back|up|forward|out|ahead)\s+(?:by\s+)?(?:a|an|one|two|three|four|five|six|"
-    r"half\s+an?|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)\b|"
-    r"\b(?:end|start|beginning|middle|mid)\s+of\s+(?:the\s+)?(?:week|month|year|quarter|term|semester)\b|"
-    r"\b(?:after|before|until|till)\s+(?:christmas|thanksgiving|easter|new\s+year|the\s+holidays)\b|"
-    r"\b(?:once|twice|three\s+times|\d+\s+times)\s+a\s+(?:day|week|month)\b|"
-    r"[周星期礼拜][一二三四五六日天末]|[\d一二三四五六七八九十两]+\s*(?:点|号(?![楼线门床房位])|日|月|周|年)|"
-    r"[\d一二两三四五六七八九十半]+\s*个?(?:小时|分钟|天|星期|礼拜|月)(?:后|以后|之后|前|左右)?|[\d一二两三四五六七八九十]+次|"
-    r"上午|下午|晚上|早上|中午|傍晚|凌晨|明天|后天|下下?周|下个?月|月底|月初|年底|每天|每周|每月|周末|春节|国庆",
+    r"\d{1,2}:\d{2}|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|\bat\s+\d{1,2}(?:[.:]\d{2})?\b(?!\s*(?:%|percent|dollars|bucks|people|pages?|mph|kph|km|miles|degrees|°|kg|"
+    r"lbs?|pounds|years?))"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:mon|tue|tues|thu|thur|thurs|fri)\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:floor|grade|street|st|avenue|ave|place|row|level|round|time|year|"
+    r"century|opinion|visit|birthday|anniversary))"
+    r"|\b(?:noon|midnight|tonight|tomorrow|weekends?|afternoons?|evenings?|nights?)\b|(?<!good\s)\bmornings?\b"
+    r"|\b(?:daily|weekly|monthly)\b(?!\s+(?:fees?|price|prices|rate|rates|subscription|plan|budget|rent|payments?|"
+    r"allowance|limit|salary|mileage|cap|bill|cost|dues))"
+    r"|\b(?:next|this|every|each)\s+(?:week|month|year|term|quarter|day)\b"
+    r"|(?<![$¥€£])\b(?:19|20)\d{2}\b(?!\s*(?:yen|dollars|bucks|rmb|calories|cal|kcal|steps|words|pages|mg|ml|km|miles|"
+    r"ft|feet|meters|sq))"
+    r"|\b(?:a|an|one|two|three|four|five|six|half\s+an?|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)\s+"
+    r"(?:later|earlier|sooner|from\s+now)\b|\b(?:back|up|forward|out|ahead)\s+(?:by\s+)?(?:a|an|one|two|three|four|"
+    r"five|six|half\s+an?|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)\b"
+    r"|\b(?:end|start|beginning|middle|mid)\s+of\s+(?:the\s+)?(?:week|month|year|quarter|term|semester)\b"
+    r"|\b(?:after|before|until|till)\s+(?:christmas|thanksgiving|easter|new\s+year|the\s+holidays)\b"
+    r"|\b(?:once|twice|three\s+times|\d+\s+times)\s+a\s+(?:day|week|month)\b"
+    r"|(?:周|星期|礼拜)[一二三四五六日天末]"
+    # (how often: 一周三次, 每天两次)
+    r"|(?:每|[\d" + _NUM_ZH + r"]*)\s*个?(?:周|天|月|星期|礼拜)[\d" + _NUM_ZH + r"]+次"
+    r"|(?:\d{1,2}\s*|[两二三四五六七八九十][一二]?|(?<=上午|下午|凌晨|中午|晚上|早上)一"
+    r"|一(?=点(?:半|钟|多|前|后|左右|到|开始|以后|之前|整)))点(?:半|钟|一刻|三刻|[\d" + _NUM_ZH + r"]+分?)?"
+    r"|[\d" + _NUM_ZH + r"]+\s*(?:号(?![楼线门床房位座])|日(?![元本])|月(?![薪费卡租票饼])|周(?![岁年])"
+    r"|年(?![级纪薪费卡]))"
+    r"|[\d" + _NUM_ZH + r"半]+\s*个?(?:小时|分钟|天|星期|礼拜|月)(?:后|以后|之后|前|左右)?"
+    r"|上午|下午|晚上|早上|中午|傍晚|凌晨|明天|后天|下下?周|下个?月|月底|月初|年底|每天|每周|每月|周末|春节|国庆",
     re.I)
+_TIME_SPACES = re.compile(r"^at\s+|[\s.]")
 
 
 def _times(text: str) -> frozenset[str]:
-    return frozenset(m.group(0).lower() for m in _A_TIME.finditer(text))
+    """The times ``text`` says (:data:`_A_TIME`), written alike ("6 p.m." and "6pm", "at 7:40" and "7:40")."""
+    return frozenset(_TIME_SPACES.sub("", m.group(0).lower()) for m in _A_TIME.finditer(text))
+
+
+def _new_time(later: str, earlier: str) -> bool:
+    """Whether ``later`` says a time ``earlier`` does not ("still on thursdays" says none)."""
+    return bool(_times(later) - _times(earlier))
 
 
 def _other_time(later: str, earlier: str) -> bool:
-    """Whether both say a time and the later says another (:data:`_A_TIME`)."""
-    ta, tb = _times(later), _times(earlier)
-    return bool(ta and tb and ta != tb)
+    """Whether both say a time and the later says one the earlier does not."""
+    return bool(_times(earlier)) and _new_time(later, earlier)
 
 
 def asks_when(query: str) -> bool:
@@ -713,11 +740,12 @@ def asks_when(query: str) -> bool:
 
 def _a_time_of_it(later: str, earlier: str) -> bool:
     """For a question asking when (:func:`asks_when`): whether ``later`` may say another time of what
-    ``earlier`` says, a time (:data:`_A_TIME`) where the earlier says one. A change of the same thing
-    that says no time is of something else: "cafeteria switched vendors" after "the cafeteria opens
-    for lunch at 11:30", "team sync moved to conference room 3B", 食堂二楼换了新的承包商, 英语课换了教室; a
-    review wrote 30 such traps blind, of which the order took 21 or 22 before this test."""
-    return not (_A_TIME.search(earlier) and not _A_TIME.search(later))
+    ``earlier`` says: a time the earlier does not say, where the earlier says one. A change of the same
+    thing that says no new time is of something else: "cafeteria switched vendors" after "the cafeteria
+    opens for lunch at 11:30", "team sync moved to conference room 3B", "yoga moved to studio B, still on
+    thursdays", 食堂二楼换了新的承包商, 英语课换了教室; a review wrote 30 such traps blind, of which the
+    order took 21 or 22 before this test."""
+    return not _times(earlier) or _new_time(later, earlier)
 
 
 def _an_amount_of_it(later: str, earlier: str, asked: frozenset[str]) -> bool:
