@@ -48,9 +48,12 @@ def test_the_set_holds_both_kinds_of_case():
     ("I take the train at 7:40 every morning", "timetable changed, I take the train at 7:55 now", "new"),
     ("周会每周一早上十点开", "周会改到十点半了", "new"),
     ("我去健身房一周两次", "健身房最近改成一周三次了", "new"),
+    # (每周二 read whole: 每周 alone would make both say "every week, evenings, seven")
+    ("记住，游泳课是每周二晚上七点。", "游泳课改时间了，改到每周四晚上七点。", "new"),
 ])
 def test_a_later_line_must_say_a_time_the_earlier_does_not(earlier, later, wanted):
     query = "周会几点开？" if "周会" in earlier else "我多久去一次健身房？" if "健身房" in earlier else \
+        "游泳课是星期几" if "游泳课" in earlier else \
         "What time is my train?" if "train" in earlier else "When is my yoga class?"
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.8, 0.6))], query)
     assert ("new" if out[0]["path"] == "memory/2026-10-20.md" else "old") == wanted, [r["snippet"] for r in out]
@@ -75,6 +78,7 @@ def test_what_asks_when(query, asks):
 @pytest.mark.parametrize("text, times", [
     ("booked for 6 p.m. on Thursdays", {"6pm", "thursdays"}), ("at 7:40 every morning", {"7:40", "morning"}),
     ("周会提前了半小时，以后八点半开", {"半小时", "八点半"}), ("办了年卡以后我改成一周三次了", {"一周三次"}),
+    ("游泳课改到每周四晚上七点", {"每周四", "晚上", "七点"}),
     # prices by the month, a year in a price, a speed, a second time, small talk: no time
     ("the monthly fee went up to $45", set()), ("piano lesson price changed to 2000 yen", set()),
     ("he was driving at 30 mph", set()), ("good morning to me", set()), ("食堂换了承包商，饭菜好吃了一点", set()),

@@ -704,7 +704,7 @@ _A_TIME = re.compile(
     r"|\b(?:end|start|beginning|middle|mid)\s+of\s+(?:the\s+)?(?:week|month|year|quarter|term|semester)\b"
     r"|\b(?:after|before|until|till)\s+(?:christmas|thanksgiving|easter|new\s+year|the\s+holidays)\b"
     r"|\b(?:once|twice|three\s+times|\d+\s+times)\s+a\s+(?:day|week|month)\b"
-    r"|(?:周|星期|礼拜)[一二三四五六日天末]"
+    r"|每?(?:周|星期|礼拜)[一二三四五六日天末]"  # (每周二 whole: 每周 alone would hide 周二 of 每周二晚上七点)
     # (how often: 一周三次, 每天两次)
     r"|(?:每|[\d" + _NUM_ZH + r"]*)\s*个?(?:周|天|月|星期|礼拜)[\d" + _NUM_ZH + r"]+次"
     r"|(?:\d{1,2}\s*|[两二三四五六七八九十][一二]?|(?<=上午|下午|凌晨|中午|晚上|早上)一"
