@@ -396,8 +396,10 @@ def run(provider: str, verbose: bool = False, keep: Path | None = None) -> dict:
         "remembered": remembered,
     }
     if keep:  # the month's home, to search again with other code (the index is rebuilt from its notes)
-        if keep.exists():
-            shutil.rmtree(keep)  # (an earlier kept home: main() refuses any other folder)
+        if keep.exists():  # (only an earlier kept home is replaced: main() says so before the month runs)
+            if any(keep.iterdir()) and not (keep / "reverie.toml").is_file():
+                raise ValueError(f"{keep} holds something that is not a kept home")
+            shutil.rmtree(keep)
         shutil.move(str(home), str(keep))
     shutil.rmtree(home, ignore_errors=True)
     if verbose:
