@@ -12,10 +12,10 @@ from when_update_cases import CASES
 
 # where the order still differs from the careful reader (docs/search.md, "A time asked"): new times said
 # where the pair reading finds no shared matter or reads another's news ("manager moved the team sync up an
-# hour", 钢琴老师那边调了一下，儿子的课改到星期六上午了, 领导说周会提前了半小时), or a time said as "twice a
-# week now", "after Christmas", 两周后 of a line the pair reading does not link; and two traps: another's
-# time said as a change ("my wife's train changed to 7:30"), and 五分钟 read as a time
-STILL_DIFFERS = {3, 5, 11, 16, 17, 18, 20, 21, 27, 37, 48}
+# hour", 钢琴老师那边调了一下，儿子的课改到星期六上午了), or a time said as "twice a week now", "after
+# Christmas", 两周后 of a line the pair reading does not link; and two traps: another's time said as a
+# change ("my wife's train changed to 7:30"), and 五分钟 read as a time
+STILL_DIFFERS = {3, 5, 11, 16, 17, 18, 21, 27, 37, 48}
 
 
 def _first(case: int, scores: tuple[float, float]) -> str:
@@ -37,7 +37,7 @@ def test_the_set_holds_both_kinds_of_case():
     assert sum(c[3] == "new" for c in CASES) == 30 and sum(c[3] == "old" for c in CASES) == 30
     traps_avoided = sum(_first(i, (0.6, 0.58)) == "old" for i, c in enumerate(CASES) if c[3] == "old")
     new_taken = sum(_first(i, (0.6, 0.58)) == "new" for i, c in enumerate(CASES) if c[3] == "new")
-    assert (traps_avoided, new_taken) == (28, 21)
+    assert (traps_avoided, new_taken) == (28, 22)
 
 
 @pytest.mark.parametrize("earlier, later, wanted", [
@@ -86,3 +86,21 @@ def test_what_asks_when(query, asks):
 ])
 def test_what_reads_as_a_time(text, times):
     assert set(_times(text)) == times
+
+
+@pytest.mark.parametrize("earlier, later, query, wanted", [
+    # one of the owner's people who only passes the news on: the matter is still the owner's
+    ("我们组周会每周一早上九点", "领导说周会提前了半小时，以后八点半开", "周会几点开？", "new"),
+    ("Standup is at 9:30 every day", "My manager said the standup moves to 10am from Monday", "What time is the standup?",
+     "new"),
+    # ... unless what they pass on is theirs, or no new value of the owner's
+    ("我们公司在漕河泾办公", "我老婆说她公司搬到张江了", "我们公司在哪办公？", "old"),
+    ("我的降压药一天吃两次", "我妈说她的降压药改成一天一次了", "我的降压药一天吃几次？", "old"),
+    ("My office is in the Flatiron building", "My wife said her office moved to Midtown", "Where is my office?", "old"),
+    ("I'm on T-Mobile, $50 a month", "My sister told me she switched to Verizon", "What carrier am I on?", "old"),
+    ("I'm on T-Mobile, $50 a month", "My sister told me Verizon is cheaper now", "What carrier am I on?", "old"),
+    ("我们组周会每周一早上九点", "领导说下周他出差，周会取消一次", "周会几点开？", "old"),
+])
+def test_news_passed_on_by_one_of_the_owner_s_people(earlier, later, query, wanted):
+    out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.8, 0.6))], query)
+    assert ("new" if out[0]["path"] == "memory/2026-10-20.md" else "old") == wanted, [r["snippet"] for r in out]

@@ -800,7 +800,7 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     # someone else's person is none of the owner's: "her friend Brooke is watching the kids", read
     # without them, so that "my friend Dana" beside them still counts)
     mine = frozenset(map(kin, people_in(b) | (fb[0] & _RELATION_WORDS)))
-    own = _CARED_FOR.sub(" ", _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", a)))
+    own = _CARED_FOR.sub(" ", _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", _passed_on(a))))
     if own != a:
         fa = _facts(own)
     return any(kin(w) not in mine for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
@@ -818,6 +818,21 @@ _CARED_FOR = re.compile(r"\b(?:watch(?:es|ed|ing)?|mind(?:s|ed|ing)?|babysit(?:s
                         r"(?:look(?:s|ed|ing)?|care(?:s|d)?)\s+(?:after|for)|tak(?:e|es|ing)\s+care\s+of|"
                         r"(?:pick(?:s|ed|ing)?|drop(?:s|ped|ping)?)\s+(?:up|off))\s+(?:the|my|our)\s+(?:"
                         + RELATIONS_EN + r")\b|(?:带|看|接送|接|送|照顾|辅导)(?:我们?家?的?)?(?:孩子|娃|儿子|女儿|宝宝)", re.I)
+# one of the owner's people who only passes the news on, first in the line ("领导说周会提前了半小时", "my
+# manager told us the sync moves to 9"): what follows is the owner's matter unless it is someone's
+# (a pronoun: "我老婆说她公司搬到张江了")
+_MESSENGER = re.compile(r"^\s*(?:(?:my|our|the)\s+)?(?:" + RELATIONS_EN + r")\s+(?:said|says|told\s+(?:me|us)|"
+                        r"announced|emailed|texted|called)\b(?:\s+that)?[,:]?\s*"
+                        r"|^\s*(?:我们?的?)?(?:" + RELATIONS_ZH + r")(?:说|通知|告诉我们?|发消息说|打电话说)[，,：:]?", re.I)
+_THIRD = re.compile(r"\b(?:he|she|they|his|her|their|him|them)\b|[他她]", re.I)
+
+
+def _passed_on(text: str) -> str:
+    """``text`` without a messenger first in it (:data:`_MESSENGER`), when what follows is no one's."""
+    rest = _MESSENGER.sub("", text, count=1)
+    return rest if rest != text and not _THIRD.search(rest) else text
+
+
 # one of someone else's people: "her friend", "his old partner", 她的朋友
 _THEIR_PERSON = re.compile(r"\b(?:his|her|their)\s+(?:(?:old|new|former|best|business|own)\s+)?(?:" + RELATIONS_EN
                            + r")\b|[他她]们?的(?:" + RELATIONS_ZH + ")",
@@ -840,7 +855,7 @@ def _theirs(later: str, earlier: str, asked: frozenset[str]) -> bool:
     does not name (said as theirs or as their doing: :data:`_THEIRS_SAID`), or holds the question's
     words (``asked``) only as someone else's (:func:`_their_thing`). (The pair rule reads the first
     part more widely: :func:`_others_news`.)"""
-    said = _statement(later)
+    said = _passed_on(_statement(later))
     if not OWNER.search(said):
         owners = frozenset().union(*(people_in(m.group(0)) for m in _THEIRS_SAID.finditer(said)))
         # (not one the question asks about: "女儿班主任换了，现在是王老师" for "女儿班主任是谁")
