@@ -717,6 +717,7 @@ _A_TIME = re.compile(
 _TIME_SPACES = re.compile(r"^at\s+|[\s.]")
 
 
+@lru_cache(maxsize=4096)
 def _times(text: str) -> frozenset[str]:
     """The times ``text`` says (:data:`_A_TIME`), written alike ("6 p.m." and "6pm", "at 7:40" and "7:40")."""
     return frozenset(_TIME_SPACES.sub("", m.group(0).lower()) for m in _A_TIME.finditer(text))
@@ -827,6 +828,7 @@ _MESSENGER = re.compile(r"^\s*(?:(?:my|our|the)\s+)?(?:" + RELATIONS_EN + r")\s+
 _THIRD = re.compile(r"\b(?:he|she|they|his|her|their|him|them)\b|[他她]", re.I)
 
 
+@lru_cache(maxsize=4096)
 def _passed_on(text: str) -> str:
     """``text`` without a messenger first in it (:data:`_MESSENGER`), when what follows is no one's."""
     rest = _MESSENGER.sub("", text, count=1)
