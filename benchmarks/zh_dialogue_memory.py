@@ -1,6 +1,6 @@
 """Chinese dialogue memory: a conversation whose answer needs a memory phrased far from it.
 
-    python benchmarks/zh_dialogue_memory.py [--out docs/benchmarks.md] [--no-report]
+    python benchmarks/zh_dialogue_memory.py [--data FILE] [--out docs/benchmarks.md] [--no-report]
 
 The shape of issue 30's held-out set, on data written for reverie (``zh_dialogue_data.py``): 40
 conversations of three turns (user, assistant, user) in Chinese, each needing one memory that shares
@@ -11,6 +11,11 @@ Active Memory pass or a hook hands reverie). Measure: the right note first (R@1)
 5 distinct notes (R@5).
 
 Systems: reverie keyword-only and hybrid (the bundled embedder), and BM25 over the notes (bm25s).
+
+``--data FILE`` runs another set of the same shape (its ``CASES`` and ``OTHERS``, 40 conversations
+and 30 notes that answer none): ``zh_dialogue_fresh_data.py``, ``_2`` and ``_3`` were written apart
+from the code, to check that what helps here is no fit to this set's 40 conversations (how apart:
+docs/search.md, "Needs"). A run of another set prints only (``--no-report`` implied).
 """
 
 from __future__ import annotations
@@ -111,7 +116,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     ap.add_argument("--no-report", action="store_true", help="print only")
+    ap.add_argument("--data", type=Path, help="another data file of this shape (CASES, OTHERS); prints only")
     args = ap.parse_args(argv)
+    if args.data:
+        import runpy
+
+        data = runpy.run_path(str(args.data))
+        D.CASES[:], D.OTHERS[:] = data["CASES"], data["OTHERS"]
+        args.no_report = True
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

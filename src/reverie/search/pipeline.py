@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import context, counting, current, days_asked, floor, loose, newest, reading, rerank, taste, timeq, vouched
+from . import (context, counting, current, days_asked, floor, loose, needs, newest, reading, rerank, taste, timeq,
+               vouched)
 from ..store.engine import engine_of
 from ..text.kinds import ONE_AT_A_TIME, with_heads_named
 from ..text.topics import topics_of
@@ -76,6 +77,7 @@ class SearchParams:
     rerank: Reranking | None = None  # a reranker for the wide pool before MMR (search.rerank)
     when: timeq.TimeRange | None = None  # the dates the query names (set by run)
     advice: bool = False  # the query asks for a recommendation (set by run)
+    needs: frozenset = frozenset()  # the situations a request for counsel names (search/needs.py; set by run)
     counting: bool = False  # the query asks how many / how much in total (set by run)
     now_state: bool = False  # the query asks what something is now (set by run)
     mine: bool = False  # the query counts the owner's own doings (set by run)
@@ -274,6 +276,9 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         day, event_path = _event_date(conn, pg, anchor.event, params.tokenizer)
         params.when = anchor.around(day, event_path) if day is not None else None
     params.advice = taste.asks_for_advice(said)
+    # "点菜的时候我需要特别交代厨房什么吗？" after "想去吃泰国菜": the concerns of a meal (search/needs.py); the
+    # situation may be in an earlier turn, the request for counsel is in the last
+    params.needs = needs.situations(said, params.query[-2000:]) if use_vectors and use_kw else frozenset()
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
     # "Which bank do I use?", "What car do I drive?": a thing one has one at a time, named by a make or
@@ -320,6 +325,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             if not use_vectors and hit.seq not in cands:
                 tastes_alone.add(hit.seq)
             cands.setdefault(hit.seq, Candidate(hit.seq))
+    if params.needs:  # the needs leg: the owner's concerns for the situations named (their vectors judge them)
+        for words, limit in needs.legs(params.needs):
+            for hit in _words_leg(conn, pg, params.tokenizer, words, limit):
+                cands.setdefault(hit.seq, Candidate(hit.seq))
     if params.when is not None and use_vectors and pg:  # the notes dated then, for the time leg below
         for seq in _dated_firsts(conn, params.when):
             cands.setdefault(seq, Candidate(seq))
@@ -541,6 +550,7 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
     top_when = top if event is None else max((c.content for c in pool if not c.specificity and c.path != event),
                                              default=0.0)
     liked_ids = taste.lifted(pool) if params.advice else set()
+    needed_ids = needs.lifted(pool, params.needs) if params.needs else set()
     changed_ids = current.lifted(pool, params.query) if params.now_state else set()
     for c in pool:
         base = (1.0 + max(0.0, min(1.0, c.content))) / 2 if c.specificity else c.content
@@ -556,6 +566,10 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
         if id(c) in liked_ids:  # "I love…" for "recommend me…": the best-matching tastes only
             liked = gated(taste.TASTE_BOOST, taste.gate(c.content, top))
             c.pre_decay *= liked
+        needed = 1.0
+        if id(c) in needed_ids:  # "对花生过敏" for "点菜要注意什么": the best-matching concerns only
+            needed = gated(needs.NEED_BOOST, needs.gate(c.content, top))
+            c.pre_decay *= needed
         changed = 1.0
         if id(c) in changed_ids:
             changed = gated(current.CHANGE_BOOST, current.gate(c.content, top))  # "I left X and joined Y"
@@ -576,12 +590,12 @@ def _rescore(pool: list[Candidate], params: SearchParams, use_vectors: bool, use
             c.eligible = bool(c.specificity) or c.pre_decay >= params.min_score
         if params.explain:
             c.trace = _trace(c, imp, proj, status, gate, params, use_vectors, use_kw, when, liked, changed, theirs,
-                             not_mine)
+                             not_mine, needed)
 
 
 def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, params: SearchParams,
            use_vectors: bool, use_kw: bool, when: float = 1.0, liked: float = 1.0, changed: float = 1.0,
-           theirs: float = 1.0, not_mine: bool = False) -> dict:
+           theirs: float = 1.0, not_mine: bool = False, needed: float = 1.0) -> dict:
     r4 = lambda x: None if x is None else round(float(x), 4)  # noqa: E731
     own = _own_weight(params, use_vectors)
     out = {
@@ -615,6 +629,9 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         out["taste"] = {"stated": liked != 1.0 or taste.states_taste(c.text), "multiplier": r4(liked)}
         if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
             out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
+    if params.needs:  # only when the query asks for counsel in a situation it names
+        out["need"] = {"situations": sorted(params.needs), "states": sorted(needs.concerns_of(c.text) & params.needs),
+                       "multiplier": r4(needed)}
     if params.mine or params.money or params.names_kind:  # only when the query counts the owner's doings,
         out["count"] = {"notMine": not_mine, "multiplier": r4(theirs)}  # adds up money or counts a kind
         if params.money:

@@ -61,7 +61,12 @@ TOPIC_WEIGHT = 0.3
 
 def asks_for_advice(query: str) -> bool:
     low = query.lower()
-    return _ASKS.search(low) is not None and _PAST_ADVICE.search(low) is None
+    return _ASKS.search(low) is not None and not past_advice(low)
+
+
+def past_advice(low: str) -> bool:
+    """``low`` (lower-cased) asks about advice the assistant gave before."""
+    return _PAST_ADVICE.search(low) is not None
 
 
 def states_taste(text: str) -> bool:
