@@ -1,7 +1,7 @@
 """Search latency, this code against another checkout, interleaved on one machine.
 
     python benchmarks/latency_ab.py --before <checkout>/src [--size 100000] [--rounds 4] [--work DIR]
-                                    [--queries perf|gathering|kinds|methods|things|facets] [--reuse]
+                                    [--queries perf|gathering|kinds|methods|things|facets|counsel] [--reuse]
 
 A latency target such as "p50 at 100k within 10 % of the previous version" cannot be read off two
 runs of ``perf.py`` taken an hour apart: on a shared 2-core machine the same code moved 62 → 90 ms
@@ -22,8 +22,10 @@ members too (text/kinds.py); ``--queries methods`` 20 Chinese questions asking f
 ``expand_methods``); ``--queries things`` 20 look-ups of a thing one has one at a time ("Which bank do I
 use?", "我用的什么手机？"), which with vectors ask the index for the kind's members too (text/kinds.py
 ``ONE_AT_A_TIME``); ``--queries facets`` 20 questions about a facet of life ("Who's my landlord?", "我平时
-怎么去上班？"), which ask the index for the facet's other words too (search/keyword.py ``expand_facets``).
-``--reuse`` keeps the homes already under ``--work``
+怎么去上班？"), which ask the index for the facet's other words too (search/keyword.py ``expand_facets``);
+``--queries counsel`` 20 requests for counsel in an everyday situation ("Should I join the company hike?",
+"周末去吃火锅，点菜要注意什么？"), which with vectors ask the index for the situation's concern words and
+read the candidates for a stated concern (search/needs.py). ``--reuse`` keeps the homes already under ``--work``
 (built by an earlier run of the same size) instead of building them again.
 """
 
@@ -69,6 +71,7 @@ def _child(src: str, home: str, what: str) -> None:
     which = os.environ.get("REVERIE_AB_QUERIES")
     qs = (gathering(perf) if which == "gathering" else kinds() if which == "kinds" else methods(perf)
           if which == "methods" else things() if which == "things" else facets() if which == "facets"
+          else counsel() if which == "counsel"
           else perf.query_set(random.Random(11)))
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
@@ -121,11 +124,42 @@ def facets() -> list[str]:
             "我早饭一般吃什么？", "我现在一个月工资多少？", "我在哪家药店拿药？", "我现在多重？", "我每天喝几杯咖啡？"]
 
 
+def counsel() -> list[str]:
+    """20 requests for counsel, English and Chinese, naming an everyday situation (text/concerns.py):
+    with vectors they ask the index for the situation's concern words, one query per situation."""
+    return ["Should I sign up for the company hike?", "Any tips for the flight to Tokyo?",
+            "What should I bring to the dinner with clients?", "Is it OK to take the night train?",
+            "Should I buy a new laptop this month?", "My mum is coming to stay, what should I prepare?",
+            "Should I accept the job offer?", "Which gym should I join?", "Can I bring the dog on the trip?",
+            "What do I need for the visa?", "周末去吃火锅，点菜要注意什么？", "下个月出差一周，家里要安排什么？",
+            "公司组织爬山，我要不要去？", "想换个房子租，你觉得要注意什么？", "朋友约我去潜水，适合我吗？",
+            "年底想去日本玩，需要准备什么？", "领导约我周三晚上开会，我该怎么回复？", "想网购一台冰箱，送货要注意什么？",
+            "孩子下周开家长会，我需要准备什么吗？", "春节回老家，路上要注意些什么？"]
+
+
 def methods(perf) -> list[str]:
     """20 Chinese questions asking for a method (方法 / 办法) about the generated workspace's words: they
     ask the index for the named methods' endings too (search/keyword.py, ``expand_methods``)."""
     words = perf.ZH_WORDS
     return [f"你推荐过我什么{w}的方法？" for w in words[:10]] + [f"有什么办法处理{w}？" for w in words[10:20]]
+
+
+# each query set: its section of docs/benchmarks.md (marker, title), how many queries, what they are
+_LATER = "Search latency against the previous version"
+SECTIONS = {
+    "perf": ("latency-ab", _LATER, 100, "queries"),
+    "gathering": ("latency-ab-gathering", f"{_LATER}: questions that gather", 30, "gathering Chinese questions"),
+    "things": ("latency-ab-things", f"{_LATER}: look-ups of a thing one has one at a time", 20,
+               "look-ups of a thing one has one at a time"),
+    "facets": ("latency-ab-facets", f"{_LATER}: questions about a facet of life", 20,
+               "questions about a facet of life"),
+    "methods": ("latency-ab-methods", f"{_LATER}: questions asking for a method", 20,
+                "Chinese questions asking for a method"),
+    "kinds": ("latency-ab-kinds", f"{_LATER}: counting questions naming a kind", 20,
+              "counting questions naming a kind"),
+    "counsel": ("latency-ab-counsel", f"{_LATER}: requests for counsel in a situation", 20,
+                "requests for counsel in a situation"),
+}
 
 
 def _run(src: Path, home: Path, what: str, size: int, queries: str = "perf") -> dict | None:
@@ -147,10 +181,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--work", type=Path, default=None, help="keep the two homes here (default: a temporary folder)")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
-    ap.add_argument("--queries", choices=("perf", "gathering", "kinds", "methods", "things", "facets"), default="perf",
+    ap.add_argument("--queries", choices=tuple(SECTIONS), default="perf",
                     help="perf.py's 100 queries, 30 Chinese questions that count or say when, 20 counting "
                          "questions naming a kind, 20 Chinese questions asking for a method, or 20 look-ups of a "
-                         "thing one has one at a time")
+                         "thing one has one at a time, 20 questions about a facet of life, or 20 requests for "
+                         "counsel in an everyday situation")
     ap.add_argument("--reuse", action="store_true", help="keep the homes already under --work")
     args = ap.parse_args()
     if args.reuse and args.work is None:
@@ -177,11 +212,7 @@ def main() -> None:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     load1, took = os.getloadavg(), time.perf_counter() - t0
-    n_queries, what = {"perf": (100, "queries"), "gathering": (30, "gathering Chinese questions"),
-                       "kinds": (20, "counting questions naming a kind"),
-                       "methods": (20, "Chinese questions asking for a method"),
-                       "things": (20, "look-ups of a thing one has one at a time"),
-                       "facets": (20, "questions about a facet of life")}[args.queries]
+    n_queries, what = SECTIONS[args.queries][2:]
     flag = "" if args.queries == "perf" else f" --queries {args.queries}"
     lines = [f"Command: `python benchmarks/latency_ab.py --before <checkout>/src --size {args.size} --rounds "
              f"{args.rounds}{flag}` — {args.size:,} units, {args.rounds} rounds of {n_queries} "
@@ -200,26 +231,8 @@ def main() -> None:
     if not args.no_report:
         from report import update_section
 
-        if args.queries == "perf":
-            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab", "Search latency against the previous version",
-                           body)
-        elif args.queries == "gathering":
-            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-gathering",
-                           "Search latency against the previous version: questions that gather", body)
-        elif args.queries == "things":
-            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-things",
-                           "Search latency against the previous version: look-ups of a thing one has one at a time",
-                           body)
-        elif args.queries == "facets":
-            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-facets",
-                           "Search latency against the previous version: questions about a facet of life", body)
-        elif args.queries == "methods":
-            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-methods",
-                           "Search latency against the previous version: questions asking for a method", body)
-        else:
-            update_section(ROOT / "docs" / "benchmarks.md", "latency-ab-kinds",
-                           "Search latency against the previous version: counting questions naming a kind", body)
-
+        marker, title = SECTIONS[args.queries][:2]
+        update_section(ROOT / "docs" / "benchmarks.md", marker, title, body)
 
 if __name__ == "__main__":
     main()

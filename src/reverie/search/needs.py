@@ -137,14 +137,19 @@ def legs(named: frozenset[str]) -> list[tuple[str, int]]:
 def lifted(pool: list, named: frozenset[str]) -> set[int]:
     """The ids of the candidates a counsel question lifts: the :data:`NEEDS_LIFTED` statements of a
     concern for one of the ``named`` situations most relevant to it (one per wording)."""
-    stated = [c for c in pool if not c.specificity and concerns_of(c.text) & named]
-    stated.sort(key=lambda c: -c.content)
     chosen: dict[str, int] = {}
-    for c in stated:
+    # from the most relevant down, until enough are found: a text is read only as far as needed
+    for c in sorted((c for c in pool if not c.specificity), key=lambda c: -c.content):
         if len(chosen) == NEEDS_LIFTED:
             break
-        chosen.setdefault(wording(c.text), id(c))
+        if states(c.text, named):
+            chosen.setdefault(wording(c.text), id(c))
     return set(chosen.values())
+
+
+def states(text: str, named: frozenset[str]) -> frozenset[str]:
+    """The situations among ``named`` for which ``text`` states a concern."""
+    return concerns_of(text, frozenset(named))
 
 
 def gate(content: float, best: float) -> float:

@@ -630,7 +630,7 @@ def _trace(c: Candidate, imp: float, proj: float, status: float, gate: float, pa
         if params.taste_topics:  # keyword-only: the topics asked about, and whether this taste is on one
             out["taste"].update(topics=sorted(params.taste_topics), onTopic=c.topical, weight=taste.TOPIC_WEIGHT)
     if params.needs:  # only when the query asks for counsel in a situation it names
-        out["need"] = {"situations": sorted(params.needs), "states": sorted(needs.concerns_of(c.text) & params.needs),
+        out["need"] = {"situations": sorted(params.needs), "states": sorted(needs.states(c.text, params.needs)),
                        "multiplier": r4(needed)}
     if params.mine or params.money or params.names_kind:  # only when the query counts the owner's doings,
         out["count"] = {"notMine": not_mine, "multiplier": r4(theirs)}  # adds up money or counts a kind

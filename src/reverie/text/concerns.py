@@ -656,9 +656,12 @@ def situations_of(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=4096)
-def concerns_of(text: str) -> frozenset[str]:
-    """The situations in which ``text`` (a stored note) states something that matters."""
-    return frozenset(name for name, pattern in _CONCERNS.items() if pattern.search(text))
+def concerns_of(text: str, among: frozenset[str] | None = None) -> frozenset[str]:
+    """The situations in which ``text`` (a stored note) states something that matters; only those
+    ``among`` when given (a search asks of a few situations, and each pattern costs about 10 µs a
+    character of a text)."""
+    names = _CONCERNS if among is None else [name for name in among if name in _CONCERNS]
+    return frozenset(name for name in names if _CONCERNS[name].search(text))
 
 
 def concern_words(situations: Iterable[str]) -> str:
