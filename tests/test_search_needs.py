@@ -95,7 +95,7 @@ def test_keyword_only_lifts_nothing(tmp_path):
     "Can you help me draft a message declining the invitation?", "带女朋友去吃泰国菜，点什么好？", "跳槽前我需要考虑哪些问题？",
     "我朋友下周来，你有什么建议？", "Can you recommend a hotel?", "上次去那家店吃坏了肚子，这次还要不要去？",
     "I did the hike last year and my knee hurt; should I do it again?", "名额这周就要报，你说我去还是不去？",
-    "What would you recommend for my knee?", "Do you have any advice for the trip?",
+    "What would you recommend for my knee?", "Do you have any advice for the trip?", "Would it be a good idea to go skiing this weekend?",
 ])
 def test_what_asks_for_counsel(question):
     assert needs.asks_counsel(question), question

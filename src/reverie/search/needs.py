@@ -49,7 +49,7 @@ _COUNSEL = LazyPattern(
     r"|(?:^|[.?!;]\s+)(?:(?:so|and|but|then|ok|okay),?\s+)?(?:can|could|may)\s+(?:i|we)\b"
     r"|\b(?:i|we)\s+(?:should|ought\s+to)\b"
     r"|\bis\s+it\s+(?:ok|okay|fine|safe|wise|smart|a\s+good\s+idea|worth)\b"
-    r"|\b(?:would|will)\s+it\s+be\s+(?:ok|okay|fine|safe)\b"
+    r"|\b(?:would|will)\s+it\s+be\s+(?:ok|okay|fine|safe|wise|a\s+good\s+idea)\b"
     r"|\b(?:do|would)\s+(?:i|we)\s+need\b|\bwhat\s+(?:do|would|will)\s+(?:i|we)\s+need\b"
     r"|\bwhat\s+(?:to|should\s+i|do\s+i)\s+(?:bring|pack|prepare|watch|mind|avoid|know|tell|mention|ask)\b"
     r"|\b(?:watch\s+out|be\s+careful|keep\s+in\s+mind|look\s+out)\b|\bany(?:thing)?\s+(?:tips?|advice)\b"
