@@ -13,7 +13,7 @@ from reverie import Memory
 from reverie.search import needs
 from reverie.text.concerns import concern_words, concerns_of, situations_of
 
-from workspace_helpers import local_memory
+from workspace_helpers import hybrid_results, local_memory, write
 
 pytestmark = pytest.mark.semantic
 
@@ -44,9 +44,7 @@ def mem(tmp_path_factory):
 
 
 def ranked(mem: Memory, query: str, **kw) -> list[dict]:
-    out = mem.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)
-    assert out["mode"] == "hybrid", out.get("debug")
-    return out["results"]
+    return hybrid_results(mem, query, NOW, **kw)
 
 
 def places(mem: Memory, query: str, path: str) -> int:
@@ -76,8 +74,7 @@ def test_keyword_only_lifts_nothing(tmp_path):
     m = Memory(home=tmp_path, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"'])
     m.init()
     for rel, text in NOTES.items():
-        (m.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (m.workspace / rel).write_text(text, encoding="utf-8")
+        write(m, rel, text)
     m.sync()
     try:
         rows = m.search(HIKE, 10, 0.0, now=NOW, record_signals=False, explain=True)["results"]

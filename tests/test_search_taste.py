@@ -10,7 +10,7 @@ import pytest
 from reverie import Memory
 from reverie.search import taste
 
-from workspace_helpers import filler_days, local_memory, write
+from workspace_helpers import filler_days, hybrid_results, local_memory, write
 
 pytestmark = pytest.mark.semantic
 
@@ -37,9 +37,7 @@ def mem(tmp_path_factory):
 
 
 def ranked(mem: Memory, query: str, **kw) -> list[dict]:
-    out = mem.search(query, 10, 0.0, now=NOW, record_signals=False, **kw)
-    assert out["mode"] == "hybrid", out.get("debug")
-    return out["results"]
+    return hybrid_results(mem, query, NOW, **kw)
 
 
 @pytest.mark.parametrize("query, answer", [

@@ -36,6 +36,14 @@ def result_paths(mem, query: str, now, **kw) -> list[str]:
     return [r["path"] for r in out["results"]]
 
 
+def hybrid_results(mem, query: str, now, **kw) -> list[dict]:
+    """The first ten results for ``query`` asked at ``now`` (minScore 0, no signals), checking that
+    the search ran hybrid (the embedder answered)."""
+    out = mem.search(query, 10, 0.0, now=now, record_signals=False, **kw)
+    assert out["mode"] == "hybrid", out.get("debug")
+    return out["results"]
+
+
 def local_memory(home: Path, notes: dict[str, str], *overrides: str) -> Memory:
     """A Memory in ``home`` on the real bundled embedder with ``notes`` ({path: text}) written and
     indexed (a module-scoped fixture builds it once; the caller closes it)."""

@@ -20,9 +20,9 @@ knee, 护照, 预算, every Thursday…). For a question naming a situation:
 
 The question must ask for counsel (:func:`asks_counsel`: "should I", "what do I need to", "要不要",
 "需要注意什么", "适合我吗"…): a question of fact ("When is my passport's expiry?", "我上次点的什么菜？")
-asks for what was said, and concerns lifted there would bury it. With vectors only: keyword-only,
-nothing judges which of the concerns found is relevant, and a lexicon's step is too coarse to trust
-alone.
+asks for what was said, and concerns lifted there would bury it; so does a question about what was
+(:data:`_PAST`) or about advice someone gave. With vectors and keywords both: keyword-only, nothing
+judges which of the concerns found is relevant, and a lexicon's step is too coarse to trust alone.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import re
 
 from ..text.cjk import LazyPattern
 from ..text.concerns import concern_words, concerns_of, situations_of
+from .rescore import band
 from .results import wording
 from .taste import past_advice
 
@@ -153,7 +154,4 @@ def states(text: str, named: frozenset[str]) -> frozenset[str]:
 
 
 def gate(content: float, best: float) -> float:
-    if best <= 0:
-        return 1.0
-    r = content / best
-    return max(0.0, min(1.0, (r - GATE_NONE) / (GATE_FULL - GATE_NONE)))
+    return band(content, best, GATE_NONE, GATE_FULL)

@@ -278,7 +278,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     params.advice = taste.asks_for_advice(said)
     # "点菜的时候我需要特别交代厨房什么吗？" after "想去吃泰国菜": the concerns of a meal (search/needs.py); the
     # situation may be in an earlier turn, the request for counsel is in the last
-    params.needs = needs.situations(said, params.query[-2000:]) if use_vectors and use_kw else frozenset()
+    params.needs = needs.situations(said, params.query) if use_vectors and use_kw else frozenset()
     params.counting = counting.asks_to_count(said)  # passing mentions in many notes (search/counting.py)
     params.now_state = current.asks_now(said)  # a statement of change answers it (search/current.py)
     # "Which bank do I use?", "What car do I drive?": a thing one has one at a time, named by a make or

@@ -64,12 +64,17 @@ def decay_multiplier(path: str, now: datetime, mtime: float | None = None,
     return floor + (1.0 - floor) * math.exp(-math.log(2) / half_life_days * age), age
 
 
-def boost_gate(content: float, best: float) -> float:
-    """How much of a boost a result may take: 0 below 90 % of the best relevance, 1 from 98 %."""
+def band(content: float, best: float, none: float, full: float) -> float:
+    """How much of a lift a result may take, by its share of the best relevance: 0 below ``none``,
+    all of it from ``full``, in between in proportion (1 when nothing is relevant at all)."""
     if best <= 0:
         return 1.0
-    r = content / best
-    return max(0.0, min(1.0, (r - BOOST_GATE) / (BOOST_FULL - BOOST_GATE)))
+    return max(0.0, min(1.0, (content / best - none) / (full - none)))
+
+
+def boost_gate(content: float, best: float) -> float:
+    """How much of a boost a result may take: 0 below 90 % of the best relevance, 1 from 98 %."""
+    return band(content, best, BOOST_GATE, BOOST_FULL)
 
 
 def gated(multiplier: float, gate: float) -> float:

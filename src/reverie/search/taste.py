@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..text.cjk import LazyPattern
 from ..text.topics import topics_of
+from .rescore import band
 from .results import wording
 
 TASTE_BOOST = 1.35
@@ -104,7 +105,4 @@ def keep_topical(pool: list, topics: frozenset[str], alone: set[int]) -> list:
 
 
 def gate(content: float, best: float) -> float:
-    if best <= 0:
-        return 1.0
-    r = content / best
-    return max(0.0, min(1.0, (r - GATE_NONE) / (GATE_FULL - GATE_NONE)))
+    return band(content, best, GATE_NONE, GATE_FULL)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from ..text.cjk import LazyPattern
+from .rescore import band
 
 TIME_BOOST = 1.25  # a dated note inside the range, gated by relevance on a wider band than other boosts:
 GATE_NONE = 0.40  # below this share of the best result's relevance, no lift
@@ -58,9 +59,7 @@ class TimeRange:
 
 
 def gate(content: float, best: float) -> float:
-    if best <= 0:
-        return 1.0
-    return max(0.0, min(1.0, (content / best - GATE_NONE) / (GATE_FULL - GATE_NONE)))
+    return band(content, best, GATE_NONE, GATE_FULL)
 
 
 def _month_range(y: int, m: int) -> tuple[date, date]:
