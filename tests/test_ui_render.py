@@ -150,6 +150,18 @@ def test_the_cli_prints_the_same_multipliers(capsys):
     assert "count" not in kind  # a multiplier of 1 is left out
 
 
+def test_explain_shows_a_concern_lifted_for_a_request_for_counsel(capsys):
+    """search/needs.py: a line stating a concern in the situation a request for counsel names."""
+    from reverie.cli.search_run import _print_explain
+
+    need = {"situations": ["meal"], "states": ["meal"], "multiplier": 1.5}
+    rows = {r.label: r for r in explain.rows(_traced(need=need), 0.35)}
+    assert rows["need"].value == "×1.50" and "concern" in rows["need"].note
+    _print_explain(_traced(need=need))
+    assert "x project 1.0 x a concern in the situation asked about 1.5 = 0.6875 before decay" in capsys.readouterr().out
+    assert "need" not in {r.label for r in explain.rows(_traced(need={**need, "multiplier": 1.0}), 0.35)}
+
+
 def test_explain_says_when_the_questions_characters_or_its_days_set_the_keyword_leg(capsys):
     """search/loose.py and search/days_asked.py: the share of the question's characters a unit holds,
     and whether it is a note of the days asked, beside the keyword leg (web view and CLI)."""

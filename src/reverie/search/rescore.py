@@ -23,7 +23,8 @@ _DATED_RE = re.compile(r"(?:^|/)memory/(?:.*/)?(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)
 
 # the multipliers a question's own words set, by their key in explain (search/pipeline.py ``_trace``)
 # and as the CLI and the web view name them: the days it named, a stated taste, a statement of change
-QUESTION_LIFTS = (("time", "the days asked about"), ("taste", "stated taste"), ("now", "statement of change"))
+QUESTION_LIFTS = (("time", "the days asked about"), ("taste", "stated taste"),
+                  ("need", "a concern in the situation asked about"), ("now", "statement of change"))
 
 
 @lru_cache(maxsize=65_536)
