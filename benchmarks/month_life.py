@@ -267,6 +267,12 @@ def _active_memory(base: list[str], when: datetime) -> list[dict]:
     return rows
 
 
+def _replaceable(folder: Path) -> bool:
+    """Whether ``--keep`` may replace ``folder``: empty, or a home an earlier run kept (its
+    reverie.toml), never anything else."""
+    return not any(folder.iterdir()) or (folder / "reverie.toml").is_file()
+
+
 def run(provider: str, verbose: bool = False, keep: Path | None = None) -> dict:
     from reverie import Memory
 
@@ -397,7 +403,7 @@ def run(provider: str, verbose: bool = False, keep: Path | None = None) -> dict:
     }
     if keep:  # the month's home, to search again with other code (the index is rebuilt from its notes)
         if keep.exists():  # (only an earlier kept home is replaced: main() says so before the month runs)
-            if any(keep.iterdir()) and not (keep / "reverie.toml").is_file():
+            if not _replaceable(keep):
                 raise ValueError(f"{keep} holds something that is not a kept home")
             shutil.rmtree(keep)
         shutil.move(str(home), str(keep))
@@ -482,7 +488,7 @@ def main(argv: list[str] | None = None) -> dict:
                     "which is replaced)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
-    if args.keep and args.keep.exists() and any(args.keep.iterdir()) and not (args.keep / "reverie.toml").is_file():
+    if args.keep and args.keep.exists() and not _replaceable(args.keep):
         ap.error(f"--keep {args.keep}: the folder holds something that is not a kept home; name a new folder")
     if args.updates:
         UPDATES[:] = more_updates(args.updates)

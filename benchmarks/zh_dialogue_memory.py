@@ -13,8 +13,8 @@ Active Memory pass or a hook hands reverie). Measure: the right note first (R@1)
 Systems: reverie keyword-only and hybrid (the bundled embedder), and BM25 over the notes (bm25s).
 
 ``--data FILE`` runs another set of the same shape (its ``CASES`` and ``OTHERS``, 40 conversations
-and 30 notes that answer none): ``zh_dialogue_fresh_data.py``, ``_2`` and ``_3`` were written apart
-from the code, to check that what helps here is no fit to this set's 40 conversations (how apart:
+and 30 notes that answer none): ``zh_dialogue_fresh_data.py``, ``_2``, ``_3`` and ``_4`` were written
+apart from the code, to check that what helps here is no fit to this set's 40 conversations (how apart:
 docs/search.md, "Needs"). A run of another set prints only (``--no-report`` implied).
 """
 

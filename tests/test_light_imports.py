@@ -31,6 +31,7 @@ HEAVY = (
     "croniter", "rich",
     "reverie.embeddings.local", "reverie.embeddings.native", "reverie.embeddings.openmp",
     "reverie.embeddings.remote", "reverie.ui", "reverie.dreaming", "reverie.automation", "reverie.runtime",
+    "reverie.text.concerns",  # the needs lexicon: only a request for counsel with vectors reads it
 )
 
 def imports_of(tmp_path: Path, *args: str) -> tuple[list[str], subprocess.CompletedProcess]:

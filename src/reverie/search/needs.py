@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 
 from ..text.cjk import LazyPattern
-from ..text.concerns import concern_words, concerns_of, situations_of
 from .rescore import band
 from .results import wording
 from .taste import past_advice
@@ -123,6 +122,10 @@ def situations(said: str, context: str) -> frozenset[str]:
     turn) and the dialogue before it (``context``); none if ``said`` asks no counsel."""
     if not asks_counsel(said):
         return frozenset()
+    # (here: the lexicon's 35 situations take about 12 ms to import, which a search asking no counsel,
+    # and every keyword-only one, need not pay)
+    from ..text.concerns import situations_of
+
     return situations_of(said[-SAID_CHARS:]) | situations_of(context[-SAID_CHARS:])
 
 
@@ -131,6 +134,8 @@ def legs(named: frozenset[str]) -> list[tuple[str, int]]:
     one query each, as a keyword query keeps only its rarest words present (24), and one query for
     all would keep those of one situation (a meal's "celiac" and "乳糖" before a schedule's
     "Thursdays")."""
+    from ..text.concerns import concern_words
+
     share = max(LEG_SHARE_MIN, LEG_LIMIT // max(1, len(named)))
     return [(concern_words({name}), share) for name in sorted(named)]
 
@@ -150,7 +155,9 @@ def lifted(pool: list, named: frozenset[str]) -> set[int]:
 
 def states(text: str, named: frozenset[str]) -> frozenset[str]:
     """The situations among ``named`` for which ``text`` states a concern."""
-    return concerns_of(text, frozenset(named))
+    from ..text.concerns import concerns_of
+
+    return concerns_of(text, named)
 
 
 def gate(content: float, best: float) -> float:

@@ -200,7 +200,8 @@ def _event_date(conn: apsw.Connection, pg: bool, event: str, tokenizer: str):
 
 def _words_leg(conn: apsw.Connection, pg: bool, tokenizer: str, words: str, limit: int) -> list:
     """Units holding any of ``words``, by keyword: the stated tastes ("I love…", "我喜欢…") of an
-    advice question, the statements of change ("joined", "换成") of a question about now."""
+    advice question, the statements of change ("joined", "换成") of a question about now, the concerns
+    ("allergic", "过敏") of a situation a request for counsel names."""
     if pg:
         from . import postgres as engine
 
