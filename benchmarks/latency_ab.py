@@ -69,10 +69,7 @@ def _child(src: str, home: str, what: str) -> None:
             mem.close()
         return
     which = os.environ.get("REVERIE_AB_QUERIES")
-    qs = (gathering(perf) if which == "gathering" else kinds() if which == "kinds" else methods(perf)
-          if which == "methods" else things() if which == "things" else facets() if which == "facets"
-          else counsel() if which == "counsel"
-          else perf.query_set(random.Random(11)))
+    qs = QUERY_SETS[which or "perf"](perf)
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     out = {}
     for label, provider in (("hybrid", "bench"), ("keyword-only", "none")):
@@ -159,6 +156,14 @@ SECTIONS = {
               "counting questions naming a kind"),
     "counsel": ("latency-ab-counsel", f"{_LATER}: requests for counsel in a situation", 20,
                 "requests for counsel in a situation"),
+}
+
+
+# each query set by its --queries name: what builds it from perf.py
+QUERY_SETS = {
+    "perf": lambda perf: perf.query_set(random.Random(11)), "gathering": gathering, "kinds": lambda perf: kinds(),
+    "methods": methods, "things": lambda perf: things(), "facets": lambda perf: facets(),
+    "counsel": lambda perf: counsel(),
 }
 
 
