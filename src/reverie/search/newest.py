@@ -644,8 +644,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
 
 
 # a question asking how much or how many of something holds now ("How much am I paying for music
-# streaming?", "我每个月给我爸多少生活费？"): its answer is a number
-_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|多少", re.I)
+# streaming?", "我每个月给我爸多少生活费？", "What percent of my salary goes into my 401k?"): its answer is a number
+_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:percent(?:age)?|share|rate)\b|多少|百分之几|几成", re.I)
 
 
 def asks_amount(query: str) -> bool:
@@ -1252,7 +1252,8 @@ def updates_fact(later: str, earlier: str) -> bool:
 
 
 def order(items: list, when, text, cite, query: str = "", history: bool = False,
-          score=None, ratios: tuple[float, float] = (ANSWER_RATIO, CLOSE_RATIO)) -> tuple[list, dict[int, str]]:
+          score=None, ratios: tuple[float, float] = (ANSWER_RATIO, CLOSE_RATIO),
+          vector=None) -> tuple[list, dict[int, str]]:
     """``items`` with each updated one's newest update moved just above it when it ranked lower,
     and {id(updated item): the update's citation}. ``when(item)`` is :func:`dated`'s answer for
     it, ``text(item)`` its words, ``cite(item)`` how to name it; ``query`` what was searched for
@@ -1260,7 +1261,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     the shares of an earlier answer's score a later one needs (:data:`ANSWER_RATIO`,
     :data:`CLOSE_RATIO`; :data:`KEYWORD_RATIOS` for keyword scores). With
     ``history`` (a question about what holds now), the items the first one updates go just below
-    it. Order is otherwise kept."""
+    it; ``vector(item)``: its stored embedding (bytes of float32, or None), for two amounts that share
+    no word of the question (:func:`_meant_alike`). Order is otherwise kept."""
     from .current import asks_what_holds
 
     asked = _subject(query) if query else frozenset()
@@ -1299,12 +1301,16 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     # as two answers only when both name one (most such pairs stop there)
     of_facet = {id(it): facets_named(facts[id(it)][2], facets) for _, _, it in dated_items} if facets else {}
     of_kind = {id(it): _names_kind(facts[id(it)][2], asked_kinds) for _, _, it in dated_items} if kinds else {}
+    # the later answers alike in meaning to the first result, for a question asking how much (two
+    # answers sharing no word of it: _meant_alike)
+    meant = _meant_alike(out[:ANSWERS], vector, text) if amount and vector is not None and out else None
+    query_names = _names(query) if meant else frozenset()
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
     facet_news: set[int] = set()  # the updates of which both lines name a facet (or a kind) the question names
     for k, (when_old, _, older) in enumerate(dated_items):
         f_old = facts[id(older)]
-        newest = None
+        newest = alike = None
         for when_new, _, newer in dated_items[k + 1:]:
             if when_new <= when_old:
                 continue
@@ -1367,10 +1373,20 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount,
                                     when=when_asked)
+            if not hit and meant is not None and rank[id(older)] == 0 and id(newer) in meant \
+                    and note[id(newer)] != note[id(older)] and not any(_asks(w, asked) for w in shared) \
+                    and query_names & f_old[0] <= f_new[0]:
+                # (sharing a word of the question, the rules above have read them: "我取消了一个从来不用的视频会员"
+                # is no news of "会员换成了铁馆" for "我现在是哪家健身房的会员？", however near its vector; and a
+                # name the question asks about, said by the first, the later one says too)
+                ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
+                if LINKED_RATIO <= ratio <= 1 / LINKED_RATIO and _amount_alike(text(newer), text(older), asked):
+                    alike = (newer, when_new, False)
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
                 hit = False  # (a time asked: the later says none where the earlier said one)
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new, facet_both or kind_both)
+        newest = newest or alike  # (an update the words show before one only the vectors do)
         if newest is not None:
             by[id(older)] = newest[0]
             marks[id(older)] = cite(newest[0])
@@ -1403,6 +1419,112 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
         olders = [it for it in out[1:] if by.get(id(it)) is lead]
         out = [lead, *olders, *(it for it in out[1:] if by.get(id(it)) is not lead)]
     return out, marks
+
+
+# -- two amounts alike in meaning ----------------------------------------------------------------------
+# People say a new amount in words the earlier statement never used ("Renewal letter came, $1,790
+# starting next month" after "rent is $1,650 a month"; "after the raise I bumped my 401k contribution up
+# to 10%" after "I'm putting 6% of my paycheck into the 401k", for "What percent of my salary goes into
+# my 401k?"): no word of the question, no facet nor kind the rules above read links them. Their vectors
+# may: the embedder places two statements of one fact nearer each other than either to the other
+# answers. So for a question asking how much, a later line of the owner's among the first ANSWERS (of
+# another note, sharing no word of the question with the first result) is the first result's update
+# when the two are each other's nearest in meaning among the owner's statements there, at least
+# MEANT_COS apart, the later scoring at least LINKED_RATIO of the first (the question's own word found
+# the first, nothing the later: in a small memory the renewal above scores 0.61 of the rent line), and
+# the later says the amount changed and another amount near in size (:func:`_amount_alike`).
+# Mutual nearness, not a cosine alone: the bundled embedder puts unrelated statements of one person at
+# 0.79 (median) and two statements of one fact at 0.90, with much between; and only amounts: two
+# statements nearest in meaning that say a change, or another time, were as often two facts (read
+# against benchmarks/no_memory.py's 220 notes of five facts each, and the three fresh update sets). An
+# update the rules find comes first: "上个月重新做了贷款，利率降到5.9%" sat nearer "这边房租一个月4800" than
+# "续约的时候房东涨到5200了".
+MEANT_COS = 0.85
+_COPY_COS = 0.985  # two vectors this close are one text twice (a promoted entry and its note's line)
+
+
+def _meant_alike(head: list, vector, text) -> frozenset[int] | None:
+    """The ids of the items of ``head`` (the first results) that are the first item's nearest in
+    meaning among the owner's other statements there, it theirs (copies of either left out), at least
+    :data:`MEANT_COS` apart; None when the first has no vector. (Only statements are rivals: small talk
+    and questions sit near everything in the bundled embedder, "How's it going today?" at 0.89 of "my
+    address is 48 Larkspur Lane", above the line that changed it.)"""
+    import numpy as np  # (a vector search: loaded already)
+
+    raw = [vector(it) for it in head]
+    if not raw or not raw[0]:
+        return None
+    dims = len(raw[0])
+    rows = [i for i, r in enumerate(raw) if r and len(r) == dims]
+    if len(rows) < 2:
+        return frozenset()
+    mat = np.frombuffer(b"".join(raw[i] for i in rows), dtype=np.float32).reshape(len(rows), -1)
+    mat = mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    sims = mat @ mat.T
+    said = [_statement(_facts(text(head[i]))[2]).casefold() for i in rows]
+    # (a copy of the first, the same statement said again or its promoted entry, is no other answer)
+    copies = {j for j in range(1, len(rows)) if sims[0, j] >= _COPY_COS or said[j] == said[0]}
+    stated = {j for j in range(1, len(rows)) if j not in copies and _a_statement(text(head[rows[j]]))}
+    out = set()
+    for j in stated:
+        if sims[0, j] < MEANT_COS:
+            continue
+        # (its own copies are no rival of it: the entry Dreaming promoted from it and the line itself)
+        rivals = [k for k in stated if k != j and said[k] != said[j] and sims[j, k] < _COPY_COS]
+        if all(sims[0, j] > sims[0, k] and sims[0, j] > sims[j, k] for k in rivals):
+            out.add(id(head[rows[j]]))
+    return frozenset(out)
+
+
+def _a_statement(text: str) -> bool:
+    """Whether ``text`` holds a statement of the owner's: not another's turn, a question or small talk."""
+    said = _owner_said(_facts(text)[2])
+    return bool(said) and not said.endswith(("?", "？")) and _size(_facts(said)[0]) >= 2  # ("Ok cool": talk)
+
+
+def _amount_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
+    """Whether ``later``, alike in meaning to ``earlier`` (:func:`_meant_alike`), says the amount now
+    that a question asking how much (its words ``asked``) asks for: both the owner's statements, not a
+    question nor a wish nor hearsay, the later saying the amount changed (:data:`_AMOUNT_CHANGE`) and
+    another amount of the thing, near in size (:func:`_near_amounts`), and nothing of someone else's. (Two lines nearest in meaning saying a
+    change, without the amount asked, were as often two facts: "The garage door opener code is 9027,
+    changed after the break-in" after "The smoke alarm in the attic takes a 9-volt battery", 换了烟雾报警器
+    的电池 after 自行车换了链条, "Started learning the cello on Tuesday evenings" after "The kids' school
+    closes early on Friday" for "When is the next parent-teacher meeting?": benchmarks/no_memory.py.)"""
+    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
+    if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a) \
+            or _NOT_NOW.search(a) or not _AMOUNT_CHANGE.search(a):
+        return False
+    if not (_near_amounts(_amounts(a), _amounts(b)) and _an_amount_of_it(a, b, asked)):
+        return False
+    fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
+    return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
+
+
+# an amount said to change: up or down, from a day on, now (not any word of change: "Paid $1,700 for the
+# new sofa" says no new rent)
+_AMOUNT_CHANGE = re.compile(
+    r"\b(?:now|(?:up|down)\s+to|(?:go(?:es)?|went|going|gone)\s+(?:up|down)|raised?|lowered|bumped|increased?|"
+    r"decreased?|cut|dropped|starting|from\s+(?:now|here)\s+on|as\s+of|going\s+forward|instead)\b"
+    r"|涨|降|提高|提到|调到|调整|改成|改为|变成|现在|以后|开始|加到|减到|上调|下调", re.I)
+_FIGURE = re.compile(r"^(\d+(?:\.\d+)?)(k)?%?$", re.I)
+
+
+def _near_amounts(later: frozenset[str], earlier: frozenset[str]) -> bool:
+    """Whether ``later`` says another amount within twice or half of one ``earlier`` says: a rent, a
+    price, a share goes up or down by less than that ("$1,790 starting next month" after "$1,650 a
+    month", 10% after 6%); another thing's amount is as often of another size ("移动的128元套餐" beside
+    "房租一个月4800")."""
+    def values(said: frozenset[str]) -> set[float]:
+        out = set()
+        for s in said:
+            m = _FIGURE.match(s.replace(",", ""))
+            if m:
+                out.add(float(m.group(1)) * (1000 if m.group(2) else 1))
+        return out
+
+    va, vb = values(later), values(earlier)
+    return any(x != y and y > 0 and 0.5 <= x / y <= 2 for x in va for y in vb)
 
 
 def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str,

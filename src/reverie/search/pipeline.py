@@ -497,7 +497,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         merged, superseded = newest.order(ranked, when, lambda p: p.text, lambda p: p.citation, said,
                                           history=params.now_state, score=lambda p: p.lead.score,
                                           ratios=(newest.ANSWER_RATIO, newest.CLOSE_RATIO) if use_vectors
-                                          else newest.KEYWORD_RATIOS)
+                                          else newest.KEYWORD_RATIOS,
+                                          vector=(lambda p: p.lead.embedding) if use_vectors else None)
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]
