@@ -496,7 +496,9 @@ _SAYS_CHANGE = re.compile(
     r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately|"
     r"laid\s+off|resigned|(?:first|last)\s+(?:day|week|shift)\s+(?:at|with)|jumped\s+ship)\b"
-    r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)"
+    # (from a day on, as "starting next month": 下个月起, 从周一起)
+    r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
@@ -664,8 +666,44 @@ _CHARGE = re.compile(r"\b(?:fees?|deposits?|fines?|tips?|tax(?:es)?|surcharges?|
 
 @lru_cache(maxsize=4096)
 def _amounts(text: str) -> frozenset[str]:
-    """The numbers of ``text`` that may say how much (:data:`_NOT_AMOUNT` left out)."""
-    return numbers(_NOT_AMOUNT.sub(" ", text))
+    """The numbers of ``text`` that may say how much (:data:`_NOT_AMOUNT` left out), and each amount
+    said with a Chinese unit as its value ("两万六", "2万8" and "三千五" as 26000, 28000 and 3500: a raise
+    from 两万二 to 两万六 is one of 22000 to 26000, not of the digits written)."""
+    said = _NOT_AMOUNT.sub(" ", text)
+    found = numbers(said)
+    if has_cjk(said):
+        found |= frozenset(f"{v:g}" for m in _ZH_AMOUNT.finditer(said) if (v := _zh_value(m.group(0))))
+    return found
+
+
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+# an amount with a unit of a hundred or more in it (a digit or 十 alone is as often a day or a count:
+# 十五号, 一个月); Arabic digits may stand for the Chinese ones (2万8, 1.2万, 3千5)
+_ZH_AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十])[\d零〇一二两三四五六七八九十]*"
+                        r"[百千万][\d零〇一二两三四五六七八九十百千万]*")
+_ZH_TOKEN = re.compile(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]")
+
+
+def _zh_value(said: str) -> float:
+    """The value of an amount written with Chinese units (:data:`_ZH_AMOUNT`); a digit after the last
+    unit is of the unit below it (两万六 is 26000, 三千五 3500, 三百五 350)."""
+    total = section = 0.0
+    num: float | None = None
+    last = 1
+    for tok in _ZH_TOKEN.findall(said):
+        if tok in _ZH_UNITS:
+            unit = _ZH_UNITS[tok]
+            if unit == 10000:
+                total += (section + (num or 0)) * unit
+                section = 0.0
+            else:
+                section += (1 if num is None and unit == 10 else num or 0) * unit
+            num, last = None, unit
+        else:
+            num = float(tok) if tok[0].isdigit() else _ZH_DIGITS[tok]
+    tail = (num or 0) * (last / 10 if last >= 100 else 1)
+    return total + section + tail
 
 
 # a question asking when ("When is the Hollis rebrand launch?", 食堂几点开饭, 面试是哪天): its answer is a time
@@ -1451,14 +1489,16 @@ def _meant_alike(head: list, vector, text) -> frozenset[int] | None:
     address is 48 Larkspur Lane", above the line that changed it.)"""
     import numpy as np  # (a vector search: loaded already)
 
-    raw = [vector(it) for it in head]
-    if not raw or not raw[0]:
-        return None
+    raw = [bytes(r) if isinstance(r := vector(it), (bytearray, memoryview)) else r for it in head]
+    if not raw or not isinstance(raw[0], bytes) or not raw[0] or len(raw[0]) % 4:
+        return None  # (no vector stored for it, or not one of float32: nothing to judge by)
     dims = len(raw[0])
-    rows = [i for i, r in enumerate(raw) if r and len(r) == dims]
+    rows = [i for i, r in enumerate(raw) if isinstance(r, bytes) and len(r) == dims]
     if len(rows) < 2:
         return frozenset()
     mat = np.frombuffer(b"".join(raw[i] for i in rows), dtype=np.float32).reshape(len(rows), -1)
+    if not np.isfinite(mat).all():
+        return frozenset()
     mat = mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
     sims = mat @ mat.T
     said = [_statement(_facts(text(head[i]))[2]).casefold() for i in rows]
@@ -1467,7 +1507,7 @@ def _meant_alike(head: list, vector, text) -> frozenset[int] | None:
     stated = {j for j in range(1, len(rows)) if j not in copies and _a_statement(text(head[rows[j]]))}
     out = set()
     for j in stated:
-        if sims[0, j] < MEANT_COS:
+        if not sims[0, j] >= MEANT_COS:
             continue
         # (its own copies are no rival of it: the entry Dreaming promoted from it and the line itself)
         rivals = [k for k in stated if k != j and said[k] != said[j] and sims[j, k] < _COPY_COS]
@@ -1486,16 +1526,17 @@ def _amount_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """Whether ``later``, alike in meaning to ``earlier`` (:func:`_meant_alike`), says the amount now
     that a question asking how much (its words ``asked``) asks for: both the owner's statements, not a
     question nor a wish nor hearsay, the later saying the amount changed (:data:`_AMOUNT_CHANGE`) and
-    another amount of the thing, near in size (:func:`_near_amounts`), and nothing of someone else's. (Two lines nearest in meaning saying a
-    change, without the amount asked, were as often two facts: "The garage door opener code is 9027,
-    changed after the break-in" after "The smoke alarm in the attic takes a 9-volt battery", 换了烟雾报警器
-    的电池 after 自行车换了链条, "Started learning the cello on Tuesday evenings" after "The kids' school
-    closes early on Friday" for "When is the next parent-teacher meeting?": benchmarks/no_memory.py.)"""
+    another amount of the thing, near in size (:func:`_near_amounts`), and nothing of someone else's.
+    (Two lines nearest in meaning saying a change, without the amount asked, were as often two facts:
+    "The garage door opener code is 9027, changed after the break-in" after "The smoke alarm in the
+    attic takes a 9-volt battery", 换了烟雾报警器的电池 after 自行车换了链条, "Started learning the cello on
+    Tuesday evenings" after "The kids' school closes early on Friday" for "When is the next
+    parent-teacher meeting?": benchmarks/no_memory.py.)"""
     a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
     if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a) \
-            or _NOT_NOW.search(a) or not _AMOUNT_CHANGE.search(a):
+            or _NOT_NOW.search(a) or _SUPPOSED.search(a) or not _AMOUNT_CHANGE.search(a):
         return False
-    if not (_near_amounts(_amounts(a), _amounts(b)) and _an_amount_of_it(a, b, asked)):
+    if not (_near_amounts(_amounts(_BY_AMOUNT.sub(" ", a)), _amounts(b)) and _an_amount_of_it(a, b, asked)):
         return False
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
@@ -1504,9 +1545,18 @@ def _amount_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
 # an amount said to change: up or down, from a day on, now (not any word of change: "Paid $1,700 for the
 # new sofa" says no new rent)
 _AMOUNT_CHANGE = re.compile(
-    r"\b(?:now|(?:up|down)\s+to|(?:go(?:es)?|went|going|gone)\s+(?:up|down)|raised?|lowered|bumped|increased?|"
+    r"\b(?:now|(?:up|down)\s+to|(?:go(?:es)?|went|going|gone)\s+(?:up|down)|raised?|lowered|bumped|upped|increased?|"
     r"decreased?|cut|dropped|starting|from\s+(?:now|here)\s+on|as\s+of|going\s+forward|instead)\b"
-    r"|涨|降|提高|提到|调到|调整|改成|改为|变成|现在|以后|开始|加到|减到|上调|下调", re.I)
+    r"|涨|降|提高|提到|调到|调整|改成|改为|变成|换成|现在|以后|开始|加到|减到|上调|下调"
+    r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])", re.I)
+# an amount supposed, offered or refused, not one that holds: "If rent went up to $2,000 I'd have to
+# move", 要是房东涨到5500我就搬家, 房东说想涨到5000，我没同意 (a fresh-eyes review's traps)
+_SUPPOSED = re.compile(r"\b(?:if|unless|would|could|i'd|we'd|offered|proposed|asked\s+for|wants?\s+to|"
+                       r"refused|declined|turned\s+down|didn't\s+agree|quoted)\b"
+                       r"|要是|如果|假如|万一|的话|想涨|想降|想加|要涨|要求涨|没同意|不同意|拒绝|没答应|报价", re.I)
+# what an amount changed by, not to ("went up by $100", "涨了500", 便宜了六百多): no value of the thing
+_BY_AMOUNT = re.compile(r"\bby\s+(?:another\s+)?[$€£¥]?\s*\d[\d,.]*\s*(?:%|k\b|percent|points?)?"
+                        r"|(?:涨|降|加|减|多|少|省|便宜|贵)了\s*[\d零〇一二两三四五六七八九十百千万.]+", re.I)
 _FIGURE = re.compile(r"^(\d+(?:\.\d+)?)(k)?%?$", re.I)
 
 
@@ -1515,16 +1565,17 @@ def _near_amounts(later: frozenset[str], earlier: frozenset[str]) -> bool:
     price, a share goes up or down by less than that ("$1,790 starting next month" after "$1,650 a
     month", 10% after 6%); another thing's amount is as often of another size ("移动的128元套餐" beside
     "房租一个月4800")."""
-    def values(said: frozenset[str]) -> set[float]:
+    def values(said: frozenset[str]) -> set[tuple[float, bool]]:
         out = set()
         for s in said:
             m = _FIGURE.match(s.replace(",", ""))
             if m:
-                out.add(float(m.group(1)) * (1000 if m.group(2) else 1))
+                out.add((float(m.group(1)) * (1000 if m.group(2) else 1), s.endswith("%")))
         return out
 
     va, vb = values(later), values(earlier)
-    return any(x != y and y > 0 and 0.5 <= x / y <= 2 for x in va for y in vb)
+    # (a share with a share, a sum with a sum: "$10 a week into the 401k" is no new 6 %)
+    return any(x != y and y > 0 and 0.5 <= x / y <= 2 and pa == pb for x, pa in va for y, pb in vb)
 
 
 def _facet_first(out: list, facet_news: set[int], text, facets: frozenset[str], query: str,
