@@ -118,6 +118,8 @@ def test_what_is_no_new_amount(later, earlier):
 
 
 def test_a_new_amount_is_one(mem):
+    assert _amount_alike("user: The renewal came under the door, $2,040 starting next month. I could cry.",
+                         "user: My rent is $1,850 a month, due on the first.", frozenset({"rent"}))
     assert _amount_alike("user: Renewal letter came, $1,790 starting next month. Signed it anyway",
                          "user: rent is $1,650 a month, due on the 1st", frozenset({"rent"}))
 

@@ -1550,8 +1550,9 @@ _AMOUNT_CHANGE = re.compile(
     r"|涨|降|提高|提到|调到|调整|改成|改为|变成|换成|现在|以后|开始|加到|减到|上调|下调"
     r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])", re.I)
 # an amount supposed, offered or refused, not one that holds: "If rent went up to $2,000 I'd have to
-# move", 要是房东涨到5500我就搬家, 房东说想涨到5000，我没同意 (a fresh-eyes review's traps)
-_SUPPOSED = re.compile(r"\b(?:if|unless|would|could|i'd|we'd|offered|proposed|asked\s+for|wants?\s+to|"
+# move", 要是房东涨到5500我就搬家, 房东说想涨到5000，我没同意 (a fresh-eyes review's traps; not "could":
+# "$2,040 starting next month. I could cry" holds)
+_SUPPOSED = re.compile(r"\b(?:if|unless|would|i'd|we'd|offered|proposed|asked\s+for|wants?\s+to|"
                        r"refused|declined|turned\s+down|didn't\s+agree|quoted)\b"
                        r"|要是|如果|假如|万一|的话|想涨|想降|想加|要涨|要求涨|没同意|不同意|拒绝|没答应|报价", re.I)
 # what an amount changed by, not to ("went up by $100", "涨了500", 便宜了六百多): no value of the thing
