@@ -498,7 +498,9 @@ _SAYS_CHANGE = re.compile(
     r"laid\s+off|resigned|(?:first|last)\s+(?:day|week|shift)\s+(?:at|with)|jumped\s+ship)\b"
     r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)"
     # (from a day on, as "starting next month": 下个月起, 从周一起)
-    r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
+    r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])"
+    r"|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒"
+    r"|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week
 _ANY_TOPIC = frozenset(content_words(
