@@ -93,6 +93,8 @@ def test_keyword_only_lifts_nothing(tmp_path):
     "我朋友下周来，你有什么建议？", "Can you recommend a hotel?", "上次去那家店吃坏了肚子，这次还要不要去？",
     "I did the hike last year and my knee hurt; should I do it again?", "名额这周就要报，你说我去还是不去？",
     "What would you recommend for my knee?", "Do you have any advice for the trip?", "Would it be a good idea to go skiing this weekend?",
+    # ... and beside a habit, a plain request for counsel stays one
+    "我平时去哪家店剪头发比较好？", "我平时周末都去爬山，这周末下雨要不要改室内？", "孩子发烧了去哪家医院？",
 ])
 def test_what_asks_for_counsel(question):
     assert needs.asks_counsel(question), question
@@ -111,6 +113,8 @@ def test_what_asks_for_counsel(question):
     # what was, in a form of counsel
     "我上次体检结果怎么样？", "上周末爬山天气怎么样？", "我是不是已经交过房租了？", "Which one of the gyms did I join?",
     "我们上次团建去哪家吃的？", "我们要交多少物业费？",
+    # where one goes as a habit, or now: 去哪家 asks where to go too, but not beside 平时 / 每周 / 现在去
+    "我现在去哪家店剪头发？", "我现在每周去哪家超市买菜？", "我平时去哪家医院看牙？", "周末一般都去哪家健身房？",
 ])
 def test_what_asks_a_question_of_fact(question):
     assert not needs.asks_counsel(question), question

@@ -105,6 +105,13 @@ _STRONG = LazyPattern(
     r"\b(?:should|shall)\s+(?:i|we)\b(?!\s+have)|\bis\s+it\s+(?:ok|okay|safe|wise|a\s+good\s+idea)\b|\bany\s+tips\b"
     r"|要不要|该不该|需要注意|要注意|适合我|(?:我|我们)(?:该|应该)|可以吧|还(?:去|要|能)[^。？！?!\n]{0,6}吗", 0)
 
+# a question about what one does as a habit or now ("我现在每周去哪家超市买菜？", "我平时去哪家店剪头发？")
+# asks for a fact in the notes, though 去哪家 also asks where to go; only a plain request for counsel
+# (:data:`_STRONG`, "…比较好", "…合适") stays one beside it
+_HABIT = LazyPattern(r"平时|一般|通常|经常|每(?:周|天|次|个?月|星期|礼拜)|都(?:去|在|用|找)"
+                     r"|(?:现在|目前)[^，。！？,\s]{0,4}(?:去|在|用|找)哪", 0)
+_GOOD = LazyPattern(r"好|合适|划算|靠谱", 0)
+
 SAID_CHARS = 2000  # a long pasted text is read from its end, as the dialogue before it is
 
 
@@ -114,7 +121,12 @@ def asks_counsel(query: str) -> bool:
         return False
     if _COUNSEL.search(low) is None and (_OPINION.search(low) is None or _THEIR_ADVICE.search(low) is not None):
         return False
-    return _PAST.search(low) is None or _STRONG.search(low) is not None
+    if _STRONG.search(low) is not None:
+        return True
+    if _PAST.search(low) is not None:
+        return False
+    said = low.rsplit("\n", 1)[-1]  # (the question asked, not the dialogue before it)
+    return not (_HABIT.search(said) is not None and _GOOD.search(said) is None)
 
 
 def situations(said: str, context: str) -> frozenset[str]:
