@@ -15,7 +15,7 @@ import pytest
 
 from reverie import Memory
 from reverie.search import language
-from workspace_helpers import local_memory
+from workspace_helpers import local_memory_fixture
 
 pytestmark = pytest.mark.semantic
 
@@ -47,11 +47,7 @@ NOTES = {
 }
 
 
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory):
-    m = local_memory(tmp_path_factory.mktemp("language-home"), NOTES)
-    yield m
-    m.close()
+mem = local_memory_fixture("language-home", NOTES)
 
 
 def ranked(mem: Memory, query: str) -> list[str]:

@@ -13,7 +13,7 @@ from reverie import Memory
 from reverie.search import needs
 from reverie.text.concerns import concern_words, concerns_of, situations_of
 
-from workspace_helpers import hybrid_results, local_memory, write
+from workspace_helpers import hybrid_results, local_memory_fixture, write
 
 pytestmark = pytest.mark.semantic
 
@@ -36,11 +36,7 @@ THAI_DIALOGUE = "用户：周末想带女朋友去吃泰国菜。\n助手：好�
 HIKE = "Should I sign up for the company hike next month?"
 
 
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory):
-    m = local_memory(tmp_path_factory.mktemp("needs-home"), NOTES)
-    yield m
-    m.close()
+mem = local_memory_fixture("needs-home", NOTES)
 
 
 def ranked(mem: Memory, query: str, **kw) -> list[dict]:

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from workspace_helpers import local_memory
+from workspace_helpers import local_memory_fixture
 
 pytestmark = [pytest.mark.semantic]
 
@@ -31,11 +31,7 @@ NOTES = {
 }
 
 
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory):
-    m = local_memory(tmp_path_factory.mktemp("one-at-a-time-home"), NOTES)
-    yield m
-    m.close()
+mem = local_memory_fixture("one-at-a-time-home", NOTES)
 
 
 def _results(mem, query: str) -> list[dict]:

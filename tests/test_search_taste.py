@@ -10,7 +10,7 @@ import pytest
 from reverie import Memory
 from reverie.search import taste
 
-from workspace_helpers import filler_days, hybrid_results, local_memory, write
+from workspace_helpers import filler_days, hybrid_results, local_memory_fixture, write
 
 pytestmark = pytest.mark.semantic
 
@@ -29,11 +29,7 @@ NOTES = {
 }
 
 
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory):
-    m = local_memory(tmp_path_factory.mktemp("taste-home"), NOTES)
-    yield m
-    m.close()
+mem = local_memory_fixture("taste-home", NOTES)
 
 
 def ranked(mem: Memory, query: str, **kw) -> list[dict]:

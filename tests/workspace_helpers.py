@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reverie import Memory
 
 
@@ -53,3 +55,15 @@ def local_memory(home: Path, notes: dict[str, str], *overrides: str) -> Memory:
         write(m, rel, text)
     m.sync()
     return m
+
+
+def local_memory_fixture(name: str, notes: dict[str, str]):
+    """A module-scoped fixture: :func:`local_memory` with ``notes`` in a temporary home named
+    ``name``, built once for the module and closed after it (``mem = local_memory_fixture(...)``)."""
+    @pytest.fixture(scope="module")
+    def mem(tmp_path_factory):
+        m = local_memory(tmp_path_factory.mktemp(name), notes)
+        yield m
+        m.close()
+
+    return mem
