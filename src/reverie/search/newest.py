@@ -570,9 +570,10 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     facet is the question's own); ``when``: the question asks when (:func:`asks_when`), so a name of the
     earlier one said again beside another time said as a change is no value said again (the other
     tests stand)."""
-    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])  # (a promoted entry's notes left out)
-    if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
+    said = _two_statements(later, earlier)
+    if said is None:
         return False
+    a, b = said
     if focus and names_focus(b, focus) and not names_focus(a, focus) and not linked:
         return False
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
@@ -645,6 +646,15 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
            for w in shared):
         return linked or ratio >= close or 2 * _extent(held & fa[0]) >= _extent(held)
     return named or linked
+
+
+def _two_statements(later: str, earlier: str) -> tuple[str, str] | None:
+    """What the owner said in each of two answers (a promoted entry's notes left out), when both are
+    statements, differ, and the later is no wish: the pair the readings of two answers judge."""
+    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
+    if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
+        return None
+    return a, b
 
 
 # a question asking how much or how many of something holds now ("How much am I paying for music
@@ -1343,7 +1353,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     of_kind = {id(it): _names_kind(facts[id(it)][2], asked_kinds) for _, _, it in dated_items} if kinds else {}
     # the later answers alike in meaning to the first result, for a question asking how much (two
     # answers sharing no word of it: _meant_alike)
-    meant = _meant_alike(out[:ANSWERS], vector, text) if amount and vector is not None and out else None
+    # (only a dated first result can be updated: none is read otherwise)
+    meant = _meant_alike(out[:ANSWERS], vector, text) \
+        if amount and vector is not None and out and id(out[0]) in rank else None
     query_names = _names(query) if meant else frozenset()
     by: dict[int, object] = {}
     marks: dict[int, str] = {}
@@ -1534,9 +1546,11 @@ def _amount_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     attic takes a 9-volt battery", 换了烟雾报警器的电池 after 自行车换了链条, "Started learning the cello on
     Tuesday evenings" after "The kids' school closes early on Friday" for "When is the next
     parent-teacher meeting?": benchmarks/no_memory.py.)"""
-    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
-    if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a) \
-            or _NOT_NOW.search(a) or _SUPPOSED.search(a) or not _AMOUNT_CHANGE.search(a):
+    said = _two_statements(later, earlier)
+    if said is None:
+        return False
+    a, b = said
+    if _NOT_NOW.search(a) or _SUPPOSED.search(a) or not _AMOUNT_CHANGE.search(a):
         return False
     if not (_near_amounts(_amounts(_BY_AMOUNT.sub(" ", a)), _amounts(b)) and _an_amount_of_it(a, b, asked)):
         return False
