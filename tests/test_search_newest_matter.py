@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from reverie import Memory
-from reverie.search.newest import _matter_alike, _priced, _statement_lines
+from reverie.search.newest import _a_sibling, _matter_alike, _priced, _statement_lines, _subject, _value_stands
 from reverie.text import matter
 from workspace_helpers import hybrid_results, local_memory_fixture
 
@@ -113,6 +113,36 @@ def test_a_new_price_of_the_thing_is_no_new_thing():
     assert not _priced("物业费涨到了每平米3块。", "物业费是每平米2块5。")
     assert not _priced("Opened an account at Northbridge Bank for the 4.5% savings rate.",
                        "I do all my banking with Summit Credit Union.")
+
+
+@pytest.mark.parametrize("later, earlier, query, stands", [
+    # the later line tells more of the value the earlier gives: no other value
+    ("Mate40的电池换了个新的。", "我用的还是华为Mate40。", "我用的什么手机？", True),
+    ("李大夫把我的洗牙改到5月12日了", "我的牙医是李大夫", "我的牙医是谁？", True),
+    ("The Civic is in the shop so I'm driving a loaner Nissan now.", "I drive a 2015 Honda Civic.",
+     "What car do I drive now?", True),
+    # a value the earlier already left, left again
+    ("Finally cancelled the old Chase credit card too.", "Moved my checking from Chase to Ally Bank.",
+     "Which bank do I use?", True),
+    # the value said gone; or only the kind shared (小学 of two schools)
+    ("装了移动的千兆光纤，电信那个已经退掉了。", "我家宽带是电信的。", "我家宽带是哪家的？", False),
+    ("闺女转学到了育才小学，新同学都挺友好。", "我女儿在实验小学上三年级。", "我女儿在哪个学校上学？", False),
+    ("Brightwater Motors gets the car from now on.", "I take the car to Dunmore Auto.", "Which garage services my car?",
+     False),
+])
+def test_a_value_named_again_stands(later, earlier, query, stands):
+    assert _value_stands(later, earlier, _subject(query)) is stands
+
+
+@pytest.mark.parametrize("later, earlier, query, sibling", [
+    ("跟你说一下，儿子的游泳课改到周六上午十点了。", "儿子周末在新东方上英语课。", "儿子在哪儿上英语课？", True),
+    ("我们搬家了，现在住在杭州西湖区。", "我们决定住西湖边的湖滨酒店。", "我们在杭州最后订的是哪家酒店", True),
+    # the class by its other name, or said as 儿子的课
+    ("给儿子换了个数学班，在楼下的小步数学上。", "儿子周末在学而思上数学课。", "儿子周末在哪上数学课？", False),
+    ("钢琴老师那边调了一下，儿子的课改到星期六上午了。", "儿子钢琴课定在每周三下午。", "儿子的钢琴课是星期几？", False),
+])
+def test_a_sibling_of_the_thing_asked(later, earlier, query, sibling):
+    assert _a_sibling(later, earlier, query) is sibling
 
 
 def test_the_lines_read_of_a_result():

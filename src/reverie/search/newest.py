@@ -1671,7 +1671,10 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
     shared = {w for w in fa[0] & fb[0]
               if not _asks(w, asked) and w not in _ANY_TOPIC and w not in _RELATION_WORDS}
     if has_cjk(earlier):
-        shared = {w for w in shared if not any(ch in _ASKING_CHARS for ch in w) or w.isascii()}
+        # (a Chinese pair of characters is a value's when the character before it is the same in both: 李大夫
+        # in both; 小学 of 实验小学 and 育才小学 is the kind of thing, each its own)
+        shared = {w for w in shared if w.isascii() or not any(ch in _ASKING_CHARS for ch in w)
+                  and any(m.start() and later[m.start() - 1] + w in earlier for m in re.finditer(re.escape(w), later))}
     if not shared:
         return False
     # (a value the earlier line already left, left again, is no news: "Finally cancelled the old Chase
@@ -1685,18 +1688,23 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
 # a value gone: closed, left, given up (not any change: "Mate40的电池换了个新的" keeps the phone)
 _GONE = re.compile(r"\b(?:closed|shut|retired|quit|left|sold|cancell?ed|went\s+bust|out\s+of\s+business|"
                    r"no\s+longer|never\s+going\s+back|gave\s+up|stopped)\b"
-                   r"|关了|关门|倒闭|不干了|搬走|退休|离职|不去了|不再|取消|卖了|退了|停了", re.I)
+                   r"|关了|关门|倒闭|不干了|搬走|退休|离职|不去了|不再|取消|卖了|退了|退掉|退订|解约|注销|停了|不用了", re.I)
 
 
 def _a_sibling(later: str, earlier: str, query: str) -> bool:
-    """Whether ``later`` is of a sibling of the thing the question names, one of its kind said by the
-    same head character ("跟你说一下，儿子的游泳课改到周六上午十点了" after "儿子周末在新东方上英语课" for
-    "儿子在哪儿上英语课？": 泳课 beside the 语课 asked and held by the earlier line)."""
+    """Whether ``later`` is of a sibling of the thing the question names and the earlier line holds, one
+    of its kind said by the same head character ("跟你说一下，儿子的游泳课改到周六上午十点了" after
+    "儿子周末在新东方上英语课" for "儿子在哪儿上英语课？": 泳课 beside the 语课 asked), or names none of
+    its kind."""
     for m in _HEADED.finditer(query):
         pair = m.group(1)
-        if pair in earlier and pair not in later and any(
-                h.group(1) != pair and h.group(1)[1] == pair[1] and h.group(1)[0] not in _NO_MODIFIER
-                for h in _HEADED.finditer(later)):
+        if pair not in earlier or pair in later:
+            continue
+        heads = {pair[1], _SAME_HEAD.get(pair[1])}
+        held = [h.group(1) for h in _HEADED.finditer(later)]
+        # (another of the kind; or none of it at all: "我们搬家了，现在住在杭州西湖区" names no hotel, for
+        # "我们在杭州最后订的是哪家酒店"; a class by its other name is one, 数学班 for 数学课, and 儿子的课 the class)
+        if any(h[1] == pair[1] and h[0] not in _NO_MODIFIER for h in held) or not any(h[1] in heads for h in held):
             return True
     return False
 
