@@ -46,6 +46,15 @@ def hybrid_results(mem, query: str, now, **kw) -> list[dict]:
     return out["results"]
 
 
+def first_unmarked(mem, query: str, now, holds: str) -> list[dict]:
+    """The hybrid results of ``query``, asserting the first holds ``holds`` and is marked superseded by
+    nothing (an earlier answer that keeps its place)."""
+    res = hybrid_results(mem, query, now)
+    assert holds in res[0]["snippet"], [r["snippet"] for r in res]
+    assert not res[0].get("supersededBy"), res[0]
+    return res
+
+
 def local_memory(home: Path, notes: dict[str, str], *overrides: str) -> Memory:
     """A Memory in ``home`` on the real bundled embedder with ``notes`` ({path: text}) written and
     indexed (a module-scoped fixture builds it once; the caller closes it)."""
