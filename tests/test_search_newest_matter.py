@@ -95,6 +95,8 @@ def test_a_change_of_another_matter_is_no_update(mem):
     # an exception for a time, not a change
     ("这周二瑜伽老师请假，只有这次改到八点，下周恢复。", "瑜伽课每周二晚上七点开始。", False),
     ("Spin is at 7pm just this once, back to normal next week.", "My spin class is at 6:30am on Mondays.", False),
+    # "already" beside a line only near in matter is a state, not a change
+    ("用户喜欢收集各地的冰箱贴，家里冰箱门上已经贴满了。", "用户家里装了地暖，冬天屋里能有二十多度。", False),
     # a question is no statement
     ("Should I switch to Brightwater Motors?", "I take the car to Dunmore Auto.", False),
 ])
