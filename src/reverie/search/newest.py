@@ -1382,6 +1382,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             kind = kinds and _short(f_new) and _short(f_old) and _kind_changed(f_new[2], f_old[2], asked_kinds)
             if note[id(newer)] == note[id(older)] and not (_short(f_new) and _short(f_old)):
                 continue
+            ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)  # (as relevant as the earlier?)
             judged = kind or len(shared) >= 2 or bool((shared or any_pair) and short_pair) \
                 or bool(shared and _leaves(f_new, f_old)) \
                 or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
@@ -1415,7 +1416,6 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # (both answers: the later one nearly as relevant as the earlier, and the earlier as the
                 # later: "I backed up my photos to an external drive" is no answer to "What car do I
                 # drive now?", however the line that answers it says "drive")
-                ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
                 low = min(ratios[0], LINKED_RATIO) if linked else ratios[0]  # (a facet's pair: wider)
                 # (past the first ANSWERS, only a facet's link or the kind's own reading vouches: a word
                 # shared there is too weak, "Bank holiday weekend plans changed" after "I bank with Chase")
@@ -1436,13 +1436,11 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # (sharing a word of the question, the rules above have read them: "我取消了一个从来不用的视频会员"
                 # is no news of "会员换成了铁馆" for "我现在是哪家健身房的会员？", however near its vector; and a
                 # name the question asks about, said by the first, the later one says too)
-                ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)
                 if LINKED_RATIO <= ratio <= 1 / LINKED_RATIO and _amount_alike(text(newer), text(older), asked):
                     alike = (newer, when_new, False)
             if not hit and alike is None and holds and rank[id(older)] == 0 and rank[id(newer)] < ANSWERS \
                     and note[id(newer)] != note[id(older)] and _may_say_change(f_new[2]) \
-                    and LINKED_RATIO <= (ratio := 1.0 if score is None else score(newer) / max(score(older), 1e-9)) \
-                    <= 1 / LINKED_RATIO:
+                    and LINKED_RATIO <= ratio <= 1 / LINKED_RATIO:
                 if not matter:
                     matter.append(_same_matter(out[:ANSWERS], text, query) or {})
                 a_line, b_line = matter[0].get(id(newer), ("", ""))
@@ -1536,16 +1534,25 @@ def _meant_alike(head: list, vector, text) -> frozenset[int] | None:
     said = [_statement(_facts(text(head[i]))[2]).casefold() for i in rows]
     # (a copy of the first, the same statement said again or its promoted entry, is no other answer)
     copies = {j for j in range(1, len(rows)) if sims[0, j] >= _COPY_COS or said[j] == said[0]}
-    stated = {j for j in range(1, len(rows)) if j not in copies and _a_statement(text(head[rows[j]]))}
-    out = set()
-    for j in stated:
-        if not sims[0, j] >= MEANT_COS:
+    stated = [j for j in range(1, len(rows)) if j not in copies and _a_statement(text(head[rows[j]]))]
+    return frozenset(id(head[rows[j]]) for j in _nearest_each_other(sims, stated, said, MEANT_COS, _COPY_COS))
+
+
+def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: float,
+                        candidates=None, alone: float | None = None) -> list[int]:
+    """The rows of ``live`` (or of ``candidates`` among them) that are row 0's nearest and it theirs,
+    by ``sims`` (a matrix of cosines), at least ``least`` apart; another row is no rival of one when it
+    says the same (``said``) or sits ``copy`` or nearer it (the entry Dreaming promoted from a line and
+    the line itself). With ``alone``, a row with no rival at all must be that near."""
+    out = []
+    for j in live if candidates is None else candidates:
+        near = sims[0, j]
+        if not near >= least:
             continue
-        # (its own copies are no rival of it: the entry Dreaming promoted from it and the line itself)
-        rivals = [k for k in stated if k != j and said[k] != said[j] and sims[j, k] < _COPY_COS]
-        if all(sims[0, j] > sims[0, k] and sims[0, j] > sims[j, k] for k in rivals):
-            out.add(id(head[rows[j]]))
-    return frozenset(out)
+        rivals = [k for k in live if k != j and said[k] != said[j] and sims[j, k] < copy]
+        if all(near > sims[0, k] and near > sims[j, k] for k in rivals) and (rivals or alone is None or near >= alone):
+            out.append(j)
+    return out
 
 
 # -- two statements of one matter ----------------------------------------------------------------------
@@ -1567,6 +1574,7 @@ MATTER_COS = 0.3
 MATTER_ASKED = 0.2
 MATTER_ALONE = 0.45
 TWIN_COS = 0.6
+_MATTER_COPY = 0.95  # (a line and its promoted entry, read by the second model)
 
 
 def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | None:
@@ -1586,31 +1594,22 @@ def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | N
         return None
     at = {ln: k for k, ln in enumerate(flat)}
     near_q = vecs[:-1] @ vecs[-1]
-    said = {i: max(item, key=lambda ln: near_q[at[ln]]) for i, item in enumerate(lines) if item}
-    rows = [i for i in said if i]
-    if not rows:
+    items = [i for i, item in enumerate(lines) if item]  # (the first among them)
+    said = [max(lines[i], key=lambda ln: near_q[at[ln]]) for i in items]
+    if len(items) < 2:
         return {}
-    v = {i: vecs[at[ln]] for i, ln in said.items()}
+    mat = vecs[[at[ln] for ln in said]]
+    sims = mat @ mat.T
+    folded = [ln.casefold() for ln in said]
     # (a copy of the first, or the first said again in the other language, is no other answer: the model
     # was taught on translations, and puts a restatement across languages at 0.57-0.80, an update across
     # them at 0.46-0.55)
-    first = said[0]
-
-    def sim(i, j):
-        return float(v[i] @ v[j])
-
-    live = [j for j in rows if not (sim(0, j) >= 0.95 or said[j].casefold() == first.casefold()
-                                    or has_cjk(said[j]) != has_cjk(first) and sim(0, j) >= TWIN_COS)]
-    out = {}
-    for j in live:
-        cj = sim(0, j)
-        if cj < MATTER_COS or near_q[at[said[j]]] < MATTER_ASKED:
-            continue
-        rivals = [k for k in live if k != j and said[k].casefold() != said[j].casefold() and sim(j, k) < 0.95]
-        # (nearest of none is no reading: alone, the two must be as near as an update's median)
-        if all(cj > sim(0, k) and cj > sim(j, k) for k in rivals) and (rivals or cj >= MATTER_ALONE):
-            out[id(head[j])] = (said[j], first)
-    return out
+    live = [j for j in range(1, len(items)) if not (sims[0, j] >= _MATTER_COPY or folded[j] == folded[0]
+                                                    or has_cjk(said[j]) != has_cjk(said[0]) and sims[0, j] >= TWIN_COS)]
+    # (nearest of none is no reading: alone, the two must be as near as an update's median)
+    near = _nearest_each_other(sims, live, folded, MATTER_COS, _MATTER_COPY, alone=MATTER_ALONE,
+                               candidates=[j for j in live if near_q[at[said[j]]] >= MATTER_ASKED])
+    return {id(head[items[j]]): (said[j], said[0]) for j in near}
 
 
 _RUN_ITEMS = re.compile(r"\s+[-*]\s+(?=\S)")
@@ -1619,24 +1618,24 @@ _RUN_ITEMS = re.compile(r"\s+[-*]\s+(?=\S)")
 def _statement_lines(text: str) -> list[str]:
     """The owner's statements of ``text``, one a line (a day's list, a note's lines): not another's
     turn, a question or small talk."""
-    out = []
     # (a passage of a list may come with its lines run together: "- a. - b. - c.")
     # (a promoted entry's notes, its source and trigger, may run over lines: read off the whole text first)
     pieces = [p for line in _ANNOTATIONS.sub(" ", text).splitlines()
               for p in (_RUN_ITEMS.split(line) if _BULLET.match(line) else (line,))]
-    for line in pieces:
-        said = _owner_said(_facts(line)[2])
-        # ("Ok cool", 好的谢谢: talk; "我现在用的手机是锐科 X5" holds three Chinese words of two characters, 1.5)
-        if said and not said.endswith(("?", "？")) and _size(_facts(said)[0]) >= 1.5:
-            out.append(said)
-    return out
+    # ("Ok cool", 好的谢谢: talk; "我现在用的手机是锐科 X5" holds three Chinese words of two characters, 1.5)
+    return [said for line in pieces if (said := _stated(line, 1.5))]
 
 
 def _may_say_change(text: str) -> bool:
     """Whether the owner's words in ``text`` may say a change (:func:`_matter_alike` reads a line of
     them): the test that spares most searches the model's reading."""
     said = _owner_said(text)
-    return bool(said) and _says_change_or_took_up(said) and not (_NOT_NOW.search(said) or _SUPPOSED.search(said))
+    return bool(said) and _says_change_now(said)
+
+
+def _says_change_now(text: str) -> bool:
+    """Whether ``text`` says a change or a taking up, not one supposed or for a while."""
+    return _says_change_or_took_up(text) and not (_NOT_NOW.search(text) or _SUPPOSED.search(text))
 
 
 def _says_change_or_took_up(text: str) -> bool:
@@ -1738,7 +1737,7 @@ def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     a, b = said
     # (news passed on by one of the owner's people is read by the rules, which know the matter by its
     # words: "My sister told me Verizon is cheaper now" is no new carrier of the owner's)
-    if _NOT_NOW.search(a) or _SUPPOSED.search(a) or _MESSENGER.search(a) or not _says_change_or_took_up(a):
+    if _MESSENGER.search(a) or not _says_change_now(a):
         return False
     # (whose change it is, the clauses saying it tell: "爸妈上个月搬去温江了，说那边空气好，离我姐也近" is the
     # parents' move, "Brightwater Motors gets the car from now on, a colleague swears by them" the owner's
@@ -1751,8 +1750,14 @@ def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
 
 def _a_statement(text: str) -> bool:
     """Whether ``text`` holds a statement of the owner's: not another's turn, a question or small talk."""
+    return bool(_stated(text))
+
+
+def _stated(text: str, least: float = 2) -> str:
+    """What the owner states in ``text``, or "" for another's turn, a question or small talk (fewer than
+    ``least`` content words: "Ok cool")."""
     said = _owner_said(_facts(text)[2])
-    return bool(said) and not said.endswith(("?", "？")) and _size(_facts(said)[0]) >= 2  # ("Ok cool": talk)
+    return said if said and not said.endswith(("?", "？")) and _size(_facts(said)[0]) >= least else ""
 
 
 def _amount_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
