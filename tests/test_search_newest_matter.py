@@ -127,6 +127,9 @@ def test_a_new_price_of_the_thing_is_no_new_thing():
     ("闺女转学到了育才小学，新同学都挺友好。", "我女儿在实验小学上三年级。", "我女儿在哪个学校上学？", False),
     ("Brightwater Motors gets the car from now on.", "I take the car to Dunmore Auto.", "Which garage services my car?",
      False),
+    # a word of the question in another form is the question's, no value of the earlier ("running": "run")
+    ("Did my first run with the Greenway Striders tonight, way friendlier crowd honestly.",
+     "I run with the Harbourside Harriers on Tuesday nights.", "What running club am I in?", False),
 ])
 def test_a_value_named_again_stands(later, earlier, query, stands):
     assert _value_stands(later, earlier, _subject(query)) is stands

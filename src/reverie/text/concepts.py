@@ -89,14 +89,39 @@ def content_words(text: str, *, matching: bool = False) -> list[str]:
 
 
 _SUFFIXES = ("ings", "ing", "ies", "ed", "es", "s")
+_DOUBLING = frozenset({"ings", "ing", "ed"})
+
+
+# a consonant English doubles before -ing and -ed (run: running, stop: stopped, plan: planned), not one
+# a word ends with doubled (staff, fall, miss, buzz: staffed, falling)
+_DOUBLED = frozenset("bdgmnprt")
+_SIBILANT = ("s", "x", "z", "ch", "sh")  # -es after these is an ending (classes, boxes, dishes); else -s is
 
 
 def stem(word: str) -> str:
-    """A rough stem for matching only: a plural or verb ending taken off, then the first 6 letters."""
+    """A rough stem for matching only: a plural or verb ending taken off, then the first 6 letters.
+    One word's forms share it: a consonant doubled before -ing or -ed is undoubled ("running" is "run",
+    for "What running club am I in?" against "I run with the Harriers"), a final e goes ("moved",
+    "move", "moving"; "phones", "phone"), -ies is -y ("cities", "city"), and -ss is no plural ("miss",
+    "missed"; "classes", "class")."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[:-len(suffix)]
+            base = word[:-len(suffix)]
+            if suffix == "es" and not base.endswith(_SIBILANT):
+                base = word[:-1]  # (phones: phone)
+            elif suffix == "s" and base.endswith("s"):
+                break  # (miss, class)
+            elif suffix == "ies":
+                base += "y"
+            elif suffix == "ed" and base.endswith("e"):
+                base = word[:-1]  # (agreed: agree)
+            # (a short stem keeps its double: "added" is "add")
+            if suffix in _DOUBLING and len(base) >= 4 and base[-1] == base[-2] and base[-1] in _DOUBLED:
+                base = base[:-1]
+            word = base
             break
+    if len(word) >= 4 and word.endswith("e") and not word.endswith("ee"):
+        word = word[:-1]  # (hope, hoped, hoping)
     return word[:6]
 
 
