@@ -159,6 +159,8 @@ def test_the_pair_must_both_answer_the_question():
     ("What car does my supervisor drive now?", set()), ("Which bank does my boss use?", set()),
     ("我上司现在开什么车？", set()), ("Who is my supervisor's boss now?", set()), ("我上司的上司现在是谁？", set()),
     ("What car do I drive now?", {"car"}),
+    # who insures or services the thing, or the bus one rides, asks no car (a new car is no new insurer)
+    ("Who insures my car?", set()), ("Which garage services my car?", set()), ("我上班坐什么车？", set()),
 ])
 def test_one_s_boss_however_named_is_the_kind_asked(query, asked):
     assert {heads[0] for a, (heads, _, _, _) in zip(kinds_asked(query), _kind_words()) if a} == asked

@@ -260,3 +260,21 @@ def test_keyword_only_search_reads_the_model_too(tmp_path):
     assert out["mode"] != "hybrid"
     res = out["results"]
     assert "Brightwater Motors" in res[0]["snippet"], [r["snippet"] for r in res]
+
+
+@pytest.mark.parametrize("text", [
+    "first session with Ingrid today, she reckons it's my hip not my knee",
+    "ok so, first session with Dr. Chen today and my knee feels better",
+    "Took Biscuit to Pawprint today, so much shorter wait, we're sticking with them",
+    "今天找了个叫阿杰的发型师，没推销，剪得还挺满意，就他了",
+])
+def test_taking_up_a_new_one_said_in_passing(text):
+    from reverie.search.newest import _says_change_now
+
+    assert _says_change_now(text)
+
+
+def test_a_first_class_at_a_time_is_no_new_one():
+    from reverie.search.newest import _TOOK_UP
+
+    assert _TOOK_UP.search("first class at 9 tomorrow") is None

@@ -427,6 +427,7 @@ def _one_word(pair: str, asked: frozenset[str], later: str, earlier: str) -> boo
 
 # heads that name one thing: a class is a 课 or a 班 (数学课, 数学班), a shop a 店 or a 馆 (面店, 面馆)
 _SAME_HEAD = {"课": "班", "班": "课", "店": "馆", "馆": "店"}
+_HEAD_CHARS = "".join(_SAME_HEAD)  # (the last character of a Chinese word that says what kind of thing it is)
 
 
 def _goes_on(w: str, text: str) -> bool:
@@ -554,9 +555,87 @@ def _says_change(text: str) -> bool:
     return _SAYS_CHANGE.search(text) is not None
 
 
+# Two words of a question said together name one thing, the first telling which of its kind ("Japanese
+# class", 钢琴老师): a later line naming the kind with another word before it telling which is of another
+# thing of that kind, where the earlier line names the first ("went to the 7am class before work again" is no
+# news of "Japanese class is Sunday mornings now", for "When is my Japanese class?"; "补习班老师说下学期开始
+# 改周四上课了" none of "女儿的钢琴老师陈老师", for "我女儿现在的钢琴老师是谁？"). Found in a fresh update set
+# (updates_fresh_data_7.py): each had put the other thing first. The kind alone is the thing asked
+# ("考点通知改时间了，面试推到12月16号" for "教资面试是哪天？"), and so is the first word alone ("yoga is
+# Saturday mornings now" for "When's my yoga class?"). In Chinese the word before is read only where it
+# ends with the head of another thing (补习班, 游泳课: :data:`_HEAD_CHARS`); a name before a 老师 or a 医生 is
+# the new one's (陈老师).
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][\w'’:-]*")
+# (words before a kind that tell no other one: "my new class", "the usual class")
+_NOT_WHICH = frozenset({"new", "old", "next", "first", "last", "current", "usual", "regular", "weekly", "daily",
+                        "same", "own", "nice", "great", "good", "whole", "entire"})
+
+
+@lru_cache(maxsize=1024)
+def phrases_of(query: str) -> tuple[tuple[str, str], ...]:
+    """The question's two-word phrases: two content words next to each other (English, as stems), or two
+    of its words of two characters each (Chinese, as written)."""
+    out: list[tuple[str, str]] = []
+    for run in CJK_RUN_RE.findall(query):
+        words = set(_cjk_words_of(run))
+        out += [(run[i:i + 2], run[i + 2:i + 4]) for i in range(len(run) - 3)
+                if run[i:i + 2] in words and run[i + 2:i + 4] in words
+                and not (_ASKING_CHARS & set(run[i:i + 4]))]
+    prev = None
+    for m in _LATIN_WORD.finditer(CJK_RUN_RE.sub(" . ", query)):
+        low = m.group(0).lower().replace("’", "'")
+        gap = query[m.start() - 1:m.start()] if m.start() else ""
+        if len(low) < 3 or low in STOP_WORDS or "'" in low or not low[0].isalpha():
+            prev = None
+            continue
+        word = stem(low)
+        if prev is not None and gap == " ":
+            out.append((prev, word))
+        prev = word
+    return tuple(out)
+
+
+def _cjk_words_of(run: str) -> list[str]:
+    return [w for w in content_words(run, matching=True) if len(w) == 2]
+
+
+def _part_of_a_phrase(later: str, earlier: str, phrases: tuple[tuple[str, str], ...]) -> bool:
+    """Whether ``later`` names the kind of a phrase of the question (its second word) with another word
+    before it telling which, and not the first word, where ``earlier`` names the first (:func:`phrases_of`):
+    "the 7am class" after "Japanese class", 补习班老师 after "周老师…学琴" for 钢琴老师. (A character of the
+    first word is the thing asked in a Chinese line: 学琴 of 钢琴.)"""
+    for x, y in phrases:
+        if x[0] >= _WIDE:
+            if any(ch in earlier for ch in x) and not any(ch in later for ch in x) \
+                    and any(m.start() and later[m.start() - 1] in _HEAD_CHARS for m in re.finditer(y, later)):
+                return True
+            continue
+        lb = _stems_of(earlier)
+        if not _holds_stem(lb, x) or _holds_stem(_stems_of(later), x):
+            continue
+        words = [w.lower() for w in _LATIN_WORD.findall(later)]
+        for i in range(1, len(words)):
+            before = words[i - 1]
+            if _holds_stem(frozenset({stem(words[i])}), y) and before not in STOP_WORDS and before not in _NOT_WHICH \
+                    and "'" not in before and not _holds_stem(frozenset({stem(before)}), x):
+                return True
+    return False
+
+
+
+def _stems_of(text: str) -> frozenset[str]:
+    return frozenset(w for w in content_words(text, matching=True) if w.isascii())
+
+
+def _holds_stem(stems: frozenset[str], word: str) -> bool:
+    """Whether a stem of ``stems`` is ``word`` or one of them begins the other ("usual", "usuall")."""
+    return word in stems or len(word) >= 4 and any(len(w) >= 4 and (w.startswith(word) or word.startswith(w))
+                                                   for w in stems)
+
+
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
                   focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False,
-                  linked: bool = False, when: bool = False) -> bool:
+                  linked: bool = False, when: bool = False, phrases: tuple = ()) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
@@ -569,12 +648,15 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     for a shared word of the question, with no closer score asked of the later one than of any pair (the
     facet is the question's own); ``when``: the question asks when (:func:`asks_when`), so a name of the
     earlier one said again beside another time said as a change is no value said again (the other
-    tests stand)."""
+    tests stand); ``phrases``: the question's two-word phrases (:func:`phrases_of`), whose kind the later
+    may not name as another of it where the earlier names the one asked (:func:`_part_of_a_phrase`)."""
     said = _two_statements(later, earlier)
     if said is None:
         return False
     a, b = said
     if focus and names_focus(b, focus) and not names_focus(a, focus) and not linked:
+        return False
+    if phrases and not linked and _part_of_a_phrase(a, b, phrases):
         return False
     fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
@@ -667,7 +749,12 @@ def asks_amount(query: str) -> bool:
 
 
 # a number that says when or which, not how much: an ordinal, a day, an hour, a month, a year
-_NOT_AMOUNT = re.compile(r"\d+\s*(?:st|nd|rd|th)\b|\d+\s*(?:号|日|点|月|年|时)|\d{1,2}:\d{2}|\b\d+\s*(?:am|pm)\b", re.I)
+# (nor a code or a number that names one thing: "My gym locker code is 3318", "PIN 4471", "room 214",
+# 密码是, 车位号218)
+_NOT_AMOUNT = re.compile(r"\d+\s*(?:st|nd|rd|th)\b|\d+\s*(?:号|日|点|月|年|时)|\d{1,2}:\d{2}|\b\d+\s*(?:am|pm)\b"
+                         r"|\b(?:code|pin|passcode|password|combination|number|no\.|room|flat|unit|locker|ext\.?)"
+                         r"(?:\s+(?:is|was|=|:))?\s*#?\s*\d+|#\s*\d+"
+                         r"|(?:密码|编号|号码|车位号|门牌号?|房间号?|柜号)(?:是|为|：|:)?\s*\d+", re.I)
 # a charge, a sum paid back or taken off, another thing paid for beside it (a parking spot, 车位, the
 # utilities, 水电): another amount than a price or a rent (not storage or a garage: "the 2TB storage
 # plan, $9.99 a month now" is the iCloud price, "the garage on Elm" a mechanic)
@@ -685,7 +772,15 @@ def _amounts(text: str) -> frozenset[str]:
     found = numbers(said)
     if has_cjk(said):
         found |= frozenset(f"{v:g}" for m in _ZH_AMOUNT.finditer(said) if (v := _zh_value(m.group(0))))
+        # (a dose counted in pills, drops or spoonfuls: 半片, 一片, 两粒; with its measure, so 一片 is no 1 of another
+        # thing)
+        found |= frozenset(f"{_ZH_SMALL.get(m.group(1)) or float(m.group(1)):g}{m.group(2)}"
+                           for m in _ZH_DOSE.finditer(said))
     return found
+
+
+_ZH_SMALL = {"半": 0.5, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_ZH_DOSE = re.compile(r"(半|[一二两三四五六七八九十]|\d+(?:\.\d+)?)(?:个|整)?(片|粒|颗|丸|滴|勺|袋|支)")
 
 
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -999,11 +1094,15 @@ def _kind_words() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ..
 
 
 # what a question asks of the thing rather than which it is: its insurance, its plate, its keys, where
-# it is parked, a connection's speed or password, a bill, opening hours, a loan with the bank
+# it is parked, a connection's speed or password, a bill, opening hours, a loan with the bank; who insures
+# it, services or fixes it ("picked up the keys to the Mazda CX-5" is no news of "car insurance is with
+# Northgate", for "Who insures my car?"); the bus or train one rides (上班坐什么车)
 _NOT_THE_THING = re.compile(
     r"\b(?:insurance|insurer|plates?|wash|parked|parking|keys?|licen[cs]e|registration|speed|password|bills?|outage|"
-    r"open|opens|close|closes|closing|hours|number|mortgage|loan|coffee|park|best|fastest|cheapest|recommend\w*)\b"
+    r"open|opens|close|closes|closing|hours|number|mortgage|loan|coffee|park|best|fastest|cheapest|recommend\w*|"
+    r"insur(?:es|ed|ing)|servic(?:es|ed|ing)|repair(?:s|ed|ing)?|fix(?:es|ed|ing)?)\b"
     r"|\b(?:boss|manager|supervisor)'s|(?:老板|领导|上司|经理)的(?!是)|保险|车险|车牌|车位|停在|停车|钥匙|密码|网速|到期|多少钱|几点|关门|开门|房贷|贷款|号码|咖啡"
+    r"|(?:坐|乘|搭)(?:的是)?(?:什么|哪[路趟班辆个])车"
     r"|最好|最快|最便宜|推荐", re.I)
 
 
@@ -1324,6 +1423,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     amount = holds and asks_amount(query)
     when_asked = holds and asks_when(query)
     named = focus_words(focus) if focus and _whole_focus(query, focus) else ()
+    phrases = phrases_of(query) if holds else ()
     # most pairs of a result list are judged on one set intersection: without a Chinese word of the
     # question, two texts sharing no subject word never update each other, and sharing fewer than
     # two they must both be short (at 100,000 units this order cost a search 1-3 ms before)
@@ -1423,7 +1523,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 hit = low <= ratio <= 1 / low and (
                     bool(shared - _ANY_TOPIC or linked) and (near or linked)
                     and answers_alike(text(newer), text(older), asked, ratio, named, ratios[1], amount, linked,
-                                      when_asked)
+                                      when_asked, phrases)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if not hit and holds and rank[id(older)] == 0 and shared and _name_left(f_new[2], f_old[2]):
                 # the answer's named value said to have left, however far down the later line ranks
@@ -1447,6 +1547,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 a_line, b_line = matter[0].get(id(newer), ("", ""))
                 # (what the question asks, the later line says anew: a time, an amount)
                 if a_line and _matter_alike(a_line, b_line, asked) and not _a_sibling(a_line, b_line, query) \
+                        and not _part_of_a_phrase(a_line, b_line, phrases) \
                         and (when_asked or amount or not _value_stands(a_line, b_line, asked)) \
                         and (not when_asked or _a_time_of_it(_FROM_WHEN.sub(" ", a_line), b_line)) \
                         and (_an_amount_of_it(a_line, b_line, asked) if amount else not _priced(a_line, b_line)):
@@ -1650,11 +1751,17 @@ def _says_change_or_took_up(text: str) -> bool:
 # change ("营业厅小姐姐推荐了个39的套餐，流量够用，果断办了" after "我的手机套餐是每月58块的"; "Opened an account at
 # Northbridge Bank for the 4.5% savings rate" after "I do all my banking with Summit Credit Union")
 # ... and the first time with a new one ("Had my first session with Dr. Farah Mendel today", "Did my first
-# run with the Greenway Striders tonight", 今天去力美健身上了第一节团课)
+# run with the Greenway Striders tonight", "first session with Ingrid today", 今天去力美健身上了第一节团课),
+# or one settled on ("we're sticking with them", "剪得还挺满意，就他了")
 _TOOK_UP = re.compile(r"\b(?:signed\s+up|opened\s+(?:an?|my)\s+(?:new\s+)?account|enrolled|subscribed"
+                      r"|sticking\s+with\s+(?:them|her|him|it|this\s+one)"
                       r"|(?:my|our)\s+first\s+(?:\w+\s+)?(?:session|run|class|lesson|appointment|"
-                      r"visit|clean|day|week|shift|practice|training|ride|game|match))\b"
-                      r"|办了|签了|开了?(?:个|张)?户|报了?名|第一(?:次|节|堂|天|周|回)", re.I)
+                      r"visit|clean|day|week|shift|practice|training|ride|game|match)"
+                      r"|(?:^|(?<=[.!?,;:]\s)|\b(?:the|had|did)\s+)first\s+(?:\w+\s+)?(?:session|class|lesson|"
+                      r"appointment|visit)\s+(?:with|at)\s+"
+                      r"(?:(?:dr|mr|mrs|ms)\.?\s+)?(?-i:[A-Z\u4e00-\u9fff])\w*)\b"
+                      r"|办了|签了|开了?(?:个|张)?户|报了?名|第一(?:次|节|堂|天|周|回)"
+                      r"|就(?:是|选|定|认)?(?:他|她|它|这家|那家|这个|那个|这儿|那儿)了", re.I)
 
 
 # when a change takes effect, not a time of the thing ("Renewal letter came, $1,790 starting next month"
@@ -1714,7 +1821,7 @@ def _a_sibling(later: str, earlier: str, query: str) -> bool:
 
 # a Chinese word's last two characters where the last says what kind of thing it is: a class, a course, a
 # shop, a hall (英语课, 游泳班, 理发店, 图书馆)
-_HEADED = re.compile(r"(?=([\u4e00-\u9fff][课班店馆]))")
+_HEADED = re.compile(rf"(?=([\u4e00-\u9fff][{_HEAD_CHARS}]))")
 _NO_MODIFIER = frozenset("的了在上去是个这那此该本每节堂门家")  # (儿子的课, 上课, 这节课: no other class)
 
 

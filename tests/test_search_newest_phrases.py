@@ -1,0 +1,95 @@
+"""A phrase of the question held only in part (search/newest.py ``phrases_of``, ``_part_of_a_phrase``): a
+later line holding one word of "Japanese class" is of another class, where the earlier holds both; and
+a number naming one thing (a code, a room) is no amount."""
+
+from __future__ import annotations
+
+import pytest
+
+from answer_rows import two_answers
+from reverie.search.newest import _amounts, _an_amount_of_it, _part_of_a_phrase, _subject, phrases_of, prefer_newest
+
+
+@pytest.mark.parametrize("query, phrases", [
+    ("When is my Japanese class?", (("japane", "class"),)),
+    ("Where do I usually run at the moment?", (("usuall", "run"),)),
+    ("我女儿现在的钢琴老师是谁？", (("钢琴", "老师"),)),
+    ("Who is my dentist?", ()),  # (one content word, no phrase)
+    ("我家宽带是哪家的？", ()),  # (哪家: the question's own asking)
+])
+def test_a_questions_phrases(query, phrases):
+    assert phrases_of(query) == phrases
+
+
+@pytest.mark.parametrize("later, earlier, query, part", [
+    ("went to the 7am class before work again, I actually go now", "Japanese class is Sunday mornings now, 10am",
+     "When is my Japanese class?", True),
+    # the first word without the second: the thing by its own name
+    ("The studio shuffled the timetable, yoga is Saturday mornings at 9 now.", "My yoga class is Wednesday evenings",
+     "When's my yoga class?", False),
+    ("补习班老师说下学期开始改周四上课了", "女儿的钢琴老师陈老师要求每天练一个小时", "我女儿现在的钢琴老师是谁？", True),
+    # the whole phrase, or a character of its other word (学琴 of 钢琴), or the earlier holding it in part; the
+    # kind alone (面试), or with no word telling which (my new class), or with a name before it (陈老师)
+    ("考点通知改时间了，面试推到12月16号", "我的教资面试定在12月9号", "教资面试是哪天？", False),
+    ("my new class starts on Monday now", "Japanese class is on Saturdays", "When is my Japanese class?", False),
+    ("新来的陈老师特别耐心，周六上课", "女儿的钢琴老师王老师要求每天练一个小时", "我女儿现在的钢琴老师是谁？", False),
+    ("Japanese class moved to Sunday mornings", "Japanese class is on Saturdays", "When is my Japanese class?", False),
+    ("闺女现在跟着周老师学琴，她练得开心多了", "女儿的钢琴老师陈老师要求每天练一个小时", "我女儿现在的钢琴老师是谁？", False),
+    ("Brightwater Motors gets the car from now on", "I take the car to Dunmore Auto for servicing",
+     "Which garage services my car?", False),
+])
+def test_a_phrase_held_in_part(later, earlier, query, part):
+    assert _part_of_a_phrase(later, earlier, phrases_of(query)) is part
+
+
+def test_another_kind_before_the_head_is_another_thing():
+    assert _part_of_a_phrase("yoga class moved to Thursday", "Japanese class is on Saturdays",
+                             phrases_of("When is my Japanese class?"))
+    assert _part_of_a_phrase("游泳班老师说改到周日了", "女儿的钢琴老师陈老师", phrases_of("我女儿现在的钢琴老师是谁？"))
+    # (the earlier naming the first word's thing by a character of it: 学琴)
+    assert _part_of_a_phrase("补习班老师说下学期开始改周四上课了", "闺女现在跟着周老师学琴，她练得开心多了",
+                             phrases_of("我女儿现在的钢琴老师是谁？"))
+
+
+@pytest.mark.parametrize("earlier, later, query", [
+    ("Japanese class is Sunday mornings now, 10am, way better for my brain",
+     "went to the 7am class before work again, I actually go now who knew", "When is my Japanese class?"),
+    ("女儿的钢琴老师陈老师要求每天练一个小时，小家伙天天哭", "补习班老师说下学期开始改周四上课了，我又得调整接娃时间",
+     "我女儿现在的钢琴老师是谁？"),
+])
+def test_another_thing_of_the_kind_is_no_update(earlier, later, query):
+    out = prefer_newest(two_answers(earlier, later), query)
+    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+
+
+def test_the_thing_asked_said_whole_is_still_an_update():
+    out = prefer_newest(two_answers("Japanese class is on Saturdays at 2pm.",
+                                    "Japanese class moved to Sunday mornings at 10am."), "When is my Japanese class?")
+    assert "Sunday" in out[0]["snippet"] and out[1]["supersededBy"]
+
+
+@pytest.mark.parametrize("text", ["My gym locker code is 3318, remember it please.", "PIN is 4471", "车位号218",
+                                  "we're in room 214", "门牌号是1502"])
+def test_a_number_naming_one_thing_is_no_amount(text):
+    assert not _amounts(text)
+
+
+def test_a_code_is_no_amount_of_what_is_asked():
+    asked = _subject("How much is my gym costing me each month?")
+    assert not _an_amount_of_it("My gym locker code is 3318, remember it please.",
+                                "my gym membership is £34.99 a month", asked)
+    assert _an_amount_of_it("gym membership went up to £41.50 a month", "my gym membership is £34.99 a month", asked)
+
+
+@pytest.mark.parametrize("earlier, later, query", [
+    ("医生让我二甲双胍每次吃半片，一天两次，吃完有点胃不舒服，正常吗", "复查完医生说血糖还是高，现在改成每次一片了", "我现在二甲双胍一次吃多少？"),
+    ("医生让我每天吃半片降压药，早上吃", "复诊完医生说要加量，改成每天一整片了", "我降压药每天吃多少？"),
+])
+def test_a_dose_counted_in_pills_is_an_amount(earlier, later, query):
+    out = prefer_newest(two_answers(earlier, later), query)
+    assert out[0]["path"] == "memory/2026-10-20.md" and out[1]["supersededBy"], [r["snippet"] for r in out]
+
+
+def test_a_dose_keeps_its_measure():
+    assert _amounts("每次吃半片，一天两次") == {"0.5片"}  # (两次 is how often, not how much)
+    assert not _amounts("今天买了三袋猫粮") & _amounts("我每天吃两粒鱼油")
