@@ -127,6 +127,10 @@ def test_a_new_price_of_the_thing_is_no_new_thing():
     ("闺女转学到了育才小学，新同学都挺友好。", "我女儿在实验小学上三年级。", "我女儿在哪个学校上学？", False),
     ("Brightwater Motors gets the car from now on.", "I take the car to Dunmore Auto.", "Which garage services my car?",
      False),
+    # a common word both speak of is no value (a name or a model is)
+    ("first session with Ingrid today, she reckons it's my hip not my knee?? mind blown",
+     "physio with Mark on thursday again, my knee is still clicking when i go downstairs. is that bad?",
+     "Who's my physio?", False),
     # a word of the question in another form is the question's, no value of the earlier ("running": "run")
     ("Did my first run with the Greenway Striders tonight, way friendlier crowd honestly.",
      "I run with the Harbourside Harriers on Tuesday nights.", "What running club am I in?", False),

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from answer_rows import two_answers
-from reverie.search.newest import _amounts, _an_amount_of_it, _part_of_a_phrase, _subject, phrases_of, prefer_newest
+from reverie.search.newest import (_amounts, _an_amount_of_it, _asking_off, _part_of_a_phrase, _subject, phrases_of,
+                                   prefer_newest)
 
 
 @pytest.mark.parametrize("query, phrases", [
@@ -93,3 +94,24 @@ def test_a_dose_counted_in_pills_is_an_amount(earlier, later, query):
 def test_a_dose_keeps_its_measure():
     assert _amounts("每次吃半片，一天两次") == {"0.5片"}  # (两次 is how often, not how much)
     assert not _amounts("今天买了三袋猫粮") & _amounts("我每天吃两粒鱼油")
+
+
+@pytest.mark.parametrize("said, statement", [
+    ("we only have Netflix rn, is there anything good on there for a rainy sunday?", "we only have Netflix rn"),
+    ("physio with Mark on thursday again, my knee is still clicking. is that bad?",
+     "physio with Mark on thursday again, my knee is still clicking."),
+    ("Dr. Lee is my GP now. Can you find her hours?", "Dr. Lee is my GP now."),
+    ("家里宽带是电信的，有没有更便宜的？", "家里宽带是电信的"),
+    # a line that only asks stays a question
+    ("我是不是约了牙医？", "我是不是约了牙医？"), ("is my dentist still Dr. Patel?", "is my dentist still Dr. Patel?"),
+    ("my GP is Dr. Fletcher, right?", "my GP is Dr. Fletcher, right?"), ("How are you, is all ok?", "How are you, is all ok?"),
+])
+def test_a_statement_ending_with_a_question_is_a_statement(said, statement):
+    assert _asking_off(said) == statement
+
+
+def test_an_update_of_a_statement_that_ended_asking():
+    out = prefer_newest(two_answers("physio with Mark on thursday again, my knee is still clicking when i go "
+                                    "downstairs. is that bad?", "Switched physios, seeing Ingrid Holm at the "
+                                    "Bayview clinic now."), "Who's my physio?")
+    assert "Ingrid" in out[0]["snippet"] and out[1]["supersededBy"], [r["snippet"] for r in out]

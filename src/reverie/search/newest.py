@@ -730,10 +730,43 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     return named or linked
 
 
+# A statement the owner ends with a question to the assistant is a statement still: "we only have Netflix
+# rn, is there anything good on there for a rainy sunday?", "Theo's piano teacher Mrs. Albright said he's
+# ready for grade 2, so proud!! can you help me find a nice song?", "physio with Mark on thursday again,
+# my knee is still clicking. is that bad?" (a fresh update set, updates_fresh_data_7.py, wrote five such
+# lines; each was read as a question and no update of it was seen). The question is left off: the
+# sentences after the statement that ask, or, in one sentence, its last clause when that begins as a
+# question does ("is there…", "can you…", 有没有…, …吗). A line that only asks stays a question.
+_ASKING_CLAUSE = re.compile(r"^(?:(?:so|and|but|also|btw|ok|oh)\s+)*(?:is|are|am|was|were|do|does|did|can|could|"
+                            r"should|would|will|shall|any|anything|what|which|who|whom|how|where|when|why|"
+                            r"have|has)\b|^(?:有没有|能不能|可不可以|是不是|要不要|怎么|什么|哪|请问|帮我)|吗[？?]*$|呢[？?]*$",
+                            re.I)
+_CLAUSE_END = re.compile(r"(?<=[,，;；])\s*")
+
+
+@lru_cache(maxsize=4096)
+def _asking_off(said: str) -> str:
+    """``said`` without the question it ends with, when a statement comes before it (see above)."""
+    if not said.endswith(("?", "？")):
+        return said
+    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(said) if 0 < m.end() < len(said)]
+    k = len(starts)  # the sentences from starts[k] on are the question
+    while k > 0 and said[starts[k - 1]:starts[k] if k < len(starts) else len(said)].rstrip().endswith(("?", "？")):
+        k -= 1
+    if 0 < k < len(starts):
+        head = said[:starts[k]].rstrip()
+        return said if _ASKING_CLAUSE.search(head) else head
+    clauses = [x for x in _CLAUSE_END.split(said) if x.strip()]
+    if len(starts) == 1 and len(clauses) > 1 and _ASKING_CLAUSE.search(clauses[-1].strip()) \
+            and not _ASKING_CLAUSE.search(clauses[0].strip()):
+        return "".join(clauses[:-1]).rstrip(" ,，;；")
+    return said
+
+
 def _two_statements(later: str, earlier: str) -> tuple[str, str] | None:
     """What the owner said in each of two answers (a promoted entry's notes left out), when both are
     statements, differ, and the later is no wish: the pair the readings of two answers judge."""
-    a, b = _owner_said(_facts(later)[2]), _owner_said(_facts(earlier)[2])
+    a, b = _asking_off(_owner_said(_facts(later)[2])), _asking_off(_owner_said(_facts(earlier)[2]))
     if not a or not b or a.endswith(("?", "？")) or b.endswith(("?", "？")) or a == b or _WISH.search(a):
         return None
     return a, b
@@ -1775,8 +1808,8 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """Whether ``later`` names the value ``earlier`` gives (a word of it the question does not ask, nor a
     time, nor a person) without saying it was left: then it tells more of that value, not another
     ("Mate40的电池换了个新的" after "我用的还是华为Mate40", "李大夫把我的洗牙改到5月12日了" after "我的牙医是李大夫",
-    "The Civic is in the shop so I'm driving a loaner Nissan now" after "I drive a 2015 Honda Civic").
-    (A value left is another's place: "南门那个驿站关了，现在快递都塞进丰巢柜里".)"""
+    "The Civic is in the shop so I'm driving a loaner Nissan now" after "I drive a 2015 Honda Civic"; a Latin
+    word only when it names one). (A value left is another's place: "南门那个驿站关了，现在快递都塞进丰巢柜里".)"""
     fa, fb = _facts(later), _facts(earlier)
     shared = {w for w in fa[0] & fb[0]
               if not _asks(w, asked) and w not in _ANY_TOPIC and w not in _RELATION_WORDS}
@@ -1785,6 +1818,10 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
         # in both; 小学 of 实验小学 and 育才小学 is the kind of thing, each its own)
         shared = {w for w in shared if w.isascii() or not any(ch in _ASKING_CHARS for ch in w)
                   and any(m.start() and later[m.start() - 1] + w in earlier for m in re.finditer(re.escape(w), later))}
+    # (a Latin word is a value's when it names one: a name, a model; "knee" in "she reckons it's my hip not my
+    # knee" after "physio with Mark on thursday again, my knee is still clicking" is what both speak of)
+    named = _names(earlier) | _names(later)
+    shared = {w for w in shared if not w.isascii() or w in named or any(ch.isdigit() for ch in w)}
     if not shared:
         return False
     # (a value the earlier line already left, left again, is no news: "Finally cancelled the old Chase
@@ -1864,7 +1901,7 @@ def _a_statement(text: str) -> bool:
 def _stated(text: str, least: float = 2) -> str:
     """What the owner states in ``text``, or "" for another's turn, a question or small talk (fewer than
     ``least`` content words: "Ok cool")."""
-    said = _owner_said(_facts(text)[2])
+    said = _asking_off(_owner_said(_facts(text)[2]))
     return said if said and not said.endswith(("?", "？")) and _size(_facts(said)[0]) >= least else ""
 
 
