@@ -9,3 +9,13 @@ def two_answers(earlier: str, later: str, scores: tuple[float, float] = (0.6, 0.
              "citation": "memory/2026-10-02.md#L9-L9"},
             {"path": "memory/2026-10-20.md", "snippet": f"user: {later}", "score": scores[1], "startLine": 9,
              "citation": "memory/2026-10-20.md#L9-L9"}]
+
+
+def assert_earlier_first(out: list[dict]) -> None:
+    """The earlier answer of :func:`two_answers` still leads, marked by no update."""
+    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+
+
+def assert_later_first(out: list[dict]) -> None:
+    """The later answer of :func:`two_answers` leads, the earlier marked as updated."""
+    assert out[0]["path"] == "memory/2026-10-20.md" and out[1]["supersededBy"], [r["snippet"] for r in out]

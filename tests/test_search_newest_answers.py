@@ -11,7 +11,7 @@ import pytest
 from reverie.search.current import asks_what_holds
 from reverie.search.newest import dated, prefer_newest
 
-from answer_rows import two_answers
+from answer_rows import assert_earlier_first, two_answers
 
 
 @pytest.mark.parametrize("query, expected", [
@@ -194,7 +194,7 @@ def test_the_later_of_two_answers_is_the_fact_now(earlier, later, query):
 def test_a_later_line_that_answers_something_else_keeps_its_place(earlier, later, query):
     rows = two_answers(earlier, later)
     out = prefer_newest([dict(r) for r in rows], query)
-    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+    assert_earlier_first(out)
 
 
 def test_named_speakers_and_another_turn_are_no_statement_of_the_owner():

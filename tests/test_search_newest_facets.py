@@ -10,7 +10,7 @@ from reverie.search.newest import prefer_newest
 from reverie.text.facets import facets_of
 from reverie.text.people import kin
 
-from answer_rows import two_answers
+from answer_rows import assert_earlier_first, two_answers
 
 
 @pytest.mark.parametrize("text, facets", [
@@ -96,7 +96,7 @@ def test_a_later_answer_naming_the_facet_asked_in_other_words_is_the_fact_now(ea
 ])
 def test_a_later_line_naming_the_facet_without_changing_the_answer_keeps_its_place(earlier, later, query):
     out = prefer_newest([dict(r) for r in two_answers(earlier, later, (0.6, 0.5))], query)
-    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+    assert_earlier_first(out)
 
 
 def test_someone_else_s_person_is_none_of_the_owner_s():

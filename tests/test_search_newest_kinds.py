@@ -9,7 +9,7 @@ import pytest
 
 from reverie.search.newest import _kind_words, asks_of_a_kind, kind_answers, kinds_asked, prefer_newest
 
-from answer_rows import two_answers
+from answer_rows import assert_earlier_first, two_answers
 
 
 @pytest.mark.parametrize("query, expected", [
@@ -141,7 +141,7 @@ def test_a_later_member_of_the_kind_with_a_change_said_is_the_thing_now(earlier,
 ])
 def test_no_change_of_one_s_own_thing_keeps_the_earlier_first(earlier, later, query):
     out = prefer_newest(two_answers(earlier, later), query)
-    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+    assert_earlier_first(out)
 
 
 def test_the_pair_must_both_answer_the_question():

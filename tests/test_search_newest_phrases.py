@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from answer_rows import two_answers
+from answer_rows import assert_earlier_first, assert_later_first, two_answers
 from reverie.search.newest import (_amounts, _an_amount_of_it, _asking_off, _part_of_a_phrase, _subject, phrases_of,
                                    prefer_newest)
 
@@ -60,7 +60,7 @@ def test_another_kind_before_the_head_is_another_thing():
 ])
 def test_another_thing_of_the_kind_is_no_update(earlier, later, query):
     out = prefer_newest(two_answers(earlier, later), query)
-    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+    assert_earlier_first(out)
 
 
 def test_the_thing_asked_said_whole_is_still_an_update():
@@ -88,7 +88,7 @@ def test_a_code_is_no_amount_of_what_is_asked():
 ])
 def test_a_dose_counted_in_pills_is_an_amount(earlier, later, query):
     out = prefer_newest(two_answers(earlier, later), query)
-    assert out[0]["path"] == "memory/2026-10-20.md" and out[1]["supersededBy"], [r["snippet"] for r in out]
+    assert_later_first(out)
 
 
 def test_a_dose_keeps_its_measure():
@@ -131,7 +131,7 @@ def test_an_update_of_a_statement_that_ended_asking():
 ])
 def test_a_review_s_traps(earlier, later, query):
     out = prefer_newest(two_answers(earlier, later), query)
-    assert out[0]["path"] == "memory/2026-10-02.md" and "supersededBy" not in out[0], [r["snippet"] for r in out]
+    assert_earlier_first(out)
 
 
 @pytest.mark.parametrize("earlier, later, query", [
@@ -151,7 +151,7 @@ def test_a_review_s_traps(earlier, later, query):
 ])
 def test_a_review_s_updates(earlier, later, query):
     out = prefer_newest(two_answers(earlier, later), query)
-    assert out[0]["path"] == "memory/2026-10-20.md" and out[1]["supersededBy"], [r["snippet"] for r in out]
+    assert_later_first(out)
 
 
 def test_a_dose_s_fractions():
