@@ -33,6 +33,8 @@ def test_a_questions_phrases(query, phrases):
     # kind alone (面试), or with no word telling which (my new class), or with a name before it (陈老师)
     ("考点通知改时间了，面试推到12月16号", "我的教资面试定在12月9号", "教资面试是哪天？", False),
     ("my new class starts on Monday now", "Japanese class is on Saturdays", "When is my Japanese class?", False),
+    ("The barista talked me into a cortado last week and now I can't go back, it's my default order",
+     "my usual coffee order is an oat milk latte, no sugar, large", "What do I usually order at the coffee shop?", False),
     ("新来的陈老师特别耐心，周六上课", "女儿的钢琴老师王老师要求每天练一个小时", "我女儿现在的钢琴老师是谁？", False),
     ("Japanese class moved to Sunday mornings", "Japanese class is on Saturdays", "When is my Japanese class?", False),
     ("闺女现在跟着周老师学琴，她练得开心多了", "女儿的钢琴老师陈老师要求每天练一个小时", "我女儿现在的钢琴老师是谁？", False),

@@ -568,7 +568,8 @@ def _says_change(text: str) -> bool:
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][\w'’:-]*")
 # (words before a kind that tell no other one: "my new class", "the usual class")
 _NOT_WHICH = frozenset({"new", "old", "next", "first", "last", "current", "usual", "regular", "weekly", "daily",
-                        "same", "own", "nice", "great", "good", "whole", "entire",
+                        "same", "own", "nice", "great", "good", "whole", "entire", "default", "normal", "standard",
+                        "typical", "favourite", "favorite", "go-to", "main", "everyday", "preferred",
                         # (a pronoun is one asked of: "she swims with Aquakids now" for "Which club does my daughter
                         # swim with?")
                         "she", "he", "they", "we", "you", "it", "his", "her", "their", "its", "our", "your", "my"})
