@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .cjk import CJK_RUN_RE, LazyPattern
 
@@ -98,6 +99,7 @@ _DOUBLED = frozenset("bdgmnprt")
 _SIBILANT = ("s", "x", "z", "ch", "sh")  # -es after these is an ending (classes, boxes, dishes); else -s is
 
 
+@lru_cache(maxsize=65536)  # (a search stems the words of every result it reads: most are the same words again)
 def stem(word: str) -> str:
     """A rough stem for matching only: a plural or verb ending taken off, then the first 6 letters.
     One word's forms share it: a consonant doubled before -ing or -ed is undoubled ("running" is "run",
