@@ -636,7 +636,6 @@ def _part_of_a_phrase(later: str, earlier: str, phrases: tuple[tuple[str, str], 
 _TIME_CHARS = frozenset("周末早晚午夜假日天")
 
 
-
 def _stems_of(text: str) -> frozenset[str]:
     return frozenset(w for w in content_words(text, matching=True) if w.isascii())
 
@@ -1916,6 +1915,7 @@ _FOR_ANOTHER = re.compile(r"\bfor\s+((?-i:[A-Z])[\w-]+['’]s|(?:my|our)\s+(?:so
 
 
 def _for_another(text: str, asked: frozenset[str]) -> bool:
+    """Whether ``text`` says it was done for someone the question (its words ``asked``) does not ask of."""
     return any(not any(_asks(w, asked) for w in content_words(m.group(1), matching=True))
                for m in _FOR_ANOTHER.finditer(text))
 
