@@ -127,6 +127,9 @@ def test_an_update_of_a_statement_that_ended_asking():
     ("女儿的舞蹈老师是刘老师，人很温柔", "美术班老师说这学期改周日上课了，换了个孙老师", "女儿的舞蹈老师是谁？"),
     ("my book club meets the first Thursday of the month at Laura's", "the wine club meets on Fridays now at the bar on 5th",
      "When does my book club meet?"),
+    # a new thing of the kind asked of, not which: no new mechanic, no new insurer
+    ("Joe's Garage fixes my car, been going there for years", "Got a new car today, a Honda Fit!", "Who fixes my car?"),
+    ("My car is insured with Geico", "Got a new car today, a Honda Fit!", "Who insures my car?"),
     # a first appointment for someone else
     ("My dentist is Dr. Green on Main St", "first appointment with Dr. Shah, the orthodontist, for Mia's braces",
      "Who's my dentist?"),
@@ -148,6 +151,8 @@ def test_a_review_s_traps(earlier, later, query):
     ("I drive a 2016 Honda Accord", "The Accord was being repaired for weeks so I gave up and bought a Mazda CX-5",
      "What car do I drive?"),
     ("左甲状腺素每天早上吃一片", "复查后医生让左甲状腺素加到一片半", "左甲状腺素现在吃多少？"),
+    # the role asked said anew is one, whatever else is new
+    ("My car is insured with Geico", "Got new car insurance with Progressive, half the price", "Who insures my car?"),
     ("We take Luna to Dr. Hart at Cedar Vet",
      "Tried Greenway Animal Clinic for Luna's shots, super gentle, we're sticking with them", "Who is Luna's vet?"),
 ])

@@ -1183,6 +1183,30 @@ def kinds_asked(query: str) -> tuple[bool, ...]:
     return asked
 
 
+def _asked_of_thing(query: str, asked: frozenset[str]) -> tuple[tuple[bool, ...], frozenset[str]] | None:
+    """For a question asking of a thing rather than which it is (:data:`_NOT_THE_THING`: "Who fixes my car?",
+    "Who insures my car?"): (the kinds it names, its words that are not of them: the role asked, "fix");
+    None for any other question."""
+    from ..text.kinds import names, with_heads_named
+
+    if not _NOT_THE_THING.search(query):
+        return None
+    low = with_heads_named(query).lower()
+    named = tuple(any(names(low, h) for h in heads) for heads, _, _, _ in _kind_words())
+    if not any(named):
+        return None
+    role = frozenset(w for w in asked if not _names_kind(w, named))
+    return (named, role) if role else None
+
+
+def _a_new_thing_only(later: str, named: tuple[bool, ...], role: frozenset[str]) -> bool:
+    """Whether ``later`` tells of a new thing of a kind the question asks of (``named``), bought or picked
+    up, and nothing of the role asked (``role``): "Got a new car today, a Honda Fit!" is no new mechanic for
+    "Who fixes my car?", nor a new insurer for "Who insures my car?" (a fresh-eyes review's traps)."""
+    return _ACQUIRED.search(later) is not None and _names_kind(later, named) \
+        and not any(_asks(w, role) for w in content_words(later, matching=True))
+
+
 def asks_of_a_kind(query: str) -> bool:
     """Whether a question asks what one's thing of a kind one has one at a time is (:func:`kinds_asked`)."""
     return any(kinds_asked(query))
@@ -1491,6 +1515,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     when_asked = holds and asks_when(query)
     named = focus_words(focus) if focus and _whole_focus(query, focus) else ()
     phrases = phrases_of(query) if holds else ()
+    # a thing asked of, not which it is ("Who fixes my car?"): the kinds named, and the question's other words
+    of_thing = _asked_of_thing(query, asked) if holds else None
     # most pairs of a result list are judged on one set intersection: without a Chinese word of the
     # question, two texts sharing no subject word never update each other, and sharing fewer than
     # two they must both be short (at 100,000 units this order cost a search 1-3 ms before)
@@ -1622,6 +1648,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                     alike = (newer, when_new, False)
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
                 hit = False  # (a time asked: the later says none where the earlier said one)
+            if of_thing and (hit or alike and alike[0] is newer) and _a_new_thing_only(f_new[2], *of_thing):
+                hit, alike = False, None if alike and alike[0] is newer else alike
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new, facet_both or kind_both)
         newest = newest or alike  # (an update the words show before one only the vectors do)
