@@ -140,21 +140,48 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
     # owner's in a session that also read a web page; what the agent said after reading it does not)
     who = [Provenance(o, session.session_kind, session_id, "hook") for o in origins]
     folder.mkdir(parents=True, exist_ok=True)
-    n = 1
-    while True:  # O_EXCL: two notes written in the same minute never share (or touch) a file
-        path = folder / (f"{base}.md" if n == 1 else f"{base}-{n}.md")
+    # written whole to a hidden file first, then linked to its name: a reader (the watcher, a host reading
+    # the folder) or a crash never meets the note empty or half written; linking fails, as O_EXCL does,
+    # where the name is taken, so two notes of one minute never share (or touch) a file. (A dot-named file
+    # is never taken for a note: workspace/writes.py.)
+    tmp = folder / f".{base}.{os.getpid()}.{threading.get_ident()}.part"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            n += 1
-            continue
-        try:
-            with record_whole_file(db_path, workspace, path, body, who):
-                os.write(fd, body)
-                os.fsync(fd)
+            os.write(fd, body)
+            os.fsync(fd)
         finally:
             os.close(fd)
-        return path
+        n = 1
+        while True:
+            path = folder / (f"{base}.md" if n == 1 else f"{base}-{n}.md")
+            try:
+                with record_whole_file(db_path, workspace, path, body, who):
+                    _link_new(tmp, path, body)
+            except FileExistsError:
+                n += 1
+                continue
+            return path
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _link_new(tmp: Path, path: Path, body: bytes) -> None:
+    """``tmp`` given the new name ``path`` (FileExistsError where it is taken). On a file system without
+    hard links the bytes are written to a new file at ``path`` instead (created exclusively)."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise
+    except OSError:  # (no hard links here: the note is written in place, as before)
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, body)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class SessionMemoryHook:
