@@ -581,7 +581,7 @@ def phrases_of(query: str) -> tuple[tuple[str, str], ...]:
     of its words of two characters each (Chinese, as written)."""
     out: list[tuple[str, str]] = []
     for run in CJK_RUN_RE.findall(query):
-        words = set(_cjk_words_of(run))
+        words = {w for w in content_words(run, matching=True) if len(w) == 2}
         out += [(run[i:i + 2], run[i + 2:i + 4]) for i in range(len(run) - 3)
                 if run[i:i + 2] in words and run[i + 2:i + 4] in words
                 and not (_ASKING_CHARS & set(run[i:i + 4]))]
@@ -599,17 +599,14 @@ def phrases_of(query: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _cjk_words_of(run: str) -> list[str]:
-    return [w for w in content_words(run, matching=True) if len(w) == 2]
-
-
 def _part_of_a_phrase(later: str, earlier: str, phrases: tuple[tuple[str, str], ...]) -> bool:
     """Whether ``later`` names the kind of a phrase of the question (its second word) with another word
     before it telling which, and not the first word, where ``earlier`` names the first (:func:`phrases_of`):
     "the 7am class" after "Japanese class", 补习班老师 after "周老师…学琴" for 钢琴老师. (A character of the
     first word is the thing asked in a Chinese line: 学琴 of 钢琴.)"""
-    if phrases and _names(earlier) & _names(later):
+    if not phrases or _names(earlier) & _names(later):
         return False  # (one name in both is one thing: "Mara's evening class moved to 7pm" after "Yoga with Mara")
+    lb = la = words = None  # (the Latin words of each line, read once, and only for an English phrase)
     for x, y in phrases:
         if x[0] >= _WIDE:
             if any(ch in earlier for ch in x) and not any(ch in later for ch in x) and any(
@@ -617,17 +614,17 @@ def _part_of_a_phrase(later: str, earlier: str, phrases: tuple[tuple[str, str], 
                     for m in re.finditer(y, later)):
                 return True
             continue
-        lb = _stems_of(earlier)
-        if not _holds_stem(lb, x) or _holds_stem(_stems_of(later), x):
+        if lb is None:
+            lb, la = _stems_of(earlier), _stems_of(later)
+            words = [w.lower() for w in _LATIN_WORD.findall(later)]
+        if not _asks(x, lb) or _asks(x, la):
             continue
-        words = [w.lower() for w in _LATIN_WORD.findall(later)]
         for i in range(1, len(words)):
             before = words[i - 1]
             # (a word the earlier line says of it too tells no other one: "my Tuesday class" after "Yoga is on
             # Tuesdays")
-            if _holds_stem(frozenset({stem(words[i])}), y) and before not in STOP_WORDS and before not in _NOT_WHICH \
-                    and "'" not in before and not _holds_stem(frozenset({stem(before)}), x) \
-                    and not _holds_stem(lb, stem(before)):
+            if _asks(stem(words[i]), frozenset({y})) and before not in STOP_WORDS and before not in _NOT_WHICH \
+                    and "'" not in before and not _asks(stem(before), frozenset({x})) and not _asks(stem(before), lb):
                 return True
     return False
 
@@ -638,12 +635,6 @@ _TIME_CHARS = frozenset("周末早晚午夜假日天")
 
 def _stems_of(text: str) -> frozenset[str]:
     return frozenset(w for w in content_words(text, matching=True) if w.isascii())
-
-
-def _holds_stem(stems: frozenset[str], word: str) -> bool:
-    """Whether a stem of ``stems`` is ``word`` or one of them begins the other ("usual", "usuall")."""
-    return word in stems or len(word) >= 4 and any(len(w) >= 4 and (w.startswith(word) or word.startswith(w))
-                                                   for w in stems)
 
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
@@ -824,7 +815,6 @@ def _amounts(text: str) -> frozenset[str]:
     return found
 
 
-_ZH_SMALL = {"半": 0.5, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # (a count, 两片; a fraction, 三分之一片; and a half more, 一片半)
 _ZH_DOSE = re.compile(r"(?:([一二两三四五六七八九十]|\d+)分之)?(半|[一二两三四五六七八九十]|\d+(?:\.\d+)?)(?:个|整)?"
                       r"(片|粒|颗|丸|滴|勺|袋|支)(半)?")
@@ -839,6 +829,7 @@ def _dose(m: re.Match) -> float:
 
 
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_SMALL = {**_ZH_DIGITS, "半": 0.5, "十": 10}  # (a dose's count: :data:`_ZH_DOSE`)
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 # an amount with a unit of a hundred or more in it (a digit or 十 alone is as often a day or a count:
 # 十五号, 一个月); Arabic digits may stand for the Chinese ones (2万8, 1.2万, 3千5)
@@ -1166,33 +1157,36 @@ def kinds_asked(query: str) -> tuple[bool, ...]:
     """For each kind of :func:`_kind_words`: whether a question names it by a head where it means it
     ("What car do we drive now?", "我现在开的是什么车": 汽车; "Which bank do I use?", not "Is Monday a bank
     holiday?") and asks what it is, not how many (a count of cars owned counts both)."""
-    from ..text.kinds import names, with_heads_named
     from .counting import counts_instances
 
     if counts_instances(query) or _NOT_THE_THING.search(query):
         return tuple(False for _ in _kind_words())
-    low = with_heads_named(query).lower()
     # someone else's ("What car does my sister drive now?", 我爸现在开的是什么车); one's boss, however named
     # (manager, supervisor, 上司), is the boss kind asked, and another kind named is the boss's ("What car
     # does my supervisor drive?")
     if _people_asked(query):
         return tuple(False for _ in _kind_words())
-    asked = tuple(any(names(low, h) for h in heads) and kind.asked_in(query) for heads, _, _, kind in _kind_words())
+    asked = tuple(n and kind.asked_in(query) for n, (_, _, _, kind) in zip(_kinds_named(query), _kind_words()))
     if people_in(query) and any(a and heads[0] != "boss" for a, (heads, _, _, _) in zip(asked, _kind_words())):
         return tuple(False for _ in _kind_words())
     return asked
+
+
+def _kinds_named(query: str) -> tuple[bool, ...]:
+    """For each kind of :func:`_kind_words`: whether ``query`` names it by one of its heads."""
+    from ..text.kinds import names, with_heads_named
+
+    low = with_heads_named(query).lower()
+    return tuple(any(names(low, h) for h in heads) for heads, _, _, _ in _kind_words())
 
 
 def _asked_of_thing(query: str, asked: frozenset[str]) -> tuple[tuple[bool, ...], frozenset[str]] | None:
     """For a question asking of a thing rather than which it is (:data:`_NOT_THE_THING`: "Who fixes my car?",
     "Who insures my car?"): (the kinds it names, its words that are not of them: the role asked, "fix");
     None for any other question."""
-    from ..text.kinds import names, with_heads_named
-
     if not _NOT_THE_THING.search(query):
         return None
-    low = with_heads_named(query).lower()
-    named = tuple(any(names(low, h) for h in heads) for heads, _, _, _ in _kind_words())
+    named = _kinds_named(query)
     if not any(named):
         return None
     role = frozenset(w for w in asked if not _names_kind(w, named))
@@ -1649,7 +1643,9 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
                 hit = False  # (a time asked: the later says none where the earlier said one)
             if of_thing and (hit or alike and alike[0] is newer) and _a_new_thing_only(f_new[2], *of_thing):
-                hit, alike = False, None if alike and alike[0] is newer else alike
+                hit = False
+                if alike and alike[0] is newer:
+                    alike = None
             if hit and (newest is None or when_new > newest[1]):
                 newest = (newer, when_new, facet_both or kind_both)
         newest = newest or alike  # (an update the words show before one only the vectors do)
@@ -1965,7 +1961,6 @@ def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     a = " ".join(c for c in _CLAUSE.split(a) if _says_change_or_took_up(c)) or a
     fa, fb = _facts(a), _owner_facts(earlier, b)
     return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
-
 
 
 def _a_statement(text: str) -> bool:
