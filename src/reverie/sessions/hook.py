@@ -145,13 +145,8 @@ def write_session_note(db_path: Path, session_id: str, workspace: Path, tz: tzin
     # where the name is taken, so two notes of one minute never share (or touch) a file. (A dot-named file
     # is never taken for a note: workspace/writes.py.)
     tmp = folder / f".{base}.{os.getpid()}.{threading.get_ident()}.part"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        try:
-            os.write(fd, body)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_whole(tmp, body, os.O_TRUNC)
         n = 1
         while True:
             path = folder / (f"{base}.md" if n == 1 else f"{base}-{n}.md")
@@ -176,9 +171,17 @@ def _link_new(tmp: Path, path: Path, body: bytes) -> None:
         raise
     except OSError:  # (no hard links here: the note is written in place, as before)
         pass
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    _write_whole(path, body, os.O_EXCL)
+
+
+def _write_whole(path: Path, body: bytes, flag: int) -> None:
+    """``body`` written to a file created at ``path`` (``flag``: os.O_TRUNC, or os.O_EXCL where it must be
+    new) and flushed to disk; every byte, however the writes fall."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | flag, 0o644)
     try:
-        os.write(fd, body)
+        view = memoryview(body)
+        while view:
+            view = view[os.write(fd, view):]
         os.fsync(fd)
     finally:
         os.close(fd)
