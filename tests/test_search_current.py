@@ -128,12 +128,15 @@ def test_keyword_only_the_lift_is_judged_on_the_words(reverie_home):
 def test_the_change_lifted_is_one_the_keywords_found_and_of_whom_the_question_asks():
     """A question about now lifts one statement of change (``current.lifted``): not one only its vector
     found ("现在帮我们遛狗的换成陈晨了" for "我现在在哪个团队？"), nor the change of someone the question does
-    not ask about, nor, when it asks about one of the owner's people, the owner's own."""
+    not ask about, nor, when it asks about one of the owner's people, the owner's own; and only one that
+    shares a word of the question (in Chinese a character of what it asks about), or that the kinds' and
+    facets' leg found naming a member of what it asks (``member``: "moved" for where one lives)."""
     from reverie.search.candidates import Candidate
     from reverie.search.keyword import KeywordHit
 
-    def cand(seq: int, text: str, content: float, kw: bool = True) -> Candidate:
-        return Candidate(seq, text=text, content=content, kw=KeywordHit(seq, -1.0, seq, False) if kw else None)
+    def cand(seq: int, text: str, content: float, kw: bool = True, member: bool = False) -> Candidate:
+        return Candidate(seq, text=text, content=content, kw=KeywordHit(seq, -1.0, seq, False) if kw else None,
+                         member=member)
 
     dog = cand(1, "现在帮我们遛狗的换成陈晨了。", 0.8, kw=False)
     team = cand(2, "组织架构调整，我换到商业化团队了。", 0.7)
@@ -142,21 +145,31 @@ def test_the_change_lifted_is_one_the_keywords_found_and_of_whom_the_question_as
     parents = cand(4, "爸妈上周搬到苏州了。", 0.7)
     assert current.lifted([mine, parents], "我爸妈现在住在哪个城市？") == {id(parents)}
     sister = cand(5, "My sister moved to Denver last month.", 0.8)
-    me = cand(6, "We moved to Berlin in May.", 0.7)
+    me = cand(6, "We moved to Berlin in May.", 0.7, member=True)
     assert current.lifted([sister, me], "Where do I live now?") == {id(me)}
     # the owner with another: the owner's move (a fresh-eyes review's case)
-    both = cand(7, "My husband and I moved to Denver in October.", 0.6)
+    both = cand(7, "My husband and I moved to Denver in October.", 0.6, member=True)
     assert current.lifted([sister, both], "Where do I live now?") == {id(both)}
     # one of the owner's people said short, as speech does: 我爸 is the father, not the owner
     dad = cand(9, "我爸把朗逸卖了，提了一辆比亚迪汉，纯电的。", 0.8)
-    sold = cand(10, "I sold the Civic last week and picked up a used Tesla Model 3.", 0.7)
+    sold = cand(10, "I sold the Civic last week and picked up a used Tesla Model 3.", 0.7, member=True)
     assert current.lifted([dad, sold], "What car do I have right now?") == {id(sold)}
     assert current.lifted([dad, sold], "我爸现在开什么车？") == {id(dad)}
     sister = cand(11, "我的姐姐搬到了上海。", 0.8)
     assert current.lifted([sister, me], "我现在住在哪里？") == {id(me)}
     # in a long message the sentence of the change says whose it is
-    long = cand(8, "My cousin is getting married next year. Big news: I left Greenfield Bank and joined Acme.", 0.6)
+    long = cand(8, "My cousin is getting married next year. Big news: I left Greenfield Bank and joined Acme.", 0.6,
+                member=True)
     assert current.lifted([long], "Where do I work now?") == {id(long)}
+    # a change the keyword index found by no word of what is asked (我的, 换了): another matter (fresh update
+    # set 8: a new language teacher was lifted above the new orthodontist); a character of it is one
+    teacher = cand(12, "我换了新的中文老师，她叫周晓雯，她说我的声调进步了很多！", 0.8)
+    braces = cand(13, "转到华西口腔了，现在换成邓主任帮我调牙套了", 0.7)
+    assert current.lifted([teacher, braces], "现在谁负责我的牙齿矫正？") == {id(braces)}
+    assert current.lifted([teacher], "现在谁负责我的牙齿矫正？") == set()
+    assert current.lifted([dog, team, me], "Where do I live now?") == {id(me)}
+    me.member = False
+    assert current.lifted([me], "Where do I live now?") == set()
 
 
 @pytest.mark.parametrize("text, people, owner", [

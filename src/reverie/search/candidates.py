@@ -38,6 +38,7 @@ class Candidate:
     vector_rank: int | None = None  # 1-based place in the vector leg (by ``vector``), for --explain
     kw: KeywordHit | None = None
     kw_unit: float = 0.0
+    member: bool = False  # found naming a member of a kind the question names (the members leg)
     keyword: float = 0.0  # the keyword leg with context, in [0, 1]
     keyword_parts: tuple = ()
     dated: bool = False  # keyword-only, the first unit of a note of the few days asked (search/days_asked.py)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from ..text.boilerplate import split_sentences
-from ..text.cjk import LazyPattern
+from ..text.cjk import CJK_RUN_RE, LazyPattern
+from ..text.concepts import content_words
 from ..text.people import OWNER, people_in
 from . import counting
 from .taste import gate  # noqa: F401  (the band of the lift: 65 % to 80 % of the best relevance)
@@ -107,9 +108,29 @@ def lifted(pool: list, query: str = "") -> set[int]:
     above the answer to "我现在在哪个团队？". And only the change of whom the question asks about: the
     owner's own move is no answer to "我爸妈现在住在哪个城市？", nor a sister's to "Where do I live now?"."""
     asked = people_in(query)
+    about = _asked_words(query)
     changes = sorted((c for c in pool if not c.specificity and c.kw is not None and states_change(c.text)
+                      and (c.member or _speaks_of(c.text, about))
                       and _about_whom_asked(_change_said(c.text), asked)), key=lambda c: -c.content)
     return {id(c) for c in changes[:CHANGES_LIFTED]}
+
+
+# the characters of how a Chinese question asks about now, not of what it asks about
+_ASKING_ZH = frozenset("现在目前如今眼下什么哪谁几多少吗呢的是我们你他她在了还都")
+
+
+def _asked_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What a question asks about: its content words (stems, bigrams) and, in Chinese, its characters
+    but those of asking (:data:`_ASKING_ZH`)."""
+    chars = frozenset(ch for run in CJK_RUN_RE.findall(query) for ch in run) - _ASKING_ZH
+    return frozenset(content_words(query, matching=True)), chars
+
+
+def _speaks_of(text: str, about: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether ``text`` shares a word of the question, or in Chinese a character of what it asks about
+    ("转到华西口腔了，现在是邓主任帮我调牙套" of 牙齿矫正)."""
+    words, chars = about
+    return bool(words.intersection(content_words(text, matching=True))) or any(ch in text for ch in chars)
 
 
 def _change_said(text: str) -> str:

@@ -29,6 +29,7 @@ from functools import lru_cache
 from itertools import repeat
 
 from ..text.boilerplate import said_by_assistant
+from ..text.bilingual import key_of
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers, stem
 from ..text.facets import facets_named, facets_of
@@ -128,11 +129,14 @@ def dated(path: str, line: int, text: str = "") -> tuple[str, int] | None:
     return (c.group(1), int(c.group(2))) if c else None
 
 
-def _subject(text: str, nums: frozenset[str] | None = None) -> frozenset[str]:
+def _subject(text: str, nums: frozenset[str] | None = None, keyed: bool = False) -> frozenset[str]:
+    """The words ``text`` speaks of; ``keyed``: an everyday thing by its one key in either language (瑜伽
+    and "yoga" are one, text/bilingual.py), for comparing a line with one in the other language."""
     text = _SPEAKER.sub("", text)  # who said it ("Caroline:", "user:") is not what it is about
     nums = numbers(text) if nums is None else nums
-    return frozenset(w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
-                     and not w.isdigit())
+    words = (w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
+             and not w.isdigit())
+    return frozenset((key_of(w) or w for w in words) if keyed else words)
 
 
 def _size(subject: frozenset[str]) -> float:
@@ -152,16 +156,22 @@ def _extent(words: frozenset[str]) -> float:
 
 
 @lru_cache(maxsize=16_384)
-def _facts(text: str) -> tuple[frozenset[str], frozenset[str], str, float]:
+def _facts(text: str, keyed: bool = False) -> tuple[frozenset[str], frozenset[str], str, float]:
     """What an update is judged on, once per text: its subject, its numbers, its words (a promoted
     entry's annotations and citation left out), its subject's size. (Whether it announces a change
-    is asked only of a pair that needs it: :func:`_announces`.)"""
+    is asked only of a pair that needs it: :func:`_announces`.) ``keyed``: see :func:`_subject`."""
     if "<!--" in text or "Source:" in text or "[score=" in text:
         text = _ANNOTATIONS.sub(" ", text)
     text = text.strip()
     nums = numbers(text)
-    subject = _subject(text, nums)
+    subject = _subject(text, nums, keyed)
     return subject, nums, text, _size(subject)
+
+
+def _across(later: str, earlier: str) -> bool:
+    """Whether two lines are in two languages, one Chinese and one not (then compared by :func:`_facts`
+    ``keyed``: "Started going to Yoga Barn" after "我的瑜伽课在Pure Yoga上" share 瑜伽/yoga)."""
+    return has_cjk(later) != has_cjk(earlier)
 
 
 @lru_cache(maxsize=4096)
@@ -537,10 +547,10 @@ def _owner_said(text: str) -> str:
     return _statement(text[:m.start()] if m else text)
 
 
-def _owner_facts(text: str, said: str) -> tuple:
+def _owner_facts(text: str, said: str, keyed: bool = False) -> tuple:
     """:func:`_facts` of what the owner said in ``text`` (``said``): the whole text's, which a search
     has already read, when no one else speaks in it (who said it and a dash are no subject word)."""
-    return _facts(said) if _others_speak(text) else _facts(text)
+    return _facts(said, keyed) if _others_speak(text) else _facts(text, keyed)
 
 
 @lru_cache(maxsize=4096)
@@ -662,7 +672,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
         return False
     if phrases and not linked and _part_of_a_phrase(a, b, phrases):
         return False
-    fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
+    keyed = _across(a, b)
+    fa, fb = _owner_facts(later, a, keyed), _owner_facts(earlier, b, keyed)
     if fa[0] <= fb[0] and fa[1] <= fb[1]:
         return False  # nothing the earlier one did not say
     # the numbers compared: for a question asking how much, its amounts (not "due on the 1st", 15号交),
@@ -676,7 +687,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
     # earlier one does not name), "My neighbor just sold his Honda Civic"
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
-    if _others_news(fa, fb, a, b) or _their_thing(a, b, asked):
+    if _others_news(fa, fb, a, b) or _their_thing(a, b, asked) or _named_news(a, b, asked):
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
@@ -914,9 +925,20 @@ def _times(text: str) -> frozenset[str]:
     return frozenset(_TIME_SPACES.sub("", m.group(0).lower()) for m in _A_TIME.finditer(text))
 
 
+# how often ("每月", "twice a week", 一周三次; not 每周二, a day)
+_HOW_OFTEN = re.compile(r"^(?:每(?:个?月|天|日|周|星期|礼拜|年)|daily|weekly|monthly|(?:every|each)(?:day|week|month|year|"
+                        r"term|quarter)|.*(?:aday|aweek|amonth)|.*[周天月]\S*次)$")
+
+
 def _new_time(later: str, earlier: str) -> bool:
-    """Whether ``later`` says a time ``earlier`` does not ("still on thursdays" says none)."""
-    return bool(_times(later) - _times(earlier))
+    """Whether ``later`` says a time ``earlier`` does not ("still on thursdays" says none); where the
+    earlier says when but not how often, a new "how often" alone is no other time of it: "现在每月2150"
+    (a sum by the month) changes no pay day "每个月10号" (fresh update set 8)."""
+    new = _times(later) - _times(earlier)
+    before = _times(earlier)
+    if before and not any(_HOW_OFTEN.match(t) for t in before):
+        return any(not _HOW_OFTEN.match(t) for t in new)
+    return bool(new)
 
 
 def _other_time(later: str, earlier: str) -> bool:
@@ -995,8 +1017,19 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     own = _CARED_FOR.sub(" ", _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", _passed_on(a))))
     if own != a:
         fa = _facts(own)
-    return any(kin(w) not in mine for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
-        or any(kin(p) not in mine for p in people_in(own) - people_in(b))
+    return any(not _among(kin(w), mine) for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
+        or any(not _among(kin(p), mine) for p in people_in(own) - people_in(b))
+
+
+# people said as a group and one of them: "the kids' new English tutor" is of 我儿子's, "Mum and Dad" of
+# "my parents"
+_GROUPS = {"kid": frozenset({"son", "daughter"}), "parents": frozenset({"father", "mother"})}
+
+
+def _among(person: str, mine: frozenset[str]) -> bool:
+    """Whether ``person`` (a :func:`kin` key) is one of ``mine``, or of a group of theirs, or a group one of them is of."""
+    return person in mine or bool(_GROUPS.get(person, frozenset()) & mine) \
+        or any(person in members and group in mine for group, members in _GROUPS.items())
 
 
 # one of the owner's people who only recommended or introduced what the line says (朋友推荐的, "a friend
@@ -1096,9 +1129,24 @@ def _asked_word(word: str, asked: frozenset[str]) -> bool:
 
 
 def _asks(word: str, asked: frozenset[str]) -> bool:
-    """Whether a word is one of the question's, or of its stem ("insura" of "insurance", "insur" of "insures")."""
+    """Whether a word is one of the question's, or of its stem ("insura" of "insurance", "insur" of
+    "insures"), or names the same one of the owner's people (爸妈 of 父母, "mum" of "mother")."""
     return word in asked or (word.isascii() and len(word) >= 4 and any(
-        len(q) >= 4 and q.isascii() and (word.startswith(q) or q.startswith(word)) for q in asked))
+        len(q) >= 4 and q.isascii() and (word.startswith(q) or q.startswith(word)) for q in asked)) \
+        or word in _RELATION_WORDS and kin(word) in _kin_asked(asked) or word in _keys_asked(asked) \
+        or key_of(word) in _keys_asked(asked)
+
+
+@lru_cache(maxsize=1024)
+def _keys_asked(asked: frozenset[str]) -> frozenset[str]:
+    """The keys of the everyday things a question's words name, in either language (text/bilingual.py)."""
+    return frozenset(k for w in asked if (k := key_of(w)) is not None)
+
+
+@lru_cache(maxsize=1024)
+def _kin_asked(asked: frozenset[str]) -> frozenset[str]:
+    """The people a question's words name, one key each however named (text/people.py ``kin``)."""
+    return frozenset(kin(w) for w in asked if w in _RELATION_WORDS)
 
 
 @lru_cache(maxsize=4096)
@@ -1554,12 +1602,13 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     marks: dict[int, str] = {}
     facet_news: set[int] = set()  # the updates of which both lines name a facet (or a kind) the question names
     for k, (when_old, _, older) in enumerate(dated_items):
-        f_old = facts[id(older)]
         newest = alike = None
         for when_new, _, newer in dated_items[k + 1:]:
             if when_new <= when_old:
                 continue
-            f_new = facts[id(newer)]
+            f_old, f_new = facts[id(older)], facts[id(newer)]
+            if _across(f_new[2], f_old[2]):  # (two languages: an everyday thing by its one key)
+                f_old, f_new = _facts(text(older), True), _facts(text(newer), True)
             if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
                 continue  # the same words twice (a message and its session note's line): no update
             shared = f_new[0] & f_old[0]
@@ -1869,7 +1918,8 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
     ("Mate40的电池换了个新的" after "我用的还是华为Mate40", "李大夫把我的洗牙改到5月12日了" after "我的牙医是李大夫",
     "The Civic is in the shop so I'm driving a loaner Nissan now" after "I drive a 2015 Honda Civic"; a Latin
     word only when it names one). (A value left is another's place: "南门那个驿站关了，现在快递都塞进丰巢柜里".)"""
-    fa, fb = _facts(later), _facts(earlier)
+    keyed = _across(later, earlier)
+    fa, fb = _facts(later, keyed), _facts(earlier, keyed)
     shared = {w for w in fa[0] & fb[0]
               if not _asks(w, asked) and w not in _ANY_TOPIC and w not in _RELATION_WORDS}
     if has_cjk(earlier):
@@ -1902,6 +1952,8 @@ def _a_sibling(later: str, earlier: str, query: str) -> bool:
     of its kind said by the same head character ("跟你说一下，儿子的游泳课改到周六上午十点了" after
     "儿子周末在新东方上英语课" for "儿子在哪儿上英语课？": 泳课 beside the 语课 asked), or names none of
     its kind."""
+    if not has_cjk(later):  # (a line in another language names no Chinese kind: "Started going to Yoga Barn")
+        return False
     for m in _HEADED.finditer(query):
         pair = m.group(1)
         if pair not in earlier or pair in later:
@@ -1944,6 +1996,19 @@ def _for_another(text: str, asked: frozenset[str]) -> bool:
                for m in _FOR_ANOTHER.finditer(text))
 
 
+# news of someone named: "Leo's got a new piano teacher", "Mia's started at a new school"
+_NAMED_NEWS = re.compile(r"(?<![\w'’])([A-Z][a-z]+)['’]s\s+(?:got|gotten|new|started|starting|been|gone|moved|"
+                         r"switched|changed|now|finally)\b")
+
+
+def _named_news(later: str, earlier: str, asked: frozenset[str]) -> bool:
+    """Whether ``later`` is news of someone it names whom neither the earlier line nor the question
+    (its words ``asked``) names: another child's new teacher is no news of 小宇's (fresh update set 6)."""
+    low = earlier.lower()
+    return any(m.group(1).lower() not in low and not _asks(stem(m.group(1).lower()), asked)
+               for m in _NAMED_NEWS.finditer(later))
+
+
 def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """Whether ``later``, of the matter of ``earlier`` (:func:`_same_matter`), is the owner's statement of
     it now: no question, wish, supposition or hearsay, nothing of someone else's."""
@@ -1953,13 +2018,14 @@ def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     a, b = said
     # (news passed on by one of the owner's people is read by the rules, which know the matter by its
     # words: "My sister told me Verizon is cheaper now" is no new carrier of the owner's)
-    if _MESSENGER.search(a) or not _says_change_now(a) or _for_another(a, asked):
+    if _MESSENGER.search(a) or not _says_change_now(a) or _for_another(a, asked) or _named_news(a, b, asked):
         return False
     # (whose change it is, the clauses saying it tell: "爸妈上个月搬去温江了，说那边空气好，离我姐也近" is the
     # parents' move, "Brightwater Motors gets the car from now on, a colleague swears by them" the owner's
     # garage; "My sister switched to Brightwater Motors" is the sister's)
     a = " ".join(c for c in _CLAUSE.split(a) if _says_change_or_took_up(c)) or a
-    fa, fb = _facts(a), _owner_facts(earlier, b)
+    keyed = _across(a, b)
+    fa, fb = _facts(a, keyed), _owner_facts(earlier, b, keyed)
     return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
 
 
@@ -1993,7 +2059,8 @@ def _amount_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
         return False
     if not (_near_amounts(_amounts(_BY_AMOUNT.sub(" ", a)), _amounts(b)) and _an_amount_of_it(a, b, asked)):
         return False
-    fa, fb = _owner_facts(later, a), _owner_facts(earlier, b)
+    keyed = _across(a, b)
+    fa, fb = _owner_facts(later, a, keyed), _owner_facts(earlier, b, keyed)
     return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
 
 

@@ -355,6 +355,7 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     if members:  # the units naming a member are keyword hits: the query's mask reads them
         for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
+            c.member = True
             if c.kw is None:
                 c.kw = hit
             tastes_alone.discard(hit.seq)
