@@ -76,3 +76,63 @@ def test_another_matter_does_not_lead(earlier, later, query):
 ])
 def test_how_often_alone_is_no_other_time_of_a_day(later, earlier, new):
     assert _new_time(later, earlier) is new
+
+
+@pytest.mark.parametrize("earlier, later, query", [
+    # news of another named child, or of someone's person, as the line opens (a fresh-eyes review's traps)
+    ("Mia's soccer coach is Coach Daniels", "Leo's got a new coach, Coach Rivera", "Who's Mia's soccer coach?"),
+    ("Leo is in Mrs. Thompson's class this year", "Mia got moved to Mr. Baker's class after the split",
+     "Whose class is Leo in?"),
+    ("Sophie lives in Brooklyn", "Sophie's sister moved to Austin, Sophie's helping her pack this weekend",
+     "Where does Sophie live?"),
+    ("Tom's mobile number is 555-0142", "Tom's brother Sam got a new number: 555-0199", "What's Tom's mobile number?"),
+    # a price moved from a day on is no other day
+    ("Yoga class is Tuesday and Thursday evenings at 7", "yoga's going up to $120 a month from next month 😩",
+     "Which days do I have yoga?"),
+    ("女儿的舞蹈课是每周三下午四点", "舞蹈课学费涨了，现在一个月800", "女儿的舞蹈课是星期几？"),
+])
+def test_someone_elses_news_or_a_price_is_no_update(earlier, later, query):
+    assert_earlier_first(prefer_newest(two_answers(earlier, later, (0.8, 0.75)), query))
+
+
+@pytest.mark.parametrize("earlier, later, query", [
+    # the old one's move said after the owner's news is its reason, not another's news
+    ("儿子的英语家教是周老师，一周两次，周二周四晚上",
+     "Got a new English tutor for my son — Ms. Harper, native speaker, starts Monday. Zhou moved to Shenzhen",
+     "我儿子现在的英语家教是谁？"),
+    # "hubby" is the husband; 闺女 the daughter; a phone plan moved is no plan to move
+    ("Hubby drives a 2012 Corolla, still going strong",
+     "my husband finally sold the corolla and bought a Model 3 lol midlife crisis", "What car does my husband drive?"),
+    ("女儿的钢琴课是跟王老师学的，每周六上午十点", "这周开始闺女去李琳老师那儿上钢琴了，离家近，孩子也挺喜欢她",
+     "我女儿现在跟哪个老师学钢琴？"),
+    ("我的手机套餐是移动的128元套餐，流量老是不够用",
+     "switched my phone plan to China Unicom, 99 a month and way more data lol", "what phone plan am I on?"),
+    # a class moved to another day, and dearer: a day is said
+    ("Yoga class is Tuesday and Thursday evenings at 7", "yoga moved to Mondays and went up to $120 a month",
+     "Which days do I have yoga?"),
+])
+def test_an_update_of_ones_own_people_or_plan_leads(earlier, later, query):
+    assert_later_first(prefer_newest(two_answers(earlier, later, (0.8, 0.75)), query))
+
+
+def test_another_childs_teacher_is_not_the_daughters():
+    """The owner's own new teacher is no news of the daughter's, said 闺女 (fresh update set 8)."""
+    rows = two_answers("这周开始闺女去李琳老师那儿上钢琴了，离家近，走过去十分钟", "我换了新的中文老师，她叫周晓雯，她说我的声调进步了很多！",
+                       (0.8, 0.78))
+    assert_earlier_first(prefer_newest(rows, "我女儿现在跟哪个老师学钢琴？"))
+
+
+def test_an_entry_updated_with_the_line_it_cites():
+    """A promoted entry's text is cleaned (capitalised, its question left off): what updates the line it
+    cites updates it too, and the update goes above both."""
+    entry = {"path": "MEMORY.md", "startLine": 12, "score": 1.06, "citation": "MEMORY.md#L12-L13",
+             "snippet": "<!-- reverie-entry: st-1 -->\n- Doing Mandarin lessons on italki with a teacher called Li Wei. "
+                        "Source: memory/2026-10-14-0900-6.md#L9-L9"}
+    line = {"path": "memory/2026-10-14-0900-6.md", "startLine": 9, "score": 0.87,
+            "citation": "memory/2026-10-14-0900-6.md#L9-L9",
+            "snippet": "user: doing Mandarin lessons on italki with a teacher called Li Wei, tues + thurs 8pm. "
+                       "any tips for tones??"}
+    new = {"path": "memory/2026-10-23-0900-3.md", "startLine": 9, "score": 0.68,
+           "citation": "memory/2026-10-23-0900-3.md#L9-L9", "snippet": "user: 我换了新的中文老师，她叫周晓雯，她说我的声调进步了很多！"}
+    out = prefer_newest([entry, line, new], "Who's my Mandarin teacher?")
+    assert out[0] is new and entry.get("supersededBy") and line.get("supersededBy"), [r["snippet"][:30] for r in out]

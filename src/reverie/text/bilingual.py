@@ -74,6 +74,7 @@ _THINGS: dict[str, tuple[str, str]] = {
     "supermarket": ("supermarket", "超市"),
     "office": ("office", "办公"),
     "company": ("company employer", "公司"),
+    "startup": ("startup", "创业"),
     "team": ("team", "团队"),
     "manager": ("manager boss", "领导 经理 上司"),
     "colleague": ("colleague coworker", "同事"),
