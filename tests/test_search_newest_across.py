@@ -9,17 +9,22 @@ from __future__ import annotations
 import pytest
 
 from answer_rows import assert_earlier_first, assert_later_first, two_answers
-from reverie.search.newest import _asks, _new_time, _subject, prefer_newest
-from reverie.text.bilingual import key_of, keys_of
+from reverie.search.newest import _asked_of, _asks, _named_news, _new_time, _subject, prefer_newest
+from reverie.text.bilingual import key_of, keys_in
 
 
 def test_one_key_for_a_thing_in_either_language():
-    assert key_of("瑜伽") == key_of("yoga") is not None
-    assert key_of("家教") == key_of("tutor") and key_of("老师") == key_of("teacher") == key_of("teache")
+    assert key_of("瑜伽") == key_of("yoga") == key_of("Yoga") is not None
+    assert key_of("家教") == key_of("tutor") and key_of("老师") == key_of("teacher") == key_of("teachers")
     assert key_of("牙医") == key_of("dentist") and key_of("中文") == key_of("mandarin")
     assert key_of("piano") != key_of("teacher")
-    assert key_of("flat") is None and key_of("pay") is None  # (two senses: left out)
-    assert keys_of(["yoga", "barn"]) == {key_of("瑜伽")}
+    # two senses, or a stem: left out ("coach" a bus, "gas" a fuel; "intern" of internship, "care" no car)
+    for word in ("flat", "pay", "coach", "gas", "cleaner", "nursery", "intern", "internship", "care", "park",
+                 "meet", "physics", "employee", "小提", "保险", "心理", "自行"):
+        assert key_of(word) is None, word
+    assert keys_in("Started going to Yoga Barn") == {"yoga": key_of("yoga")}
+    assert keys_in("Started my internship at Google, the parking is great") == {"park": key_of("parking")}
+    assert keys_in("小提醒：下午去游泳") == {"游泳": key_of("swimming")}
 
 
 def test_a_line_is_keyed_only_when_asked_for():
@@ -30,11 +35,11 @@ def test_a_line_is_keyed_only_when_asked_for():
 
 
 def test_a_word_asks_in_the_other_language_and_as_the_same_person():
-    assert _asks("yoga", _subject("我现在在哪里上瑜伽课？"))
-    assert _asks(key_of("yoga"), _subject("我现在在哪里上瑜伽课？"))
+    assert _asks(key_of("yoga"), _asked_of("我现在在哪里上瑜伽课？"))
+    assert _asks("瑜伽", _asked_of("Where do I do yoga now?"))
     assert _asks("爸妈", _subject("我父母现在住在哪儿？"))
     assert not _asks("爸妈", _subject("我女儿现在住在哪儿？"))
-    assert not _asks("yoga", _subject("我现在在哪里上钢琴课？"))
+    assert not _asks(key_of("yoga"), _asked_of("我现在在哪里上钢琴课？"))
 
 
 @pytest.mark.parametrize("earlier, later, query", [
@@ -68,8 +73,10 @@ def test_another_matter_does_not_lead(earlier, later, query):
 
 
 @pytest.mark.parametrize("later, earlier, new", [
-    ("现在每月2150", "每个月10号发工资", False),  # how often alone, where the earlier says a day
+    ("现在每月2150", "每个月10号发工资", False),  # a sum by the month, where the earlier says a day
     ("改到每月15号了", "每个月10号发工资", True),
+    ("we go daily now", "class on Tuesdays", True),  # how often is news of a day (a fresh-eyes review's)
+    ("现在改成每天都去了", "每周二去游泳", True),
     ("now three times a week", "yoga twice a week, tuesdays at 6pm", True),  # the earlier says how often too
     ("collection's switching to Monday mornings", "bins go out Wednesday night", True),
     ("still on thursdays", "class on thursdays", False),
@@ -107,12 +114,27 @@ def test_someone_elses_news_or_a_price_is_no_update(earlier, later, query):
      "我女儿现在跟哪个老师学钢琴？"),
     ("我的手机套餐是移动的128元套餐，流量老是不够用",
      "switched my phone plan to China Unicom, 99 a month and way more data lol", "what phone plan am I on?"),
-    # a class moved to another day, and dearer: a day is said
+    # a class moved to another day, and dearer: a day is said; to the afternoon (下午 is no "from a day on")
     ("Yoga class is Tuesday and Thursday evenings at 7", "yoga moved to Mondays and went up to $120 a month",
      "Which days do I have yoga?"),
+    ("女儿的舞蹈课是每周三上午十点", "舞蹈课改到下午了，学费也涨到一个月800", "女儿的舞蹈课是什么时候？"),
 ])
 def test_an_update_of_ones_own_people_or_plan_leads(earlier, later, query):
     assert_later_first(prefer_newest(two_answers(earlier, later, (0.8, 0.75)), query))
+
+
+@pytest.mark.parametrize("later, earlier, query, news", [
+    # the owner's own, whatever word opens the line (a fresh-eyes review's cases)
+    ("Just got a new dentist, Dr. Lee", "My dentist is Dr. Park", "Who's my dentist?", False),
+    ("Finally switched to a new dentist", "My dentist is Dr. Park", "Who's my dentist?", False),
+    ("Today's been crazy, the standup moved to 10am", "Standup is at 9:30", "When is standup?", False),
+    ("We switched to a new vet", "Our vet is Dr. Shaw", "Who's our vet?", False),
+    # another's, named whole: Leo is not in Cleo
+    ("Leo's got a new piano teacher", "Cleo's piano teacher is Mrs. Hart", "Who is Cleo's piano teacher?", True),
+    ("Leo's got a new piano teacher", "Leo's piano teacher is Mrs. Hart", "Who is Leo's piano teacher?", False),
+])
+def test_someones_news_is_read_by_a_name_said_whole(later, earlier, query, news):
+    assert _named_news(later, earlier, _asked_of(query)) is news
 
 
 def test_another_childs_teacher_is_not_the_daughters():

@@ -13,6 +13,7 @@ import re
 
 from ..text.boilerplate import split_sentences
 from ..text.cjk import CJK_RUN_RE, LazyPattern
+from ..text.bilingual import keys_in
 from ..text.concepts import content_words
 from ..text.people import OWNER, people_in
 from . import counting
@@ -116,21 +117,24 @@ def lifted(pool: list, query: str = "") -> set[int]:
 
 
 # the characters of how a Chinese question asks about now, not of what it asks about
-_ASKING_ZH = frozenset("现在目前如今眼下什么哪谁几多少吗呢的是我们你他她在了还都")
+_ASKING_ZH = frozenset("现在目前如今眼下什么哪谁几多少吗呢的是我们你他她在了还都个些样么")
 
 
-def _asked_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
-    """What a question asks about: its content words (stems, bigrams) and, in Chinese, its characters
-    but those of asking (:data:`_ASKING_ZH`)."""
+def _asked_words(query: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """What a question asks about: its content words (stems, bigrams), the everyday things it names in
+    either language (text/bilingual.py) and, in Chinese, its characters but those of asking
+    (:data:`_ASKING_ZH`)."""
     chars = frozenset(ch for run in CJK_RUN_RE.findall(query) for ch in run) - _ASKING_ZH
-    return frozenset(content_words(query, matching=True)), chars
+    return frozenset(content_words(query, matching=True)), frozenset(keys_in(query).values()), chars
 
 
-def _speaks_of(text: str, about: tuple[frozenset[str], frozenset[str]]) -> bool:
-    """Whether ``text`` shares a word of the question, or in Chinese a character of what it asks about
-    ("转到华西口腔了，现在是邓主任帮我调牙套" of 牙齿矫正)."""
-    words, chars = about
-    return bool(words.intersection(content_words(text, matching=True))) or any(ch in text for ch in chars)
+def _speaks_of(text: str, about: tuple[frozenset[str], frozenset[str], frozenset[str]]) -> bool:
+    """Whether ``text`` shares a word of the question (or names a thing it names, in the other language:
+    "我换了新的中文老师" for "Who's my Mandarin teacher now?"), or in Chinese a character of what it asks
+    about ("转到华西口腔了，现在是邓主任帮我调牙套" of 牙齿矫正)."""
+    words, things, chars = about
+    return bool(words.intersection(content_words(text, matching=True))) \
+        or bool(things.intersection(keys_in(text).values())) or any(ch in text for ch in chars)
 
 
 def _change_said(text: str) -> str:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from itertools import repeat
 
 from ..text.boilerplate import said_by_assistant
-from ..text.bilingual import key_of
+from ..text.bilingual import SUBJECTS, key_of, keys_in
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers, stem
 from ..text.facets import facets_named, facets_of
@@ -136,8 +136,16 @@ def _subject(text: str, nums: frozenset[str] | None = None, keyed: bool = False)
     nums = numbers(text) if nums is None else nums
     words = (w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
              and not w.isdigit())
-    return frozenset((key_of(w) or (_kin_word(w) if w in _RELATION_WORDS else w) for w in words)
-                     if keyed else words)
+    if not keyed:
+        return frozenset(words)
+    things = keys_in(text)
+    return frozenset(things.get(w) or (_kin_word(w) if w in _RELATION_WORDS else w) for w in words)
+
+
+def _asked_of(query: str) -> frozenset[str]:
+    """A question's subject words, and the keys of the everyday things it names (text/bilingual.py), so
+    that a line in the other language may hold what it asks."""
+    return _subject(query) | frozenset(keys_in(query).values())
 
 
 @lru_cache(maxsize=256)
@@ -558,7 +566,12 @@ def _owner_said(text: str) -> str:
 def _owner_facts(text: str, said: str, keyed: bool = False) -> tuple:
     """:func:`_facts` of what the owner said in ``text`` (``said``): the whole text's, which a search
     has already read, when no one else speaks in it (who said it and a dash are no subject word)."""
-    return _facts(said, keyed) if _others_speak(text) else _facts(text, keyed)
+    return _keyed_facts(said, keyed) if _others_speak(text) else _keyed_facts(text, keyed)
+
+
+def _keyed_facts(text: str, keyed: bool) -> tuple:
+    """:func:`_facts`, keyed or not (asked as ``_facts(text)`` when not: one cache entry a text)."""
+    return _facts(text, True) if keyed else _facts(text)
 
 
 @lru_cache(maxsize=4096)
@@ -679,7 +692,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     a, b = said
     if focus and names_focus(b, focus) and not names_focus(a, focus) and not linked:
         return False
-    if phrases and not linked and _part_of_a_phrase(a, b, phrases):
+    if phrases and not linked and _part_of_a_phrase(a, b, phrases) or _another_subject(a, b, asked):
         return False
     keyed = _across(a, b)
     fa, fb = _owner_facts(later, a, keyed), _owner_facts(earlier, b, keyed)
@@ -789,6 +802,17 @@ def _asking_off(said: str) -> str:
     return said
 
 
+def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
+    """Whether ``later`` is of another lesson or subject (text/bilingual.py ``SUBJECTS``) than the one the
+    question (its words ``asked``) and the earlier line name: "我换了新的数学老师" is no news of "My Chinese
+    teacher is Ms Wang", for "Who's my Chinese teacher?" (a fresh-eyes review's case; in either language)."""
+    wanted = asked & SUBJECTS
+    if not wanted:
+        return False
+    said = SUBJECTS.intersection(keys_in(later).values())
+    return bool(said) and not said & wanted and bool(wanted.intersection(keys_in(earlier).values()))
+
+
 def _change_elsewhere(said: str, asked: frozenset[str]) -> bool:
     """For a question asking who: whether what the owner ``said`` names what the question asks (its
     words ``asked``) in one clause and says a change only in others, of no word of it and naming no one:
@@ -806,7 +830,7 @@ def _change_elsewhere(said: str, asked: frozenset[str]) -> bool:
 
 
 # someone named: a capitalised word but the first, or in Chinese by a title (王先生, 李老师, 姓张)
-_SOMEONE_NAMED = re.compile(r"(?<=\S\s)[A-Z]|[\u4e00-\u9fff](?:先生|女士|老师|医生|大夫|师傅|阿姨)|姓[\u4e00-\u9fff]")
+_SOMEONE_NAMED = re.compile(r"(?<=\S\s)(?!I['’]|I\b)[A-Z][a-z]|[\u4e00-\u9fff](?:先生|女士|老师|医生|大夫|师傅|阿姨)|姓[\u4e00-\u9fff]")
 _ASKS_WHO = re.compile(r"\bwho(?:['’]s|m|se)?\b|谁", re.I)
 
 
@@ -957,24 +981,27 @@ def _times(text: str) -> frozenset[str]:
     return frozenset(_TIME_SPACES.sub("", m.group(0).lower()) for m in _A_TIME.finditer(text))
 
 
-# how often ("每月", "twice a week", 一周三次; not 每周二, a day)
+# how often ("每月", "twice a week", 一周三次; not 每周二, a day); by the month, as a sum is said
+_BY_THE_MONTH = frozenset({"每月", "每个月", "monthly", "everymonth", "eachmonth"})
 _HOW_OFTEN = re.compile(r"^(?:每(?:个?月|天|日|周|星期|礼拜|年)|daily|weekly|monthly|(?:every|each)(?:day|week|month|year|"
                         r"term|quarter)|.*(?:aday|aweek|amonth)|.*[周天月]\S*次)$")
 
 
 def _new_time(later: str, earlier: str) -> bool:
     """Whether ``later`` says a time ``earlier`` does not ("still on thursdays" says none); where the
-    earlier says when but not how often, a new "how often" alone is no other time of it: "现在每月2150"
-    (a sum by the month) changes no pay day "每个月10号" (fresh update set 8)."""
+    earlier says when but not how often, "by the month" beside a sum is no other time of it: "现在每月2150"
+    changes no pay day "每个月10号" (fresh update set 8); "we go daily now" is news of "on Tuesdays"."""
     new = _times(later) - _times(earlier)
     before = _times(earlier)
-    if before and not any(_HOW_OFTEN.match(t) for t in before):
-        return any(not _HOW_OFTEN.match(t) for t in new)
+    if new and before and new <= _BY_THE_MONTH and _amounts(later) \
+            and not any(_HOW_OFTEN.match(t) for t in before):
+        return False  # (a sum by the month: 现在每月2150)
     return bool(new)
 
 
 # a time a price moves from, or the span it is for: "going up to $120 a month from next month", 现在一个月800
-_FROM_OR_FOR = re.compile(r"^(?:next|this)|^[下本这从]|^[一1]个?(?:月|星期|礼拜|周)$")
+_FROM_OR_FOR = re.compile(r"^(?:next|this)(?:week|month|year|term|quarter)$|^(?:下个?月|下周|下星期|下礼拜|本月|这个?月"
+                          r"|本周|这周)$|^[一1]个?(?:月|星期|礼拜|周)$")
 
 
 def _a_price_from(later: str, earlier: str) -> bool:
@@ -1179,14 +1206,8 @@ def _asks(word: str, asked: frozenset[str]) -> bool:
     "insures"), or names the same one of the owner's people (爸妈 of 父母, "mum" of "mother")."""
     return word in asked or (word.isascii() and len(word) >= 4 and any(
         len(q) >= 4 and q.isascii() and (word.startswith(q) or q.startswith(word)) for q in asked)) \
-        or word in _RELATION_WORDS and kin(word) in _kin_asked(asked) or word in _keys_asked(asked) \
-        or key_of(word) in _keys_asked(asked)
-
-
-@lru_cache(maxsize=1024)
-def _keys_asked(asked: frozenset[str]) -> frozenset[str]:
-    """The keys of the everyday things a question's words name, in either language (text/bilingual.py)."""
-    return frozenset(k for w in asked if (k := key_of(w)) is not None)
+        or word in _RELATION_WORDS and kin(word) in _kin_asked(asked) \
+        or not word.isascii() and key_of(word) in asked  # (a Chinese word of a question in English)
 
 
 @lru_cache(maxsize=1024)
@@ -1215,7 +1236,7 @@ def _whole_focus(query: str, focus: str) -> bool:
 
 def updates(later: str, earlier: str, query: str = "") -> bool:
     """Whether ``later`` updates ``earlier`` (see the module text), found by a search for ``query``."""
-    return _updates(_facts(later), _facts(earlier), _subject(query) if query else frozenset())
+    return _updates(_facts(later), _facts(earlier), _asked_of(query) if query else frozenset())
 
 
 def _said_keys(when: tuple[str, int], words: str, text: str, cite) -> tuple:
@@ -1370,7 +1391,8 @@ def _not_now(text: str) -> bool:
     return _NOT_NOW.search(text) is not None or _FOR_A_WHILE.search(text) is not None and not (
         _ACQUIRED.search(text) or _GONE.search(text) or _FOR_GOOD.search(text))
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
-                   r"planning\s+to|(?:i|we|you|they)\s+(?:also\s+|still\s+)?plan\s+to|should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
+                   r"planning\s+to|(?:^|[.!?]\s+|(?:i|we|you|they)\s+)(?:also\s+|still\s+)?plan\s+to|"
+                   r"should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
                    r"looking\s+into|tempted\s+to|if\s+(?:i|we)\s+(?:ever\s+)?(?:moved|switched|changed|took|went|quit|left|"
                    r"were|had\s+to))\b"
                    r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳|续)"
@@ -1607,7 +1629,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     no word of the question (:func:`_meant_alike`). Order is otherwise kept."""
     from .current import asks_what_holds
 
-    asked = _subject(query) if query else frozenset()
+    asked = _asked_of(query) if query else frozenset()
     # a question asking for a fact as it stands vouches for two answers to it (answers_alike)
     holds = bool(query) and asks_what_holds(query)
     focus = focus_of(query) if holds else None
@@ -1688,7 +1710,10 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # (nor hearsay, an exception for a while or a story of long ago: "这周周会临时改到周三了")
             hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2], asked)
                               and not _not_now(f_new[2]) and not _named_news(f_new[2], f_old[2], asked)
+                              and not (whom and _across(f_new[2], f_old[2])
+                                       and _change_elsewhere(_owner_said(f_new[2]), asked))
                               and not (phrases and _part_of_a_phrase(f_new[2], f_old[2], phrases))
+                              and not _another_subject(f_new[2], f_old[2], asked)
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
             # (both among the first ANSWERS; or, both naming a facet the question names or a kind it asks
             # about, anywhere in the HORIZON read: "Got the promotion!! Officially Staff Engineer" ranked
@@ -1744,6 +1769,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # (what the question asks, the later line says anew: a time, an amount)
                 if a_line and _matter_alike(a_line, b_line, asked) and not _a_sibling(a_line, b_line, query) \
                         and not _part_of_a_phrase(a_line, b_line, phrases) \
+                        and not _another_subject(a_line, b_line, asked) \
                         and (when_asked or amount or not _value_stands(a_line, b_line, asked)) \
                         and (not when_asked or _a_time_of_it(_FROM_WHEN.sub(" ", a_line), b_line)) \
                         and (_an_amount_of_it(a_line, b_line, asked) if amount else not _priced(a_line, b_line)):
@@ -1984,7 +2010,7 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
     "The Civic is in the shop so I'm driving a loaner Nissan now" after "I drive a 2015 Honda Civic"; a Latin
     word only when it names one). (A value left is another's place: "南门那个驿站关了，现在快递都塞进丰巢柜里".)"""
     keyed = _across(later, earlier)
-    fa, fb = _facts(later, keyed), _facts(earlier, keyed)
+    fa, fb = _keyed_facts(later, keyed), _keyed_facts(earlier, keyed)
     shared = {w for w in fa[0] & fb[0]
               if not _asks(w, asked) and w not in _ANY_TOPIC and w not in _RELATION_WORDS}
     if has_cjk(earlier):
@@ -2076,15 +2102,27 @@ def _named_news(later: str, earlier: str, asked: frozenset[str]) -> bool:
     Sophie lives. (Only as the line opens: "Got a new English tutor for my son — Ms. Harper… Zhou moved to
     Shenzhen" is the owner's news, the old tutor's move its reason.)"""
     m = _NAMED_NEWS.match(_statement(later))
-    if m is None:
+    if m is None or m.group(1).lower() in _OPENERS:
         return False
-    low = earlier.lower()
     name, rest = m.group(1), m.group(0)[len(m.group(1)):]
-    if name.lower() not in low and not _asks(stem(name.lower()), asked):
+    if not _says_word(earlier, name) and not _asks(stem(name.lower()), asked):
         return True
     person = rest.split()[-1]  # (someone's person: "Sophie's sister")
     return rest[:1] in "'’" and re.fullmatch(RELATIONS_EN, person, re.I) is not None \
-        and person.lower() not in low and not _asks(stem(person.lower()), asked)
+        and not _says_word(earlier, person) and not _asks(stem(person.lower()), asked)
+
+
+def _says_word(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` whole, in any case (Leo is not in Cleo)."""
+    return re.search(r"(?<![\w'’])" + re.escape(word) + r"(?![\w])", text, re.I) is not None
+
+
+# the words a line opens with that are no one's name: "Just got a new dentist", "Finally switched…",
+# "Today's been crazy, the standup moved to 10am", "We switched…"
+_OPENERS = frozenset(STOP_WORDS) | frozenset(
+    "just finally today tonight yesterday tomorrow still also so then well ok okay anyway update btw lol haha yay "
+    "ugh hey oh omg wow sadly luckily honestly apparently officially everything nothing someone everyone "
+    "we it he she they you i this that there here my our your".split())
 
 
 def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
@@ -2103,7 +2141,7 @@ def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     # garage; "My sister switched to Brightwater Motors" is the sister's)
     a = " ".join(c for c in _CLAUSE.split(a) if _says_change_or_took_up(c)) or a
     keyed = _across(a, b)
-    fa, fb = _facts(a, keyed), _owner_facts(earlier, b, keyed)
+    fa, fb = _keyed_facts(a, keyed), _owner_facts(earlier, b, keyed)
     return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
 
 

@@ -11,87 +11,78 @@ the other language was never read as one. This lexicon gives each everyday thing
 Small and hand-written: nouns of the matters people keep in a personal memory (people's roles,
 lessons and their subjects, health, home, money, getting about, services, pets). Chinese words are
 the two-character words content_words reads (a run of Chinese is read as its bigrams, so a word of
-three characters is listed by the bigram that says it: 幼儿 of 幼儿园); English words are matched by
-the stem search keeps (text/concepts.py ``stem``). A word of two senses is left out ("class": a
-lesson and a group; 医院 is kept, "hospital" is one thing).
+three characters is listed by the bigram that says it: 幼儿 of 幼儿园); English words are matched whole,
+each form listed. A word of two senses is left out ("class": a lesson and a group; "coach": a trainer
+and a bus; "gas": a fuel for the house and for the car; "cleaner": a person and a machine).
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from .concepts import content_words, stem
+from .concepts import content_words
 
-# key -> (English words, Chinese words)
+# key -> (English words, Chinese words). English: whole words as written, every form listed (no stems: a
+# stem of six letters would make "internship" the internet and "care" a car); Chinese: two-character words,
+# none that is also the start of a common phrase (小提 of 小提醒, 保险 of 保险起见, 心理 of 心理准备)
 _THINGS: dict[str, tuple[str, str]] = {
     "teacher": ("teacher teachers", "老师 教师"),
-    "tutor": ("tutor tutors tutoring", "家教"),
-    "coach": ("coach coaches", "教练"),
-    "doctor": ("doctor doctors gp physician", "医生 大夫"),
+    "tutor": ("tutor tutors", "家教"),
+    "doctor": ("doctor doctors physician", "医生 大夫"),
     "dentist": ("dentist dentists", "牙医"),
     "vet": ("vet vets veterinarian", "兽医"),
-    "physio": ("physio physiotherapist physiotherapy", "理疗 康复"),
-    "therapist": ("therapist counsellor counselor", "心理"),
+    "physio": ("physio physiotherapist", "理疗"),
+    "therapist": ("therapist counsellor counselor", ""),
     "hospital": ("hospital", "医院"),
     "clinic": ("clinic", "诊所"),
-    "pharmacy": ("pharmacy chemist", "药店 药房"),
+    "pharmacy": ("pharmacy", "药店 药房"),
     "yoga": ("yoga", "瑜伽"),
-    "pilates": ("pilates", "普拉"),
     "gym": ("gym gyms", "健身"),
-    "swimming": ("swimming swim", "游泳"),
+    "swimming": ("swimming", "游泳"),
     "piano": ("piano", "钢琴"),
     "guitar": ("guitar", "吉他"),
-    "violin": ("violin", "小提"),
-    "dance": ("dance dancing", "跳舞 舞蹈"),
-    "painting": ("painting drawing", "画画 绘画"),
+    "dance": ("~dance dancing", "跳舞 舞蹈"),
     "english": ("english", "英语 英文"),
     "chinese": ("chinese mandarin", "中文 汉语"),
     "japanese": ("japanese", "日语 日文"),
     "french": ("french", "法语"),
-    "spanish": ("spanish", "西语"),
     "math": ("math maths", "数学"),
     "school": ("school", "学校"),
-    "kindergarten": ("kindergarten nursery preschool", "幼儿"),
+    "kindergarten": ("kindergarten preschool", "幼儿"),
     "choir": ("choir", "合唱"),
-    "rent": ("rent", "房租 租金"),
-    "landlord": ("landlord", "房东"),
+    "rent": ("~rent", "房租 租金"),
+    "landlord": ("landlord landlady", "房东"),
     "mortgage": ("mortgage", "房贷"),
     "salary": ("salary paycheck wage wages", "工资 薪水"),
-    "insurance": ("insurance insurer", "保险"),
-    "bank": ("bank", "银行"),
+    "insurance": ("insurance insurer", "车险 医保"),
+    "bank": ("~bank", "银行"),
     "bus": ("bus buses", "公交 巴士"),
-    "subway": ("subway metro underground tube", "地铁"),
-    "bike": ("bike bicycle cycling", "单车 自行"),
-    "car": ("car", "汽车"),
+    "subway": ("subway metro", "地铁"),
+    "bike": ("bike bikes bicycle", "单车"),
+    "car": ("car cars", "汽车"),
     "parking": ("parking", "停车 车位"),
-    "phone": ("phone mobile", "手机"),
-    "internet": ("internet broadband wifi", "宽带 网络"),
+    "phone": ("~phone phones", "手机"),
+    "internet": ("internet broadband wifi", "宽带"),
     "electricity": ("electricity", "电费"),
-    "gas": ("gas", "燃气 煤气"),
-    "cleaner": ("cleaner", "保洁"),
     "nanny": ("nanny babysitter", "保姆"),
-    "hairdresser": ("hairdresser barber haircut", "理发 发型"),
+    "hairdresser": ("hairdresser barber haircut", "理发"),
     "supermarket": ("supermarket", "超市"),
-    "office": ("office", "办公"),
     "company": ("company employer", "公司"),
-    "startup": ("startup", "创业"),
     "team": ("team", "团队"),
     "manager": ("manager boss", "领导 经理 上司"),
-    "colleague": ("colleague coworker", "同事"),
-    "neighbour": ("neighbour neighbor", "邻居"),
+    "colleague": ("colleague colleagues coworker coworkers", "同事"),
+    "neighbour": ("neighbour neighbor neighbours neighbors", "邻居"),
     "dog": ("dog dogs puppy", "狗狗 小狗"),
     "cat": ("cat cats kitten", "猫咪 小猫"),
     "medicine": ("medicine medication meds", "药物"),
     "dose": ("dose dosage", "剂量"),
-    "allergy": ("allergy allergic", "过敏"),
     "weight": ("weight", "体重"),
     "password": ("password", "密码"),
-    "address": ("address", "地址"),
     "apartment": ("apartment", "公寓"),
     "city": ("city", "城市"),
-    "commute": ("commute commuting", "通勤"),
+    "commute": ("commute", "通勤"),
     "deadline": ("deadline", "截止"),
-    "meeting": ("meeting meetings", "会议 开会"),
     "birthday": ("birthday", "生日"),
     "wedding": ("wedding", "婚礼"),
     "flight": ("flight flights", "航班"),
@@ -101,28 +92,56 @@ _THINGS: dict[str, tuple[str, str]] = {
 }
 
 MARK = "="  # a key among a text's words starts with it: no word does
+# lessons and their subjects: one of them is another thing of its kind than another ("数学老师" is not
+# "my Chinese teacher")
+SUBJECTS = frozenset(MARK + k for k in "english chinese japanese french math piano guitar dance swimming yoga".split())
+
+_LATIN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+# a word saying which thing comes before it: "my phone", "the bank", "a new phone", "our rent"
+_WHICH_BEFORE = re.compile(r"\b(?:my|our|your|his|her|their|the|a|an|new|old|this|that|same|mobile|cell|home|"
+                           r"[a-z]+['’]s)\s+$", re.I)
 
 
 @lru_cache(maxsize=1)
-def _keys() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, (en, zh) in _THINGS.items():
-        for w in content_words(en, matching=True) + content_words(zh, matching=True):
-            out.setdefault(w, MARK + key)
-    return out
+def _tables() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    en: dict[str, str] = {}
+    zh: dict[str, str] = {}
+    verbs = set()  # (an English word that is a verb too: a thing only after a word saying which)
+    for key, (words_en, words_zh) in _THINGS.items():
+        for w in words_en.split():
+            if w.startswith("~"):
+                w = w[1:]
+                verbs.add(w)
+            en.setdefault(w, MARK + key)
+        for w in words_zh.split():
+            zh.setdefault(w, MARK + key)
+    return en, zh, frozenset(verbs)
 
 
 def key_of(word: str) -> str | None:
-    """The one key of a content word as matching reads it (a stem, a Chinese bigram; an English word
-    as written is stemmed first), or None."""
-    table = _keys()
-    key = table.get(word)
-    if key is None and word.isascii() and word[:1].isalpha():
-        key = table.get(stem(word.lower()))
-    return key
+    """The one key of a word: an English word as written (any case), a Chinese two-character word; or
+    None. (A stem names no key: "intern" is of "internship" as much as of "internet".)"""
+    en, zh, _ = _tables()
+    return zh.get(word) if not word.isascii() else en.get(word.lower())
 
 
-def keys_of(words) -> frozenset[str]:
-    """The keys of the everyday things ``words`` (content words, as matching reads them) name."""
-    table = _keys()
-    return frozenset(table[w] for w in words if w in table)
+@lru_cache(maxsize=4096)
+def keys_in(text: str) -> dict[str, str]:
+    """The everyday things ``text`` names: {the content word as matching reads it (a stem, a Chinese
+    bigram): its key}."""
+    en, zh, verbs = _tables()
+    out: dict[str, str] = {}
+    for m in _LATIN.finditer(text):
+        word = m.group(0).lower().rstrip("'’")
+        if word.endswith(("'s", "’s")):
+            word = word[:-2]
+        key = en.get(word)
+        if key is not None and word in verbs and not _WHICH_BEFORE.search(text, 0, m.start()):
+            continue  # ("I'll phone the plumber", "can't bank on the bus": no phone, no bank)
+        if key is not None:
+            for w in content_words(word, matching=True):
+                out[w] = key
+    for w in content_words(text, matching=True):
+        if not w.isascii() and w in zh:
+            out[w] = zh[w]
+    return out

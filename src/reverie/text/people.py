@@ -17,7 +17,7 @@ WORDS_EN = ("mother-in-law", "father-in-law", "in-law",  # (before "mother": "my
 # (in-laws first: 岳父母 is no 父母, 公公 no 爷爷)
 WORDS_ZH = ("岳父母", "岳父", "岳母", "公婆", "公公", "婆婆", "丈母娘", "老丈人",
             "妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "爸妈", "父母", "母亲", "父亲", "老婆", "老公", "妻子", "丈夫",
-            "朋友", "同事", "邻居", "老板", "领导", "上司", "经理", "儿子", "女儿", "闺女", "孩子", "表妹", "表哥", "表姐", "表弟", "奶奶",
+            "朋友", "同事", "邻居", "老板", "领导", "上司", "经理", "儿子", "女儿", "闺女", "表妹", "表哥", "表姐", "表弟", "奶奶",
             "爷爷", "老爸", "老妈", "哥们", "姐夫", "妹夫", "弟媳", "嫂子", "媳妇", "室友", "闺蜜", "侄子", "侄女", "外甥")
 
 # regex alternations: one of the words, in English with a plural "s" ("the neighbours")
@@ -62,7 +62,7 @@ _KIN = {w: key for key, words in {
     "grandmother": "grandma 奶奶", "grandfather": "grandpa 爷爷",
     "roommate": "roommate flatmate housemate 室友", "nephew": "nephew 侄子 外甥", "niece": "niece 侄女",
     "sister": "sister 姐姐 妹妹", "brother": "brother 哥哥 弟弟", "cousin": "cousin 表妹 表哥 表姐 表弟",
-    "kid": "kid children 孩子", "father-in-law": "father-in-law 岳父 公公 老丈人",
+    "kid": "kid children", "father-in-law": "father-in-law 岳父 公公 老丈人",
     "mother-in-law": "mother-in-law 岳母 婆婆 丈母娘", "in-law": "in-law 岳父母 公婆",
 }.items() for w in words.split()}
 
