@@ -136,8 +136,11 @@ def _subject(text: str, nums: frozenset[str] | None = None, keyed: bool = False)
     nums = numbers(text) if nums is None else nums
     words = (w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
              and not w.isdigit())
-    if not keyed:
-        return frozenset(words)
+    return _keyed(frozenset(words), text) if keyed else frozenset(words)
+
+
+def _keyed(words: frozenset[str], text: str) -> frozenset[str]:
+    """``words`` (of ``text``) with each everyday thing and each of the owner's people by its one key."""
     things = keys_in(text)
     return frozenset(things.get(w) or (_kin_word(w) if w in _RELATION_WORDS else w) for w in words)
 
@@ -176,11 +179,15 @@ def _facts(text: str, keyed: bool = False) -> tuple[frozenset[str], frozenset[st
     """What an update is judged on, once per text: its subject, its numbers, its words (a promoted
     entry's annotations and citation left out), its subject's size. (Whether it announces a change
     is asked only of a pair that needs it: :func:`_announces`.) ``keyed``: see :func:`_subject`."""
+    if keyed:  # (the words read once: the keyed subject maps them)
+        subject, nums, text, _ = _facts(text)
+        subject = _keyed(subject, _SPEAKER.sub("", text))
+        return subject, nums, text, _size(subject)
     if "<!--" in text or "Source:" in text or "[score=" in text:
         text = _ANNOTATIONS.sub(" ", text)
     text = text.strip()
     nums = numbers(text)
-    subject = _subject(text, nums, keyed)
+    subject = _subject(text, nums)
     return subject, nums, text, _size(subject)
 
 
@@ -1659,6 +1666,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     dated_items = sorted(((w, i, it) for i, it in enumerate(out[:HORIZON]) if (w := when(it)) is not None),
                          key=lambda x: (x[0], x[1]))
     facts = {id(it): _facts(text(it)) for _, _, it in dated_items}
+    chinese = {k: has_cjk(f[2]) for k, f in facts.items()}  # (a pair in two languages is read by its keys)
     rank = {id(it): i for _, i, it in dated_items}
     # lines of one note are one conversation or one day's list: a later line there is the same
     # moment's talk, not an update (on LoCoMo's sessions that rule marked 1,666 results
@@ -1688,7 +1696,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             if when_new <= when_old:
                 continue
             f_old, f_new = facts[id(older)], facts[id(newer)]
-            if _across(f_new[2], f_old[2]):  # (two languages: an everyday thing by its one key)
+            if chinese[id(newer)] != chinese[id(older)]:  # (two languages: an everyday thing by its one key)
                 f_old, f_new = _facts(text(older), True), _facts(text(newer), True)
             if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
                 continue  # the same words twice (a message and its session note's line): no update
