@@ -1012,8 +1012,8 @@ _FROM_OR_FOR = re.compile(r"^(?:next|this)(?:week|month|year|term|quarter)$|^(?:
 
 
 def _a_price_from(later: str, earlier: str) -> bool:
-    """For a question asking when: whether ``later`` says a price moved (:func:`_priced`) and no other
-    time than one it moves from or is for ("yoga's going up to $120 a month from next month" is no news
+    """For a question asking when: whether ``later`` says a price moved (as :func:`_priced` reads it, the
+    earlier's times no price) and no other time than one it moves from or is for ("yoga's going up to $120 a month from next month" is no news
     of "Yoga class is Tuesday and Thursday evenings at 7", for "Which days do I have yoga?": a fresh-eyes
     review's case)."""
     # (the earlier's numbers that are its times are no price: "evenings at 7")
@@ -1249,7 +1249,7 @@ def updates(later: str, earlier: str, query: str = "") -> bool:
 def _said_keys(when: tuple[str, int], words: str, text: str, cite) -> tuple:
     """What tells a statement once said wherever it shows (a note's line, the entry promoted from it):
     its day and words, and the line of the note it is or cites."""
-    c = _CITED_NOTE.search(text) if "ource" in text else None
+    c = _CITED_NOTE.search(text) if "Source:" in text or "source=" in text else None
     if c is not None:
         line = _CITED.search(text)
         origin = (c.group(1), int(line.group(2))) if line else None

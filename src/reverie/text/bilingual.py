@@ -13,7 +13,10 @@ lessons and their subjects, health, home, money, getting about, services, pets).
 the two-character words content_words reads (a run of Chinese is read as its bigrams, so a word of
 three characters is listed by the bigram that says it: 幼儿 of 幼儿园); English words are matched whole,
 each form listed. A word of two senses is left out ("class": a lesson and a group; "coach": a trainer
-and a bus; "gas": a fuel for the house and for the car; "cleaner": a person and a machine).
+and a bus; "gas": a fuel for the house and for the car; "cleaner": a person and a machine), and a word
+that is a verb too ("phone", "bank", "rent", "dance") names the thing only after a word saying which
+("my phone", "the bank": "I'll phone the plumber" names none). Lines in one language are compared by
+their own words (search/newest.py reads these keys only between a Chinese line and another).
 """
 
 from __future__ import annotations
