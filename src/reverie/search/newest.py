@@ -677,7 +677,8 @@ def _stems_of(text: str) -> frozenset[str]:
 
 def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float = 1.0,
                   focus: tuple[str, ...] = (), close: float = CLOSE_RATIO, amount: bool = False,
-                  linked: bool = False, when: bool = False, phrases: tuple = (), whom: bool = False) -> bool:
+                  linked: bool = False, when: bool = False, phrases: tuple = (), whom: bool = False,
+                  where: bool = False) -> bool:
     """Whether ``later`` says the fact now of what ``earlier`` said, both found as answers to one
     question whose subject words are ``asked``, the later one's score ``ratio`` of the earlier's
     (see the text above :data:`ANSWERS`); ``focus``: the words naming what a "which" question asks
@@ -692,7 +693,8 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     earlier one said again beside another time said as a change is no value said again (the other
     tests stand); ``phrases``: the question's two-word phrases (:func:`phrases_of`), whose kind the later
     may not name as another of it where the earlier names the one asked (:func:`_part_of_a_phrase`);
-    ``whom``: the question asks who (:func:`_change_elsewhere`)."""
+    ``whom``: the question asks who (:func:`_change_elsewhere`); ``where``: it asks where, so a value of the
+    earlier one said again as moved to another place is news of where."""
     said = _two_statements(later, earlier)
     if said is None:
         return False
@@ -745,7 +747,9 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # (or, for a question asking when, another time said as a change: "厨余垃圾改成每天晚上七点到九点收了"
     # after "小区厨余垃圾是每周二和周五收", whose 厨余 is no value said again)
     renumbered = renumbered or when and _says_change(a) and _other_time(a, b)
-    if named and not renumbered and not _left_said(a):
+    # (or, for a question asking where, the value itself said to have moved: "琴行搬到龙湖天街了，课还是周四晚上"
+    # after "在万达那边的琴行", for "我尤克里里在哪上课？"; fresh update set 9)
+    if named and not renumbered and not _left_said(a) and not (where and _MOVED_TO.search(a)):
         return False
     if named and again & _moved_from(b):
         # (nor is a name the earlier one already moved away from: "Finally cancelled the old Chase credit
@@ -772,7 +776,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     if any((people or w not in _RELATION_WORDS) and (_asks(w, asked) or any(ch in chars and ch not in _ASKING_CHARS
                                                                               for ch in w))
            for w in shared):
-        return linked or ratio >= close or 2 * _extent(held & fa[0]) >= _extent(held)
+        return linked or ratio >= close or 2 * _extent(held & fa[0]) > _extent(held)
     return named or linked
 
 
@@ -839,6 +843,10 @@ def _change_elsewhere(said: str, asked: frozenset[str]) -> bool:
 # someone named: a capitalised word but the first, or in Chinese by a title (王先生, 李老师, 姓张)
 _SOMEONE_NAMED = re.compile(r"(?<=\S\s)(?!I['’]|I\b)[A-Z][a-z]|[\u4e00-\u9fff](?:先生|女士|老师|医生|大夫|师傅|阿姨)|姓[\u4e00-\u9fff]")
 _ASKS_WHO = re.compile(r"\bwho(?:['’]s|m|se)?\b|谁", re.I)
+_ASKS_WHERE = re.compile(r"\bwhere\b|在哪|去哪|哪里|哪儿|什么地方", re.I)
+# a place said to have moved ("the studio moved to Elm St", 琴行搬到龙湖天街了)
+_MOVED_TO = re.compile(r"\b(?:moved|relocated)\s+(?:(?:its|their|his|her|the)\s+\w+\s+)?(?:over\s+|across\s+)?to\b"
+                       r"|搬到|搬去|迁到|挪到", re.I)
 
 
 def _two_statements(later: str, earlier: str) -> tuple[str, str] | None:
@@ -1444,7 +1452,8 @@ _TAKES_EN = re.compile(
     # ("my carrier is now Verizon": the thing itself named right after)
     r"|(?:(?:so|and|but|then|now|finally|just|officially|also)\s+)*my\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+now\s*)$", re.I)
 _BE_EN = re.compile(r"^(?:(?:so|and|but|now)\s+)*(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:(?:now|just|fully|officially)\s+)*$")
-_TAKES_ZH = re.compile(r"(?:换成了?|换了|换到|转到|转去|改用|改成了?|改到|开了|办了|提了|买了|用上了?|开上了?|都用|只用|"
+_TAKES_ZH = re.compile(r"(?:换成了?|换了|换到|转到|转去|改用|改成了?|改到|开了|办了|提了|买了|新买的|刚买的|新提的|刚提的|"
+                       r"用上了?|开上了?|都用|只用|"
                        r"用的是|开的是|现在用|现在开|现在是|转网到|开始|发到|打到|存到|入了|改开|改装了?|改办|都在|都去|都用)"
                        r"[^，。！？；,.!?;]{0,6}$")
 _TOOK_BEFORE_ZH = re.compile(r"(?:提车了?|换车了?|换手机了?|换了(?:车|手机|新车|新手机)|转网了?)[！!，,]?$")
@@ -1462,7 +1471,8 @@ _BY_OWNER = re.compile(r"(?:^|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?(?:\s+(?:now|jus
 # a farewell to the old one ("…bye bye iPhone", "RIP old silver bullet", 告别油车), and a thing acquired
 # ("got", "caved and got", 入了, 提了): ways a change is said that _SAYS_CHANGE and _LEFT_IT do not hold
 _BYE = re.compile(r"\b(?:bye[\s-]+bye|good\s*bye|farewell|rip)\b|告别|再见", re.I)
-_ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了", re.I)
+_ACQUIRED = re.compile(r"\b(?:got|bought|picked\s+up|caved|made\s+the\s+(?:jump|switch|move))\b|入了|提了|买了"
+                       r"|(?:新|刚)(?:买|提|入)的", re.I)  # (新买的比亚迪秦: fresh update set 9)
 
 
 @lru_cache(maxsize=4096)
@@ -1643,6 +1653,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     amount = holds and asks_amount(query)
     when_asked = holds and asks_when(query)
     whom = holds and _ASKS_WHO.search(query) is not None
+    # (where one works asks the employer: "Acme moved its office to Harbor Street" is no new workplace)
+    where = holds and _ASKS_WHERE.search(query) is not None and "workplace" not in facets_of(query)
     named = focus_words(focus) if focus and _whole_focus(query, focus) else ()
     phrases = phrases_of(query) if holds else ()
     # a thing asked of, not which it is ("Who fixes my car?"): the kinds named, and the question's other words
@@ -1752,14 +1764,14 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 hit = low <= ratio <= 1 / low and (
                     bool(shared - _ANY_TOPIC or linked) and (near or linked)
                     and answers_alike(text(newer), text(older), asked, ratio, named, ratios[1], amount, linked,
-                                      when_asked, phrases, whom)
+                                      when_asked, phrases, whom, where)
                     or kinds and kind_answers(text(newer), text(older), asked_kinds))
             if not hit and holds and rank[id(older)] == 0 and shared and _name_left(f_new[2], f_old[2]):
                 # the answer's named value said to have left, however far down the later line ranks
                 # ("Greta stopped taking my insurance so I'm with Owen Batiste" after "Seeing a
                 # therapist named Greta Lindqvist", for "Who's my therapist?": it holds no word of it)
                 hit = answers_alike(text(newer), text(older), asked, 1.0, named, ratios[1], amount,
-                                    when=when_asked, whom=whom)
+                                    when=when_asked, whom=whom, where=where)
             if not hit and meant is not None and rank[id(older)] == 0 and id(newer) in meant \
                     and note[id(newer)] != note[id(older)] and not any(_asks(w, asked) for w in shared) \
                     and query_names & f_old[0] <= f_new[0]:
