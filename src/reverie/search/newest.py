@@ -1025,7 +1025,7 @@ def _a_price_from(later: str, earlier: str) -> bool:
     of "Yoga class is Tuesday and Thursday evenings at 7", for "Which days do I have yoga?": a fresh-eyes
     review's case)."""
     # (the earlier's numbers that are its times are no price: "evenings at 7")
-    return bool(_PRICE_MOVED.search(later) and _amounts(later) and not _amounts(earlier) - _times(earlier)) \
+    return _priced(later, earlier, _times(earlier)) \
         and all(_FROM_OR_FOR.search(t) for t in _times(later) - _times(earlier))
 
 
@@ -1708,7 +1708,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             if when_new <= when_old:
                 continue
             f_old, f_new = facts[id(older)], facts[id(newer)]
-            if chinese[id(newer)] != chinese[id(older)]:  # (two languages: an everyday thing by its one key)
+            across = chinese[id(newer)] != chinese[id(older)]
+            if across:  # (two languages: an everyday thing by its one key)
                 f_old, f_new = _facts(text(older), True), _facts(text(newer), True)
             if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
                 continue  # the same words twice (a message and its session note's line): no update
@@ -1730,8 +1731,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             # (nor hearsay, an exception for a while or a story of long ago: "这周周会临时改到周三了")
             hit = judged and (kind or _updates(f_new, f_old, asked) and not _theirs(f_new[2], f_old[2], asked)
                               and not _not_now(f_new[2]) and not _named_news(f_new[2], f_old[2], asked)
-                              and not (whom and _across(f_new[2], f_old[2])
-                                       and _change_elsewhere(_owner_said(f_new[2]), asked))
+                              and not (whom and across and _change_elsewhere(_owner_said(f_new[2]), asked))
                               and not (phrases and _part_of_a_phrase(f_new[2], f_old[2], phrases))
                               and not _another_subject(f_new[2], f_old[2], asked)
                               and (not amount or _an_amount_of_it(f_new[2], f_old[2], asked)))
@@ -2084,11 +2084,11 @@ _HEADED = re.compile(rf"(?=([\u4e00-\u9fff][{_HEAD_CHARS}]))")
 _NO_MODIFIER = frozenset("的了在上去是个这那此该本每节堂门家")  # (儿子的课, 上课, 这节课: no other class)
 
 
-def _priced(later: str, earlier: str) -> bool:
-    """Whether ``later`` says a price or an amount of the thing moved where ``earlier`` says none: for a
-    question not asking how much, a new fee is no new thing ("这个月物业费涨到了每平米3块" after
-    "物业是万科物业", for 物业公司是哪家？: a fresh-eyes review's trap)."""
-    return bool(_PRICE_MOVED.search(later) and _amounts(later) and not _amounts(earlier))
+def _priced(later: str, earlier: str, aside: frozenset[str] = frozenset()) -> bool:
+    """Whether ``later`` says a price or an amount of the thing moved where ``earlier`` says none (but the
+    numbers ``aside``): for a question not asking how much, a new fee is no new thing ("这个月物业费涨到了每平米3块"
+    after "物业是万科物业", for 物业公司是哪家？: a fresh-eyes review's trap)."""
+    return bool(_PRICE_MOVED.search(later) and _amounts(later) and not _amounts(earlier) - aside)
 
 
 _PRICE_MOVED = re.compile(r"\b(?:(?:up|down)\s+to|raised|lowered|hiked|increased|decreased|"
