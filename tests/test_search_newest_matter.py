@@ -282,3 +282,47 @@ def test_a_first_class_at_a_time_is_no_new_one():
     from reverie.search.newest import _TOOK_UP
 
     assert _TOOK_UP.search("first class at 9 tomorrow") is None
+
+
+# a trip's new day said in passing, four notes from it: the second model puts the two lines 0.28 apart,
+# each the other's nearest, under the first bar of 0.3 (measured on the update sets: docs/search.md,
+# "A sixteenth round")
+FAR_NOTES = {
+    "memory/2026-10-03.md": "- flying to Lisbon on march 14, need a packing list\n",
+    "memory/2026-10-05.md": "- When is the Atlas cutover?\n",
+    "memory/2026-10-08.md": "- Lunch with Sam was fun, we talked about his new puppy.\n",
+    "memory/2026-10-11.md": "- How's it going today? Just tired, long week.\n",
+    "memory/2026-10-16.md": "- ok so flights got messed up, we're now leaving the 21st instead. does that change what "
+                            "weather I should expect?\n",
+}
+far = local_memory_fixture("matter-far-home", FAR_NOTES)
+
+
+def test_a_new_day_the_model_puts_far_from_the_first_still_comes_first(far):
+    res = hybrid_results(far, "when do I fly to Lisbon?", NOW)
+    assert "21st" in res[0]["snippet"], [r["snippet"] for r in res]
+    assert next(r for r in res if "march 14" in r["snippet"])["supersededBy"] == res[0]["citation"]
+
+
+@pytest.mark.parametrize("text", [
+    "复查完医生说加到850mg了，血糖还是有点高",
+    "医生说鱼油减到一粒就够了",
+    "老板说汇报推到22号了，终于可以喘口气",
+    "Ugh, Streamly just hiked me to £11.49 a month.",
+    "they put it up to £41.50 with zero warning",
+    "Got the email, the family music plan goes to $19.99 next cycle.",
+])
+def test_a_value_moved_is_a_change(text):
+    from reverie.search.newest import _says_change
+
+    assert _says_change(text)
+
+
+@pytest.mark.parametrize("text", [
+    "going to the gym after work", "我到家了，今天好累", "up to you, I'm easy", "we put the tent up by the lake",
+    "she goes to the market on Sundays",
+])
+def test_going_somewhere_or_putting_up_is_no_change(text):
+    from reverie.search.newest import _says_change
+
+    assert not _says_change(text)

@@ -16,8 +16,8 @@ from when_update_cases import CASES
 # and two traps: another's time said as a change ("my wife's train changed to 7:30"), and 五分钟 read as a
 # time. (16 and 21 the second model reads as one matter: 钢琴老师那边调了一下，儿子的课改到星期六上午了,
 # 导师说初稿截止推迟到月底了: "Two statements of one matter"; 18, 办了年卡以后我改成一周三次了, it puts below
-# the bar two lines alone need)
-STILL_DIFFERS = {3, 5, 11, 17, 18, 27, 37, 48}
+# the bar two lines alone need; 17, 科目二推到下下周了, is read since 推到 says a time moved)
+STILL_DIFFERS = {3, 5, 11, 18, 27, 37, 48}
 
 
 def _which(earlier: str, later: str, query: str, scores: tuple[float, float] = (0.8, 0.6)) -> str:
@@ -44,7 +44,7 @@ def test_the_set_holds_both_kinds_of_case():
     assert sum(c[3] == "new" for c in CASES) == 30 and sum(c[3] == "old" for c in CASES) == 30
     traps_avoided = sum(_first(i, (0.6, 0.58)) == "old" for i, c in enumerate(CASES) if c[3] == "old")
     new_taken = sum(_first(i, (0.6, 0.58)) == "new" for i, c in enumerate(CASES) if c[3] == "new")
-    assert (traps_avoided, new_taken) == (28, 24)
+    assert (traps_avoided, new_taken) == (28, 25)
 
 
 @pytest.mark.parametrize("earlier, later, query, wanted", [
