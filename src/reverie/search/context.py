@@ -227,11 +227,11 @@ def _keyword_context(cands: list[Candidate], qt: QueryTerms, tokenizer: str, pai
     none = [False] * k
     masks = [qt.mask(c.index_text, tokenizer) if c.kw is not None else none for c in cands]
 
-    def share(mask: list[bool]) -> float:
-        return math.fsum(x for x, held in zip(w, mask) if held) / total
+    def share(mask: list[float]) -> float:  # (a token held across languages counts in part: QueryTerms.mask)
+        return math.fsum(x * held for x, held in zip(w, mask)) / total
 
-    def union(into: list[list[bool]], at: int, mask: list[bool]) -> None:
-        into[at] = [a or b for a, b in zip(into[at], mask)]
+    def union(into: list[list[float]], at: int, mask: list[float]) -> None:
+        into[at] = [max(a, b) for a, b in zip(into[at], mask)]
 
     win_mask = [none] * n_windows
     for ci, wi in pairs:

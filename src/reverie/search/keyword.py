@@ -149,6 +149,9 @@ class QueryTerms:
     # a token of a kind's head (or a count's measure) -> every member, those the question says itself
     # too (no alternative to a token it holds, but a line naming one names the kind: :meth:`names_kind`)
     kind_members: dict[str, list[Member]] = field(default_factory=dict)
+    # a token -> the words of the thing it names in the other language (see :func:`expand_across`): a text
+    # naming one holds the token at :data:`ACROSS_CREDIT`
+    across: dict[str, list[Member]] = field(default_factory=dict)
     _kind_index: tuple | None = field(default=None, init=False, repr=False, compare=False)  # (names_kind's)
     # tokens no text holds: a pair across the edge of a word the question names (:func:`_straddling`),
     # still weighed (so every other text scores as before), never held
@@ -158,8 +161,9 @@ class QueryTerms:
     def empty(self) -> bool:
         return not self.tokens and not self.like
 
-    def mask(self, text: str, tokenizer: str) -> list[bool]:
-        """Which query tokens ``text`` holds, in the order of :attr:`tokens`."""
+    def mask(self, text: str, tokenizer: str) -> list[float]:
+        """How much of each query token ``text`` holds, in the order of :attr:`tokens`: 1 (True) held, 0
+        (False) not, :data:`ACROSS_CREDIT` held only by its thing's name in the other language."""
         have = text_tokens(text, tokenizer)
         low = text.lower()
         held = [(t in have) if not _prefix(t) else (t in low) for t in self.tokens]
@@ -167,20 +171,23 @@ class QueryTerms:
             held = [h or any(m.held(have, low) for m in self.alts.get(t, ())) for h, t in zip(held, self.tokens)]
         if self.void:
             held = [h and t not in self.void for h, t in zip(held, self.tokens)]
+        if self.across:
+            held = [h or (ACROSS_CREDIT if any(m.held(have, low) for m in self.across.get(t, ())) else False)
+                    for h, t in zip(held, self.tokens)]
         return held
 
     def held_by_members(self, text: str, tokenizer: str) -> dict[str, str]:
         """{head word as the question says it: the member that holds it} for the query tokens
         ``text`` holds only through a member of a kind (explain: why "Saw a dermatologist" holds
         "doctors"; a Chinese head, whose bigrams are several tokens, once)."""
-        if not self.alts:
+        if not self.alts and not self.across:
             return {}
         have = text_tokens(text, tokenizer)
         low = text.lower()
         out: dict[str, str] = {}
         for t in self.tokens:  # (a head is never a lone CJK character: held directly means in ``have``)
-            if t in self.alts and t not in have:
-                member = next((m for m in self.alts[t] if m.held(have, low)), None)
+            if (t in self.alts or t in self.across) and t not in have:
+                member = next((m for m in [*self.alts.get(t, ()), *self.across.get(t, ())] if m.held(have, low)), None)
                 if member is not None:
                     out.setdefault(self.heads.get(t, t), member.word)
         return out
@@ -200,10 +207,11 @@ class QueryTerms:
         low = text.lower()
         return any(p.search(low) for w in set(_LATIN_WORD.findall(low)) for p in latin.get(w, ()))
 
-    def coverage(self, mask: list[bool]) -> float:
-        """The weight of the tokens ``mask`` marks, over the weight of all (0 when there is none)."""
+    def coverage(self, mask: list[float]) -> float:
+        """The weight of the tokens ``mask`` marks (as much as it holds of each), over the weight of all (0
+        when there is none)."""
         total = math.fsum(self.weights)
-        return math.fsum(w for w, held in zip(self.weights, mask) if held) / total if total > 0 else 0.0
+        return math.fsum(w * held for w, held in zip(self.weights, mask)) / total if total > 0 else 0.0
 
 
 def idf(n_docs: int, df: int) -> float:
@@ -518,6 +526,46 @@ def expand_facets(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
         if named:  # (the leg asks for words, not phrases: an engine matching tokens would ask for "home"
             # of "take-home"; a phrase is still held where another leg found its line)
             found.update((m.fts, m) for m, core in alts if len(core) == 1 or has_cjk(m.word))
+    return list(found.values())
+
+
+# how much of a query token a text holds that names its thing only in the other language ("hotel" for 酒店):
+# enough to find the note, not enough to tie with a note of the question's own language ("酒店" found the
+# English hotel note first at full credit, by its later date)
+ACROSS_CREDIT = 0.5
+
+
+def expand_across(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]:
+    """Each query token of an everyday thing the question names (text/bilingual.py: 瑜伽 and "yoga", 房东
+    and "landlord", 牙医 and "dentist") is held by a text naming the thing in the other language, at
+    :data:`ACROSS_CREDIT` (:attr:`QueryTerms.across`): an English note answers a Chinese question by keyword
+    and the reverse, and a note in the question's own language saying as much still leads. Without it a
+    search without vectors found no note across languages at all (docs/search.md, §17). Returns the
+    members, for a leg that asks the index for them ([] when the question names no such thing)."""
+    if tokenizer != "cjk" or not qt.tokens:
+        return []
+    from ..text.bilingual import WHICH_BEFORE, key_of, keys_in, words_of
+
+    named = set(keys_in(question).values())  # (a verb of the lexicon only where a word says which)
+    have, surface = frozenset(qt.tokens), _surface_words(question, tokenizer)
+    found: dict[str, Member] = {}
+    for t in dict.fromkeys(qt.tokens):
+        word = surface.get(t, t)  # (a Chinese token is a bigram, the lexicon's own form)
+        # (a form the lexicon does not list, by its stem when that is a word it lists: "hotels"; never a
+        # verb's: "renting" is no rent)
+        key = key_of(word) or key_of(t)
+        if key is None or key not in named and words_of(key)[2]:
+            continue
+        en, zh, verbs = words_of(key)
+        for other in (en if has_cjk(word) else zh):
+            m = _member(other, tokenizer)
+            if m is None or m.tokens <= have:
+                continue
+            if other in verbs:  # ("I'll rent a car" names no rent: "my rent", "the rent" do)
+                m = Member(m.tokens, re.compile(WHICH_BEFORE + re.escape(other) + r"(?![a-z0-9])"), m.fts, m.word)
+            qt.across.setdefault(t, []).append(m)
+            qt.heads.setdefault(t, word)
+            found[m.fts] = m
     return list(found.values())
 
 

@@ -33,8 +33,9 @@ from ..store.engine import engine_of
 from ..text.kinds import ONE_AT_A_TIME, with_heads_named
 from ..text.topics import topics_of
 from .candidates import Candidate, VectorQuery
-from .keyword import analyse_query, expand_facets, expand_kinds, expand_measures, expand_methods, has_content, \
-    is_conversational, keyword_leg, memory_doc_count, members_query, memory_index_version, path_leg, recent_turn
+from .keyword import analyse_query, expand_across, expand_facets, expand_kinds, expand_measures, expand_methods, \
+    has_content, is_conversational, keyword_leg, memory_doc_count, members_query, memory_index_version, path_leg, \
+    recent_turn
 from .mmr import mmr_order
 from .rescore import (DECAY_FLOOR, PROJECT_LIFT, boost_gate, decay_multiplier, gated, importance_multiplier,
                       note_date, project_multiplier, status_multiplier)
@@ -359,6 +360,17 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
             if c.kw is None:
                 c.kw = hit
             tastes_alone.discard(hit.seq)
+    # keyword-only: an everyday thing the question names, named in the other language ("牙医" for "Who's my
+    # dentist?": text/bilingual.py); found so, a note is no member of a kind (search/current.py reads that).
+    # Not with vectors: they link the languages already (the cross-language set: 0.94 in the first three),
+    # and the keyword credit put a Chinese 咖啡 line above the English answer to a question about coffee
+    across = expand_across(qt, said, params.tokenizer) if use_kw and not use_vectors else []
+    if across:
+        for hit in _members_leg(conn, pg, across, qt.n_docs, params.tokenizer):
+            c = cands.setdefault(hit.seq, Candidate(hit.seq))
+            if c.kw is None:
+                c.kw = hit
+            tastes_alone.discard(hit.seq)
     wanted = loose.terms(question) if use_kw and gathers else frozenset()  # (a range: always gathers)
     loose_words = loose.leg_words(wanted) if qt.n_docs <= loose.MAX_UNITS else ""
     found: set[int] = set()  # the units the loose leg found,
@@ -442,7 +454,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         reranked = rerank.apply(pool, params.query, params.rerank)
         if reranked["applied"]:
             _rescore(pool, params, use_vectors, use_kw, judge=False)
-    if params.explain and qt.alts:  # which member of a kind held a head word ("doctor": "dermatologist")
+    if params.explain and (qt.alts or qt.across):  # which member of a kind held a head word ("doctor":
+        # "dermatologist"), or which word of the other language ("瑜伽": "yoga")
         for c in pool:
             if c.trace.get("keyword"):
                 c.trace["keyword"]["members"] = qt.held_by_members(c.text, params.tokenizer)
@@ -500,6 +513,10 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
                                           ratios=(newest.ANSWER_RATIO, newest.CLOSE_RATIO) if use_vectors
                                           else newest.KEYWORD_RATIOS,
                                           vector=(lambda p: p.lead.embedding) if use_vectors else None)
+        if below:  # (the lexical fill, there only when too few matched, never goes above a match: asking for 1
+            # or 20 gives the same leader; a match it updates is still marked)
+            fill = {id(p) for p in below}
+            merged = [p for p in merged if id(p) not in fill] + [p for p in merged if id(p) in fill]
     for p in merged:
         p.superseded_by = superseded.get(id(p))
     chosen = merged[:n]

@@ -100,9 +100,10 @@ MARK = "="  # a key among a text's words starts with it: no word does
 SUBJECTS = frozenset(MARK + k for k in "english chinese japanese french math piano guitar dance swimming yoga".split())
 
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-# a word saying which thing comes before it: "my phone", "the bank", "a new phone", "our rent"
-_WHICH_BEFORE = re.compile(r"\b(?:my|our|your|his|her|their|the|a|an|new|old|this|that|same|mobile|cell|home|"
-                           r"[a-z]+['’]s)\s+$", re.I)
+# a word saying which thing comes before it: "my phone", "the bank", "a new phone", "our rent" (a pattern
+# to put before a verb of the lexicon: :func:`words_of`)
+WHICH_BEFORE = r"\b(?:my|our|your|his|her|their|the|a|an|new|old|this|that|same|mobile|cell|home|[a-z]+['’]s)\s+"
+_WHICH_BEFORE = re.compile(WHICH_BEFORE + "$", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -119,6 +120,15 @@ def _tables() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
         for w in words_zh.split():
             zh.setdefault(w, MARK + key)
     return en, zh, frozenset(verbs)
+
+
+def words_of(key: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The English and the Chinese words of a key (as :func:`keys_in` gives it, or bare), and those of
+    the English ones that are verbs too (the thing only after a word saying which: :data:`WHICH_BEFORE`)."""
+    en, zh = _THINGS.get(key.removeprefix(MARK), ("", ""))
+    words = en.split()
+    return (tuple(w.removeprefix("~") for w in words), tuple(zh.split()),
+            tuple(w[1:] for w in words if w.startswith("~")))
 
 
 def key_of(word: str) -> str | None:

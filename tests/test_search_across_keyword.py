@@ -1,0 +1,98 @@
+"""An everyday thing named in the other language, by keyword (search/keyword.py ``expand_across``,
+text/bilingual.py): a Chinese question finds an English note and the reverse without vectors; a note in
+the question's own language that says as much still leads; a verb of the lexicon is the thing only after
+a word saying which. On a real SQLite index."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from reverie import Memory
+from reverie.search.keyword import QueryTerms, _query_tokens_of, expand_across
+
+NOW = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
+NOTES = {
+    "memory/2026-10-02.md": "- Yoga is on Monday evenings at the Pure studio, bring my own mat.\n",
+    "memory/2026-10-04.md": "- 女儿的钢琴课在周六上午，老师姓王。\n",
+    "memory/2026-10-06.md": "- Lunch with Sam was fun, we talked about his new puppy.\n",
+    "memory/2026-10-08.md": "- 今天天气不错，去公园走了走。\n",
+    "memory/2026-10-10.md": "- 我的瑜伽垫太薄了，想换一块厚一点的。\n",
+    "memory/2026-10-12.md": "- The hotel in Porto was lovely, right by the river.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def kw(tmp_path_factory):
+    m = Memory(home=tmp_path_factory.mktemp("across-kw"), env={"REVERIE_TIMEZONE": "UTC"},
+               overrides=['memory.search.provider="none"'])
+    m.init()
+    for rel, text in NOTES.items():
+        p = m.workspace / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    m.sync()
+    yield m
+    m.close()
+
+
+def _paths(mem, query: str) -> list[str]:
+    out = mem.search(query, 6, 0.0, now=NOW, record_signals=False)
+    assert out["mode"] != "hybrid"
+    return [r["path"] for r in out["results"]]
+
+
+def test_a_chinese_question_finds_the_english_note(kw):
+    assert "memory/2026-10-02.md" in _paths(kw, "我的瑜伽课是星期几？")
+
+
+def test_an_english_question_finds_the_chinese_note(kw):
+    assert _paths(kw, "piano lessons on saturday?")[0] == "memory/2026-10-04.md"
+
+
+def test_a_note_in_the_questions_language_saying_more_of_it_leads(kw):
+    # both name yoga; the English note holds the question's other words too
+    paths = _paths(kw, "which evening is yoga?")
+    assert paths[0] == "memory/2026-10-02.md" and "memory/2026-10-10.md" in paths
+
+
+def test_a_question_naming_no_such_thing_asks_nothing_across():
+    qt = QueryTerms(_query_tokens_of("the river in Porto", "cjk"), [1.0] * 3, None)
+    assert expand_across(qt, "the river in Porto", "cjk") == [] and not qt.alts
+
+
+def test_a_verb_of_the_lexicon_is_the_thing_only_after_a_word_saying_which():
+    question = "我的房租多少钱？"
+    tokens = _query_tokens_of(question, "cjk")
+    qt = QueryTerms(tokens, [1.0] * len(tokens), None)
+    assert expand_across(qt, question, "cjk")
+    at = tokens.index("房租")
+    assert qt.mask("Our rent went up to 1450 this month", "cjk")[at]
+    assert not qt.mask("I'll rent a car for the trip to Porto", "cjk")[at]
+
+
+def test_explain_says_which_word_held_the_question_s(kw):
+    out = kw.search("我的瑜伽课是星期几？", 6, 0.0, now=NOW, record_signals=False, explain=True)
+    row = next(r for r in out["results"] if r["path"] == "memory/2026-10-02.md")
+    assert row["explain"]["keyword"]["members"] == {"瑜伽": "yoga"}
+
+
+def test_a_lexical_fill_never_leads_a_match_it_updates(tmp_path):
+    # the Chinese line is later and says a change of the yoga class, but holds the question's words only
+    # across languages: under minScore it is the lexical fill, after the match, which it still marks
+    m = Memory(home=tmp_path, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"'])
+    try:
+        m.init()
+        for rel, text in {"memory/2026-10-02.md": "- My yoga class is on Monday evenings.\n",
+                          "memory/2026-10-20.md": "- 瑜伽课改到周三晚上了。\n"}.items():
+            (m.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+            (m.workspace / rel).write_text(text, encoding="utf-8")
+        m.sync()
+        runs = {n: m.search("yoga class monday", n, 0.9, now=NOW, record_signals=False) for n in (1, 20)}
+    finally:
+        m.close()
+    assert [r["path"] for r in runs[1]["results"]] == ["memory/2026-10-02.md"]
+    assert [r["path"] for r in runs[20]["results"]] == ["memory/2026-10-02.md", "memory/2026-10-20.md"]
+    assert runs[20]["debug"]["selection"] == "strict+lexical"
+    assert runs[20]["results"][0].get("supersededBy") == runs[20]["results"][1]["citation"]
