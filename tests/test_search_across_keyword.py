@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reverie import Memory
 from reverie.search.keyword import QueryTerms, _query_tokens_of, expand_across
+from workspace_helpers import local_memory
 
 NOW = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
 NOTES = {
@@ -25,14 +25,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def kw(tmp_path_factory):
-    m = Memory(home=tmp_path_factory.mktemp("across-kw"), env={"REVERIE_TIMEZONE": "UTC"},
-               overrides=['memory.search.provider="none"'])
-    m.init()
-    for rel, text in NOTES.items():
-        p = m.workspace / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    m.sync()
+    m = local_memory(tmp_path_factory.mktemp("across-kw"), NOTES, 'memory.search.provider="none"')
     yield m
     m.close()
 
@@ -78,20 +71,12 @@ def test_explain_says_which_word_held_the_question_s(kw):
     assert row["explain"]["keyword"]["members"] == {"瑜伽": "yoga"}
 
 
-def test_a_lexical_fill_never_leads_a_match_it_updates(tmp_path):
+def test_a_lexical_fill_never_leads_a_match_it_updates(keyword_memory):
     # the Chinese line is later and says a change of the yoga class, but holds the question's words only
     # across languages: under minScore it is the lexical fill, after the match, which it still marks
-    m = Memory(home=tmp_path, env={"REVERIE_TIMEZONE": "UTC"}, overrides=['memory.search.provider="none"'])
-    try:
-        m.init()
-        for rel, text in {"memory/2026-10-02.md": "- My yoga class is on Monday evenings.\n",
-                          "memory/2026-10-20.md": "- 瑜伽课改到周三晚上了。\n"}.items():
-            (m.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-            (m.workspace / rel).write_text(text, encoding="utf-8")
-        m.sync()
-        runs = {n: m.search("yoga class monday", n, 0.9, now=NOW, record_signals=False) for n in (1, 20)}
-    finally:
-        m.close()
+    m = keyword_memory({"memory/2026-10-02.md": "- My yoga class is on Monday evenings.\n",
+                        "memory/2026-10-20.md": "- 瑜伽课改到周三晚上了。\n"})
+    runs = {n: m.search("yoga class monday", n, 0.9, now=NOW, record_signals=False) for n in (1, 20)}
     assert [r["path"] for r in runs[1]["results"]] == ["memory/2026-10-02.md"]
     assert [r["path"] for r in runs[20]["results"]] == ["memory/2026-10-02.md", "memory/2026-10-20.md"]
     assert runs[20]["debug"]["selection"] == "strict+lexical"
