@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reverie.search.keyword import QueryTerms, _query_tokens_of, expand_across
+from reverie.search.keyword import ACROSS_CREDIT, QueryTerms, _query_tokens_of, expand_across
 from workspace_helpers import local_memory
 
 NOW = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
@@ -37,7 +37,8 @@ def _paths(mem, query: str) -> list[str]:
 
 
 def test_a_chinese_question_finds_the_english_note(kw):
-    assert "memory/2026-10-02.md" in _paths(kw, "我的瑜伽课是星期几？")
+    # (the Chinese yoga-mat line holds 瑜伽 itself and leads; the English class note comes next)
+    assert _paths(kw, "我的瑜伽课是星期几？")[:2] == ["memory/2026-10-10.md", "memory/2026-10-02.md"]
 
 
 def test_an_english_question_finds_the_chinese_note(kw):
@@ -50,19 +51,43 @@ def test_a_note_in_the_questions_language_saying_more_of_it_leads(kw):
     assert paths[0] == "memory/2026-10-02.md" and "memory/2026-10-10.md" in paths
 
 
-def test_a_question_naming_no_such_thing_asks_nothing_across():
-    qt = QueryTerms(_query_tokens_of("the river in Porto", "cjk"), [1.0] * 3, None)
-    assert expand_across(qt, "the river in Porto", "cjk") == [] and not qt.alts
-
-
-def test_a_verb_of_the_lexicon_is_the_thing_only_after_a_word_saying_which():
-    question = "我的房租多少钱？"
+def _terms(question: str) -> QueryTerms:
     tokens = _query_tokens_of(question, "cjk")
-    qt = QueryTerms(tokens, [1.0] * len(tokens), None)
-    assert expand_across(qt, question, "cjk")
-    at = tokens.index("房租")
-    assert qt.mask("Our rent went up to 1450 this month", "cjk")[at]
-    assert not qt.mask("I'll rent a car for the trip to Porto", "cjk")[at]
+    return QueryTerms(tokens, [1.0] * len(tokens), None)
+
+
+def test_a_question_naming_no_such_thing_asks_nothing_across():
+    qt = _terms("the river in Porto")
+    assert expand_across(qt, "the river in Porto", "cjk") == [] and not qt.across
+
+
+def test_a_thing_named_in_the_other_language_is_held_at_part_credit():
+    qt = _terms("我的牙医是谁？")
+    assert expand_across(qt, "我的牙医是谁？", "cjk")
+    held = qt.mask("My dentist is Dr Patel on Elm Street", "cjk")
+    assert held[qt.tokens.index("牙医")] == ACROSS_CREDIT and 0 < ACROSS_CREDIT < 1
+    assert qt.mask("我的牙医是李医生", "cjk")[qt.tokens.index("牙医")] is True
+
+
+@pytest.mark.parametrize("question, word, thing, verb", [
+    ("我的房租多少钱？", "房租", "Our rent went up to 1450 this month", "I'll rent a car for the trip to Porto"),
+    ("我的手机是什么牌子？", "手机", "The phones at the office are always dead", "I'll phone the plumber, he phones back late"),
+])
+def test_a_verb_of_the_lexicon_is_the_thing_only_after_a_word_saying_which(question, word, thing, verb):
+    qt = _terms(question)
+    members = expand_across(qt, question, "cjk")
+    at = qt.tokens.index(word)
+    assert qt.mask(thing, "cjk")[at] and not qt.mask(verb, "cjk")[at]
+    # (and the index is asked for the thing after such a word, not for the verb alone)
+    assert members and all(m.fts.startswith('"my ') for m in members)
+
+
+def test_a_verb_alone_brings_no_note(keyword_memory):
+    m = keyword_memory({"memory/2026-10-02.md": "- 上周去招商开了个户。\n",
+                        "memory/2026-10-04.md": "- Can't bank on the weather this weekend.\n",
+                        "memory/2026-10-06.md": "- My bank is Chase, the branch on Elm Street.\n"})
+    paths = [r["path"] for r in m.search("我在哪个银行开户？", 6, 0.0, now=NOW, record_signals=False)["results"]]
+    assert "memory/2026-10-06.md" in paths and "memory/2026-10-04.md" not in paths
 
 
 def test_explain_says_which_word_held_the_question_s(kw):

@@ -311,6 +311,8 @@ def test_a_new_day_the_model_puts_far_from_the_first_still_comes_first(far):
     "Ugh, Streamly just hiked me to £11.49 a month.",
     "they put it up to £41.50 with zero warning",
     "Got the email, the family music plan goes to $19.99 next cycle.",
+    "upped my weekly mileage to 32 for marathon training",
+    "驾校说考场满了，科目二推到下下周了",
 ])
 def test_a_value_moved_is_a_change(text):
     from reverie.search.newest import _says_change
@@ -321,6 +323,10 @@ def test_a_value_moved_is_a_change(text):
 @pytest.mark.parametrize("text", [
     "going to the gym after work", "我到家了，今天好累", "up to you, I'm easy", "we put the tent up by the lake",
     "she goes to the market on Sundays",
+    # (the words of a value moved, with no new value after them: a hike, a vote, a visit, a cart)
+    "Hiked Mt Diablo on Tuesday with the running club crew", "upped my game this season",
+    "I put my hand up to answer", "they put it up to a vote", "went to $1 oyster happy hour",
+    "把东西推到一边", "小狗被推到水里了", "把这件毛衣加到购物车里了", "昨天参加到很晚", "明年升到高中", "疼痛蔓延到后背",
 ])
 def test_going_somewhere_or_putting_up_is_no_change(text):
     from reverie.search.newest import _says_change

@@ -169,11 +169,11 @@ class QueryTerms:
         held = [(t in have) if not _prefix(t) else (t in low) for t in self.tokens]
         if self.alts:
             held = [h or any(m.held(have, low) for m in self.alts.get(t, ())) for h, t in zip(held, self.tokens)]
-        if self.void:
-            held = [h and t not in self.void for h, t in zip(held, self.tokens)]
         if self.across:
             held = [h or (ACROSS_CREDIT if any(m.held(have, low) for m in self.across.get(t, ())) else False)
                     for h, t in zip(held, self.tokens)]
+        if self.void:  # (never held, whatever holds it)
+            held = [h and t not in self.void for h, t in zip(held, self.tokens)]
         return held
 
     def held_by_members(self, text: str, tokenizer: str) -> dict[str, str]:
@@ -544,7 +544,7 @@ def expand_across(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
     members, for a leg that asks the index for them ([] when the question names no such thing)."""
     if tokenizer != "cjk" or not qt.tokens:
         return []
-    from ..text.bilingual import WHICH_BEFORE, key_of, keys_in, words_of
+    from ..text.bilingual import WHICH_BEFORE, WHICH_WORDS, key_of, keys_in, words_of
 
     named = set(keys_in(question).values())  # (a verb of the lexicon only where a word says which)
     have, surface = frozenset(qt.tokens), _surface_words(question, tokenizer)
@@ -561,8 +561,11 @@ def expand_across(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
             m = _member(other, tokenizer)
             if m is None or m.tokens <= have:
                 continue
-            if other in verbs:  # ("I'll rent a car" names no rent: "my rent", "the rent" do)
-                m = Member(m.tokens, re.compile(WHICH_BEFORE + re.escape(other) + r"(?![a-z0-9])"), m.fts, m.word)
+            if verbs and not has_cjk(other):  # a thing that is a verb too, in any of its forms ("I'll rent a car",
+                # "I'll phone the plumber" name none; "my rent", "the phones" do), asked of the index so too
+                # ("Can't bank on the weather" is no bank)
+                m = Member(m.tokens, re.compile(WHICH_BEFORE + re.escape(other) + r"(?![a-z0-9])"),
+                           " OR ".join(_quote(f"{w} {other}") for w in WHICH_WORDS), m.word)
             qt.across.setdefault(t, []).append(m)
             qt.heads.setdefault(t, word)
             found[m.fts] = m

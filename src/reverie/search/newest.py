@@ -530,15 +530,17 @@ _SAYS_CHANGE = re.compile(
     r"ported\s+(?:my|our)\s+numbers?|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|year|term|season)|going\s+forward|lately|"
     r"laid\s+off|resigned|(?:first|last)\s+(?:day|week|shift)\s+(?:at|with)|jumped\s+ship|"
-    # (a price or a dose moved: "Streamly just hiked me to £11.49", "put it up to £41.50", "the plan goes to
-    # $19.99")
-    r"hiked|upped|put\s+(?:it|them|\w+\s+\w+)\s+up\s+to|(?:goes|going|went)\s+to\s+[$£€¥]\d+)\b"
+    # (a price, a dose, a count moved, said with the new amount: "Streamly just hiked me to £11.49", "upped my
+    # weekly mileage to 32", "put it up to £41.50", "the plan goes to $19.99"; not a hike, nor a visit to a $1
+    # happy hour)
+    r"(?:hiked|upped|put)\s+(?:\w+\s+){0,3}(?:up\s+)?to\s+[$£€¥]?\d+|(?:goes|going)\s+(?:up\s+)?to\s+[$£€¥]\d+)\b"
     r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)"
     # (from a day on, as "starting next month": 下个月起, 从周一起)
     r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])"
     r"|干脆(?:办|买|不再?|以后|每天|天天)|新|改|换|转|调|搬|涨|降|提高|提到|延期|推迟|提前|重新|以后|之后|不再|退了|取消|戒"
-    # (a value moved: 加到850mg, 减到一粒, 推到22号)
-    r"|[加减推升延]到"
+    # (a value moved, said with the new one: 加到850mg, 减到一粒, 推到22号, 推到下下周; not 推到一边, 加到购物车,
+    # 参加到很晚, 升到高中, 蔓延到)
+    r"|(?<![添参增蔓])[加减推升延]到(?:\s*\d|[两二三四五六七八九十半]|一(?![边旁起块下])|下个?[周月星礼]|下下|月底|年底)"
     r"|(?<![不没])变|停|开始|已经|卖|续保?到|挪",
     re.I)
 # words two statements share whatever they are about: a time of the day or of the week

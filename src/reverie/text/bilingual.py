@@ -102,7 +102,9 @@ SUBJECTS = frozenset(MARK + k for k in "english chinese japanese french math pia
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 # a word saying which thing comes before it: "my phone", "the bank", "a new phone", "our rent" (a pattern
 # to put before a verb of the lexicon: :func:`words_of`)
-WHICH_BEFORE = r"\b(?:my|our|your|his|her|their|the|a|an|new|old|this|that|same|mobile|cell|home|[a-z]+['’]s)\s+"
+WHICH_WORDS = ("my", "our", "your", "his", "her", "their", "the", "a", "an", "new", "old", "this", "that", "same",
+               "mobile", "cell", "home")
+WHICH_BEFORE = r"\b(?:" + "|".join(WHICH_WORDS) + r"|[a-z]+['’]s)\s+"
 _WHICH_BEFORE = re.compile(WHICH_BEFORE + "$", re.I)
 
 
