@@ -178,8 +178,9 @@ class QueryTerms:
 
     def held_by_members(self, text: str, tokenizer: str) -> dict[str, str]:
         """{head word as the question says it: the member that holds it} for the query tokens
-        ``text`` holds only through a member of a kind (explain: why "Saw a dermatologist" holds
-        "doctors"; a Chinese head, whose bigrams are several tokens, once)."""
+        ``text`` holds only through a member of a kind, or through its thing's name in the other language
+        (explain: why "Saw a dermatologist" holds "doctors", "Yoga on Mondays" 瑜伽; a Chinese head,
+        whose bigrams are several tokens, once)."""
         if not self.alts and not self.across:
             return {}
         have = text_tokens(text, tokenizer)
