@@ -94,6 +94,7 @@ def test_explain_says_which_word_held_the_question_s(kw):
     out = kw.search("我的瑜伽课是星期几？", 6, 0.0, now=NOW, record_signals=False, explain=True)
     row = next(r for r in out["results"] if r["path"] == "memory/2026-10-02.md")
     assert row["explain"]["keyword"]["members"] == {"瑜伽": "yoga"}
+    assert row["explain"]["keyword"]["allTerms"] is False  # (it holds one word of the question, and across)
 
 
 def test_a_lexical_fill_never_leads_a_match_it_updates(keyword_memory):

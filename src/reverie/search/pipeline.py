@@ -21,7 +21,7 @@ tests and benchmarks pass ``now`` explicitly.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -223,8 +223,11 @@ def _members_leg(conn: apsw.Connection, pg: bool, members: list, n_docs: int, to
     if pg:
         from . import postgres as engine
 
-        return engine.keyword_leg(conn, engine.analysed(conn, qt), KINDS_LIMIT)
-    return keyword_leg(conn, qt, KINDS_LIMIT, newest=n_docs > KINDS_BEST_UNITS)
+        hits = engine.keyword_leg(conn, engine.analysed(conn, qt), KINDS_LIMIT)
+    else:
+        hits = keyword_leg(conn, qt, KINDS_LIMIT, newest=n_docs > KINDS_BEST_UNITS)
+    # (a hit holds a member, not every word of the question: explain's allTerms is the question's)
+    return [replace(h, strict=False) for h in hits]
 
 
 def _dated_notes(conn: apsw.Connection, when: timeq.TimeRange, limit: int) -> list[str]:
