@@ -545,7 +545,7 @@ def expand_across(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
     members, for a leg that asks the index for them ([] when the question names no such thing)."""
     if tokenizer != "cjk" or not qt.tokens:
         return []
-    from ..text.bilingual import WHICH_BEFORE, WHICH_WORDS, key_of, keys_in, words_of
+    from ..text.bilingual import key_of, keys_in, words_of
 
     named = set(keys_in(question).values())  # (a verb of the lexicon only where a word says which)
     have, surface = frozenset(qt.tokens), _surface_words(question, tokenizer)
@@ -557,20 +557,32 @@ def expand_across(qt: QueryTerms, question: str, tokenizer: str) -> list[Member]
         key = key_of(word) or key_of(t)
         if key is None or key not in named and words_of(key)[2]:
             continue
-        en, zh, verbs = words_of(key)
-        for other in (en if has_cjk(word) else zh):
-            m = _member(other, tokenizer)
-            if m is None or m.tokens <= have:
-                continue
-            if verbs and not has_cjk(other):  # a thing that is a verb too, in any of its forms ("I'll rent a car",
-                # "I'll phone the plumber" name none; "my rent", "the phones" do), asked of the index so too
-                # ("Can't bank on the weather" is no bank)
-                m = Member(m.tokens, re.compile(WHICH_BEFORE + re.escape(other) + r"(?![a-z0-9])"),
-                           " OR ".join(_quote(f"{w} {other}") for w in WHICH_WORDS), m.word)
-            qt.across.setdefault(t, []).append(m)
-            qt.heads.setdefault(t, word)
-            found[m.fts] = m
+        for m in _across_members(key, not has_cjk(word), tokenizer):
+            if not m.tokens <= have:
+                qt.across.setdefault(t, []).append(m)
+                qt.heads.setdefault(t, word)
+                found[m.fts] = m
     return list(found.values())
+
+
+@lru_cache(maxsize=256)
+def _across_members(key: str, to_cjk: bool, tokenizer: str) -> tuple[Member, ...]:
+    """The words of the lexicon's ``key`` in one language (Chinese with ``to_cjk``) as members: a thing
+    that is a verb too, in any of its forms, named only after a word saying which ("I'll rent a car",
+    "I'll phone the plumber" name none; "my rent", "the phones" do) and asked of the index so too
+    ("Can't bank on the weather" is no bank)."""
+    from ..text.bilingual import WHICH_BEFORE, WHICH_WORDS, words_of
+
+    en, zh, verbs = words_of(key)
+    out = []
+    for other in (zh if to_cjk else en):
+        m = _member(other, tokenizer)
+        if m is not None and verbs and not to_cjk:
+            m = Member(m.tokens, re.compile(WHICH_BEFORE + re.escape(other) + r"(?![a-z0-9])"),
+                       " OR ".join(_quote(f"{w} {other}") for w in WHICH_WORDS), m.word)
+        if m is not None:
+            out.append(m)
+    return tuple(out)
 
 
 def _in_digits(unit: str, after: str) -> Member:

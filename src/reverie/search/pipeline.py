@@ -356,21 +356,16 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
         members += expand_methods(qt, said, params.tokenizer)
     if use_kw and holds:  # "landlord": 房东 (text/facets.py)
         members += expand_facets(qt, said, params.tokenizer)
-    if members:  # the units naming a member are keyword hits: the query's mask reads them
-        for hit in _members_leg(conn, pg, members, qt.n_docs, params.tokenizer):
-            c = cands.setdefault(hit.seq, Candidate(hit.seq))
-            c.member = True
-            if c.kw is None:
-                c.kw = hit
-            tastes_alone.discard(hit.seq)
     # keyword-only: an everyday thing the question names, named in the other language ("牙医" for "Who's my
     # dentist?": text/bilingual.py); found so, a note is no member of a kind (search/current.py reads that).
     # Not with vectors: they link the languages already (the cross-language set: 0.94 in the first three),
     # and the keyword credit put a Chinese 咖啡 line above the English answer to a question about coffee
     across = expand_across(qt, said, params.tokenizer) if use_kw and not use_vectors else []
-    if across:
-        for hit in _members_leg(conn, pg, across, qt.n_docs, params.tokenizer):
+    for named, of_kind in ((members, True), (across, False)):  # the units naming one are keyword hits: the
+        # query's mask reads them
+        for hit in _members_leg(conn, pg, named, qt.n_docs, params.tokenizer) if named else ():
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
+            c.member = c.member or of_kind
             if c.kw is None:
                 c.kw = hit
             tastes_alone.discard(hit.seq)
