@@ -99,6 +99,12 @@ def test_a_change_of_another_matter_is_no_update(mem):
     ("用户喜欢收集各地的冰箱贴，家里冰箱门上已经贴满了。", "用户家里装了地暖，冬天屋里能有二十多度。", False),
     # a question is no statement
     ("Should I switch to Brightwater Motors?", "I take the car to Dunmore Auto.", False),
+    # 想办法 ("find a way") is no wish of a change; 想办 (a card, a plan) is
+    ("表哥已经跳去字节了，内推的事得重新想办法。", "我表哥在华为做硬件，想找他内推。", True),
+    ("表哥想办个新的信用卡，我陪他去了。", "我表哥在华为做硬件，想找他内推。", False),
+    # a statement ending in a number, then a question: the statement is read
+    ("the due date moved to March 10! any ideas for a gift?", "my sister's due date is March 3! what's a good gift?",
+     True),
 ])
 def test_what_a_later_line_of_the_matter_must_be(later, earlier, expected):
     assert _matter_alike(later, earlier, frozenset()) is expected
@@ -162,6 +168,9 @@ def test_the_lines_read_of_a_result():
                             " <!-- imported\nfrom: a file -->") == ["我现在用的手机是锐科 X5。"]
     # a dash inside a sentence that opens no list is no item
     assert _statement_lines("Rent - the big one - went up to $1,790.") == ["Rent - the big one - went up to $1,790."]
+    # a statement ending in a number before a question is a statement ("3!" ends a sentence as "it!" does)
+    assert _statement_lines("user: my sister's due date is March 3! what's a good gift for a first-time mom?") == \
+        ["my sister's due date is March 3!"]
 
 
 def test_the_models_vectors_are_unit_rows_and_the_same_again():
@@ -313,6 +322,10 @@ def test_a_new_day_the_model_puts_far_from_the_first_still_comes_first(far):
     "Got the email, the family music plan goes to $19.99 next cycle.",
     "upped my weekly mileage to 32 for marathon training",
     "驾校说考场满了，科目二推到下下周了",
+    # a thing put elsewhere or given to another keeper
+    "gave my spare key to my coworker Tom since the neighbors are away",
+    "bought a fireproof safe and put the passports + birth certificates in it",
+    "备用钥匙交给同事小王了", "护照放到保险箱里了",
 ])
 def test_a_value_moved_is_a_change(text):
     from reverie.search.newest import _says_change
@@ -326,7 +339,7 @@ def test_a_value_moved_is_a_change(text):
     # (the words of a value moved, with no new value after them: a hike, a vote, a visit, a cart)
     "Hiked Mt Diablo on Tuesday with the running club crew", "upped my game this season",
     "I put my hand up to answer", "they put it up to a vote", "went to $1 oyster happy hour",
-    "把东西推到一边", "小狗被推到水里了", "把这件毛衣加到购物车里了", "昨天参加到很晚", "明年升到高中", "疼痛蔓延到后背",
+    "把东西推到一边", "小狗被推到水里了", "put the kettle on", "gave a talk to the team", "gave the dog a bath", "把这件毛衣加到购物车里了", "昨天参加到很晚", "明年升到高中", "疼痛蔓延到后背",
 ])
 def test_going_somewhere_or_putting_up_is_no_change(text):
     from reverie.search.newest import _says_change

@@ -276,8 +276,9 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), 
 
 # where a sentence ends: a full stop of Chinese or Japanese, ！？；, or a Latin . ! ? ; before a space
 # (not in "3.5", a URL's "?", "Dr. Lee", "e.g. this")
-_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[^\d\s.][.!?;])(?<!\b(?:Dr|Mr|Ms|St|No|vs)\.)(?<!\bMrs\.)"
-                           r"(?<!\b[a-zA-Z]\.[a-zA-Z]\.)(?=\s)|(?<=\d\.)(?=\s+[A-Z])")  # ("…on May 5. See")
+# (after a number ! ? ; end one too: "my sister's due date is March 3! what's a good gift…")
+_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[^\s.][!?;])(?=\s)|(?<=[^\d\s.]\.)(?<!\b(?:Dr|Mr|Ms|St|No|vs)\.)"
+                           r"(?<!\bMrs\.)(?<!\b[a-zA-Z]\.[a-zA-Z]\.)(?=\s)|(?<=\d\.)(?=\s+[A-Z])")  # ("…on May 5. See")
 #: the sentences of each side judged as statements when two long texts share one asked-about word
 SENTENCES_JUDGED = 4
 # someone else's news ("She got a new manager", "The neighbours got a new dog", "我妹妹换了新工作"),
@@ -533,7 +534,11 @@ _SAYS_CHANGE = re.compile(
     # (a price, a dose, a count moved, said with the new amount: "Streamly just hiked me to £11.49", "upped my
     # weekly mileage to 32", "put it up to £41.50", "the plan goes to $19.99"; not a hike, nor a visit to a $1
     # happy hour)
-    r"(?:hiked|upped|put)\s+(?:\w+\s+){0,3}(?:up\s+)?to\s+[$£€¥]?\d+|(?:goes|going)\s+(?:up\s+)?to\s+[$£€¥]\d+)\b"
+    r"(?:hiked|upped|put)\s+(?:\w+\s+){0,3}(?:up\s+)?to\s+[$£€¥]?\d+|(?:goes|going)\s+(?:up\s+)?to\s+[$£€¥]\d+|"
+    # (a thing of the owner's put elsewhere or given to another keeper: "gave my spare key to my coworker Tom",
+    # "put the passports + birth certificates in it, it's on the top shelf"; not "put the kettle on")
+    r"(?:gave|handed|passed)\s+(?:my|our)\s+[^.!?,;]{1,30}?\s+to|put\s+(?:my|our|the)\s+[^.!?,;]{1,40}?\s+(?:in|into))\b"
+    r"|交给|放到|放进|存到|存进|转给"
     r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)"
     # (from a day on, as "starting next month": 下个月起, 从周一起)
     r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])"
@@ -1417,7 +1422,7 @@ _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhap
                    r"should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
                    r"looking\s+into|tempted\s+to|if\s+(?:i|we)\s+(?:ever\s+)?(?:moved|switched|changed|took|went|quit|left|"
                    r"were|had\s+to))\b"
-                   r"|想(?:换|要|把|改|转|试|买|办|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳|续)"
+                   r"|想(?:换|要|把|改|转|试|买|办(?!法)|开|用)|打算|考虑|要不要|准备(?:换|要|把|改|转|试|买|办|开|用|搬|去|辞|跳|续)"
                    r"|(?:要是|假如|如果)[^，。！？,]{0,6}(?:搬|换|跳槽|辞职|转|改)"
                    r"|" + _NOT_NOW.pattern, re.I)
 _NEW_ALONE = re.compile(r"\bnew(?:ly)?\b|新", re.I)
