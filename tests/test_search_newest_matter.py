@@ -171,6 +171,7 @@ def test_the_lines_read_of_a_result():
     # a statement ending in a number before a question is a statement ("3!" ends a sentence as "it!" does)
     assert _statement_lines("user: my sister's due date is March 3! what's a good gift for a first-time mom?") == \
         ["my sister's due date is March 3!"]
+    assert _statement_lines("my cleaning moved to 3 p.m.! what should I bring?") == ["my cleaning moved to 3 p.m.!"]
 
 
 def test_the_models_vectors_are_unit_rows_and_the_same_again():
@@ -325,7 +326,7 @@ def test_a_new_day_the_model_puts_far_from_the_first_still_comes_first(far):
     # a thing put elsewhere or given to another keeper
     "gave my spare key to my coworker Tom since the neighbors are away",
     "bought a fireproof safe and put the passports + birth certificates in it",
-    "备用钥匙交给同事小王了", "护照放到保险箱里了",
+    "备用钥匙交给同事小王了", "护照放到保险箱里了", "gave the spare key to Tom", "lent my car to my brother",
 ])
 def test_a_value_moved_is_a_change(text):
     from reverie.search.newest import _says_change
@@ -339,7 +340,12 @@ def test_a_value_moved_is_a_change(text):
     # (the words of a value moved, with no new value after them: a hike, a vote, a visit, a cart)
     "Hiked Mt Diablo on Tuesday with the running club crew", "upped my game this season",
     "I put my hand up to answer", "they put it up to a vote", "went to $1 oyster happy hour",
-    "把东西推到一边", "小狗被推到水里了", "put the kettle on", "gave a talk to the team", "gave the dog a bath", "把这件毛衣加到购物车里了", "昨天参加到很晚", "明年升到高中", "疼痛蔓延到后背",
+    "把东西推到一边", "小狗被推到水里了", "put the kettle on", "gave a talk to the team", "gave the dog a bath",
+    # (a thing given or put elsewhere: not a call, a ride, a seat, bed, one's heart; not 提交给, 交给你, 放到一边)
+    "gave my mom a call to ask", "gave my kid a ride to school", "gave my seat to an old lady",
+    "put the kids to bed in time", "put the kids in bed", "put my heart into this project",
+    "put my phone on silent in the meeting", "passed my exam and I'm going to celebrate",
+    "把东西放到一边", "放到明天再说吧", "把这件毛衣放到购物车里了", "报告提交给老板了", "这事就交给你了", "保存到桌面", "播放到第三集了", "把这件毛衣加到购物车里了", "昨天参加到很晚", "明年升到高中", "疼痛蔓延到后背",
 ])
 def test_going_somewhere_or_putting_up_is_no_change(text):
     from reverie.search.newest import _says_change

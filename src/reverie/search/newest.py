@@ -278,7 +278,8 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), 
 # (not in "3.5", a URL's "?", "Dr. Lee", "e.g. this")
 # (after a number ! ? ; end one too: "my sister's due date is March 3! what's a good gift…")
 _SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[^\s.][!?;])(?=\s)|(?<=[^\d\s.]\.)(?<!\b(?:Dr|Mr|Ms|St|No|vs)\.)"
-                           r"(?<!\bMrs\.)(?<!\b[a-zA-Z]\.[a-zA-Z]\.)(?=\s)|(?<=\d\.)(?=\s+[A-Z])")  # ("…on May 5. See")
+                           r"(?<!\bMrs\.)(?<!\b[a-zA-Z]\.[a-zA-Z]\.)(?=\s)|(?<=\d\.)(?=\s+[A-Z])"  # ("…on May 5. See")
+                           r"|(?<=\w\.[!?])(?=\s)")  # ("moved to 3 p.m.! what should I bring?")
 #: the sentences of each side judged as statements when two long texts share one asked-about word
 SENTENCES_JUDGED = 4
 # someone else's news ("She got a new manager", "The neighbours got a new dog", "我妹妹换了新工作"),
@@ -522,6 +523,8 @@ KEYWORD_RATIOS = (0.5, 0.7)
 # settings, the earlier line holding the question's very words outscores the later by 0.79 to 0.46:
 # "our babysitter is Kelsey", "our old sitter left for college, so her friend Brooke is watching the kids")
 LINKED_RATIO = 0.5
+# a word of a thing named after "my" or "the", then a space: not an article, a particle or a joining word
+_THING_WORDS = r"(?:(?!(?:a|an|and|but|then|so|on|up|down|away|to|for|off|out|i)\b)[\w'+&-]+\s+)"
 _SAYS_CHANGE = re.compile(
     r"\b(?:now|new|newly|no\s+longer|no\s+more|anymore|any\s+more|instead|switch(?:ed|ing)?|mov(?:e|ed|es|ing)|"
     r"chang(?:ed|ing)|cancell?(?:ed)?|ditched|dropped|quit|left|sold|replaced|rebooked|rescheduled|postponed|pushed|"
@@ -536,9 +539,15 @@ _SAYS_CHANGE = re.compile(
     # happy hour)
     r"(?:hiked|upped|put)\s+(?:\w+\s+){0,3}(?:up\s+)?to\s+[$£€¥]?\d+|(?:goes|going)\s+(?:up\s+)?to\s+[$£€¥]\d+|"
     # (a thing of the owner's put elsewhere or given to another keeper: "gave my spare key to my coworker Tom",
-    # "put the passports + birth certificates in it, it's on the top shelf"; not "put the kettle on")
-    r"(?:gave|handed|passed)\s+(?:my|our)\s+[^.!?,;]{1,30}?\s+to|put\s+(?:my|our|the)\s+[^.!?,;]{1,40}?\s+(?:in|into))\b"
-    r"|交给|放到|放进|存到|存进|转给"
+    # "put the passports + birth certificates in it, it's on the top shelf"; a few words of a thing between,
+    # no article nor particle: not "gave my mom a call to ask", "put the kids to bed in time", "put my heart
+    # into it", "put the kettle on")
+    r"(?:gave|handed|lent|loaned)\s+(?:my|our|the)\s+(?!(?:best|all|word|seat)\b)" + _THING_WORDS + r"{1,3}to"
+    r"|put\s+(?:my|our|the)\s+(?!(?:kids|baby|heart|foot|name|mind)\b)" + _THING_WORDS + r"{1,4}(?:in|into)\s+"
+    r"(?:the|my|our|a|an|it)"
+    r")\b"
+    # (交给, 放到, 放进, 存到: not 提交给, 交给你, 播放到, 开放到, 放到一边, 放到明天, 放到购物车, 保存到)
+    r"|(?<![提移])交给(?![你我他她])|(?<![播开释])放[到进](?!一边|旁边|明天|后天|以后|下次|购物车)|(?<!保)存[到进]"
     r"|离职|入职|跳槽|辞职|被裁|裸辞|接了?[^，。！？\s]{0,6}offer|现在|目前|如今|最近(?!的)"
     # (from a day on, as "starting next month": 下个月起, 从周一起)
     r"|(?:下个?月|下周|下星期|明年|本月|这个月|今年|从[^，。！？\s]{1,6})起(?![来床飞])"
