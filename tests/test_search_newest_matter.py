@@ -351,3 +351,28 @@ def test_going_somewhere_or_putting_up_is_no_change(text):
     from reverie.search.newest import _says_change
 
     assert not _says_change(text)
+
+
+# an update nearer another line of the owner's talk than the fact it changes: the first result's nearest
+# statement in matter is the update, though the update's own nearest is the allowance line
+SITTER_NOTES = {
+    "memory/2026-10-03.md": "- user: Maria can babysit saturday night, how much should i pay her for 5 hours?\n",
+    "memory/2026-10-05.md": "- user: we give the kids $5 a week allowance, is that too little?\n",
+    "memory/2026-10-08.md": "- user: Watched a documentary about octopuses, surprisingly moving.\n",
+    "memory/2026-10-11.md": "- user: The boiler service is with Hartley Heating, contract renews in October.\n",
+    "memory/2026-10-17.md": "- user: our new sitter Grace starts friday. what house rules should i write down for her?\n",
+    "memory/2026-10-19.md": "- user: Lent my cordless drill to the neighbour Tomas last weekend.\n",
+}
+sitter_mem = local_memory_fixture("sitter-home", SITTER_NOTES)
+
+
+def test_the_first_results_nearest_in_matter_is_its_update_whatever_the_updates_own_nearest(sitter_mem):
+    from reverie.text import matter
+
+    lines = ["Maria can babysit saturday night", "we give the kids $5 a week allowance",
+             "our new sitter Grace starts friday."]
+    v = matter.vectors(lines)
+    assert v[2] @ v[1] > v[2] @ v[0] > v[0] @ v[1]  # (the case this test is about: not each other's nearest)
+    res = hybrid_results(sitter_mem, "who babysits for us?", NOW)
+    assert "Grace" in res[0]["snippet"], [r["snippet"] for r in res]
+    assert next(r for r in res if "Maria" in r["snippet"])["supersededBy"] == res[0]["citation"]

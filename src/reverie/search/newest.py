@@ -1914,18 +1914,20 @@ def _meant_alike(head: list, vector, text) -> frozenset[int] | None:
 
 
 def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: float,
-                        candidates=None, alone: float | None = None) -> list[int]:
-    """The rows of ``live`` (or of ``candidates`` among them) that are row 0's nearest and it theirs,
-    by ``sims`` (a matrix of cosines), at least ``least`` apart; another row is no rival of one when it
-    says the same (``said``) or sits ``copy`` or nearer it (the entry Dreaming promoted from a line and
-    the line itself). With ``alone``, a row with no rival at all must be that near."""
+                        candidates=None, alone: float | None = None, mutual: bool = True) -> list[int]:
+    """The rows of ``live`` (or of ``candidates`` among them) that are row 0's nearest and it theirs
+    (with ``mutual`` false, row 0's nearest only), by ``sims`` (a matrix of cosines), at least ``least``
+    apart; another row is no rival of one when it says the same (``said``) or sits ``copy`` or nearer it
+    (the entry Dreaming promoted from a line and the line itself). With ``alone``, a row with no rival
+    at all must be that near."""
     out = []
     for j in live if candidates is None else candidates:
         near = sims[0, j]
         if not near >= least:
             continue
         rivals = [k for k in live if k != j and said[k] != said[j] and sims[j, k] < copy]
-        if all(near > sims[0, k] and near > sims[j, k] for k in rivals) and (rivals or alone is None or near >= alone):
+        if all(near > sims[0, k] and (not mutual or near > sims[j, k]) for k in rivals) \
+                and (rivals or alone is None or near >= alone):
             out.append(j)
     return out
 
@@ -1937,8 +1939,8 @@ def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: f
 # The rules above read the words; the bundled embedder cannot tell an update from another fact of one
 # person (docs/search.md). A second small model can (:mod:`reverie.text.matter`): so for a question
 # asking what holds, a later statement of the owner's among the first ANSWERS results (of another
-# note) is the first result's update when the two are each other's nearest statement in matter there
-# (at least MATTER_COS apart; the first said again in the other language, TWIN_COS or nearer, is no
+# note) is the first result's update when it is the first's nearest statement in matter there (whatever
+# its own nearest is; at least MATTER_COS apart; the first said again in the other language, TWIN_COS or nearer, is no
 # other statement), the later line is near the question too (MATTER_ASKED: "Started learning the
 # cello" is no answer to "Who has my drill?"), scores at least LINKED_RATIO of the first, and says a
 # change in any listed way (_SAYS_CHANGE: without it, the nearest statement of a matter was as often
@@ -1954,8 +1956,8 @@ _MATTER_COPY = 0.95  # (a line and its promoted entry, read by the second model)
 
 def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | None:
     """{id of an item of ``head``: (its line, the first item's line)} for the items that are the first
-    item's nearest statement of the owner's in matter (:mod:`reverie.text.matter`), it theirs, at
-    least :data:`MATTER_COS` apart, the line itself at least :data:`MATTER_ASKED` near the question;
+    item's nearest statement of the owner's in matter (:mod:`reverie.text.matter`), at least
+    :data:`MATTER_COS` apart, the line itself at least :data:`MATTER_ASKED` near the question;
     None without the model or a statement first. Of a result of several lines (a day's list), the
     line nearest the question is read."""
     from ..text import matter
@@ -1982,8 +1984,11 @@ def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | N
     live = [j for j in range(1, len(items)) if not (sims[0, j] >= _MATTER_COPY or folded[j] == folded[0]
                                                     or has_cjk(said[j]) != has_cjk(said[0]) and sims[0, j] >= TWIN_COS)]
     # (nearest of none is no reading: alone, the two must be as near as an update's median)
+    # (the first's nearest, whatever the later line's own nearest is: an update may sit nearer another line
+    # of its day's talk than the fact it changes, "our new sitter Grace starts friday" nearer "we give the
+    # kids $5 a week allowance" than "Maria can babysit saturday night")
     near = _nearest_each_other(sims, live, folded, MATTER_COS, _MATTER_COPY, alone=MATTER_ALONE,
-                               candidates=[j for j in live if near_q[at[said[j]]] >= MATTER_ASKED])
+                               candidates=[j for j in live if near_q[at[said[j]]] >= MATTER_ASKED], mutual=False)
     return {id(head[items[j]]): (said[j], said[0]) for j in near}
 
 
