@@ -357,9 +357,11 @@ def test_going_somewhere_or_putting_up_is_no_change(text):
 # statement in matter is the update, though the update's own nearest is the allowance line
 SITTER_NOTES = {
     "memory/2026-10-03.md": "- user: Maria can babysit saturday night, how much should i pay her for 5 hours?\n",
+    "memory/2026-10-04.md": "- Ordered a standing desk from Fjordline; delivery expected in two weeks.\n",
     "memory/2026-10-05.md": "- user: we give the kids $5 a week allowance, is that too little?\n",
     "memory/2026-10-08.md": "- user: Watched a documentary about octopuses, surprisingly moving.\n",
     "memory/2026-10-11.md": "- user: The boiler service is with Hartley Heating, contract renews in October.\n",
+    "memory/2026-10-14.md": "- Installed a new shelf in the hallway for shoes.\n",
     "memory/2026-10-17.md": "- user: our new sitter Grace starts friday. what house rules should i write down for her?\n",
     "memory/2026-10-19.md": "- user: Lent my cordless drill to the neighbour Tomas last weekend.\n",
 }
@@ -376,3 +378,9 @@ def test_the_first_results_nearest_in_matter_is_its_update_whatever_the_updates_
     res = hybrid_results(sitter_mem, "who babysits for us?", NOW)
     assert "Grace" in res[0]["snippet"], [r["snippet"] for r in res]
     assert next(r for r in res if "Maria" in r["snippet"])["supersededBy"] == res[0]["citation"]
+
+
+def test_a_line_only_near_in_matter_that_says_no_time_is_no_new_time(sitter_mem):
+    # "a new shelf" is the desk's nearest statement in matter and says a change, but the question asks
+    # when, and it says no time: the order's line stays first, unmarked
+    first_unmarked(sitter_mem, "When is the new desk arriving?", NOW, "Fjordline")

@@ -1071,6 +1071,16 @@ def _a_time_of_it(later: str, earlier: str) -> bool:
     return not _times(earlier) or _new_time(later, earlier)
 
 
+def _time_anew(later: str, earlier: str) -> bool:
+    """For a question asking when, of a later line only the second model links to the first: whether it
+    says a time, and another than the first's (:func:`_a_time_of_it`). Where the words link two lines a
+    change said without a time may be the news ("the delivery got pushed back"); a line only near in
+    matter that says no time is of something else ("Installed a new shelf in the hallway for shoes"
+    after "Ordered a standing desk from Fjordline; delivery expected in two weeks", for "When is the new
+    desk arriving?")."""
+    return bool(_times(later)) and _a_time_of_it(later, earlier)
+
+
 def _an_amount_of_it(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """For a question asking how much: whether ``later`` may say another amount of what ``earlier``
     says, an amount (:func:`_amounts`) where the earlier says one ("Rent is due on the 3rd from now on"
@@ -1812,7 +1822,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                         and not _part_of_a_phrase(a_line, b_line, phrases) \
                         and not _another_subject(a_line, b_line, asked) \
                         and (when_asked or amount or not _value_stands(a_line, b_line, asked)) \
-                        and (not when_asked or _a_time_of_it(_FROM_WHEN.sub(" ", a_line), b_line)) \
+                        and (not when_asked or _time_anew(_FROM_WHEN.sub(" ", a_line), b_line)) \
                         and (_an_amount_of_it(a_line, b_line, asked) if amount else not _priced(a_line, b_line)):
                     alike = (newer, when_new, False)
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
