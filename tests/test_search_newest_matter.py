@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from reverie import Memory
-from reverie.search.newest import _a_sibling, _matter_alike, _priced, _statement_lines, _subject, _value_stands
+from reverie.search.newest import _a_sibling, _anothers, _matter_alike, _priced, _statement_lines, _subject, _value_stands
 from reverie.text import matter
 from workspace_helpers import first_unmarked, hybrid_results, local_memory_fixture
 
@@ -384,3 +384,18 @@ def test_a_line_only_near_in_matter_that_says_no_time_is_no_new_time(sitter_mem)
     # "a new shelf" is the desk's nearest statement in matter and says a change, but the question asks
     # when, and it says no time: the order's line stays first, unmarked
     first_unmarked(sitter_mem, "When is the new desk arriving?", NOW, "Fjordline")
+
+
+@pytest.mark.parametrize("later, earlier, query, anothers", [
+    # a name's thing neither the question nor the earlier line names
+    ("Emma's bedtime is now 8pm since school started", "been crashing at like 9:30 since marathon training",
+     "What time do I go to sleep now?", True),
+    # a name the earlier line or the question names is the same person's; "It's", "She's" name no one
+    ("Mara's evening class moved to 7pm", "Yoga with Mara on Tuesdays", "When is my yoga class?", False),
+    ("Leo's new tutor Owen is a college kid", "Mrs. Chen comes tuesdays for Leo", "who tutors Leo?", False),
+    ("put the passports in a safe. It's on the top shelf", "my passport is in my desk drawer", "where's my passport?",
+     False),
+    ("Xiao Zhou moved out and Mei took his room. She's way tidier", "我现在跟室友小周合租", "我室友现在是谁？", False),
+])
+def test_a_line_of_another_person_is_no_update_by_matter_alone(later, earlier, query, anothers):
+    assert _anothers(later, earlier, query) is anothers

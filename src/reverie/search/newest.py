@@ -1820,7 +1820,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 # (what the question asks, the later line says anew: a time, an amount)
                 if a_line and _matter_alike(a_line, b_line, asked) and not _a_sibling(a_line, b_line, query) \
                         and not _part_of_a_phrase(a_line, b_line, phrases) \
-                        and not _another_subject(a_line, b_line, asked) \
+                        and not _another_subject(a_line, b_line, asked) and not _anothers(a_line, b_line, query) \
                         and (when_asked or amount or not _value_stands(a_line, b_line, asked)) \
                         and (not when_asked or _time_anew(_FROM_WHEN.sub(" ", a_line), b_line)) \
                         and (_an_amount_of_it(a_line, b_line, asked) if amount else not _priced(a_line, b_line)):
@@ -1949,9 +1949,9 @@ def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: f
 # The rules above read the words; the bundled embedder cannot tell an update from another fact of one
 # person (docs/search.md). A second small model can (:mod:`reverie.text.matter`): so for a question
 # asking what holds, a later statement of the owner's among the first ANSWERS results (of another
-# note) is the first result's update when it is the first's nearest statement in matter there (whatever
-# its own nearest is; at least MATTER_COS apart; the first said again in the other language, TWIN_COS or nearer, is no
-# other statement), the later line is near the question too (MATTER_ASKED: "Started learning the
+# note) is the first result's update when it is the first's nearest statement in matter there, whatever
+# its own nearest is (at least MATTER_COS apart; the first said again in the other language, TWIN_COS or
+# nearer, is no other statement), the later line is near the question too (MATTER_ASKED: "Started learning the
 # cello" is no answer to "Who has my drill?"), scores at least LINKED_RATIO of the first, and says a
 # change in any listed way (_SAYS_CHANGE: without it, the nearest statement of a matter was as often
 # another fact of it, "Wrote an email to the school about the field trip" after "The kids' school
@@ -1996,9 +1996,12 @@ def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | N
     # (nearest of none is no reading: alone, the two must be as near as an update's median)
     # (the first's nearest, whatever the later line's own nearest is: an update may sit nearer another line
     # of its day's talk than the fact it changes, "our new sitter Grace starts friday" nearer "we give the
-    # kids $5 a week allowance" than "Maria can babysit saturday night")
+    # kids $5 a week allowance" than "Maria can babysit saturday night"; but for a question about one of the
+    # owner's people, each other's nearest: "I started a new job at the library" is the first's nearest
+    # of "Dave's first day at the fire station went well" and no news of where the husband works)
     near = _nearest_each_other(sims, live, folded, MATTER_COS, _MATTER_COPY, alone=MATTER_ALONE,
-                               candidates=[j for j in live if near_q[at[said[j]]] >= MATTER_ASKED], mutual=False)
+                               candidates=[j for j in live if near_q[at[said[j]]] >= MATTER_ASKED],
+                               mutual=bool(_people_asked(query)))
     return {id(head[items[j]]): (said[j], said[0]) for j in near}
 
 
@@ -2323,6 +2326,19 @@ def _names_people(text: str, people: frozenset[str]) -> bool:
 
 # a name's thing ("Emma's bedtime", "Joe's landlord"): whose it is, when it names a facet
 _NAME_S = re.compile(r"(?<![\w'’])([A-Z][\w-]+)['’]s\s+(\S+(?:\s+\S+)?)")
+
+
+def _anothers(later: str, earlier: str, query: str) -> bool:
+    """Whether ``later``, linked to ``earlier`` by the second model alone, names a person's thing that
+    neither the question nor the earlier line names ("Emma's bedtime is now 8pm" for "What time do I go to
+    sleep now?"; not "It's on the top shelf", nor "Mara's class moved" after "Yoga with Mara")."""
+    return any(m.group(1) not in query and m.group(1) not in earlier and m.group(1).lower() not in _NOT_A_NAME
+               for m in _NAME_S.finditer(later))
+
+
+# (a capitalised word before 's that is no one's name: "It's", "That's", "She's way tidier")
+_NOT_A_NAME = frozenset("it that this there here what who where when how let he she everyone everything "
+                        "nobody somebody someone today tomorrow mom mum dad".split())
 
 
 def _someone_s_facet(text: str, facets: frozenset[str], query: str) -> bool:
