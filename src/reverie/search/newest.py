@@ -1924,9 +1924,9 @@ def _meant_alike(head: list, vector, text) -> frozenset[int] | None:
 
 
 def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: float,
-                        candidates=None, alone: float | None = None, mutual: bool = True) -> list[int]:
+                        candidates=None, alone: float | None = None, one_way=frozenset()) -> list[int]:
     """The rows of ``live`` (or of ``candidates`` among them) that are row 0's nearest and it theirs
-    (with ``mutual`` false, row 0's nearest only), by ``sims`` (a matrix of cosines), at least ``least``
+    (of the rows in ``one_way``, row 0's nearest only), by ``sims`` (a matrix of cosines), at least ``least``
     apart; another row is no rival of one when it says the same (``said``) or sits ``copy`` or nearer it
     (the entry Dreaming promoted from a line and the line itself). With ``alone``, a row with no rival
     at all must be that near."""
@@ -1936,7 +1936,7 @@ def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: f
         if not near >= least:
             continue
         rivals = [k for k in live if k != j and said[k] != said[j] and sims[j, k] < copy]
-        if all(near > sims[0, k] and (not mutual or near > sims[j, k]) for k in rivals) \
+        if all(near > sims[0, k] and (j in one_way or near > sims[j, k]) for k in rivals) \
                 and (rivals or alone is None or near >= alone):
             out.append(j)
     return out
@@ -1997,11 +1997,13 @@ def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | N
     # (the first's nearest, whatever the later line's own nearest is: an update may sit nearer another line
     # of its day's talk than the fact it changes, "our new sitter Grace starts friday" nearer "we give the
     # kids $5 a week allowance" than "Maria can babysit saturday night"; but for a question about one of the
-    # owner's people, each other's nearest: "I started a new job at the library" is the first's nearest
-    # of "Dave's first day at the fire station went well" and no news of where the husband works)
+    # owner's people, a line not naming them must be each other's nearest: "I started a new job at the
+    # library" is the first's nearest of "Dave's first day at the fire station went well" and no news of
+    # where the husband works)
+    people = _people_asked(query)
     near = _nearest_each_other(sims, live, folded, MATTER_COS, _MATTER_COPY, alone=MATTER_ALONE,
                                candidates=[j for j in live if near_q[at[said[j]]] >= MATTER_ASKED],
-                               mutual=bool(_people_asked(query)))
+                               one_way=frozenset(j for j in live if _names_people(said[j], people)))
     return {id(head[items[j]]): (said[j], said[0]) for j in near}
 
 
