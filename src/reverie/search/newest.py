@@ -1966,7 +1966,8 @@ _MATTER_COPY = 0.95  # (a line and its promoted entry, read by the second model)
 
 def _same_matter(head: list, text, query: str) -> dict[int, tuple[str, str]] | None:
     """{id of an item of ``head``: (its line, the first item's line)} for the items that are the first
-    item's nearest statement of the owner's in matter (:mod:`reverie.text.matter`), at least
+    item's nearest statement of the owner's in matter (:mod:`reverie.text.matter`; for a question about
+    one of the owner's people, a line not naming them has the first as its nearest too), at least
     :data:`MATTER_COS` apart, the line itself at least :data:`MATTER_ASKED` near the question;
     None without the model or a statement first. Of a result of several lines (a day's list), the
     line nearest the question is read."""
