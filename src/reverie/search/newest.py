@@ -1936,7 +1936,8 @@ def _nearest_each_other(sims, live: list[int], said: list, least: float, copy: f
         if not near >= least:
             continue
         rivals = [k for k in live if k != j and said[k] != said[j] and sims[j, k] < copy]
-        if all(near > sims[0, k] and (j in one_way or near > sims[j, k]) for k in rivals) \
+        mutual = j not in one_way
+        if all(near > sims[0, k] and (not mutual or near > sims[j, k]) for k in rivals) \
                 and (rivals or alone is None or near >= alone):
             out.append(j)
     return out

@@ -361,8 +361,8 @@ def run(conn: apsw.Connection, params: SearchParams, vectors: VectorQuery | None
     # Not with vectors: they link the languages already (the cross-language set: 0.94 in the first three),
     # and the keyword credit put a Chinese 咖啡 line above the English answer to a question about coffee
     across = expand_across(qt, said, params.tokenizer) if use_kw and not use_vectors else []
-    for named, of_kind in ((members, True), (across, False)):  # the units naming one are keyword hits: the
-        # query's mask reads them
+    # the units naming a member or a thing across languages are keyword hits: the query's mask reads them
+    for named, of_kind in ((members, True), (across, False)):
         for hit in _members_leg(conn, pg, named, qt.n_docs, params.tokenizer) if named else ():
             c = cands.setdefault(hit.seq, Candidate(hit.seq))
             c.member = c.member or of_kind
