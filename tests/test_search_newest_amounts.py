@@ -12,8 +12,8 @@ import pytest
 import numpy as np
 
 from reverie import Memory
-from reverie.search.newest import (_amount_alike, _amounts, _meant_alike, _near_amounts, _says_change, _zh_value,
-                                   asks_amount)
+from reverie.search.newest import _amount_alike, _amounts, _meant_alike, _near_amounts, _says_change, asks_amount
+from reverie.text.zh_numerals import zh_value
 from workspace_helpers import first_unmarked, hybrid_results, local_memory
 
 NOW = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
@@ -127,7 +127,7 @@ def test_a_new_amount_is_one(mem):
     ("四千三百", 4300), ("一万二千", 12000), ("十二万", 120000), ("五百", 500),
 ])
 def test_an_amount_with_chinese_units_is_read_as_its_value(said, value):
-    assert _zh_value(said) == value
+    assert zh_value(said) == value
     assert f"{value:g}" in _amounts(f"每个月{said}块")
 
 

@@ -28,6 +28,9 @@ NOW = datetime(2026, 6, 3, 12, 0, tzinfo=timezone.utc)  # a Wednesday
     ("我三月份做了什么新菜", date(2026, 3, 1), date(2026, 3, 31)),
     ("三个月前的体检结果", date(2026, 3, 1), date(2026, 3, 31)),
     ("去年的旅行", date(2025, 1, 1), date(2025, 12, 31)),
+    ("十二天前买的那本书", date(2026, 5, 22), date(2026, 5, 22)),
+    ("二十天前去的那家店叫什么", date(2026, 5, 14), date(2026, 5, 14)),  # (a tens digit before 十)
+    ("十一月份的账单", date(2025, 11, 1), date(2025, 11, 30)),
 ])
 def test_time_expressions_resolve_against_now(query, start, end):
     got = resolve(query, NOW)

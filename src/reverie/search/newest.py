@@ -35,6 +35,7 @@ from ..text.concepts import content_words, numbers, stem
 from ..text.facets import facets_named, facets_of
 from ..text.focus import focus_of, focus_words, names_focus
 from ..text.people import OWNER, RELATIONS_EN, RELATIONS_ZH, SHORT_ZH, WORDS_EN, WORDS_ZH, kin, people_in
+from ..text.zh_numerals import DIGITS as ZH_DIGITS, zh_value
 from .keyword import STOP_WORDS
 
 _WIDE = "\u1100"  # Hangul Jamo, the lowest of the CJK letters (text/cjk.py); a Latin content word starts below
@@ -911,7 +912,7 @@ def _amounts(text: str) -> frozenset[str]:
     said = _NOT_AMOUNT.sub(" ", text)
     found = numbers(said)
     if has_cjk(said):
-        found |= frozenset(f"{v:g}" for m in _ZH_AMOUNT.finditer(said) if (v := _zh_value(m.group(0))))
+        found |= frozenset(f"{v:g}" for m in _ZH_AMOUNT.finditer(said) if (v := zh_value(m.group(0))))
         # (a dose counted in pills, drops or spoonfuls: 半片, 一片, 两粒; with its measure, so 一片 is no 1 of another
         # thing)
         found |= frozenset(f"{_dose(m):g}{m.group(3)}" for m in _ZH_DOSE.finditer(said))
@@ -931,35 +932,11 @@ def _dose(m: re.Match) -> float:
     return n + (0.5 if m.group(4) else 0)
 
 
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_SMALL = {**_ZH_DIGITS, "半": 0.5, "十": 10}  # (a dose's count: :data:`_ZH_DOSE`)
-_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_ZH_SMALL = {**ZH_DIGITS, "半": 0.5, "十": 10}  # (a dose's count: :data:`_ZH_DOSE`)
 # an amount with a unit of a hundred or more in it (a digit or 十 alone is as often a day or a count:
 # 十五号, 一个月); Arabic digits may stand for the Chinese ones (2万8, 1.2万, 3千5)
 _ZH_AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十])[\d零〇一二两三四五六七八九十]*"
                         r"[百千万][\d零〇一二两三四五六七八九十百千万]*")
-_ZH_TOKEN = re.compile(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]")
-
-
-def _zh_value(said: str) -> float:
-    """The value of an amount written with Chinese units (:data:`_ZH_AMOUNT`); a digit after the last
-    unit is of the unit below it (两万六 is 26000, 三千五 3500, 三百五 350)."""
-    total = section = 0.0
-    num: float | None = None
-    last = 1
-    for tok in _ZH_TOKEN.findall(said):
-        if tok in _ZH_UNITS:
-            unit = _ZH_UNITS[tok]
-            if unit == 10000:
-                total += (section + (num or 0)) * unit
-                section = 0.0
-            else:
-                section += (1 if num is None and unit == 10 else num or 0) * unit
-            num, last = None, unit
-        else:
-            num = float(tok) if tok[0].isdigit() else _ZH_DIGITS[tok]
-    tail = (num or 0) * (last / 10 if last >= 100 else 1)
-    return total + section + tail
 
 
 # a question asking when ("When is the Hollis rebrand launch?", 食堂几点开饭, 面试是哪天): its answer is a time

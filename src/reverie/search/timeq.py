@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from ..text.cjk import LazyPattern
+from ..text.zh_numerals import zh_int
 from .rescore import band
 
 TIME_BOOST = 1.25  # a dated note inside the range, gated by relevance on a wider band than other boosts:
@@ -28,8 +29,6 @@ _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augu
            "november", "december"]
 _NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
         "nine": 9, "ten": 10, "couple of": 2, "few": 3}
-_ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-           "十一": 11, "十二": 12, "半": 0}
 
 _EN = LazyPattern(
     r"\b(?:(?P<yday>yesterday)|(?P<rel>last|this|past|previous)\s+(?P<unit>week(?:end)?|month|year)"
@@ -104,16 +103,6 @@ def _ago(today: date, n: int, unit: str) -> tuple[date, date]:
     return _month_range(y, m)
 
 
-def _zh_int(s: str) -> int | None:
-    if s.isdigit():
-        return int(s)
-    if s in _ZH_NUM:
-        return _ZH_NUM[s]
-    if len(s) == 2 and s[0] == "十" and s[1] in _ZH_NUM:
-        return 10 + _ZH_NUM[s[1]]
-    return None
-
-
 def resolve(query: str, now: datetime) -> TimeRange | None:
     """The range of dates ``query`` names, relative to ``now`` (the first expression found), or None."""
     today = now.date()
@@ -131,11 +120,11 @@ def resolve(query: str, now: datetime) -> TimeRange | None:
         elif g["rel"]:
             span = _relative(today, g["rel"].lower(), g["unit"].lower())
         elif g["n"]:
-            n = _zh_int(g["n"]) if zh else (int(g["n"]) if g["n"].isdigit() else _NUM.get(g["n"].lower()))
+            n = zh_int(g["n"]) if zh else (int(g["n"]) if g["n"].isdigit() else _NUM.get(g["n"].lower()))
             if n:
                 span = _ago(today, n, g["nunit"].lower())
         elif g["month"]:
-            m_no = _zh_int(g["month"]) if zh else _MONTHS.index(g["month"].lower()) + 1
+            m_no = zh_int(g["month"]) if zh else _MONTHS.index(g["month"].lower()) + 1
             if m_no and 1 <= m_no <= 12:
                 span = _last_month_named(today, m_no)
         if span is not None:
