@@ -86,8 +86,11 @@ UPDATES = [
 ]
 
 
-# a data file's matters told twice (its SAME_MATTER): update index -> the other story's indexes
-TWINS: dict[int, list[int]] = {}
+# a data file's matters told twice (its SAME_MATTER): update index -> the other story's indexes. The built-in
+# updates tell where the owner lives twice, Munich then Berlin in English and 上海 then 杭州 in Chinese: since
+# reverie reads where one lives as one matter (text/facets.py "home", 2026-12-06), the later of the two moves,
+# to 杭州 on day 22, is the newest answer to "which city do we live in" too
+TWINS: dict[int, list[int]] = {6: [8], 8: [6]}
 
 
 def more_updates(path: Path) -> list[tuple]:
@@ -166,7 +169,8 @@ REMEMBER = [
     ("你还记得游泳课改到星期几了吗？", ["周四"], ["周二"]),
     ("Do you remember who my manager is after the reorg?", ["Becker"], ["Priya"]),
     ("你还记得公司现在在哪里办公吗？", ["张江"], ["漕河泾"]),
-    ("Do you remember which city we live in now?", ["Berlin"], ["Munich"]),
+    # (where the owner lives is told twice, in English and in Chinese: the later move, to 杭州, answers too: TWINS)
+    ("Do you remember which city we live in now?", ["Berlin", "杭州"], ["Munich"]),
     ("Do you remember my new phone number?", ["9876"], ["1234"]),
     ("你还记得我现在住在哪个城市吗？", ["杭州"], ["浦东"]),
     ("Do you remember where my yoga class is now?", ["Hilltop"], ["Riverside"]),

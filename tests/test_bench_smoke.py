@@ -219,6 +219,56 @@ def test_month_life_counts_the_later_story_of_a_matter_told_twice() -> None:
         bench.TWINS.clear()
 
 
+def test_month_life_reads_where_the_owner_lives_as_one_matter() -> None:
+    # the built-in updates tell where the owner lives twice (Munich then Berlin, 上海 then 杭州): the later move
+    # (杭州, day 22) is the newest answer to the English question too, not the reverse
+    bench = load_benchmark("month_life")
+    (berlin, hangzhou) = (j for j, u in enumerate(bench.UPDATES) if u[5] in ("Berlin", "杭州"))
+    assert bench.UPDATES[berlin][2] < bench.UPDATES[hangzhou][2]
+    assert bench.newest_words(berlin) == ["Berlin", "杭州"] and bench.newest_words(hangzhou) == ["杭州"]
+
+
+def test_newest_pairs_benchmark_smoke(tmp_path: Path) -> None:
+    """The judged result lists through the order: every case judged once, as the reader's wanted row or
+    not, and the report counts what the verdicts say."""
+    bench = load_benchmark("newest_pairs")
+    out = tmp_path / "verdicts.json"
+    judged = bench.main(["--json", str(out), "--pad", "8"])
+    assert len(judged) == 80 and {c["kind"] for c in judged} == {"trap", "update"}
+    assert all(c["right"] == (c["first"] == c["want"]) for c in judged)
+    assert json.loads(out.read_text(encoding="utf-8"))[0]["id"] == judged[0]["id"]
+    report = bench.render(judged, Path("d.py"), Path("src"), 1.0, 8)
+    resisted = sum(c["right"] for c in judged if c["kind"] == "trap")
+    assert f"**{resisted} / 40**" in report and "filled to 8 rows" in report
+    assert len(bench.rows_of(judged[0], 8)) == max(8, len(judged[0]["rows"]))
+
+
+def test_month_kept_benchmark_asks_a_kept_home_with_the_tree_named(tmp_path: Path) -> None:
+    """A home asked the month's updated facts again, in a child process searching with the source tree
+    named (the check that it did is the benchmark's own); a folder that is no kept home is refused."""
+    import subprocess
+    import sys
+
+    from reverie import Memory
+
+    home = tmp_path / "kept"
+    mem = Memory(home=home, overrides=['memory.search.provider="none"'])
+    mem.init()
+    mem.remember("We moved: we live in Berlin now, in Kreuzberg.")
+    mem.close()
+    script = str(Path(__file__).resolve().parents[1] / "benchmarks" / "month_kept.py")
+    src = Path(__file__).resolve().parents[1] / "src"
+    done = subprocess.run([sys.executable, script, f"{home}:-", "--src", str(src), "--misses"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    counted = [line for line in lines if line.startswith(f"{src}  kept: ")]
+    assert counted and counted[0].endswith(" of 10"), done.stdout
+    assert sum(1 for line in lines if line.startswith("    - ")) == 10 - int(counted[0].split(": ")[1].split()[0])
+    refused = subprocess.run([sys.executable, script, f"{tmp_path}:-"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "kept home" in refused.stderr
+
+
 def test_latency_ab_benchmark_smoke(tmp_path: Path) -> None:
     import subprocess
     import sys

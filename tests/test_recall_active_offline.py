@@ -86,6 +86,11 @@ def test_a_fact_a_later_one_updates_is_not_what_is_recalled():
     # the update found beside it answers even below the bar; one not among the hits leaves the history
     assert "Hilltop" in answer([old, {**new, "score": 0.1, "citation": "memory/2026-10-24.md#L3"}])
     assert "Riverside" in answer([old, {**new, "score": 0.1}])
+    # an update said in the other language shares no word with the question: what it updates did
+    zh = {"path": "memory/2026-10-24.md", "score": 0.5, "citation": "memory/2026-10-24.md#L3",
+          "snippet": "user: 瑜伽课搬到山顶那家馆了，下周开始。"}
+    assert "山顶" in answer([old, zh])
+    assert answer([zh]) == "NONE"  # (alone, a line sharing no word with the question recalls nothing)
 
 
 def test_what_the_owner_said_later_in_another_conversation_is_what_is_recalled(reverie_home):

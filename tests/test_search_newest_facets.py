@@ -31,7 +31,7 @@ from answer_rows import assert_earlier_first, two_answers
     ("最近买了新睡衣", set()), ("最近猪肉涨到18块一斤了", set()), ("我现在体重130斤", {"weight"}),
     ("Lately I have to work Saturdays", set()), ("I bike to work most days", {"commute"}),
     ("free refills at the new cafe", set()), ("Our new dog sitter is Maya now", set()),
-    ("We moved to Palo Alto now", set()), ("I sing alto", {"choir"}), ("Team meeting is at noon now", set()),
+    ("We moved to Palo Alto now", {"home"}), ("I sing alto", {"choir"}), ("Team meeting is at noon now", set()),
     ("剪指甲", set()), ("男高中生", set()), ("美式英语", set()), ("康复出院了", set()),
     ("on a scale of 1 to 10", set()), ("stepped on the scale today: 176", {"weight"}),
     ("the store promotion ends Sunday", set()), ("Got the promotion!! Officially Staff Engineer", {"job title"}),

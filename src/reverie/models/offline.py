@@ -158,6 +158,10 @@ def _recall_order(hits: list[dict]) -> list[dict]:
                                        h.get("source") == "sessions" and h.get("role") != "user"))
 
 
+# a line's marks before what it says: a heading, a list mark, a number, a time of day
+_LINE_MARKS = re.compile(r"^(?:#+\s.*|[-*+]\s+|\d+[.)]\s+|\[?\d{1,2}:\d{2}\]?\s*)+")
+
+
 def _clears_bar(hit: dict, bar: float, want: set[str]) -> bool:
     score = float(hit.get("score") or 0)
     if score >= bar:
@@ -357,19 +361,24 @@ class OfflineModel(ChatModel):
             if hit.get("untrusted") or not _clears_bar(hit, bar, want):
                 continue  # outside content is never summarised into the context
             newer = cited.get(str(hit.get("supersededBy")))
-            if newer is not None and not newer.get("untrusted"):
+            updated = newer is not None and not newer.get("untrusted")
+            if updated:
                 hit = newer  # what updates it, found beside it, answers instead (below the bar or not)
             text = re.sub(r"<!--.*?-->", " ", str(hit.get("snippet") or ""), flags=re.S)
             if model_talk(text):
                 continue  # a model's own reply (this one's "I checked memory..." above all) recalls nothing
+            # (an earlier question, often the same one, answers nothing)
+            said = [t for t in (_LINE_MARKS.sub("", x).strip() for x in split_sentences(text))
+                    if t and not t.endswith(("?", "？"))]
             best, best_overlap = "", 0
-            for s in split_sentences(text):
-                s = re.sub(r"^(?:#+\s.*|[-*+]\s+|\d+[.)]\s+|\[?\d{1,2}:\d{2}\]?\s*)+", "", s).strip()
-                if s.endswith(("?", "？")):
-                    continue  # an earlier question (often the same one) answers nothing
-                overlap = len(want & _content_tokens(s))
-                if s and overlap > best_overlap:
-                    best, best_overlap = s, overlap
+            for t in said:
+                overlap = len(want & _content_tokens(t))
+                if overlap > best_overlap:
+                    best, best_overlap = t, overlap
+            if not best and updated and said:
+                # (an update may share no word with the question: said in the other language, "我们搬家了，现在
+                # 住在杭州西湖区" for "Do you remember which city we live in now?"; the line it updates did)
+                best = said[0]
             if best and (style is None or style.group(1) != "preference-only" or _PREFERENCE.search(best)):
                 return ChatMessage("assistant", best)
         return ChatMessage("assistant", "NONE")

@@ -29,7 +29,7 @@ from functools import lru_cache
 from itertools import repeat
 
 from ..text.boilerplate import said_by_assistant
-from ..text.bilingual import SUBJECTS, key_of, keys_in
+from ..text.bilingual import DOCTOR, SPECIALTIES, SUBJECTS, key_of, keys_in
 from ..text.cjk import CJK_RUN_RE, has_cjk
 from ..text.concepts import content_words, numbers, stem
 from ..text.facets import facets_named, facets_of
@@ -718,7 +718,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     ``whom``: the question asks who (:func:`_change_elsewhere`); ``where``: it asks where, so a value of the
     earlier one said again as moved to another place is news of where."""
     said = _two_statements(later, earlier)
-    if said is None:
+    if said is None or _not_now(said[0]):  # (hearsay, a while, long ago, a change denied, one more beside)
         return False
     a, b = said
     if focus and names_focus(b, focus) and not names_focus(a, focus) and not linked:
@@ -742,7 +742,7 @@ def answers_alike(later: str, earlier: str, asked: frozenset[str], ratio: float 
     # after "My rent is $2,100", "我老婆现在在阿里上班" after "我在腾讯上班" (one of the owner's people the
     # earlier one does not name), "My neighbor just sold his Honda Civic"
     # (a pronoun says nothing here: "The studio shuffled their timetable, yoga is Saturday mornings now")
-    if _others_news(fa, fb, a, b) or _their_thing(a, b, asked) or _named_news(a, b, asked):
+    if _others_news(fa, fb, a, b, asked) or _their_thing(a, b, asked) or _named_news(a, b, asked):
         return False
     # what they share, without a time or a word of change (改到 in "周会现在改到5楼" and "游泳课改到周六")
     # (and one word of the question in both: 会议 of 会议室 is not the 会议 of another matter)
@@ -813,7 +813,11 @@ _ASKING_CLAUSE = re.compile(r"^(?:(?:so|and|but|also|btw|ok|oh)\s+)*(?:is|are|am
                             r"should|would|will|shall|any|anything|what|which|who|whom|how|where|when|why|"
                             r"have|has)\b|^(?:有没有|能不能|可不可以|是不是|要不要|怎么|什么|哪|请问|帮我)|吗[？?]*$|呢[？?]*$",
                             re.I)
+# (a last clause asking how long, how much or when, after a statement: "…，多久要买一次？")
+_ASKING_TAIL = re.compile(r"^(?:多久|多少钱|几[点号天次])[^，,]*[？?]$")
 _CLAUSE_END = re.compile(r"(?<=[,，;；])\s*")
+# a request the owner opens a line with, before what they tell ("帮我算一下，现在换成渴望了，一袋5.4公斤…多久要买一次？")
+_REQUEST_CLAUSE = re.compile(r"^(?:帮我|请你?|麻烦你?|你帮我)[^，,]{0,8}[，,]\s*$")
 
 
 @lru_cache(maxsize=4096)
@@ -829,21 +833,50 @@ def _asking_off(said: str) -> str:
         head = said[:starts[k]].rstrip()
         return said if _ASKING_CLAUSE.search(head) else head
     clauses = [x for x in _CLAUSE_END.split(said) if x.strip()]
-    if len(starts) == 1 and len(clauses) > 1 and _ASKING_CLAUSE.search(clauses[-1].strip()) \
+    if len(starts) == 1 and len(clauses) > 2 and _REQUEST_CLAUSE.match(clauses[0]):
+        clauses = clauses[1:]  # (a request before the statement, a question after it: what is told is between)
+    if len(starts) == 1 and len(clauses) > 1 and (_ASKING_CLAUSE.search(clauses[-1].strip())
+                                                  or _ASKING_TAIL.match(clauses[-1].strip())) \
             and not _ASKING_CLAUSE.search(clauses[0].strip()):
         return "".join(clauses[:-1]).rstrip(" ,，;；")
     return said
 
 
 def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
-    """Whether ``later`` is of another lesson or subject (text/bilingual.py ``SUBJECTS``) than the one the
-    question (its words ``asked``) and the earlier line name: "我换了新的数学老师" is no news of "My Chinese
+    """Whether ``later`` is of another lesson or subject (text/bilingual.py ``SUBJECTS``), or of another
+    doctor's part of medicine (``SPECIALTIES``), than the one the question (its words ``asked``) and the
+    earlier line name: "我换了新的数学老师" is no news of "My Chinese
     teacher is Ms Wang", for "Who's my Chinese teacher?" (a fresh-eyes review's case; in either language)."""
     wanted = asked & SUBJECTS
+    if wanted:
+        said = SUBJECTS.intersection(keys_in(later).values())
+        if said and not said & wanted and wanted.intersection(keys_in(earlier).values()):
+            return True
+    # (and a doctor of another part of medicine than the one asked, or than one's doctor: "Got referred to a
+    # new dermatologist, Dr. Nguyen" is no news of "My primary care doctor is Dr. Patel"; "Started seeing a new
+    # physiotherapist" none of "My dentist is Dr. Patel")
+    wanted = asked & (SPECIALTIES | {DOCTOR})
     if not wanted:
         return False
-    said = SUBJECTS.intersection(keys_in(later).values())
-    return bool(said) and not said & wanted and bool(wanted.intersection(keys_in(earlier).values()))
+    held = frozenset(keys_in(earlier).values())
+    named = frozenset(keys_in(later).values())
+    said = SPECIALTIES & named
+    # (a line naming the doctor asked as well is of that doctor: "Got a new family doctor, Dr. Kim, and she's
+    # already sending me to a cardiologist"; in Chinese 医生 names every doctor, 家庭医生 or 全科 the one's own)
+    asked_too = named & (wanted | held) - ({DOCTOR} if has_cjk(later) and not facets_named(later, _GP) else set())
+    # (and one whose earlier value is said to have left changes it: "王医生退休了，现在找骨科转过来的李医生看病")
+    return bool(said) and not said & (wanted | held) and bool(wanted & held) and not asked_too \
+        and not _name_left(later, earlier) and not _gone_before(later, earlier)
+
+
+def _gone_before(later: str, earlier: str) -> bool:
+    """Whether ``later`` says gone (:data:`_GONE`) right after two characters ``earlier`` holds too: the
+    earlier line's value left, in Chinese ("王医生退休了" after "我一般找协和的王医生看病")."""
+    return any(later[i:i + 2] in earlier for m in _GONE.finditer(later)
+               for i in range(max(0, m.start() - 4), m.start() - 1) if has_cjk(later[i:i + 2]))
+
+
+_GP = frozenset({"doctor"})  # (text/facets.py: one's own doctor, 家庭医生, 全科, "primary care")
 
 
 def _change_elsewhere(said: str, asked: frozenset[str]) -> bool:
@@ -1103,9 +1136,11 @@ def _done(text: str, word: str) -> bool:
     return bool(forms) and all(f.endswith("ed") for f in forms)
 
 
-def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
+def _others_news(fa: tuple, fb: tuple, a: str, b: str, asked: frozenset[str] = frozenset()) -> bool:
     """Whether the later text ``a`` (its facts ``fa``) names one of the owner's people the earlier ``b``
-    does not: by relation among its subject words, or as people say them short (我爸把朗逸卖了)."""
+    does not: by relation among its subject words, or as people say them short (我爸把朗逸卖了). Not the
+    one a question asks who is, said new (:func:`_the_new_one`): "新室友是个程序员，叫李航" is the answer to
+    "我的室友是谁？"."""
     # (one person in either language is one: "Bumped Dad's monthly allowance" after 我每个月给我爸…; and
     # someone else's person is none of the owner's: "her friend Brooke is watching the kids", read
     # without them, so that "my friend Dana" beside them still counts)
@@ -1113,8 +1148,15 @@ def _others_news(fa: tuple, fb: tuple, a: str, b: str) -> bool:
     own = _CARED_FOR.sub(" ", _RECOMMENDED.sub(" ", _THEIR_PERSON.sub(" ", _passed_on(a))))
     if own != a:
         fa = _facts(own)
-    return any(not _among(kin(w), mine) for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
-        or any(not _among(kin(p), mine) for p in people_in(own) - people_in(b))
+    return any(not _among(kin(w), mine) and not _the_new_one(w, own, asked) for w in (fa[0] & _RELATION_WORDS) - fb[0]) \
+        or any(not _among(kin(p), mine) and not _the_new_one(p, own, asked) for p in people_in(own) - people_in(b))
+
+
+def _the_new_one(person: str, said: str, asked: frozenset[str]) -> bool:
+    """Whether ``person`` is the one the question asks who is, said new in ``said`` ("新室友是个程序员",
+    "my new flatmate is Priya"): the answer, not someone else ("Greg, my old boss from Acme, just got
+    promoted")."""
+    return _asks(person, asked) and re.search(rf"(?:\bnew\s+|新的?){re.escape(person)}", said, re.I) is not None
 
 
 # people said as a group and one of them: "the kids' new English tutor" is of 我儿子's, "Mum and Dad" of
@@ -1397,9 +1439,27 @@ _NOT_NOW = re.compile(r"\b(?:heard\s+(?:that|about)|rumou?red|rumou?rs?|"
                       r"(?:this|just\s+this|only\s+this|for\s+this)\s+(?:week|day|time)\s+only|"
                       r"(?:just|only)\s+(?:this|for\s+this)\s+(?:week|day|time)|temporar(?:y|ily)|"
                       r"when\s+i\s+was\s+(?:a\s+kid|little|young|a\s+child)|growing\s+up|as\s+a\s+kid|"
-                      r"on\s+pto|covering\s+for|filling\s+in\s+for|just\s+this\s+once|back\s+to\s+normal)\b"
-                      r"|听说|据说|新闻说|传言|临时|暂时|小时候"
+                      r"on\s+pto|covering\s+for|filling\s+in\s+for|just\s+this\s+once|back\s+to\s+normal|"
+                      r"(?:^|(?<=[,.;:!?]\s))back\s+when|back\s+in\s+(?:the\s+day|(?:19|20)\d\d)|"
+                      r"when\s+i\s+was\s+in\s+(?:college|grad\s+school|high\s+school|school|university|uni))\b"
+                      r"|听说|据说|新闻说|传言|暂时|小时候|当年(?:我|我们)|(?:上大学|刚毕业)(?:那会儿?|的时候)|(?:读书|上学)那会儿?"
+                      # (临时 before a ticket or a booking returned is "at short notice", and what follows may hold:
+                      # "1号的票临时退了，改签到10月3号回老家"; 临时有事, 临时通知 and 临时取消 tell of this time only)
+                      r"|临时(?!退)"
                       r"|只有这一?次|就这一?次|(?:下周|下次|之后|以后)(?:就)?恢复|恢复正常", re.I)
+# a change said not to have happened ("Looked into switching to Mint Mobile but didn't switch after all",
+# "decided against moving", 最后还是没换): the clause denying it says none, though another clause of the
+# line may ("我没换手机号，但是换了套餐")
+_DENIED = re.compile(r"\b(?:didn['’]?t|did\s+not|never|haven['’]?t|have\s+not|hasn['’]?t|has\s+not|won['’]?t(?:\s+be)?|"
+                     r"will\s+not(?:\s+be)?|not\s+going\s+to|decided\s+not\s+to|chose\s+not\s+to|decided\s+against|"
+                     r"ended\s+up\s+not)\s+(?:end\s+up\s+|actually\s+|really\s+|go\s+through\s+with\s+)?"
+                     r"(?:switch|chang|mov|transfer|join|sign(?:ed|ing)?\s+up|go(?:ing)?\s+with|cancel|leav|quit|replac)\w*\b"
+                     r"(?!\s+(?:back|again)\b)"
+                     r"|(?:没|没有|并没有?)(?:换|搬|转|改|跳槽)(?:成|掉)?", re.I)
+# one more of a kind taken up beside the one held, not in its place ("I also joined a Spanish conversation
+# group on Saturday mornings, separate from the class", 另外报了个周末班)
+_ADDED = re.compile(r"\balso\s+(?:joined|signed\s+up|started|enrolled|picked\s+up|took\s+up)\b|\bseparate\s+from\b"
+                    r"|另外(?:报|办|参加)|又报了(?:一|个)", re.I)
 # a thing used while one's own is repaired: a loaner, a courtesy car, a rental car, 代步车 ("The Civic is in
 # the shop so I'm driving a loaner Nissan now"), unless the line goes on to a thing bought or one left ("The
 # Accord was being repaired for weeks so I gave up and bought a Mazda CX-5", 旧车送修太多次了，直接卖掉换了辆理想L6)
@@ -1410,9 +1470,32 @@ _FOR_GOOD = re.compile(r"\bfor\s+good\b|卖掉|换了|换成", re.I)
 
 def _not_now(text: str) -> bool:
     """Whether ``text`` says something that holds for a while only, or is heard, or long past (:data:`_NOT_NOW`,
-    :data:`_FOR_A_WHILE`)."""
+    :data:`_FOR_A_WHILE`), a change that did not happen (:func:`_change_denied`) or one more thing beside the
+    one held (:data:`_ADDED`)."""
     return _NOT_NOW.search(text) is not None or _FOR_A_WHILE.search(text) is not None and not (
-        _ACQUIRED.search(text) or _GONE.search(text) or _FOR_GOOD.search(text))
+        _ACQUIRED.search(text) or _GONE.search(text) or _FOR_GOOD.search(text)) \
+        or _only_in_clauses(text, _DENIED) or _only_in_clauses(text, _ADDED)
+
+
+def _change_denied(text: str) -> bool:
+    """Whether ``text`` denies a change (:data:`_DENIED`) and no other clause of it says one that holds."""
+    return _only_in_clauses(text, _DENIED)
+
+
+def _only_in_clauses(text: str, said: re.Pattern) -> bool:
+    """Whether ``text`` says ``said`` (a change denied, one more beside) and no other clause of it says a
+    change that holds: "我没换手机号，但是换了套餐", "My dose went up to 50mg, and I also started a statin",
+    "小刘离职了，另外报了个私教" say one."""
+    if said.search(text) is None:
+        return False
+    return not any((_says_change_or_took_up(c) or _GONE.search(c)) and not _WISH.search(c)
+                   and not _SUPPOSED.search(c) and not _WEIGHED.search(c)
+                   for c in _CLAUSE.split(text) if c and not said.search(c))
+
+
+# a change weighed before it was denied ("Looked into switching to Mint Mobile but didn't switch after all")
+_WEIGHED = re.compile(r"\b(?:looked\s+(?:into|at)|thought\s+(?:of|about)|considered|was\s+going\s+to)\b"
+                      r"|本来想|原本想|本打算|原来打算", re.I)
 _WISH = re.compile(r"\b(?:thinking\s+(?:of|about)|considering|might|maybe|perhaps|want\s+to|wanna|"
                    r"planning\s+to|(?:^|[.!?]\s+|(?:i|we|you|they)\s+)(?:also\s+|still\s+)?plan\s+to|"
                    r"should\s+(?:i|we)|wish|hoping\s+to|hope\s+to|"
@@ -2031,7 +2114,10 @@ _TOOK_UP = re.compile(r"\b(?:signed\s+up|opened\s+(?:an?|my)\s+(?:new\s+)?accoun
                       r"visit|clean(?:ing)?|day|week|shift|practice|training|ride|game|match)"
                       r"|(?:^|(?<=[.!?,;:]\s)|\b(?:the|had|did)\s+)first\s+(?:\w+\s+)?(?:session|class|lesson|"
                       r"appointment|visit)\s+(?:with|at)\s+"
-                      r"(?:(?:dr|mr|mrs|ms)\.?\s+)?(?-i:[A-Z\u4e00-\u9fff])\w*)\b"
+                      r"(?:(?:dr|mr|mrs|ms)\.?\s+)?(?-i:[A-Z\u4e00-\u9fff])\w*"
+                      # (a first day or week somewhere: "First week on the search team went well")
+                      r"|(?:^|(?<=[.!?,;:]\s)|\b(?:the|had|did)\s+)first\s+(?:full\s+)?(?:day|week|month|shift)\s+"
+                      r"(?:on|at|with)\s+(?:the\s+|my\s+|our\s+)?(?!home\b|work\b|school\b)\w+)\b"
                       r"|办了|签了|开了?(?:个|张)?户|报了?名|第一(?:次|节|堂|天|周|回)"
                       r"|就(?:是|选|定|认)?(?:他|她|它|这家|那家|这个|那个|这儿|那儿)了", re.I)
 
@@ -2056,8 +2142,11 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
     if has_cjk(earlier):
         # (a Chinese pair of characters is a value's when the character before it is the same in both: 李大夫
         # in both; 小学 of 实验小学 and 育才小学 is the kind of thing, each its own)
+        # (or where it begins a word in both, at the line's start or after a word like 的 or 是: "光明鲜奶下个月开始涨价"
+        # after "我每天订的是光明的鲜奶")
         shared = {w for w in shared if w.isascii() or not any(ch in _ASKING_CHARS for ch in w)
-                  and any(m.start() and later[m.start() - 1] + w in earlier for m in re.finditer(re.escape(w), later))}
+                  and (any(m.start() and later[m.start() - 1] + w in earlier for m in re.finditer(re.escape(w), later))
+                       or _begins_a_word(w, later) and _begins_a_word(w, earlier))}
     # (a Latin word is a value's when it names one: a name, a model; "knee" in "she reckons it's my hip not my
     # knee" after "physio with Mark on thursday again, my knee is still clicking" is what both speak of)
     named = _names(earlier) | _names(later)
@@ -2072,10 +2161,21 @@ def _value_stands(later: str, earlier: str, asked: frozenset[str]) -> bool:
     return not (_leaves(fa, fb) or _name_left(later, earlier) or _GONE.search(later))
 
 
+# (characters after which a Chinese word begins: a line's start, a mark, 的, 是, a verb of having or using)
+_WORD_BEFORE = frozenset("的是在了把给跟和与用订叫去到从换，。！？、：；,.!?:; ")
+
+
+def _begins_a_word(w: str, text: str) -> bool:
+    """Whether ``w`` stands in ``text`` where a word begins (:data:`_WORD_BEFORE`), not as the end of a
+    longer one (小学 of 实验小学)."""
+    return any(not m.start() or text[m.start() - 1] in _WORD_BEFORE for m in re.finditer(re.escape(w), text))
+
+
 # a value gone: closed, left, given up (not any change: "Mate40的电池换了个新的" keeps the phone)
 _GONE = re.compile(r"\b(?:closed|shut|retired|quit|left|sold|cancell?ed|went\s+bust|out\s+of\s+business|"
-                   r"no\s+longer|never\s+going\s+back|gave\s+up|stopped)\b"
-                   r"|关了|关门|倒闭|不干了|搬走|退休|离职|不去了|不再|取消|卖了|退了|退掉|退订|解约|注销|停了|不用了", re.I)
+                   r"no\s+longer|never\s+going\s+back|gave\s+up|stopped|moved\s+(?:away|back\s+home|abroad)|"
+                   r"went\s+back\s+home)\b"
+                   r"|关了|关门|倒闭|不干了|搬走|退休|离职|不去了|不再|取消|卖了|退了|退掉|退订|解约|注销|停了|不用了|回国了|出国了", re.I)
 
 
 def _a_sibling(later: str, earlier: str, query: str) -> bool:
@@ -2108,7 +2208,13 @@ def _priced(later: str, earlier: str, aside: frozenset[str] = frozenset()) -> bo
     """Whether ``later`` says a price or an amount of the thing moved where ``earlier`` says none (but the
     numbers ``aside``): for a question not asking how much, a new fee is no new thing ("这个月物业费涨到了每平米3块"
     after "物业是万科物业", for 物业公司是哪家？: a fresh-eyes review's trap)."""
-    return bool(_PRICE_MOVED.search(later) and _amounts(later) and not _amounts(earlier) - aside)
+    return bool(_PRICE_MOVED.search(later) and (_amounts(later) or _PRICE_ALONE.search(later))
+                and not _amounts(earlier) - aside)
+
+
+# a price said to move with no amount said ("光明鲜奶下个月开始涨价，一瓶贵了五毛", "they raised their prices again")
+_PRICE_ALONE = re.compile(r"\b(?:raised|hiked|increased|lowered|cut)\s+(?:the|their|its|our)\s+prices?\b"
+                          r"|\bprices?\s+(?:went|go(?:es|ing)?|gone)\s+(?:up|down)\b|涨价|降价|提价|加价|调价", re.I)
 
 
 _PRICE_MOVED = re.compile(r"\b(?:(?:up|down)\s+to|raised|lowered|hiked|increased|decreased|"
@@ -2182,7 +2288,7 @@ def _matter_alike(later: str, earlier: str, asked: frozenset[str]) -> bool:
     a = " ".join(c for c in _CLAUSE.split(a) if _says_change_or_took_up(c)) or a
     keyed = _across(a, b)
     fa, fb = _keyed_facts(a, keyed), _owner_facts(earlier, b, keyed)
-    return not (_others_news(fa, fb, a, b) or _their_thing(a, b, asked))
+    return not (_others_news(fa, fb, a, b, asked) or _their_thing(a, b, asked))
 
 
 def _a_statement(text: str) -> bool:

@@ -37,6 +37,25 @@ _THINGS: dict[str, tuple[str, str]] = {
     "vet": ("vet vets veterinarian", "兽医"),
     "physio": ("physio physiotherapist", "理疗"),
     "therapist": ("therapist counsellor counselor", ""),
+    # doctors of one part of medicine: each another doctor than one's GP and than each other
+    "dermatologist": ("dermatologist dermatologists", "肤科"),
+    "cardiologist": ("cardiologist cardiologists", "心内"),
+    "allergist": ("allergist allergists", ""),
+    "neurologist": ("neurologist neurologists", ""),
+    "orthopedist": ("orthopedist orthopaedist orthopedists orthopaedists", "骨科"),
+    "gynecologist": ("gynecologist gynaecologist gynecologists gynaecologists obgyn ob-gyn", "妇科"),
+    "urologist": ("urologist urologists", ""),
+    "endocrinologist": ("endocrinologist endocrinologists", ""),
+    "gastroenterologist": ("gastroenterologist gastroenterologists", ""),
+    "psychiatrist": ("psychiatrist psychiatrists", ""),
+    "ophthalmologist": ("ophthalmologist ophthalmologists optometrist optometrists", "眼科"),
+    "podiatrist": ("podiatrist podiatrists", ""),
+    "rheumatologist": ("rheumatologist rheumatologists", ""),
+    "oncologist": ("oncologist oncologists", ""),
+    "pediatrician": ("pediatrician paediatrician pediatricians paediatricians", "儿科"),
+    "orthodontist": ("orthodontist orthodontists", "正畸"),
+    "chiropractor": ("chiropractor chiropractors", ""),
+    "surgeon": ("surgeon surgeons", ""),
     "hospital": ("hospital", "医院"),
     "clinic": ("clinic", "诊所"),
     "pharmacy": ("pharmacy", "药店 药房"),
@@ -98,6 +117,13 @@ MARK = "="  # a key among a text's words starts with it: no word does
 # lessons and their subjects: one of them is another thing of its kind than another ("数学老师" is not
 # "my Chinese teacher")
 SUBJECTS = frozenset(MARK + k for k in "english chinese japanese french math piano guitar dance swimming yoga".split())
+# the parts of medicine, each with its own doctor: a dermatologist is another doctor than one's GP, a dentist
+# than a physiotherapist ("Got referred to a new dermatologist, Dr. Nguyen" is no new primary care doctor)
+SPECIALTIES = frozenset(MARK + k for k in (
+    "dentist physio therapist dermatologist cardiologist allergist neurologist orthopedist gynecologist urologist "
+    "endocrinologist gastroenterologist psychiatrist ophthalmologist podiatrist rheumatologist oncologist "
+    "pediatrician orthodontist chiropractor surgeon").split())
+DOCTOR = MARK + "doctor"
 
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 # a word saying which thing comes before it: "my phone", "the bank", "a new phone", "our rent" (a pattern

@@ -8,10 +8,10 @@ earlier one, so the newest-first order (search/newest.py) could not tell that it
 same matter: of the updates written apart from the code (benchmarks/updates_fresh_data*.py), about
 half of those it missed were such pairs. This is a small hand-written lexicon of the facets people
 keep facts about and change — sleep, waking, meals, the commute, weight, eyesight, hair, the pet's
-vet, therapists, one's doctor, rent, the landlord, pay, a job title, one's manager, where one works,
-calories, groceries, childcare, an allowance, a choir's part, a dose, taxes, volunteering, coffee,
-drink and smoke — each a set of the ways people name it, in English and Chinese, as a question asks
-about it and as a statement says it in passing.
+vet, therapists, one's doctor, where one lives, a roommate, rent, the landlord, pay, a job title, one's
+manager, where one works, calories, groceries, childcare, an allowance, a choir's part, a dose, taxes,
+volunteering, coffee, drink and smoke — each a set of the ways people name it, in English and Chinese,
+as a question asks about it and as a statement says it in passing.
 
 A facet counts only where a question asking what holds names it too: its plain words are asked of
 the keyword index, so that the later line is found at all (search/keyword.py ``expand_facets``:
@@ -130,6 +130,30 @@ FACETS: dict[str, str] = {
                  r"我在[^，。！？\s]{1,12}(?:上班|工作) 接了[^，。！？\s]{0,6}offer "
                  r"在(?!家)[^，。！？\s]{1,8}[做当][^，。！？\s]{0,6}(?:师|员|工|经理|主管|总监|专员|运营|前端|后端|测试|开发|设计|产品|"
                  r"销售|采购|文案|美术|维护|理赔|供应链|HR|hr|行政|财务|客服|老师|医生|护士|厨师|会计)",
+    # where one lives: a home and a move of it ("We moved to Berlin last month", "Moved into a new apartment on
+    # Cedar Lane", 上个月搬家了, 我们新家离西湖很近); not live music or a live show, a meeting, a day, a desk, a shift, a
+    # plan or a tool moved to ("the standup moved to 10am", "we moved to Thursdays", "moved to a standing desk",
+    # "moved to the Pro plan", "we moved to Slack at work"), a stay at a hotel (住在…酒店), a moving company, a
+    # department, a sofa or a chat group moved (我们部门搬到5楼, 我把沙发搬到阳台), a pet's new home, new furniture
+    # (新家具), an email address
+    "home": r"re[live]:\bwhere\s+(?:do|does|did)\s+(?:i|we)\s+(?:now\s+|currently\s+)?live\b"
+            r"|\b(?:which|what)\s+(?:city|town|neighbou?rhood|area|street|suburb|country)\s+(?:do|does)\s+(?:i|we)\s+"
+            r"(?:now\s+|currently\s+)?live\b"
+            r"|\b(?:i|we)\s+(?:now\s+|still\s+|currently\s+)?(?:live|lived)\s+(?:in|on|at|near|off|by)\b"
+            r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:now\s+|still\s+)?living\s+(?:in|on|at|near|off|by)\b "
+            r"re[moved]:(?:\b(?:i|we)(?:'ve|\s+have|\s+just|\s+finally|\s+officially|\s+recently)*|(?:^|[.!?:]\s+)"
+            r"(?:just\s+|finally\s+|officially\s+)?)\s*(?:moved|relocated)\s+(?:(?:back|over|out)\s+)?(?:in)?to\s+"
+            r"(?!(?:a|an|the|my|our)\b(?!\s+(?:new\s+|bigger\s+|smaller\s+|little\s+)?(?:place|apartment|flat|home|"
+            r"studio|city|town|neighbou?rhood|suburbs?|countryside|village)\b)"
+            r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekends?\b|mornings?\b|evenings?\b|\d"
+            r"|[^.!?;]*\b(?:at|for)\s+work\b)"
+            r"|\bmoved\s+house\b "
+            r"re:\b(?:my|our|the|a)\s+new\s+(?:apartment|flat|place|home)\b(?!\s+(?:for|to\s+eat))"
+            r"|\b(?:my|our)\s+(?:new\s+|home\s+)?address\b(?!\s+(?:is\s+)?\S*@) "
+            r"| (?<![奶爷姥外他她])住在(?![^，。！？\s]{0,8}(?:酒店|宾馆|民宿|旅馆|客栈|医院)) (?<![奶爷姥外他她])住哪 (?:我|我们)家在哪"
+            r" (?:我们|我|全家|一家人?)(?:家)?(?:已经|上个月|上周|上周末|刚刚?|终于|也|都|就|前几天|昨天|今天)?"
+            r"搬(?:家|到|去|进|来) 搬家(?!公司) (?<![个了])新家(?![具电伙]) (?:家庭|新家的?|家的)地址 住址",
+    "roommate": "roommate roommates flatmate flatmates housemate housemates | 室友 舍友 合租",
     "calories": "calorie calories kcal | 热量 卡路里 大卡 千卡",
     "groceries": "groceries grocery weekly_shop food_shopping supermarket | 买菜 生鲜 超市",
     "childcare": r"babysitter babysitters babysitting nanny nannies childminder au_pair childcare "
