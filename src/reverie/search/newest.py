@@ -1468,6 +1468,7 @@ _FOR_A_WHILE = re.compile(r"\b(?:(?:a|the)\s+(?:loaner|courtesy\s+car|rental\s+c
 _FOR_GOOD = re.compile(r"\bfor\s+good\b|卖掉|换了|换成", re.I)
 
 
+@lru_cache(maxsize=4096)  # (a line is read in every pair it stands in)
 def _not_now(text: str) -> bool:
     """Whether ``text`` says something that holds for a while only, or is heard, or long past (:data:`_NOT_NOW`,
     :data:`_FOR_A_WHILE`), a change that did not happen (:func:`_change_denied`) or one more thing beside the
