@@ -845,8 +845,8 @@ def _asking_off(said: str) -> str:
 def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """Whether ``later`` is of another lesson or subject (text/bilingual.py ``SUBJECTS``), or of another
     doctor's part of medicine (``SPECIALTIES``), than the one the question (its words ``asked``) and the
-    earlier line name: "我换了新的数学老师" is no news of "My Chinese
-    teacher is Ms Wang", for "Who's my Chinese teacher?" (a fresh-eyes review's case; in either language)."""
+    earlier line name: "我换了新的数学老师" is no news of "My Chinese teacher is Ms Wang", for "Who's my
+    Chinese teacher?" (a fresh-eyes review's case; in either language)."""
     wanted = asked & SUBJECTS
     if wanted:
         said = SUBJECTS.intersection(keys_in(later).values())
