@@ -816,8 +816,6 @@ _ASKING_CLAUSE = re.compile(r"^(?:(?:so|and|but|also|btw|ok|oh)\s+)*(?:is|are|am
 # (a last clause asking how long, how much or when, after a statement: "…，多久要买一次？")
 _ASKING_TAIL = re.compile(r"^(?:多久|多少钱|几[点号天次])[^，,]*[？?]$")
 _CLAUSE_END = re.compile(r"(?<=[,，;；])\s*")
-# a request the owner opens a line with, before what they tell ("帮我算一下，现在换成渴望了，一袋5.4公斤…多久要买一次？")
-_REQUEST_CLAUSE = re.compile(r"^(?:帮我|请你?|麻烦你?|你帮我)[^，,]{0,8}[，,]\s*$")
 
 
 @lru_cache(maxsize=4096)
@@ -833,8 +831,6 @@ def _asking_off(said: str) -> str:
         head = said[:starts[k]].rstrip()
         return said if _ASKING_CLAUSE.search(head) else head
     clauses = [x for x in _CLAUSE_END.split(said) if x.strip()]
-    if len(starts) == 1 and len(clauses) > 2 and _REQUEST_CLAUSE.match(clauses[0]):
-        clauses = clauses[1:]  # (a request before the statement, a question after it: what is told is between)
     if len(starts) == 1 and len(clauses) > 1 and (_ASKING_CLAUSE.search(clauses[-1].strip())
                                                   or _ASKING_TAIL.match(clauses[-1].strip())) \
             and not _ASKING_CLAUSE.search(clauses[0].strip()):
