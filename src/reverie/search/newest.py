@@ -831,8 +831,8 @@ def _asking_off(said: str) -> str:
         head = said[:starts[k]].rstrip()
         return said if _ASKING_CLAUSE.search(head) else head
     clauses = [x for x in _CLAUSE_END.split(said) if x.strip()]
-    if len(starts) == 1 and len(clauses) > 1 and (_ASKING_CLAUSE.search(clauses[-1].strip())
-                                                  or _ASKING_TAIL.match(clauses[-1].strip())) \
+    last = clauses[-1].strip() if clauses else ""
+    if len(starts) == 1 and len(clauses) > 1 and (_ASKING_CLAUSE.search(last) or _ASKING_TAIL.match(last)) \
             and not _ASKING_CLAUSE.search(clauses[0].strip()):
         return "".join(clauses[:-1]).rstrip(" ,，;；")
     return said
@@ -1471,7 +1471,7 @@ def _not_now(text: str) -> bool:
     one held (:data:`_ADDED`)."""
     return _NOT_NOW.search(text) is not None or _FOR_A_WHILE.search(text) is not None and not (
         _ACQUIRED.search(text) or _GONE.search(text) or _FOR_GOOD.search(text)) \
-        or _only_in_clauses(text, _DENIED) or _only_in_clauses(text, _ADDED)
+        or _change_denied(text) or _only_in_clauses(text, _ADDED)
 
 
 def _change_denied(text: str) -> bool:
@@ -2416,8 +2416,7 @@ def _anothers(later: str, earlier: str, query: str) -> bool:
     """Whether ``later``, linked to ``earlier`` by the second model alone, names a person's thing that
     neither the question nor the earlier line names ("Emma's bedtime is now 8pm" for "What time do I go to
     sleep now?"; not "It's on the top shelf", nor "Mara's class moved" after "Yoga with Mara")."""
-    return any(m.group(1) not in query and m.group(1) not in earlier and m.group(1).lower() not in _NOT_A_NAME
-               for m in _NAME_S.finditer(later))
+    return any(name.lower() not in _NOT_A_NAME for name, _ in _things_of_others(later, query, earlier))
 
 
 # (a capitalised word before 's that is no one's name: "It's", "That's", "She's way tidier")
@@ -2427,7 +2426,15 @@ _NOT_A_NAME = frozenset("it that this there here what who where when how let he 
 
 def _someone_s_facet(text: str, facets: frozenset[str], query: str) -> bool:
     """Whether ``text`` names one of ``facets`` as the thing of a name the question does not name."""
-    return any(m.group(1) not in query and facets_named(m.group(2), facets) for m in _NAME_S.finditer(text))
+    return any(facets_named(thing, facets) for _, thing in _things_of_others(text, query))
+
+
+def _things_of_others(text: str, *known: str):
+    """(name, thing) of each name's thing in ``text`` (:data:`_NAME_S`) whose name none of ``known`` (the
+    question, an earlier line) holds."""
+    for m in _NAME_S.finditer(text):
+        if not any(m.group(1) in k for k in known):
+            yield m.group(1), m.group(2)
 
 
 def bring_history(items: list, when, text) -> list:

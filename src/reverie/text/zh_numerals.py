@@ -11,7 +11,7 @@ UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 # a number said with Chinese digits and units, Arabic digits standing for the Chinese ones where people
 # mix them (2万8, 1.2万, 3千5)
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]")
-_WHOLE = re.compile(r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万])+")
+_WHOLE = re.compile(f"(?:{_TOKEN.pattern})+")
 
 
 def zh_value(said: str) -> float:
