@@ -15,7 +15,9 @@ talk, as a search's results are filled.
 Prints traps resisted and updates caught, by language. ``--src`` runs the order of another source
 tree (a checkout of an earlier commit) for a side-by-side; ``--misses`` lists the cases judged
 otherwise than the reader (leave it off for a set measured blind, so that its counts are all that is
-seen). Data: ``newest_pairs_data.py``, 80 cases written blind by a fresh-eyes reviewer (no code read).
+seen). Data: ``newest_pairs_data.py``, 80 cases written blind by a fresh-eyes reviewer (no code read);
+``--data newest_pairs_data_2.py``, 80 more written blind by another (no code and no earlier set read), counted
+only: its misses are not read, so that it stays a clean measure of each round.
 """
 
 from __future__ import annotations

@@ -241,6 +241,10 @@ def test_newest_pairs_benchmark_smoke(tmp_path: Path) -> None:
     resisted = sum(c["right"] for c in judged if c["kind"] == "trap")
     assert f"**{resisted} / 40**" in report and "filled to 8 rows" in report
     assert len(bench.rows_of(judged[0], 8)) == max(8, len(judged[0]["rows"]))
+    # the second set, written blind, reads as the first does (its verdicts are counted, never listed here)
+    second = bench.main(["--data", str(Path(bench.__file__).parent / "newest_pairs_data_2.py")])
+    assert len(second) == 80 and {c["kind"] for c in second} == {"trap", "update"}
+    assert all(0 <= c["want"] < len(c["rows"]) for c in second)
 
 
 def test_month_kept_benchmark_asks_a_kept_home_with_the_tree_named(tmp_path: Path) -> None:

@@ -94,6 +94,13 @@ _WHEN_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunda
 _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
                           "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
                           "date", "today", "yesterday", "tomorrow"})
+# words of when and how often: part of what a line says (they count in its size), but two lines sharing them
+# share no subject unless the question asks them ("我妈每天早上去做什么？"): "doc has me on 10mg of lisinopril,
+# should i take it morning or night?" is no news of "taking the 42 bus to work every morning" (as stems,
+# content_words' own)
+_WHEN_WORDS = frozenset({"morn", "even", "night", "aftern", "tonight", "weekly", "daily", "usuall", "alway",
+                         "早上", "晚上", "上午", "下午", "中午", "每天", "每周", "明天", "昨天", "今天",
+                         "tak", "took"})  # (and "take": a bus, a pill, a while, "how long would it take")
 
 
 # who said a line: a role ("user:", "助手：", as reverie's session notes write them), or a name of one
@@ -231,7 +238,7 @@ def _short(facts: tuple) -> bool:
 
 def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), whole: bool = True) -> bool:
     (a, na, words_a, size_a), (b, nb, words_b, size_b) = later, earlier
-    shared = a & b
+    shared = a & b - (_WHEN_WORDS - asked)
     if shared and _leaves(later, earlier):  # "I left Northwind…" after "…my new job at Northwind"
         return True
     # two words' worth shared (a Chinese bigram half of one: 健身房 is two bigrams and one word;
@@ -252,15 +259,30 @@ def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), 
         # someone else ("She got a new manager"), or a conversation of named people (figurative
         # "moved me", "changed my perspective": on LoCoMo 51 pairs of turns), is none of the owner's
         about = shared & asked
-        if not (whole and about and _owner_says_change(words_a)) or _named_talk(words_b):
+        if not (whole and about and (_owner_says_change(words_a) or _a_new_one_said(words_a, asked))) \
+                or _named_talk(words_b):
             return False
         # (and one person's statement updates only that person's: in a conversation of two, Melanie's
         # "I got a new painting" is no change of Caroline's)
         people = about & _RELATION_WORDS
-        later_s = _holding(words_a, about, words_b, _a_change_of_my(people) if people else _a_change_of_mine)
-        earlier_s = _holding(words_b, about, keep=_one_fact) if later_s else []
+        keep = _a_change_of_my(people) if people else _a_change_of_mine
+        # (a Chinese message's clauses are read only when the two share a thing asked, not a person alone:
+        # "儿子的游泳课改到周六了" is no news of "儿子在实验小学读三年级，班主任是李老师")
+        clauses = people if about - _RELATION_WORDS else None
+        # (a change supposed or wished is none: "要是儿子的游泳课能改成周六就好了")
+        later_s = _holding(words_a, about, words_b, lambda x: (keep(x) or _a_new_one_of_mine(x, asked))
+                           and not _SUPPOSED.search(x) and not _WISH.search(x), clauses)
+        # (the earlier's clauses all: a fact said beside what someone said of it is still said, "孩子班主任李老师说他
+        # 上课老走神"; the later's only those it may read alone, :func:`_clauses_alone`)
+        earlier_s = _holding(words_b, about, keep=_one_fact, clauses=clauses, alone=False) if later_s else []
+        # (a clause of the earlier is judged against a clause of the later, or a later sentence of one: a whole
+        # message of several may say another's change beside the owner's "still", "女儿的英语老师换成Tom了，我的还是
+        # Lisa"; and a clause naming the earlier one's value again tells more of it: "阳光幼儿园换了新园长" is no
+        # other kindergarten than "女儿在阳光幼儿园上中班")
         return any(_updates(_facts(x), _facts(y), asked, whole=False)
-                   for x, who in later_s for y, was in earlier_s if not (who and was and who != was))
+                   and not ((a_part or b_part) and _value_stands(x, y, asked))
+                   for x, who, a_part in later_s for y, was, b_part in earlier_s
+                   if not (who and was and who != was) and not (b_part and not a_part and _zh_clauses(x)))
     if whole and not _one_sentence(words_a):
         # in a text of several sentences, the change is said in a message (a line) with a sentence
         # that speaks of what both share and that the earlier text did not already say: a reply
@@ -335,8 +357,43 @@ def _a_change_of_my(people: frozenset[str]):
             return False
         return _a_change_of_mine(sentence) or any(
             people & frozenset(content_words(m.group(1) or m.group(2), matching=True))
-            for m in _MY_PERSON.finditer(sentence))
+            for m in _MY_PERSON.finditer(sentence)) or _bare_kin(sentence, people)
     return keep
+
+
+# one of the owner's people named bare in Chinese, as the owner speaks of their own ("以后儿子改成周六上午10点上",
+# "老公换了新工作"); not someone's ("同事的儿子", "他老婆") nor one addressed ("你老公")
+_BARE_KIN = re.compile(r"(?<![的他她你家])(" + RELATIONS_ZH + ")(?!同学|同桌|班|的?(?:朋友|同事|同学))")
+
+
+def _bare_kin(sentence: str, people: frozenset[str]) -> bool:
+    """(and no one else named: "我妹妹换了新经理" is the sister's)"""
+    if not has_cjk(sentence):
+        return False
+    named = [m for m in _BARE_KIN.finditer(sentence) if people & frozenset(content_words(m.group(1), matching=True))]
+    if not named:
+        return False
+    rest = _BARE_KIN.sub(lambda m: " " if any(m.start() == n.start() for n in named) else m.group(0), sentence)
+    return not _SOMEONE_ELSE.search(rest) and not _OTHERS_ZH.search(sentence)
+
+
+# a new one of what is asked, said in Chinese: 新来的刘阿姨, 新的经理, 新老师 (the head's character one of the
+# question's, after at most one character of a name; "new" said in English is read by _NEW_WORD, and only in a
+# short statement: in conversation "new art" is as often no change of anything)
+_NEW_ONE_ZH = re.compile(r"新(?:来的?|的)?([\u4e00-\u9fff]{1,2})")
+
+
+def _a_new_one_said(text: str, asked: frozenset[str]) -> bool:
+    """Whether ``text`` says, in Chinese, a new one of what the question (its words ``asked``) asks about."""
+    chars = _asked_chars(asked)
+    return bool(chars) and any(m.group(1)[-1] in chars and m.group(1)[-1] not in _ASKING_CHARS
+                               for m in _NEW_ONE_ZH.finditer(text))
+
+
+def _a_new_one_of_mine(sentence: str, asked: frozenset[str]) -> bool:
+    """A short sentence saying a new one of what is asked (:func:`_a_new_one_said`), not someone else's."""
+    return _facts(sentence)[3] <= 2 * SHORT_FACT and _a_new_one_said(sentence, asked) \
+        and not (_SOMEONE_ELSE.search(sentence) and not OWNER.search(sentence))
 
 
 def _one_fact(sentence: str) -> bool:
@@ -379,19 +436,59 @@ def _holds(sentence: tuple[str, str], words: frozenset[str]) -> bool:
     return any(w in sentence[1] for w in words) and bool(_facts(sentence[0])[0] & words)
 
 
-def _holding(text: str, words: frozenset[str], other: str = "", keep=None) -> list[tuple[str, str]]:
-    """(sentence, who said it) of the first :data:`SENTENCES_JUDGED` sentences of ``text`` holding one
-    of ``words`` that ``other`` did not say already and that ``keep`` keeps (all, without it)."""
+def _holding(text: str, words: frozenset[str], other: str = "", keep=None,
+             clauses: frozenset[str] | None = None, alone: bool = True) -> list[tuple[str, str, bool]]:
+    """(sentence, who said it, whether it is a clause of a longer one) of the first :data:`SENTENCES_JUDGED`
+    sentences of ``text`` holding one of ``words`` that ``other`` did not say already and that ``keep`` keeps
+    (all, without it). With ``clauses`` (the owner's people the question asks about, or none), the clauses of
+    a Chinese sentence of several that may be read alone (:func:`_clauses_alone`; every one, with ``alone``
+    false) are read too."""
     lines = _parsed(text)
     known = _said(other) if other else ""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, bool]] = []
     for who, parts in lines:
         for x in parts:
-            if (keep is None or keep(x[0])) and _holds(x, words) and not (known and _said(x[0]) in known):
-                out.append((x[0], who))
-                if len(out) == SENTENCES_JUDGED:
-                    return out
+            # (a Chinese message runs its statements together with commas: "儿子的游泳课在周二晚上7点，下课都快8点半
+            # 了，晚饭怎么安排比较好？" is three, a fact, a remark and a question)
+            read = () if clauses is None else _clauses_alone(x[0], clauses) if alone else _zh_clauses(x[0])
+            for y, part in ((x, False), *((c, True) for c in read)):
+                if (keep is None or keep(y[0])) and _holds(y, words) and not (known and _said(y[0]) in known):
+                    out.append((y[0], who, part))
+                    if len(out) == SENTENCES_JUDGED:
+                        return out
     return out
+
+
+_ZH_COMMA = re.compile(r"[，；：]")
+
+
+@lru_cache(maxsize=4096)
+def _zh_clauses(sentence: str) -> tuple[tuple[str, str], ...]:
+    """The clauses of a Chinese sentence of several (none for one of one, or not Chinese)."""
+    if not has_cjk(sentence) or not _ZH_COMMA.search(sentence):
+        return ()
+    return tuple((c, c.lower()) for c in (p.strip() for p in _ZH_COMMA.split(_SPEAKER.sub("", sentence))) if c)
+
+
+# what a clause leaves to the next ones: a supposition, a wish, a plan, what someone said or asked, a question
+# ("要是教练同意，儿子的游泳课就改到周六上午", "邻居问我，游泳课是不是改到周六了", "儿子说，同桌的游泳课改到…")
+_FRAMES_ZH = re.compile(r"要是|如果|假如|万一|的话|想|打算|准备|可能|也许|或许|考虑|听说|据说|说|问|是不是|吗|[?？]")
+# others a Chinese clause names beside the owner's people: a classmate, a desk mate, the next class, another's child
+_OTHERS_ZH = re.compile(r"同学|同桌|隔壁|[^我]家(?:孩子|小孩|儿子|女儿)")
+
+
+@lru_cache(maxsize=4096)
+def _clauses_alone(sentence: str, people: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The clauses of a Chinese sentence of several that may be read alone: each up to the first that names
+    someone else (not one of ``people``, the owner's people asked about, named bare) or frames what follows
+    (:data:`_FRAMES_ZH`): that one and the rest tell of another's doing, or of none."""
+    out = []
+    for c in _zh_clauses(sentence):
+        if _FRAMES_ZH.search(c[0]) or _OTHERS_ZH.search(c[0]) or (
+                _SOMEONE_ELSE.search(c[0]) and not _bare_kin(c[0], people)):
+            break
+        out.append(c)
+    return tuple(out)
 
 
 def _lines_holding(text: str, words: frozenset[str], other: str) -> list[str]:
@@ -419,7 +516,7 @@ def _says_change_of(text: str, words: frozenset[str], asked: frozenset[str]) -> 
         if set(content_words(m.group(1), matching=True)) & words:
             return True
     chars = _asked_chars(asked)
-    return any(m.group(1) in chars for m in _NEW_CJK.finditer(text))
+    return any(m.group(1) in chars for m in _NEW_CJK.finditer(text)) or _a_new_one_said(text, asked)
 
 
 @lru_cache(maxsize=256)
@@ -1801,7 +1898,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 f_old, f_new = _facts(text(older), True), _facts(text(newer), True)
             if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
                 continue  # the same words twice (a message and its session note's line): no update
-            shared = f_new[0] & f_old[0]
+            shared = f_new[0] & f_old[0] - (_WHEN_WORDS - asked)
             # (exactly _updates' own tests, before the call: one word or none shared is an update
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
@@ -1812,7 +1909,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
             ratio = 1.0 if score is None else score(newer) / max(score(older), 1e-9)  # (as relevant as the earlier?)
             judged = kind or len(shared) >= 2 or bool((shared or any_pair) and short_pair) \
                 or bool(shared and _leaves(f_new, f_old)) \
-                or bool(shared & asked and _owner_says_change(f_new[2]) and not _named_talk(f_old[2]))
+                or bool(shared & asked and (_owner_says_change(f_new[2]) or _a_new_one_said(f_new[2], asked))
+                        and not _named_talk(f_old[2]))
             # (a thing of one of the owner's people is theirs, for the strict rule too: "my sister's phone
             # bill went up to $90", "wife's dentist appointment got moved to nov 3", 我妈的…)
             # (and, for a question asking how much, an amount of the thing: :func:`_an_amount_of_it`)
