@@ -103,6 +103,12 @@ _WHEN_WORDS = frozenset({"morn", "even", "night", "aftern", "tonight", "weekly",
                          "tak", "took"})  # (and "take": a bus, a pill, a while, "how long would it take")
 
 
+@lru_cache(maxsize=256)
+def _unshared(asked: frozenset[str]) -> frozenset[str]:
+    """The words two lines may share and not share a subject by: those of when, but those the question asks."""
+    return _WHEN_WORDS - asked
+
+
 # who said a line: a role ("user:", "助手：", as reverie's session notes write them), or a name of one
 # or two capitalised words when what follows is someone talking ("Caroline: I went…", "Melanie:
 # Wow, …"); a label such as "Project Atlas: go-live on January 9" or "cutover date:" is part of
@@ -238,7 +244,7 @@ def _short(facts: tuple) -> bool:
 
 def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), whole: bool = True) -> bool:
     (a, na, words_a, size_a), (b, nb, words_b, size_b) = later, earlier
-    shared = a & b - (_WHEN_WORDS - asked)
+    shared = a & b - _unshared(asked)
     if shared and _leaves(later, earlier):  # "I left Northwind…" after "…my new job at Northwind"
         return True
     # two words' worth shared (a Chinese bigram half of one: 健身房 is two bigrams and one word;
@@ -1832,6 +1838,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     from .current import asks_what_holds
 
     asked = _asked_of(query) if query else frozenset()
+    unshared = _unshared(asked)
     # a question asking for a fact as it stands vouches for two answers to it (answers_alike)
     holds = bool(query) and asks_what_holds(query)
     focus = focus_of(query) if holds else None
@@ -1898,7 +1905,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 f_old, f_new = _facts(text(older), True), _facts(text(newer), True)
             if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
                 continue  # the same words twice (a message and its session note's line): no update
-            shared = f_new[0] & f_old[0] - (_WHEN_WORDS - asked)
+            shared = f_new[0] & f_old[0] - unshared
             # (exactly _updates' own tests, before the call: one word or none shared is an update
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
