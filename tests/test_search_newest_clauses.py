@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from answer_rows import assert_earlier_first, assert_later_first, two_answers
-from reverie.search.newest import _bare_kin, _zh_clauses, prefer_newest
+from reverie.search.newest import _a_new_one_said, _asked_of, _bare_kin, _zh_clauses, prefer_newest
 
 SWIM = "儿子的游泳课在周二晚上7点，下课都快8点半了，晚饭怎么安排比较好？"
 COOK = "我们家王阿姨做饭老是偏咸，怎么跟她说比较委婉不伤人"
@@ -87,3 +87,14 @@ def test_when_and_how_often_are_no_subject(earlier, later, query):
 ])
 def test_when_and_take_are_a_subject_where_the_question_asks_them(earlier, later, query):
     assert_later_first(prefer_newest(two_answers(earlier, later), query))
+
+
+@pytest.mark.parametrize("text, question, said", [
+    ("新来的刘阿姨今天第一天上班", "现在家里做饭的是哪位阿姨？", True),
+    ("部门调整了，新的经理姓周", "我现在的经理是谁？", True),
+    ("东西也新鲜菜也多", "我们现在用哪家的净菜配送？", False),  # (新鲜, "fresh")
+    ("重新找了阿姨", "现在家里做饭的是哪位阿姨？", False),  # (重新, "again")
+    ("新来的刘阿姨今天第一天上班", "我现在的经理是谁？", False),  # (a new one, of nothing asked)
+])
+def test_a_new_one_said_in_chinese(text, question, said):
+    assert _a_new_one_said(text, _asked_of(question)) is said

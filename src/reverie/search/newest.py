@@ -386,7 +386,8 @@ def _bare_kin(sentence: str, people: frozenset[str]) -> bool:
 # a new one of what is asked, said in Chinese: 新来的刘阿姨, 新的经理, 新老师 (the head's character one of the
 # question's, after at most one character of a name; "new" said in English is read by _NEW_WORD, and only in a
 # short statement: in conversation "new art" is as often no change of anything)
-_NEW_ONE_ZH = re.compile(r"新(?:来的?|的)?([\u4e00-\u9fff]{1,2})")
+# (not 新 of another word: 新鲜, 新闻, 新年, 新手, 重新, 更新, 最新…)
+_NEW_ONE_ZH = re.compile(r"(?<![重更创革翻清最崭])新(?![鲜闻年手疆加西华奇意郎娘春])(?:来的?|的)?([\u4e00-\u9fff]{1,2})")
 
 
 def _a_new_one_said(text: str, asked: frozenset[str]) -> bool:
