@@ -8,8 +8,11 @@ which searches found the index up to date).
 Each ``HOME:DATA`` is a kept home and the data file its month ran with (``-`` for the built-in updates).
 Each ``--src`` (default: this checkout's ``src``) is a source tree searched in a child process of its
 own, on a copy of each home (a search may write its index). Prints, per tree, the updates whose first
-result holds the newest value (``month_life.py``'s own count), each home and in all. ``--misses`` lists
-the questions whose first result does not (leave it off for a set not yet read).
+result holds the newest value (``month_life.py``'s own count), each home and in all, and how many first
+results hold neither the newest nor the old value and were put first by the newest-first order (another
+result is marked as updated by them: a line lifted over the answer, the order's own error; a story told twice
+that a data file does not declare twins counts too). ``--misses`` lists the questions whose first result does
+not hold the newest value (leave it off for a set not yet read).
 """
 
 from __future__ import annotations
@@ -44,7 +47,12 @@ def _child(home: Path, data: str) -> dict:
     for j, update in enumerate(month_life.UPDATES):
         res = mem.search(update[4], now=end, record_signals=False)["results"]
         first = (res[0].get("snippet") or "") if res else ""
-        out.append((update[4], any(w in first for w in month_life.newest_words(j)), first[:100]))
+        newest = any(w in first for w in month_life.newest_words(j))
+        # (a first result holding neither value that the order put there: another result marked as updated by it)
+        lifted = bool(res) and not newest and update[6] not in first and any(
+            (r.get("supersededBy") or "").split("#")[0] == (res[0].get("citation") or "").split("#")[0]
+            for r in res[1:])
+        out.append((update[4], newest, first[:100], lifted))
     mem.close()
     import reverie
 
@@ -77,6 +85,7 @@ def main(argv: list[str] | None = None) -> dict:
             ap.error(f"--src {tree}: no reverie source tree there")
         env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
         counts = totals.setdefault(str(tree), {})
+        lifted: dict[str, int] = {}
         for home, data in pairs:
             with tempfile.TemporaryDirectory(prefix="reverie-kept-") as tmp:
                 copy = Path(tmp) / "home"
@@ -90,14 +99,17 @@ def main(argv: list[str] | None = None) -> dict:
             if Path(answer["source"]) != tree.resolve():  # (the tree asked for, not another on the path)
                 sys.exit(f"{tree}: the child searched with {answer['source']}")
             rows = answer["rows"]
-            ok = sum(1 for _, right, _ in rows if right)
+            ok = sum(1 for _, right, _, _ in rows if right)
             counts[home.name] = ok
+            lifted[home.name] = sum(1 for *_, wrong in rows if wrong)
             print(f"{tree}  {home.name}: {ok} of {len(rows)}")
+            print(f"    lifted first by the order, holding neither value: {lifted[home.name]}")
             if args.misses:
-                for q, right, first in rows:
+                for q, right, first, _ in rows:
                     if not right:
                         print(f"    - {q} -> {first!r}")
         print(f"{tree}  all: {sum(counts.values())}")
+        print(f"{tree}  all lifted first by the order, holding neither value: {sum(lifted.values())}")
     return totals
 
 

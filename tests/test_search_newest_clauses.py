@@ -98,3 +98,16 @@ def test_when_and_take_are_a_subject_where_the_question_asks_them(earlier, later
 ])
 def test_a_new_one_said_in_chinese(text, question, said):
     assert _a_new_one_said(text, _asked_of(question)) is said
+
+
+def test_a_change_of_the_class_teacher_is_none_of_the_guitar_teacher():
+    """班主任 (the class teacher) is a teacher of another subject than the one asked, where the change is said of
+    it; a message telling of the teacher asked first and of a new class teacher after is still news of the one
+    asked (the clause reading of this round had read "开学换了新班主任周老师" as news of the guitar teacher)."""
+    guitar = "我的吉他老师是小赵，他让我练F和弦，手指按不住怎么办"
+    assert_earlier_first(prefer_newest(two_answers(guitar, "开学换了新班主任周老师，挺严格的，我要不要主动加个微信打个招呼？"),
+                                       "我现在的吉他老师是谁？"))
+    assert_later_first(prefer_newest(two_answers(
+        "女儿的钢琴老师陈老师要求每天练一个小时，小家伙天天哭",
+        "闺女现在跟着周老师学琴，周老师比较注重兴趣，她练得开心多了。对了她们班主任也换了，是个刚毕业的小姑娘"),
+        "我女儿现在的钢琴老师是谁？"))

@@ -951,7 +951,11 @@ def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
     if wanted:
         said = SUBJECTS.intersection(keys_in(later).values())
         if said and not said & wanted and wanted.intersection(keys_in(earlier).values()):
-            return True
+            # (where it says a change, of another subject: "开学换了新班主任周老师" for "我的吉他老师是谁？"; not
+            # "闺女现在跟着周老师学琴…对了她们班主任也换了", whose first clause tells of the piano)
+            changes = [c for c in _CLAUSE.split(later) if c.strip() and _says_change_or_took_up(c)]
+            if all(SUBJECTS.intersection(keys_in(c).values()) for c in changes):
+                return True
     # (and a doctor of another part of medicine than the one asked, or than one's doctor: "Got referred to a
     # new dermatologist, Dr. Nguyen" is no news of "My primary care doctor is Dr. Patel"; "Started seeing a new
     # physiotherapist" none of "My dentist is Dr. Patel")

@@ -64,6 +64,7 @@ _THINGS: dict[str, tuple[str, str]] = {
     "swimming": ("swimming", "游泳"),
     "piano": ("piano", "钢琴"),
     "guitar": ("guitar", "吉他"),
+    "homeroom": ("homeroom", "班主"),  # (班主任, the class teacher: a teacher of no one lesson)
     "dance": ("~dance dancing", "跳舞 舞蹈"),
     "english": ("english", "英语 英文"),
     "chinese": ("chinese mandarin", "中文 汉语"),
@@ -116,7 +117,7 @@ _THINGS: dict[str, tuple[str, str]] = {
 MARK = "="  # a key among a text's words starts with it: no word does
 # lessons and their subjects: one of them is another thing of its kind than another ("数学老师" is not
 # "my Chinese teacher")
-SUBJECTS = frozenset(MARK + k for k in "english chinese japanese french math piano guitar dance swimming yoga".split())
+SUBJECTS = frozenset(MARK + k for k in "english chinese japanese french math piano guitar dance swimming yoga homeroom".split())
 # the parts of medicine, each with its own doctor: a dermatologist is another doctor than one's GP, a dentist
 # than a physiotherapist ("Got referred to a new dermatologist, Dr. Nguyen" is no new primary care doctor)
 SPECIALTIES = frozenset(MARK + k for k in (
