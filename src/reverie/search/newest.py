@@ -390,8 +390,13 @@ def _bare_kin(sentence: str, people: frozenset[str]) -> bool:
 _NEW_ONE_ZH = re.compile(r"(?<![重更创革翻清最崭])新(?![鲜闻年手疆加西华奇意郎娘春])(?:来的?|的)?([\u4e00-\u9fff]{1,2})")
 
 
+@lru_cache(maxsize=8192)
 def _a_new_one_said(text: str, asked: frozenset[str]) -> bool:
-    """Whether ``text`` says, in Chinese, a new one of what the question (its words ``asked``) asks about."""
+    """Whether ``text`` says, in Chinese, a new one of what the question (its words ``asked``) asks about.
+    (Read for most pairs of a search's results: a line without 新 is passed over at once, and each line's
+    reading is kept.)"""
+    if "新" not in text:
+        return False
     chars = _asked_chars(asked)
     return bool(chars) and any(m.group(1)[-1] in chars and m.group(1)[-1] not in _ASKING_CHARS
                                for m in _NEW_ONE_ZH.finditer(text))
