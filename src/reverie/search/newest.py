@@ -464,7 +464,8 @@ def _holding(text: str, words: frozenset[str], other: str = "", keep=None,
             # 了，晚饭怎么安排比较好？" is three, a fact, a remark and a question)
             read = () if clauses is None else _clauses_alone(x[0], clauses) if alone else _zh_clauses(x[0])
             for y, part in ((x, False), *((c, True) for c in read)):
-                if (keep is None or keep(y[0])) and _holds(y, words) and not (known and _said(y[0]) in known):
+                # (holding a word first: the cheap test, most clauses hold none)
+                if _holds(y, words) and (keep is None or keep(y[0])) and not (known and _said(y[0]) in known):
                     out.append((y[0], who, part))
                     if len(out) == SENTENCES_JUDGED:
                         return out
