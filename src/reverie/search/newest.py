@@ -344,7 +344,13 @@ def _a_change_of_mine(sentence: str) -> bool:
     change in it ("moved", "switched", "personal best", 换成, 新纪录; not "new" alone nor "change", which
     in conversation are as often "new art" and "make a change": on LoCoMo they marked 231 pairs of
     turns), and not someone else's news."""
-    return _a_change_said(sentence) and not (_SOMEONE_ELSE.search(sentence) and not OWNER.search(sentence))
+    return _a_change_said(sentence) and not _someone_else_s(sentence)
+
+
+def _someone_else_s(text: str) -> bool:
+    """Whether ``text`` tells someone else's news: one of :data:`_SOMEONE_ELSE`, and the owner doing
+    nothing in it ("I", "we", 我 not before one of their people)."""
+    return _SOMEONE_ELSE.search(text) is not None and OWNER.search(text) is None
 
 
 @lru_cache(maxsize=8192)
@@ -376,10 +382,11 @@ def _bare_kin(sentence: str, people: frozenset[str]) -> bool:
     """(and no one else named: "我妹妹换了新经理" is the sister's)"""
     if not has_cjk(sentence):
         return False
-    named = [m for m in _BARE_KIN.finditer(sentence) if people & frozenset(content_words(m.group(1), matching=True))]
+    named = {m.start() for m in _BARE_KIN.finditer(sentence)
+             if people & frozenset(content_words(m.group(1), matching=True))}
     if not named:
         return False
-    rest = _BARE_KIN.sub(lambda m: " " if any(m.start() == n.start() for n in named) else m.group(0), sentence)
+    rest = _BARE_KIN.sub(lambda m: " " if m.start() in named else m.group(0), sentence)
     return not _SOMEONE_ELSE.search(rest) and not _OTHERS_ZH.search(sentence)
 
 
@@ -404,8 +411,7 @@ def _a_new_one_said(text: str, asked: frozenset[str]) -> bool:
 
 def _a_new_one_of_mine(sentence: str, asked: frozenset[str]) -> bool:
     """A short sentence saying a new one of what is asked (:func:`_a_new_one_said`), not someone else's."""
-    return _facts(sentence)[3] <= 2 * SHORT_FACT and _a_new_one_said(sentence, asked) \
-        and not (_SOMEONE_ELSE.search(sentence) and not OWNER.search(sentence))
+    return _facts(sentence)[3] <= 2 * SHORT_FACT and _a_new_one_said(sentence, asked) and not _someone_else_s(sentence)
 
 
 def _one_fact(sentence: str) -> bool:
@@ -1527,7 +1533,7 @@ def _kind_changed(later: str, earlier: str, asked: tuple[bool, ...] = ()) -> boo
 
     if said_by_assistant(later) or not states_change(later):
         return False
-    if _SOMEONE_ELSE.search(later) and not OWNER.search(later):
+    if _someone_else_s(later):
         return False
     for ask, (head_a, named_a), (_, named_b) in zip(asked or repeat(True), _kind_reading(later),
                                                    _kind_reading(earlier)):
