@@ -98,15 +98,24 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
 # share no subject unless the question asks them ("我妈每天早上去做什么？"): "doc has me on 10mg of lisinopril,
 # should i take it morning or night?" is no news of "taking the 42 bus to work every morning" (as stems,
 # content_words' own)
+# to work out is to exercise, not to work: "I take the 7:42 express to get to work" is no news of "I work out at
+# Ironworks Fitness", for "Where do I work out these days?" (read as one word, "workout")
+_WORK_OUT = re.compile(r"\b(?:work(?:s|ed|ing)?)\s+out\b", re.I)
 _WHEN_WORDS = frozenset({"morn", "even", "night", "aftern", "tonight", "weekly", "daily", "usuall", "alway",
                          "早上", "晚上", "上午", "下午", "中午", "每天", "每周", "明天", "昨天", "今天",
                          "tak", "took"})  # (and "take": a bus, a pill, a while, "how long would it take")
 
 
+# how often one does a thing ("usually", 一般, 平时) is no subject two lines share even where the question says
+# it: "我的快递现在一般放在哪？" had "足球队训练场地换了…那边停车方便吗一般" update "我快递一般都放小区东门的菜鸟驿站"
+_NEVER_SHARED = frozenset({"usual", "usuall", "alway", "typica", "normal", "一般", "平时", "通常", "经常"})
+
+
 @lru_cache(maxsize=256)
 def _unshared(asked: frozenset[str]) -> frozenset[str]:
-    """The words two lines may share and not share a subject by: those of when, but those the question asks."""
-    return _WHEN_WORDS - asked
+    """The words two lines may share and not share a subject by: those of when, but those the question asks;
+    those of habit and the contractions, asked or not."""
+    return _WHEN_WORDS - asked | _NEVER_SHARED
 
 
 # who said a line: a role ("user:", "助手：", as reverie's session notes write them), or a name of one
@@ -147,6 +156,8 @@ def _subject(text: str, nums: frozenset[str] | None = None, keyed: bool = False)
     """The words ``text`` speaks of; ``keyed``: an everyday thing by its one key in either language (瑜伽
     and "yoga" are one, text/bilingual.py), for comparing a line with one in the other language."""
     text = _SPEAKER.sub("", text)  # who said it ("Caroline:", "user:") is not what it is about
+    if "out" in text:
+        text = _WORK_OUT.sub("workout", text)
     nums = numbers(text) if nums is None else nums
     words = (w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
              and not w.isdigit())
@@ -446,7 +457,8 @@ def _parsed(text: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     for line in text.split("\n"):
         m = _SPEAKER.match(line)
         who = _NOT_SAID.sub("", m.group(0)).lower() if m else ""
-        out.append((who, tuple((x, x.lower()) for x in _sentences(line))))
+        out.append((who, tuple((x, _WORK_OUT.sub("workout", x.lower()) if "out" in x else x.lower())
+                               for x in _sentences(line))))
     return tuple(out)
 
 
@@ -958,11 +970,14 @@ def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
     """Whether ``later`` is of another lesson or subject (text/bilingual.py ``SUBJECTS``), or of another
     doctor's part of medicine (``SPECIALTIES``), than the one the question (its words ``asked``) and the
     earlier line name: "我换了新的数学老师" is no news of "My Chinese teacher is Ms Wang", for "Who's my
-    Chinese teacher?" (a fresh-eyes review's case; in either language)."""
+    Chinese teacher?" (a fresh-eyes review's case; in either language). An earlier line naming no subject
+    is of the one asked: "had my first lesson with my new guitar teacher Sam" is no news of "had my first
+    lesson with Tomasz", for "Who teaches my piano lessons now?"."""
     wanted = asked & SUBJECTS
     if wanted:
         said = SUBJECTS.intersection(keys_in(later).values())
-        if said and not said & wanted and wanted.intersection(keys_in(earlier).values()):
+        held = SUBJECTS.intersection(keys_in(earlier).values())
+        if said and not said & wanted and (held & wanted or not held):
             # (where it says a change, of another subject: "开学换了新班主任周老师" for "我的吉他老师是谁？"; not
             # "闺女现在跟着周老师学琴…对了她们班主任也换了", whose first clause tells of the piano)
             changes = [c for c in _CLAUSE.split(later) if c.strip() and _says_change_or_took_up(c)]
@@ -1185,6 +1200,25 @@ def asks_when(query: str) -> bool:
     """Whether a question asks when, at what time or how often ("What time is the weekly team sync?",
     周会几点开？): its answer is a time."""
     return _ASKS_WHEN.search(query) is not None
+
+
+# a question asking which day (not at what time), and a time of the day said (a clock time, a part of the day,
+# a span of hours): "最近改成5点50起了" tells no day of "体检改到3月15号了", for "我的体检是哪天？"
+_ASKS_DAY = re.compile(r"\bwhat\s+(?:day|date)s?\b|\bwhich\s+(?:day|date)s?\b|\bwhat(?:['’]s|\s+is)\s+the\s+(?:date|day)\b"
+                       r"|哪天|哪一天|几号(?![楼线门床房位座])|星期几|周几|礼拜几|几月几|哪个月|什么日子", re.I)
+_OF_THE_DAY = re.compile(r"\d:\d|\d(?:am|pm|a\.m\.|p\.m\.)$|^at\d|点|小时|分钟|minute|hour|^(?:noon|midnight|tonight|"
+                         r"afternoons?|evenings?|nights?|mornings?|上午|下午|晚上|早上|中午|傍晚|凌晨)$")
+
+
+def asks_day(query: str) -> bool:
+    """Whether a question asks which day or date (its answer a day, not a time of the day)."""
+    return _ASKS_DAY.search(query) is not None
+
+
+def _a_day_anew(later: str, earlier: str) -> bool:
+    """Whether ``later`` says a time ``earlier`` does not that is more than a time of the day (a day, a date,
+    how often): for a question asking which day, of a later line only the second model links to the first."""
+    return any(not _OF_THE_DAY.search(t) for t in _times(later) - _times(earlier))
 
 
 def _a_time_of_it(later: str, earlier: str) -> bool:
@@ -1861,6 +1895,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
     focus = focus_of(query) if holds else None
     amount = holds and asks_amount(query)
     when_asked = holds and asks_when(query)
+    day_asked = when_asked and asks_day(query)
     whom = holds and _ASKS_WHO.search(query) is not None
     # (where one works asks the employer: "Acme moved its office to Harbor Street" is no new workplace)
     where = holds and _ASKS_WHERE.search(query) is not None and "workplace" not in facets_of(query)
@@ -2002,6 +2037,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                         and not _another_subject(a_line, b_line, asked) and not _anothers(a_line, b_line, query) \
                         and (when_asked or amount or not _value_stands(a_line, b_line, asked)) \
                         and (not when_asked or _time_anew(_FROM_WHEN.sub(" ", a_line), b_line)) \
+                        and (not day_asked or _a_day_anew(_FROM_WHEN.sub(" ", a_line), b_line)) \
                         and (_an_amount_of_it(a_line, b_line, asked) if amount else not _priced(a_line, b_line)):
                     alike = (newer, when_new, False)
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
