@@ -1,7 +1,7 @@
 """A twentieth round of the newest-first order (search/newest.py), for its precision: lines the order lifted
 over the answer on the kept homes of a month (``benchmarks/month_kept.py`` counts them), each read now as
-what it is. To work out is to exercise, not to work; a word of habit ("usually", 一般) is no subject two lines
-share; a lesson of another subject than the one asked is no news of it, where the earlier line names none;
+what it is. To work out is to exercise, not to work; a word of habit ("usually", 一般) alone is no subject two
+lines share; a lesson of another subject than the one asked is no news of it, where the earlier line names none;
 and for a question asking which day, a line only the second model links to the answer must say a day, not
 a time of the day."""
 
@@ -21,6 +21,9 @@ def test_to_work_out_is_one_word_and_not_work():
     assert "work" not in _asked_of("Where do I work out these days?")
     said = _facts("user: I worked out at Ironworks Fitness, then went to work")[0]
     assert {"workou", "work"} <= said
+    # (to work out of an office is to work from it; to work out a budget, to figure it out)
+    assert "work" in _facts("user: I'm working out of a coworking space on Main St now")[0]
+    assert "workou" not in _facts("user: need to work out the budget for the trip")[0]
 
 
 @pytest.mark.parametrize("earlier, later, query", [
@@ -36,6 +39,21 @@ def test_to_work_out_is_one_word_and_not_work():
     ("had my first lesson with Tomasz yesterday, he's younger and way more chill",
      "had my first lesson with my new guitar teacher Sam today, he wants me to learn fingerpicking",
      "who teaches my piano lessons now?"),
+    # (a fresh-eyes review's: working from an office is no working out; a habit word the only word shared;
+    # a lesson of another subject where the earlier named none, in Chinese)
+    ("I've been working out at the YMCA on Elm Street, the pool there is great. what's a good swim warmup?",
+     "I'm working from the downtown office now instead of home, the commute on the red line takes 40 min.",
+     "Where am I working out these days?"),
+    ("I always take the stairs at the office, 6 floors, it's my cardio lol",
+     "I always bring lunch from home now, eating out got too pricey. any good meal prep ideas?",
+     "Do I always take the stairs at work?"),
+    ("平时我都骑共享单车去地铁站，十分钟左右", "平时周末我都睡到中午，是不是不太健康？作息要怎么调", "我平时怎么去地铁站？"),
+    ("女儿的老师姓周，教得很认真，每次都留很多作业", "女儿开始学舞蹈了，舞蹈老师姓吴，每周六上课", "女儿的钢琴老师是谁？"),
+    # (the first clause saying a change names another subject; a clause after it says more of that change)
+    ("Emma's teacher this year is Ms. Rodriguez, very organized, sends weekly emails",
+     "Emma's dance teacher changed to Miss Tara, the old one moved away", "Who is Emma's homeroom teacher?"),
+    ("我最近在跟一个老师上网课，每周两次，老师叫Lily，挺耐心", "数学网课的老师换了，现在是一个北师大的研究生，讲题很清楚",
+     "我的英语网课老师是谁？"),
 ])
 def test_a_shared_word_of_another_sense_or_another_subject_updates_nothing(earlier, later, query):
     assert_earlier_first(prefer_newest(two_answers(earlier, later), query))
@@ -52,6 +70,9 @@ def test_a_shared_word_of_another_sense_or_another_subject_updates_nothing(earli
     ("我快递一般都放小区东门的菜鸟驿站，晚上几点关门你知道吗？",
      "东门驿站关了，现在快递一般放3号楼下的丰巢柜",
      "我的快递现在一般放在哪？"),
+    # (a habit word beside other shared words counts as before: a fresh-eyes review's)
+    ("孩子一般放学后在托管班待到6点，我下班去接", "孩子现在一般放学直接回家了，奶奶搬过来帮忙带，托管班就退了", "孩子一般放学后去哪？"),
+    ("我经常去社区医院开降压药，医生姓刘", "降压药现在经常在京东大药房网上买了，社区医院排队太久", "我经常去哪开降压药？"),
 ])
 def test_the_same_thing_said_anew_still_updates(earlier, later, query):
     assert_later_first(prefer_newest(two_answers(earlier, later), query))

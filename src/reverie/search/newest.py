@@ -100,22 +100,31 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
 # content_words' own)
 # to work out is to exercise, not to work: "I take the 7:42 express to get to work" is no news of "I work out at
 # Ironworks Fitness", for "Where do I work out these days?" (read as one word, "workout")
-_WORK_OUT = re.compile(r"\b(?:work(?:s|ed|ing)?)\s+out\b", re.I)
+# (not to work out of an office, nor to work out a budget or how: to work from it, to figure it out)
+_WORK_OUT = re.compile(r"\b(?:work(?:s|ed|ing)?)\s+out\b(?!\s+(?:of|the|a|an|my|our|your|his|her|their|how|what|whether|"
+                       r"when|where|why|which|who|if|it|that|this|them|something|things|details|plans?|budgets?)\b)", re.I)
 _WHEN_WORDS = frozenset({"morn", "even", "night", "aftern", "tonight", "weekly", "daily", "usuall", "alway",
                          "早上", "晚上", "上午", "下午", "中午", "每天", "每周", "明天", "昨天", "今天",
                          "tak", "took"})  # (and "take": a bus, a pill, a while, "how long would it take")
 
 
-# how often one does a thing ("usually", 一般, 平时) is no subject two lines share even where the question says
-# it: "我的快递现在一般放在哪？" had "足球队训练场地换了…那边停车方便吗一般" update "我快递一般都放小区东门的菜鸟驿站"
-_NEVER_SHARED = frozenset({"usual", "usuall", "alway", "typica", "normal", "一般", "平时", "通常", "经常"})
+# how often one does a thing ("usually", 一般, 平时) is no subject two lines share alone, even where the question
+# says it: "我的快递现在一般放在哪？" had "足球队训练场地换了…那边停车方便吗一般" update "我快递一般都放小区东门的菜鸟驿站";
+# beside another word it counts as before ("孩子现在一般放学直接回家了，托管班就退了" after "孩子一般放学后在托管班待到6点")
+_HABIT = frozenset({"usual", "usuall", "alway", "typica", "normal", "一般", "平时", "通常", "经常"})
+
+
+def _subject_shared(a: frozenset[str], b: frozenset[str], unshared: frozenset[str]) -> frozenset[str]:
+    """The subject words two lines share (``a``, ``b``): not those ``unshared`` (:func:`_unshared`), and none
+    where all they share is a word of habit."""
+    shared = a & b - unshared
+    return shared if shared - _HABIT else frozenset()
 
 
 @lru_cache(maxsize=256)
 def _unshared(asked: frozenset[str]) -> frozenset[str]:
-    """The words two lines may share and not share a subject by: those of when, but those the question asks;
-    those of habit and the contractions, asked or not."""
-    return _WHEN_WORDS - asked | _NEVER_SHARED
+    """The words two lines may share and not share a subject by: those of when, but those the question asks."""
+    return _WHEN_WORDS - asked
 
 
 # who said a line: a role ("user:", "助手：", as reverie's session notes write them), or a name of one
@@ -255,7 +264,7 @@ def _short(facts: tuple) -> bool:
 
 def _updates(later: tuple, earlier: tuple, asked: frozenset[str] = frozenset(), whole: bool = True) -> bool:
     (a, na, words_a, size_a), (b, nb, words_b, size_b) = later, earlier
-    shared = a & b - _unshared(asked)
+    shared = _subject_shared(a, b, _unshared(asked))
     if shared and _leaves(later, earlier):  # "I left Northwind…" after "…my new job at Northwind"
         return True
     # two words' worth shared (a Chinese bigram half of one: 健身房 is two bigrams and one word;
@@ -980,8 +989,10 @@ def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
         if said and not said & wanted and (held & wanted or not held):
             # (where it says a change, of another subject: "开学换了新班主任周老师" for "我的吉他老师是谁？"; not
             # "闺女现在跟着周老师学琴…对了她们班主任也换了", whose first clause tells of the piano)
-            changes = [c for c in _CLAUSE.split(later) if c.strip() and _says_change_or_took_up(c)]
-            if all(SUBJECTS.intersection(keys_in(c).values()) for c in changes):
+            # (the first clause saying a change names the other subject: "Emma's dance teacher changed to Miss
+            # Tara, the old one moved away", "数学网课的老师换了，现在是一个北师大的研究生")
+            first = next((c for c in _CLAUSE.split(later) if c.strip() and _says_change_or_took_up(c)), None)
+            if first is None or SUBJECTS.intersection(keys_in(first).values()):
                 return True
     # (and a doctor of another part of medicine than the one asked, or than one's doctor: "Got referred to a
     # new dermatologist, Dr. Nguyen" is no news of "My primary care doctor is Dr. Patel"; "Started seeing a new
@@ -1957,7 +1968,7 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                 f_old, f_new = _facts(text(older), True), _facts(text(newer), True)
             if f_new[0] == f_old[0] and _statement(f_new[2]) == _statement(f_old[2]):
                 continue  # the same words twice (a message and its session note's line): no update
-            shared = f_new[0] & f_old[0] - unshared
+            shared = _subject_shared(f_new[0], f_old[0], unshared)
             # (exactly _updates' own tests, before the call: one word or none shared is an update
             # only between short statements, and none at all only by a Chinese word of the question,
             # or when the later one left what they share)
