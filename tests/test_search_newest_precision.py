@@ -48,6 +48,9 @@ def test_to_work_out_is_one_word_and_not_work():
      "I always bring lunch from home now, eating out got too pricey. any good meal prep ideas?",
      "Do I always take the stairs at work?"),
     ("平时我都骑共享单车去地铁站，十分钟左右", "平时周末我都睡到中午，是不是不太健康？作息要怎么调", "我平时怎么去地铁站？"),
+    # (nor the bigrams of a Chinese habit word's neighbours: 我经 of 我经常…)
+    ("我经常去楼下那家瑞幸买咖啡，生椰拿铁很好喝，就是有点甜", "我经常失眠，最近尤其严重，有什么好办法吗？不想吃药", "我经常去哪买咖啡？"),
+    ("我通常用微信付房租，每个月转给房东", "我通常晚上11点睡，但最近老是失眠到1点，是不是手机看多了", "我通常怎么付房租？"),
     ("女儿的老师姓周，教得很认真，每次都留很多作业", "女儿开始学舞蹈了，舞蹈老师姓吴，每周六上课", "女儿的钢琴老师是谁？"),
     # (the first clause saying a change names another subject; a clause after it says more of that change)
     ("Emma's teacher this year is Ms. Rodriguez, very organized, sends weekly emails",

@@ -112,13 +112,17 @@ _WHEN_WORDS = frozenset({"morn", "even", "night", "aftern", "tonight", "weekly",
 # says it: "我的快递现在一般放在哪？" had "足球队训练场地换了…那边停车方便吗一般" update "我快递一般都放小区东门的菜鸟驿站";
 # beside another word it counts as before ("孩子现在一般放学直接回家了，托管班就退了" after "孩子一般放学后在托管班待到6点")
 _HABIT = frozenset({"usual", "usuall", "alway", "typica", "normal", "一般", "平时", "通常", "经常"})
+_HABIT_CHARS = frozenset("".join(w for w in _HABIT if w[0] >= _WIDE))
 
 
 def _subject_shared(a: frozenset[str], b: frozenset[str], unshared: frozenset[str]) -> frozenset[str]:
     """The subject words two lines share (``a``, ``b``): not those ``unshared`` (:func:`_unshared`), and none
     where all they share is a word of habit."""
     shared = a & b - unshared
-    return shared if shared - _HABIT else frozenset()
+    if not shared & _HABIT:
+        return shared
+    # (nor a Chinese word's bigram that runs into one: 我经 of "我经常去楼下那家瑞幸买咖啡" and "我经常失眠")
+    return shared if any(w[0] < _WIDE or not _HABIT_CHARS.intersection(w) for w in shared - _HABIT) else frozenset()
 
 
 @lru_cache(maxsize=256)
