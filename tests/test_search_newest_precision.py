@@ -97,9 +97,32 @@ def test_a_question_asking_which_day(query, day):
     ("cleaning service moved us to mondays starting next week", "the cleaners come every other wednesday", True),
     ("体检改到3月22号了", "体检改到3月15号了", True),
     ("体检改到3月15号了", "体检改到3月15号了", False),
+    ("practice now starts at 6 instead of 5", "soccer practice is on wednesdays", False),  # ("at 6": a clock time)
+    ("the dentist moved me to 6:05am, ugh", "dentist appointment is on the 14th", False),
 ])
 def test_a_day_said_anew(later, earlier, anew):
     assert _a_day_anew(later, earlier) is anew
+
+
+@pytest.mark.parametrize("earlier, later, query, moved", [
+    # a day asked: a later line of the same thing that says only a new time of the day leaves the day standing
+    ("Book club meets on the first Thursday of every month at Sam's place, we're reading Middlemarch",
+     "book club is going to start at 7:30 instead of 7 from now on, people kept arriving late",
+     "What day does my book club meet?", False),
+    ("儿子的足球训练是每周三下午，在体育中心", "足球训练现在改到下午五点开始了，之前四点太早", "儿子的足球训练是星期几？", False),
+    # and one saying another day still updates it
+    ("Book club meets on the first Thursday of every month at Sam's place, we're reading Middlemarch",
+     "book club moved to the second Tuesday of the month from now on, Thursdays clash with Sam's new class",
+     "What day does my book club meet?", True),
+    ("儿子的足球训练是每周三下午，在体育中心", "足球训练现在改到每周五下午了，周三场地被占了", "儿子的足球训练是星期几？", True),
+    # (a time asked, not a day: the new time is the news)
+    ("Book club meets on the first Thursday of every month at 7 at Sam's place",
+     "book club is going to start at 7:30 instead of 7 from now on, people kept arriving late",
+     "What time does book club start?", True),
+])
+def test_a_new_time_of_the_day_is_no_other_day(earlier, later, query, moved):
+    out = prefer_newest(two_answers(earlier, later), query)
+    (assert_later_first if moved else assert_earlier_first)(out)
 
 
 NOW = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)

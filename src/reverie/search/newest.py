@@ -1221,7 +1221,7 @@ def asks_when(query: str) -> bool:
 # a span of hours): "最近改成5点50起了" tells no day of "体检改到3月15号了", for "我的体检是哪天？"
 _ASKS_DAY = re.compile(r"\bwhat\s+(?:day|date)s?\b|\bwhich\s+(?:day|date)s?\b|\bwhat(?:['’]s|\s+is)\s+the\s+(?:date|day)\b"
                        r"|哪天|哪一天|几号(?![楼线门床房位座])|星期几|周几|礼拜几|几月几|哪个月|什么日子", re.I)
-_OF_THE_DAY = re.compile(r"\d:\d|\d(?:am|pm|a\.m\.|p\.m\.)$|^at\d|点|小时|分钟|minute|hour|^(?:noon|midnight|tonight|"
+_OF_THE_DAY = re.compile(r"^\d{1,2}$|\d:\d|\d(?:am|pm|a\.m\.|p\.m\.)$|^at\d|点|小时|分钟|minute|hour|^(?:noon|midnight|tonight|"
                          r"afternoons?|evenings?|nights?|mornings?|上午|下午|晚上|早上|中午|傍晚|凌晨)$")
 
 
@@ -2057,6 +2057,8 @@ def order(items: list, when, text, cite, query: str = "", history: bool = False,
                     alike = (newer, when_new, False)
             if hit and when_asked and not _a_time_of_it(_owner_said(f_new[2]), _owner_said(f_old[2])):
                 hit = False  # (a time asked: the later says none where the earlier said one)
+            if hit and day_asked and _times(f_old[2]) and not _a_day_anew(_owner_said(f_new[2]), _owner_said(f_old[2])):
+                hit = False  # (a day asked: "start at 7:30 instead of 7" leaves "the first Thursday of the month")
             if hit and when_asked and _a_price_from(_owner_said(f_new[2]), _owner_said(f_old[2])):
                 hit = False  # (a time asked: a price moved from a day on is no other time)
             if of_thing and (hit or alike and alike[0] is newer) and _a_new_thing_only(f_new[2], *of_thing):
