@@ -94,15 +94,15 @@ _WHEN_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunda
 _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "instead", "longer", "anymore",
                           "update", "updated", "rescheduled", "postponed", "switched", "replaced", "actually",
                           "date", "today", "yesterday", "tomorrow"})
-# words of when and how often: part of what a line says (they count in its size), but two lines sharing them
-# share no subject unless the question asks them ("我妈每天早上去做什么？"): "doc has me on 10mg of lisinopril,
-# should i take it morning or night?" is no news of "taking the 42 bus to work every morning" (as stems,
-# content_words' own)
 # to work out is to exercise, not to work: "I take the 7:42 express to get to work" is no news of "I work out at
 # Ironworks Fitness", for "Where do I work out these days?" (read as one word, "workout")
 # (not to work out of an office, nor to work out a budget or how: to work from it, to figure it out)
 _WORK_OUT = re.compile(r"\b(?:work(?:s|ed|ing)?)\s+out\b(?!\s+(?:of|the|a|an|my|our|your|his|her|their|how|what|whether|"
                        r"when|where|why|which|who|if|it|that|this|them|something|things|details|plans?|budgets?)\b)", re.I)
+# words of when and how often: part of what a line says (they count in its size), but two lines sharing them
+# share no subject unless the question asks them ("我妈每天早上去做什么？"): "doc has me on 10mg of lisinopril,
+# should i take it morning or night?" is no news of "taking the 42 bus to work every morning" (as stems,
+# content_words' own)
 _WHEN_WORDS = frozenset({"morn", "even", "night", "aftern", "tonight", "weekly", "daily", "usuall", "alway",
                          "早上", "晚上", "上午", "下午", "中午", "每天", "每周", "明天", "昨天", "今天",
                          "tak", "took"})  # (and "take": a bus, a pill, a while, "how long would it take")
@@ -1232,7 +1232,7 @@ def asks_day(query: str) -> bool:
 
 def _a_day_anew(later: str, earlier: str) -> bool:
     """Whether ``later`` says a time ``earlier`` does not that is more than a time of the day (a day, a date,
-    how often): for a question asking which day, of a later line only the second model links to the first."""
+    how often): what a later line of the same thing must say for a question asking which day."""
     return any(not _OF_THE_DAY.search(t) for t in _times(later) - _times(earlier))
 
 
