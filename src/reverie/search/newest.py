@@ -169,7 +169,7 @@ def _subject(text: str, nums: frozenset[str] | None = None, keyed: bool = False)
     """The words ``text`` speaks of; ``keyed``: an everyday thing by its one key in either language (瑜伽
     and "yoga" are one, text/bilingual.py), for comparing a line with one in the other language."""
     text = _SPEAKER.sub("", text)  # who said it ("Caroline:", "user:") is not what it is about
-    if "out" in text:
+    if " out" in text:  # (not "about")
         text = _WORK_OUT.sub("workout", text)
     nums = numbers(text) if nums is None else nums
     words = (w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
@@ -470,7 +470,7 @@ def _parsed(text: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     for line in text.split("\n"):
         m = _SPEAKER.match(line)
         who = _NOT_SAID.sub("", m.group(0)).lower() if m else ""
-        out.append((who, tuple((x, _WORK_OUT.sub("workout", x.lower()) if "out" in x else x.lower())
+        out.append((who, tuple((x, _WORK_OUT.sub("workout", x.lower()) if " out" in x else x.lower())
                                for x in _sentences(line))))
     return tuple(out)
 
@@ -989,8 +989,9 @@ def _another_subject(later: str, earlier: str, asked: frozenset[str]) -> bool:
     wanted = asked & SUBJECTS
     if wanted:
         said = SUBJECTS.intersection(keys_in(later).values())
-        held = SUBJECTS.intersection(keys_in(earlier).values())
-        if said and not said & wanted and (held & wanted or not held):
+        # (the earlier line's subjects read only where the later names another: most pairs stop before)
+        if said and not said & wanted and ((held := SUBJECTS.intersection(keys_in(earlier).values())) & wanted
+                                           or not held):
             # (where it says a change, of another subject: "开学换了新班主任周老师" for "我的吉他老师是谁？"; not
             # "闺女现在跟着周老师学琴…对了她们班主任也换了", whose first clause tells of the piano)
             # (the first clause saying a change names the other subject: "Emma's dance teacher changed to Miss
