@@ -36,9 +36,16 @@ def ok(r: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     return r
 
 
+# a progress line of cli/common.py's PlainProgress ("indexing files: 0/62 (0%), 0.0 s"): a command that works
+# for more than a second says how far it is before it fails, on a busy machine too
+_PROGRESS = re.compile(r"^\w+ [\w ]+: [\d,]+/[\d,]+(?: \(\d+%\))?, [\d.]+ (?:s|min|h)\b")
+
+
 def one_error(r: subprocess.CompletedProcess, code: int = 1) -> str:
+    """The one line a failing command says (its progress lines aside: how soon they come depends on the
+    machine's speed), asserting its exit code and that no traceback was shown."""
     assert r.returncode == code, (r.args, r.returncode, r.stdout, r.stderr)
-    lines = r.stderr.strip().splitlines()
+    lines = [x for x in r.stderr.strip().splitlines() if not _PROGRESS.match(x)]
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     return lines[0]
 
