@@ -1,9 +1,9 @@
 """A twentieth round of the newest-first order (search/newest.py), for its precision: lines the order lifted
 over the answer on the kept homes of a month (``benchmarks/month_kept.py`` counts them), each read now as
 what it is. To work out is to exercise, not to work; a word of habit ("usually", 一般) alone is no subject two
-lines share; a lesson of another subject than the one asked is no news of it, where the earlier line names none;
-and for a question asking which day, a line only the second model links to the answer must say a day, not
-a time of the day."""
+lines share; a lesson of another subject than the one asked is no news of it, where the earlier line names none,
+the first clause saying a change deciding; and for a question asking which day, a later line of the same thing
+must say a day, not only a time of the day. Two fresh-eyes reviews' pairs are among the cases."""
 
 from __future__ import annotations
 
