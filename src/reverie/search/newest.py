@@ -99,6 +99,14 @@ _NOT_SUBJECT = frozenset({"now", "new", "newly", "change", "changed", "moved", "
 # (not to work out of an office, nor to work out a budget or how: to work from it, to figure it out)
 _WORK_OUT = re.compile(r"\b(?:work(?:s|ed|ing)?)\s+out\b(?!\s+(?:of|the|a|an|my|our|your|his|her|their|how|what|whether|"
                        r"when|where|why|which|who|if|it|that|this|them|something|things|details|plans?|budgets?)\b)", re.I)
+
+
+def _work_out_as_one(text: str) -> str:
+    """``text`` with each "work out" (exercise) written as one word (:data:`_WORK_OUT`); tried only on a text
+    holding " out" (not "about")."""
+    return _WORK_OUT.sub("workout", text) if " out" in text else text
+
+
 # words of when and how often: part of what a line says (they count in its size), but two lines sharing them
 # share no subject unless the question asks them ("我妈每天早上去做什么？"): "doc has me on 10mg of lisinopril,
 # should i take it morning or night?" is no news of "taking the 42 bus to work every morning" (as stems,
@@ -169,8 +177,7 @@ def _subject(text: str, nums: frozenset[str] | None = None, keyed: bool = False)
     """The words ``text`` speaks of; ``keyed``: an everyday thing by its one key in either language (瑜伽
     and "yoga" are one, text/bilingual.py), for comparing a line with one in the other language."""
     text = _SPEAKER.sub("", text)  # who said it ("Caroline:", "user:") is not what it is about
-    if " out" in text:  # (not "about")
-        text = _WORK_OUT.sub("workout", text)
+    text = _work_out_as_one(text)
     nums = numbers(text) if nums is None else nums
     words = (w for w in content_words(text, matching=True) if w not in nums and w not in _NOT_SUBJECT
              and not w.isdigit())
@@ -470,8 +477,7 @@ def _parsed(text: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     for line in text.split("\n"):
         m = _SPEAKER.match(line)
         who = _NOT_SAID.sub("", m.group(0)).lower() if m else ""
-        out.append((who, tuple((x, _WORK_OUT.sub("workout", x.lower()) if " out" in x else x.lower())
-                               for x in _sentences(line))))
+        out.append((who, tuple((x, _work_out_as_one(x.lower())) for x in _sentences(line))))
     return tuple(out)
 
 
