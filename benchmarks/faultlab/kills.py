@@ -175,7 +175,12 @@ def _notes(ws: Path) -> str:
 def _connect(path: Path):
     import apsw
 
-    return apsw.Connection(str(path))
+    conn = apsw.Connection(str(path))
+    # (a process of the killed group may still be exiting when the checks begin, its lock not yet released by
+    # the kernel: a busy machine showed "database is locked" for integrity_check; waiting for the lock, as
+    # reverie's own connections do, reads the file as that process left it)
+    conn.setbusytimeout(30_000)
+    return conn
 
 
 def _rows(conn, table: str, sql: str) -> list:
