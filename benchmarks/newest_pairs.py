@@ -17,7 +17,9 @@ tree (a checkout of an earlier commit) for a side-by-side; ``--misses`` lists th
 otherwise than the reader (leave it off for a set measured blind, so that its counts are all that is
 seen). Data: ``newest_pairs_data.py``, 80 cases written blind by a fresh-eyes reviewer (no code read);
 ``--data newest_pairs_data_2.py``, 80 more written blind by another (no code and no earlier set read), counted
-only: its misses are not read, so that it stays a clean measure of each round.
+only through the twentieth round (its misses were listed on 2026-12-07, so it is read now);
+``--data newest_pairs_data_3.py``, 80 more written blind on 2026-12-07 by a third (no code, no earlier set),
+counted only: its misses are not read, so that it stays a clean measure of each round.
 """
 
 from __future__ import annotations
