@@ -36,18 +36,6 @@ def test_a_line_sharing_only_a_light_verb_ranks_below_the_one_sharing_the_topic(
     assert coverage[kibble] < min(c for c, s in zip(coverage, order) if "teeth" in s.lower()) * 2 * LIGHT_WEIGHT
 
 
-def test_a_word_of_habit_is_as_light_as_the_verb(keyword_memory):
-    """A share taken from the verb goes to the question's other words: "usually" is as light as "go", or
-    "Usually pick up the kids at 3:15" outranks where one goes for Thanksgiving (a review's pair)."""
-    m = keyword_memory({
-        "memory/2026-01-05.md": "# 2026-01-05\n\n- For Thanksgiving we go to Aunt Carol's in Dayton every year\n",
-        "memory/2026-01-12.md": "# 2026-01-12\n\n- Thanksgiving menu idea: sweet potato casserole with pecans\n",
-        "memory/2026-01-19.md": "# 2026-01-19\n\n- Thanksgiving flights are expensive this year, book early\n",
-        "memory/2026-01-26.md": "# 2026-01-26\n\n- Usually pick up the kids at 3:15 on Wednesdays\n",
-    })
-    assert "Aunt Carol" in _first(m, "Where do we usually go for Thanksgiving?")["snippet"]
-
-
 def test_a_question_of_light_verbs_only_still_finds_them(keyword_memory):
     m = keyword_memory(NOTES)
     assert "kibble" in _first(m, "what should he get?")["snippet"]

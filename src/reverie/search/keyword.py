@@ -46,19 +46,14 @@ STOP_WORDS = frozenset(
     "可以 知道 觉得 现在 时候 真的 还是 就是 没有 不是 因为 所以 但是 如果 已经 有点 非常 比较 然后 "
     "还有 的话 是不是 有没有 怎样 这样 那样 哈哈 谢谢 你好 好的 对了 其实 一共 总共 多少 到现在 "
     "の は が を に で と も です ます 이 가 은 는 을 를 에 의".split())
-# Verbs and words of habit that frame a question more than they say what it is about ("When do I get my teeth
-# checked?", "Where do we usually go for Thanksgiving?", "What did I want to ask the doctor?"): kept in the
-# query, so that a text holding one still matches, but weighed LIGHT_WEIGHT of a word's IDF, so that a line
-# sharing only "get" ("Vet said Biscuit should get 2 cups of kibble a day") does not hold a third of the
-# question's words. The words of habit are here because a share taken from the verbs goes to every other word
-# of the question: with "go" light, "Usually pick up the kids at 3:15" had outranked "For Thanksgiving we go to
-# Aunt Carol's" on "usually" (a review's pairs). Not "general" (porter stems "generally" with "generator"),
-# "current" (a current account) nor "like" (a taste asked).
+# Verbs that frame a question more than they say what it is about ("When do I get my teeth checked?", "What
+# did I make for dinner?", "Where did I put the spare key?"): kept in the query, so that a text holding one
+# still matches, but weighed LIGHT_WEIGHT of a word's IDF, so that a line sharing only "get" ("Vet said Biscuit
+# should get 2 cups of kibble a day") does not hold a third of the question's words
 LIGHT_VERBS = frozenset(
     "get gets got getting gotten make makes made making take takes took taken taking go goes going went gone "
     "put puts putting keep keeps kept keeping give gives gave given giving use uses used using need needs needed "
-    "want wants wanted know knows knew tell tells told say says said think thought come comes came "
-    "ask asks asked usually always normally typically often".split())
+    "want wants wanted know knows knew tell tells told say says said think thought come comes came".split())
 LIGHT_WEIGHT = 0.2
 MAX_QUERY_TOKENS = 24
 COMMON_SHARE = 0.2  # a token in more of the index than this is left out of the FTS query ...
