@@ -46,15 +46,6 @@ STOP_WORDS = frozenset(
     "可以 知道 觉得 现在 时候 真的 还是 就是 没有 不是 因为 所以 但是 如果 已经 有点 非常 比较 然后 "
     "还有 的话 是不是 有没有 怎样 这样 那样 哈哈 谢谢 你好 好的 对了 其实 一共 总共 多少 到现在 "
     "の は が を に で と も です ます 이 가 은 는 을 를 에 의".split())
-# Verbs that frame a question more than they say what it is about ("When do I get my teeth checked?", "What
-# did I make for dinner?", "Where did I put the spare key?"): kept in the query, so that a text holding one
-# still matches, but weighed LIGHT_WEIGHT of a word's IDF, so that a line sharing only "get" ("Vet said Biscuit
-# should get 2 cups of kibble a day") does not hold a third of the question's words
-LIGHT_VERBS = frozenset(
-    "get gets got getting gotten make makes made making take takes took taken taking go goes going went gone "
-    "put puts putting keep keeps kept keeping give gives gave given giving use uses used using need needs needed "
-    "want wants wanted know knows knew tell tells told say says said think thought come comes came".split())
-LIGHT_WEIGHT = 0.2
 MAX_QUERY_TOKENS = 24
 COMMON_SHARE = 0.2  # a token in more of the index than this is left out of the FTS query ...
 COMMON_MIN_DOCS = 2_000  # ... once the index is large enough for that to cost time
@@ -97,12 +88,6 @@ def _stop_tokens(tokenizer: str, ascii_only: bool = False) -> frozenset[str]:
         if w.isascii() or not ascii_only:
             out.update(_query_tokens_of(w, tokenizer))
     return frozenset(out)
-
-
-@lru_cache(maxsize=4)
-def _light_tokens(tokenizer: str) -> frozenset[str]:
-    """The index tokens of :data:`LIGHT_VERBS` (porter-stemmed under the default tokenizer)."""
-    return frozenset(t for w in LIGHT_VERBS for t in _query_tokens_of(w, tokenizer))
 
 
 def has_content(text: str, tokenizer: str) -> bool:
@@ -281,9 +266,6 @@ def analyse_query(conn: apsw.Connection, query: str, tokenizer: str, fts_table: 
     if not weights:  # a query of stop words only: use them rather than nothing
         for tok in _query_tokens_of(query, tokenizer):
             weights.setdefault(tok, 1.0)
-    light = _light_tokens(tokenizer)
-    if any(t not in light for t in weights):  # (a question of light verbs only keeps their weight)
-        weights = {t: w * LIGHT_WEIGHT if t in light else w for t, w in weights.items()}
     like: list[str] = []
     if tokenizer == "trigram":
         # trigram cannot match 1-2 characters: a short CJK word becomes a substring filter
