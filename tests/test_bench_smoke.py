@@ -241,7 +241,7 @@ def test_newest_pairs_benchmark_smoke(tmp_path: Path) -> None:
     resisted = sum(c["right"] for c in judged if c["kind"] == "trap")
     assert f"**{resisted} / 40**" in report and "filled to 8 rows" in report
     assert len(bench.rows_of(judged[0], 8)) == max(8, len(judged[0]["rows"]))
-    # the second set, written blind, reads as the first does (its verdicts are counted, never listed here)
+    # the second and third sets, written blind, read as the first does (their verdicts are counted here, never listed)
     for name in ("newest_pairs_data_2.py", "newest_pairs_data_3.py"):
         later = bench.main(["--data", str(Path(bench.__file__).parent / name)])
         assert len(later) == 80 and {c["kind"] for c in later} == {"trap", "update"}
@@ -252,10 +252,10 @@ def test_no_memory_benchmark_reads_another_set_all_held_out() -> None:
     """``--data``: a set written blind is asked whole as held out, each answerable question pointing at
     its own note's line; the benchmark's own set is left as it was (its quarter held out)."""
     bench = load_benchmark("no_memory")
-    files, answerable, unanswerable = bench.build(bench.load_data(bench.HERE / "no_memory_fresh_data.py"))
+    fresh = bench.load_data(bench.HERE / "no_memory_fresh_data.py")
+    files, answerable, unanswerable = bench.build(fresh)
     assert len(answerable) == 60 and len(unanswerable) == 60
     assert all(q["held"] for q in answerable + unanswerable)
-    fresh = bench.load_data(bench.HERE / "no_memory_fresh_data.py")
     notes = dict((q, n) for n, q in fresh.HELDOUT_FACTS_EN + fresh.HELDOUT_FACTS_ZH)
     for a in answerable:
         assert files[a["path"]].splitlines()[a["line"] - 1] == f"- {notes[a['q']]}"
